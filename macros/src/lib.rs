@@ -1,0 +1,57 @@
+//! The attributes of reuse-check: `#[reuse::contract(...)]`, `#[reuse::effect]` and
+//! `#[reuse::allow(rule, reason = "...")]`. Use them through the `reuse` crate.
+//!
+//! Every attribute validates its input with the one grammar in `reuse-rules` and reports problems as
+//! compile errors at the offending token. With the `runtime` feature off, a valid item is emitted
+//! exactly as written: the attributes cost nothing and trip no lint in the user's crate.
+
+use proc_macro::TokenStream;
+use proc_macro2::TokenStream as TokenStream2;
+use quote::ToTokens;
+
+mod expand;
+
+/// Declares what a function may reuse and what it must still do or leave untouched.
+///
+/// ```rust,ignore
+/// #[reuse::contract(
+///     writes(key_cache[slot_mapping], skip = PAD_SLOT_ID),
+///     forbids_write(key_cache[NULL_BLOCK]),
+/// )]
+/// fn reshape_and_cache(key: &[f32], key_cache: &mut [f32], slot_mapping: &[i64]) { /* ... */ }
+/// ```
+#[proc_macro_attribute]
+pub fn contract(attr: TokenStream, item: TokenStream) -> TokenStream {
+    expand::contract(attr.into(), item.into()).into()
+}
+
+/// Marks an effect: a function whose every call must happen, in order, on cache hits and misses alike.
+#[proc_macro_attribute]
+pub fn effect(attr: TokenStream, item: TokenStream) -> TokenStream {
+    expand::effect(attr.into(), item.into()).into()
+}
+
+/// Suppresses reuse-check rules on an item: `#[reuse::allow(rule, reason = "...")]`. The reason is required.
+#[proc_macro_attribute]
+pub fn allow(attr: TokenStream, item: TokenStream) -> TokenStream {
+    let span = first_span(&attr.clone().into());
+    let (_, errors) = reuse_rules::suppress::parse_allow_attr(attr.into(), span);
+    with_errors(item.into(), &errors).into()
+}
+
+fn first_span(tokens: &TokenStream2) -> proc_macro2::Span {
+    tokens.clone().into_iter().next().map(|t| t.span()).unwrap_or_else(proc_macro2::Span::call_site)
+}
+
+/// The item unchanged, preceded by the errors: keeping the item avoids a cascade of
+/// "cannot find function" errors after the one that matters.
+fn with_errors(item: TokenStream2, errors: &[reuse_rules::ContractError]) -> TokenStream2 {
+    match reuse_rules::combine_errors(errors) {
+        None => item,
+        Some(e) => {
+            let mut out = e.to_compile_error();
+            item.to_tokens(&mut out);
+            out
+        }
+    }
+}

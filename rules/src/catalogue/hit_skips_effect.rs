@@ -1,0 +1,37 @@
+declare_rule! {
+    /// ## What it checks
+    /// In a function with `preserves(E, ...)`, every normally-returning path (an explicit `return`,
+    /// an early return on a cache hit, a `?`, the tail expression) calls every effect E. A call of a
+    /// function whose own contract preserves E counts as calling E. Calls inside closures do not
+    /// count: a closure may never run (`get_or_insert_with(|| { log_step(); .. })` runs on a miss only).
+    ///
+    /// ## Why it matters
+    /// A cache hit must be indistinguishable from a miss for the effects the program relies on:
+    /// logging, error checks, RNG advance, metrics. The fast path is exactly the one that skips them.
+    ///
+    /// ## Example
+    /// ```rust,ignore
+    /// #[reuse::contract(reuses(self.plans, key(g.fingerprint)), preserves(log_step, check_errors))]
+    /// fn run(&mut self, g: &Graph) -> Plan {
+    ///     if let Some(p) = self.plans.get(&g.fingerprint) {
+    ///         return p.clone(); // hit: log_step and check_errors never run
+    ///     }
+    ///     log_step(); let p = compile(g); check_errors(); p
+    /// }
+    /// ```
+    ///
+    /// ## Use instead
+    /// ```rust,ignore
+    /// fn run(&mut self, g: &Graph) -> Plan {
+    ///     log_step();
+    ///     let p = match self.plans.get(&g.fingerprint) { Some(p) => p.clone(), None => compile(g) };
+    ///     check_errors();
+    ///     p
+    /// }
+    /// ```
+    ///
+    /// ## Real case
+    /// PyTorch forced ordered-effect wrappers to bypass the graph cache; the fix lets a hit reuse the
+    /// compiled plan while its test still requires the logging calls to run, in order, on the hit.
+    pub static HIT_SKIPS_EFFECT = "hit_skips_effect", Error, [Checker, Runtime], "a return path skips a preserved effect";
+}

@@ -1,0 +1,26 @@
+declare_rule! {
+    /// ## What it checks
+    /// A caller that caches the result of a call that is an effect (`#[reuse::effect]`) or whose
+    /// contract `preserves` effects: `entry(k).or_insert_with(|| f())`, `get_or_insert_with`,
+    /// `OnceCell`/`OnceLock::get_or_init`, or a `get` on a map followed by an `insert` of `f()`'s result.
+    ///
+    /// ## Why it matters
+    /// The callee promises that its effects run on every call. Memoizing it in the caller turns
+    /// every later call into a silent hit that skips those effects: the callee's contract is kept,
+    /// the program's is not.
+    ///
+    /// ## Example
+    /// ```rust,ignore
+    /// let plan = memo.entry(key).or_insert_with(|| engine.run(&graph)); // run preserves log_step
+    /// ```
+    ///
+    /// ## Use instead
+    /// ```rust,ignore
+    /// let plan = engine.run(&graph); // engine.run has its own plan cache that keeps the effects
+    /// ```
+    ///
+    /// ## Real case
+    /// PyTorch: reusing a past logging result is not the same as reusing a compiled plan; the
+    /// logging must run again on each call.
+    pub static MEMOIZED_EFFECT = "memoized_effect", Warn, [Checker], "a caller caches the result of an effectful call";
+}

@@ -1,0 +1,207 @@
+//! The rule catalogue: one file per rule, whose doc comment is what `reuse-check --explain RULE`
+//! prints. The names are stable IDs, used by the checker, the macros, the runtime shim and the config.
+
+use std::fmt;
+
+/// How a finding of a rule is reported.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub enum Level {
+    /// Not reported.
+    Allow,
+    /// Reported; exit status stays 0 unless `--deny warnings`.
+    Warn,
+    /// Reported; exit status 1.
+    Error,
+}
+
+impl Level {
+    /// Parses a config value: `allow`, `warn`, `deny` (or its synonym `error`).
+    pub fn from_config(s: &str) -> Option<Level> {
+        match s {
+            "allow" => Some(Level::Allow),
+            "warn" => Some(Level::Warn),
+            "deny" | "error" => Some(Level::Error),
+            _ => None,
+        }
+    }
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Level::Allow => "allow",
+            Level::Warn => "warning",
+            Level::Error => "error",
+        }
+    }
+}
+
+impl fmt::Display for Level {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
+/// Which part of reuse-check reports a rule.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum FoundBy {
+    Macro,
+    Checker,
+    Runtime,
+}
+
+/// A rule of the catalogue.
+#[derive(Debug, PartialEq, Eq)]
+pub struct Rule {
+    /// The stable ID (`hit_skips_effect`); the file this rule is declared in has this name.
+    pub name: &'static str,
+    pub default_level: Level,
+    /// One line, lower case, no final period.
+    pub summary: &'static str,
+    pub found_by: &'static [FoundBy],
+    /// The doc comment of the declaration: what it checks, why, a bad and a good example, the real case.
+    pub docs: &'static str,
+}
+
+impl Rule {
+    /// The docs with the one leading space of each `///` line removed.
+    pub fn explain(&self) -> String {
+        let mut out = format!("# {}\n\n{}\n\nDefault level: {}.\n\n", self.name, self.summary, self.default_level);
+        for line in self.docs.lines() {
+            out.push_str(line.strip_prefix(' ').unwrap_or(line));
+            out.push('\n');
+        }
+        out
+    }
+
+    /// `reuse::hit_skips_effect`: the diagnostic code used in JSON, SARIF and LSP.
+    pub fn code(&self) -> String {
+        format!("reuse::{}", self.name)
+    }
+}
+
+/// Declares a rule; the doc comment lines become [`Rule::docs`].
+macro_rules! declare_rule {
+    (
+        $(#[doc = $doc:literal])*
+        pub static $id:ident = $name:literal, $level:ident, [$($by:ident),*], $summary:literal;
+    ) => {
+        $(#[doc = $doc])*
+        pub static $id: $crate::catalogue::Rule = $crate::catalogue::Rule {
+            name: $name,
+            default_level: $crate::catalogue::Level::$level,
+            summary: $summary,
+            found_by: &[$($crate::catalogue::FoundBy::$by),*],
+            docs: concat!($($doc, "\n"),*),
+        };
+    };
+}
+
+mod alias_not_shared;
+mod alias_type_mismatch;
+mod ambiguous_call;
+mod contract_syntax;
+mod effect_order;
+mod forbidden_write;
+mod hit_mismatch;
+mod hit_skips_effect;
+mod memoized_effect;
+mod pad_to_null_block;
+mod parse_error;
+mod stale_hit;
+mod stale_key;
+mod suppression_without_reason;
+mod undeclared_alias;
+mod undeclared_write;
+mod unknown_name;
+mod unused_suppression;
+mod use_after_donate;
+
+pub use alias_not_shared::ALIAS_NOT_SHARED;
+pub use alias_type_mismatch::ALIAS_TYPE_MISMATCH;
+pub use ambiguous_call::AMBIGUOUS_CALL;
+pub use contract_syntax::CONTRACT_SYNTAX;
+pub use effect_order::EFFECT_ORDER;
+pub use forbidden_write::FORBIDDEN_WRITE;
+pub use hit_mismatch::HIT_MISMATCH;
+pub use hit_skips_effect::HIT_SKIPS_EFFECT;
+pub use memoized_effect::MEMOIZED_EFFECT;
+pub use pad_to_null_block::PAD_TO_NULL_BLOCK;
+pub use parse_error::PARSE_ERROR;
+pub use stale_hit::STALE_HIT;
+pub use stale_key::STALE_KEY;
+pub use suppression_without_reason::SUPPRESSION_WITHOUT_REASON;
+pub use undeclared_alias::UNDECLARED_ALIAS;
+pub use undeclared_write::UNDECLARED_WRITE;
+pub use unknown_name::UNKNOWN_NAME;
+pub use unused_suppression::UNUSED_SUPPRESSION;
+pub use use_after_donate::USE_AFTER_DONATE;
+
+/// Every rule, in catalogue order.
+pub static ALL: &[&Rule] = &[
+    &CONTRACT_SYNTAX,
+    &UNKNOWN_NAME,
+    &ALIAS_TYPE_MISMATCH,
+    &HIT_SKIPS_EFFECT,
+    &EFFECT_ORDER,
+    &MEMOIZED_EFFECT,
+    &STALE_KEY,
+    &STALE_HIT,
+    &HIT_MISMATCH,
+    &PAD_TO_NULL_BLOCK,
+    &FORBIDDEN_WRITE,
+    &UNDECLARED_WRITE,
+    &USE_AFTER_DONATE,
+    &ALIAS_NOT_SHARED,
+    &UNDECLARED_ALIAS,
+    &AMBIGUOUS_CALL,
+    &PARSE_ERROR,
+    &UNUSED_SUPPRESSION,
+    &SUPPRESSION_WITHOUT_REASON,
+];
+
+/// Looks a rule up by its stable name.
+pub fn find(name: &str) -> Option<&'static Rule> {
+    ALL.iter().copied().find(|r| r.name == name)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn each_rule_file_is_named_after_its_rule() {
+        let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("src/catalogue");
+        let mut files: Vec<String> = std::fs::read_dir(&dir)
+            .unwrap()
+            .map(|e| e.unwrap().file_name().into_string().unwrap())
+            .filter(|f| f != "mod.rs")
+            .map(|f| f.trim_end_matches(".rs").to_string())
+            .collect();
+        files.sort();
+        let mut names: Vec<String> = ALL.iter().map(|r| r.name.to_string()).collect();
+        names.sort();
+        assert_eq!(files, names);
+        for rule in ALL {
+            let src = std::fs::read_to_string(dir.join(format!("{}.rs", rule.name))).unwrap();
+            assert!(src.contains(&format!("= \"{}\"", rule.name)), "{} declares its own name", rule.name);
+        }
+    }
+
+    #[test]
+    fn docs_have_the_fixed_sections_and_summaries_follow_the_convention() {
+        for rule in ALL {
+            for section in ["## What it checks", "## Why it matters", "## Example", "## Use instead"] {
+                assert!(rule.docs.contains(section), "{} lacks {section}", rule.name);
+            }
+            assert!(!rule.summary.ends_with('.'), "{}: summary ends with a period", rule.name);
+            assert!(rule.summary.chars().next().unwrap().is_lowercase(), "{}: summary is lower case", rule.name);
+            assert!(rule.explain().starts_with(&format!("# {}", rule.name)));
+        }
+    }
+
+    #[test]
+    fn names_are_unique_and_findable() {
+        for rule in ALL {
+            assert_eq!(find(rule.name), Some(*rule));
+        }
+        assert_eq!(find("no_such_rule"), None);
+    }
+}

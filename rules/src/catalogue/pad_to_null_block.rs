@@ -1,0 +1,31 @@
+declare_rule! {
+    /// ## What it checks
+    /// At every call of a function with `writes(P[IDX], skip = S)`, how the argument passed for IDX
+    /// was built in the caller: padding and dummy entries must be S, never 0 or the null block.
+    /// Flagged: `vec![0; n]`, `resize(n, 0)`, `fill(0)`, `zeros(..)`, `push(0)` in a padding or dummy
+    /// branch or loop, `unwrap_or(0)` / `unwrap_or_default()` fallbacks, a reset to S that comes only
+    /// after the buffer was already used, and a persistent buffer (`self.field`) passed on a dummy
+    /// path without a reset. An index declared with `reads(P[IDX])` may be padded with 0.
+    ///
+    /// ## Why it matters
+    /// In a paged KV cache, block 0 is the null block owned by no request, and slot 0 is its first
+    /// slot. A padding row mapped to 0 writes garbage (often NaN) into storage that every padded
+    /// read then sees. The no-write sentinel exists so that kernels skip those rows.
+    ///
+    /// ## Example
+    /// ```rust,ignore
+    /// let mut slot_mapping = vec![0i64; num_tokens]; // dummy run: every row writes slot 0
+    /// reshape_and_cache(&key, &mut key_cache, &slot_mapping);
+    /// ```
+    ///
+    /// ## Use instead
+    /// ```rust,ignore
+    /// let slot_mapping = vec![PAD_SLOT_ID; num_tokens];
+    /// reshape_and_cache(&key, &mut key_cache, &slot_mapping);
+    /// ```
+    ///
+    /// ## Real case
+    /// vLLM: a dummy run whose slot mapping stayed zero-filled wrote into null block 0; a later fix
+    /// reset it to -1 but only after the attention metadata had been built from the stale zeros.
+    pub static PAD_TO_NULL_BLOCK = "pad_to_null_block", Error, [Checker, Runtime], "padding entries of a write index point at the null block instead of the skip sentinel";
+}

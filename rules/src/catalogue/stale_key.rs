@@ -1,0 +1,31 @@
+declare_rule! {
+    /// ## What it checks
+    /// In a function with `reuses(PLACE, key(K1, K2, ...))`, every lookup on PLACE (`get`,
+    /// `get_mut`, `entry`, `contains_key`, `insert`, `get_or_insert_with`, indexing) uses a key built
+    /// from all of the declared components. Keys held in local variables are followed to where
+    /// they were built.
+    ///
+    /// ## Why it matters
+    /// An entry is valid only for the inputs it was computed from. A key that leaves one out
+    /// (the adapter version, the dtype, the device) serves a stale entry when that input changes.
+    ///
+    /// ## Example
+    /// ```rust,ignore
+    /// #[reuse::contract(reuses(self.kv, key(prompt.hash, self.adapter_version)))]
+    /// fn prefill(&mut self, prompt: &Prompt) -> Kv {
+    ///     if let Some(kv) = self.kv.get(&prompt.hash) { return kv.clone(); } // adapter_version missing
+    ///     ...
+    /// }
+    /// ```
+    ///
+    /// ## Use instead
+    /// ```rust,ignore
+    /// let key = (prompt.hash, self.adapter_version);
+    /// if let Some(kv) = self.kv.get(&key) { return kv.clone(); }
+    /// ```
+    ///
+    /// ## Real case
+    /// Stale KV caches under evolving adapters (CacheReforge): cached states reflect an earlier
+    /// adapter version and distort the current model's outputs.
+    pub static STALE_KEY = "stale_key", Error, [Checker], "a cache lookup leaves out a declared key component";
+}

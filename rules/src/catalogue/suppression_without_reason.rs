@@ -1,0 +1,19 @@
+declare_rule! {
+    /// ## What it checks
+    /// A suppression without a reason: `#[reuse::allow(rule)]` without `reason = "..."` (a compile
+    /// error from the macro), or `// reuse-check: allow(rule)` with nothing after it.
+    ///
+    /// ## Why it matters
+    /// The next reader must know why this reuse is safe here; "trust me" does not survive a refactor.
+    ///
+    /// ## Example
+    /// ```rust,ignore
+    /// #[reuse::allow(pad_to_null_block)]
+    /// ```
+    ///
+    /// ## Use instead
+    /// ```rust,ignore
+    /// #[reuse::allow(pad_to_null_block, reason = "rows past num_actual_tokens are masked in the kernel")]
+    /// ```
+    pub static SUPPRESSION_WITHOUT_REASON = "suppression_without_reason", Warn, [Macro, Checker], "a suppression gives no reason";
+}

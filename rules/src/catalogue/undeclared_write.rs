@@ -1,0 +1,22 @@
+declare_rule! {
+    /// ## What it checks
+    /// A function whose contract declares a write set (`writes` or `aliases`) writes a parameter
+    /// outside that set: assigns through it, calls a mutating method on it, or passes it `&mut` on.
+    ///
+    /// ## Why it matters
+    /// A declared write set is a frame condition: callers rely on everything else being untouched
+    /// (another request's blocks, a shared prefix). A write outside it is either a bug or a contract
+    /// that no longer says what the function does.
+    ///
+    /// ## Example
+    /// ```rust,ignore
+    /// #[reuse::contract(writes(key_cache[slots], skip = -1))]
+    /// fn write(key_cache: &mut [f32], value_cache: &mut [f32], slots: &[i64]) {
+    ///     value_cache[0] = 0.0; // not declared
+    /// }
+    /// ```
+    ///
+    /// ## Use instead
+    /// Declare it: `writes(value_cache[slots], skip = -1)`, or stop writing it.
+    pub static UNDECLARED_WRITE = "undeclared_write", Warn, [Checker], "a parameter is written outside the declared write set";
+}

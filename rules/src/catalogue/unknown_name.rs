@@ -1,0 +1,23 @@
+declare_rule! {
+    /// ## What it checks
+    /// That every name a contract uses exists where the contract says: a place rooted at a
+    /// parameter names a parameter of the function, `self.field` stands only on a method with a
+    /// receiver, and `#[reuse::allow(rule, ...)]` names a rule of the catalogue.
+    ///
+    /// ## Why it matters
+    /// A contract about a parameter that was renamed silently stops protecting anything.
+    ///
+    /// ## Example
+    /// ```rust,ignore
+    /// #[reuse::contract(writes(kv[slots], skip = -1))]
+    /// fn write(kv: &mut [f32], slot_mapping: &[i64]) {}
+    /// //                  `slots` is not a parameter ^
+    /// ```
+    ///
+    /// ## Use instead
+    /// ```rust,ignore
+    /// #[reuse::contract(writes(kv[slot_mapping], skip = -1))]
+    /// fn write(kv: &mut [f32], slot_mapping: &[i64]) {}
+    /// ```
+    pub static UNKNOWN_NAME = "unknown_name", Error, [Macro, Checker], "a contract names something that does not exist";
+}

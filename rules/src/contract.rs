@@ -1,0 +1,821 @@
+//! The contract model and its parser: the only parser of contracts in the project.
+//!
+//! ```text
+//! contract  := clause (',' clause)* ','?
+//! clause    := 'reuses' '(' place ',' 'key' '(' place (',' place)* ')' ')'
+//!            | 'preserves' '(' effect (',' effect)* ')'
+//!            | 'writes' '(' place '[' place ']' (',' 'skip' '=' sentinel)? ')'      (repeatable)
+//!            | 'reads' '(' place '[' place ']' ')'                                   (repeatable)
+//!            | 'forbids_write' '(' place '[' region ']' (',' place '[' region ']')* ')' (repeatable)
+//!            | 'aliases' '(' out '=' place (',' out '=' place)* ')'
+//! place     := 'self' ('.' ident)+ | ident ('.' ident)* | path ('::' ident)+
+//! effect    := ident ('::' ident)* | 'self' '.' ident
+//! sentinel  := '-'? int | const-path
+//! region    := int | const-path | bound? ('..' | '..=') bound?
+//! out       := 'return' | 'return' '.' int | 'return' '.' ident
+//! ```
+//!
+//! A single lower-case identifier is a parameter; `self.a.b` is a field path of the receiver; an
+//! UPPER_CASE identifier or a `::` path names a `const` or `static` (which the checker resolves).
+
+use proc_macro2::{Span, TokenStream};
+use syn::ext::IdentExt;
+use syn::parse::{ParseStream, Parser};
+use syn::{Ident, LitInt, Token};
+
+use crate::catalogue::CONTRACT_SYNTAX;
+use crate::ContractError;
+
+/// A name as written in the contract, with where it was written.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Name<S = Span> {
+    pub text: String,
+    pub span: S,
+}
+
+/// What a place is rooted at.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum PlaceRoot {
+    /// A parameter of the function (`state`, `cfg.blocks`).
+    Param,
+    /// A field path of the receiver (`self.plans`).
+    SelfField,
+    /// A `const` or `static` (`NULL_BLOCK`, `kv::NULL_BLOCK`).
+    Static,
+}
+
+/// A storage place: a parameter, a field path or a static path.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Place<S = Span> {
+    pub root: PlaceRoot,
+    /// For `Param` and `SelfField`: the field chain (`self`, `plans`); for `Static`: the path segments.
+    pub segments: Vec<Name<S>>,
+}
+
+impl<S: Copy> Place<S> {
+    pub fn first_span(&self) -> S {
+        self.segments[0].span
+    }
+    pub fn last_span(&self) -> S {
+        self.segments[self.segments.len() - 1].span
+    }
+    /// The root name: the parameter, `self`, or the first path segment.
+    pub fn root_name(&self) -> &str {
+        &self.segments[0].text
+    }
+    /// The last segment (the const name of a static path).
+    pub fn last_name(&self) -> &str {
+        &self.segments[self.segments.len() - 1].text
+    }
+}
+
+impl<S> std::fmt::Display for Place<S> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        let sep = if self.root == PlaceRoot::Static { "::" } else { "." };
+        for (i, s) in self.segments.iter().enumerate() {
+            if i > 0 {
+                f.write_str(sep)?;
+            }
+            f.write_str(&s.text)?;
+        }
+        Ok(())
+    }
+}
+
+/// `P[IDX]`: storage `P` accessed at the positions held by `IDX`.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Indexed<S = Span> {
+    pub place: Place<S>,
+    pub index: Place<S>,
+}
+
+/// The value an index takes to mean "no write" (`skip = PAD_SLOT_ID`, `skip = -1`).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Sentinel<S = Span> {
+    Int { value: i128, span: S },
+    Const(Place<S>),
+}
+
+/// One bound or position of a forbidden region.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Bound<S = Span> {
+    Int { value: i128, span: S },
+    Const(Place<S>),
+}
+
+/// The index of a `forbids_write` region: one position or a range of them.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum RegionIndex<S = Span> {
+    At(Bound<S>),
+    Range { start: Option<Bound<S>>, end: Option<Bound<S>>, inclusive: bool, span: S },
+}
+
+/// `P[C]` in `forbids_write`.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Region<S = Span> {
+    pub place: Place<S>,
+    pub index: RegionIndex<S>,
+}
+
+/// The output side of an alias.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum AliasOut<S = Span> {
+    /// `return`
+    Return { span: S },
+    /// `return.0`
+    ReturnIndex { index: u32, span: S },
+    /// `return.field`
+    ReturnField { field: Name<S>, span: S },
+}
+
+impl<S: Copy> AliasOut<S> {
+    pub fn span(&self) -> S {
+        match self {
+            AliasOut::Return { span } | AliasOut::ReturnIndex { span, .. } | AliasOut::ReturnField { span, .. } => *span,
+        }
+    }
+}
+
+impl<S> std::fmt::Display for AliasOut<S> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            AliasOut::Return { .. } => f.write_str("return"),
+            AliasOut::ReturnIndex { index, .. } => write!(f, "return.{index}"),
+            AliasOut::ReturnField { field, .. } => write!(f, "return.{}", field.text),
+        }
+    }
+}
+
+/// `OUT = IN` in `aliases`.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Alias<S = Span> {
+    pub output: AliasOut<S>,
+    pub input: Place<S>,
+}
+
+/// An effect named in `preserves`: a function or method, matched by its last path segment.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Effect<S = Span> {
+    pub path: Vec<Name<S>>,
+}
+
+impl<S> Effect<S> {
+    /// The name call sites are matched by.
+    pub fn name(&self) -> &str {
+        &self.path[self.path.len() - 1].text
+    }
+}
+
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum ClauseKind<S = Span> {
+    Reuses { place: Place<S>, key: Vec<Place<S>> },
+    Preserves(Vec<Effect<S>>),
+    Writes { target: Indexed<S>, skip: Option<Sentinel<S>> },
+    Reads(Indexed<S>),
+    ForbidsWrite(Vec<Region<S>>),
+    Aliases(Vec<Alias<S>>),
+}
+
+/// One clause, with its keyword (the span secondary labels point at) and the span of the whole clause.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Clause<S = Span> {
+    pub keyword: Name<S>,
+    /// From the keyword to the closing parenthesis.
+    pub end: S,
+    pub kind: ClauseKind<S>,
+}
+
+/// A parsed `#[reuse::contract(...)]`.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct Contract<S = Span> {
+    pub clauses: Vec<Clause<S>>,
+}
+
+/// The clause keywords, in the order the spec lists them.
+pub const CLAUSE_KEYWORDS: &[&str] = &["reuses", "preserves", "writes", "reads", "forbids_write", "aliases"];
+/// Clauses that may appear more than once.
+pub const REPEATABLE: &[&str] = &["writes", "reads", "forbids_write"];
+
+impl<S: Copy> Contract<S> {
+    pub fn reuses(&self) -> impl Iterator<Item = (&Clause<S>, &Place<S>, &[Place<S>])> {
+        self.clauses.iter().filter_map(|c| match &c.kind {
+            ClauseKind::Reuses { place, key } => Some((c, place, key.as_slice())),
+            _ => None,
+        })
+    }
+    pub fn preserves(&self) -> Option<(&Clause<S>, &[Effect<S>])> {
+        self.clauses.iter().find_map(|c| match &c.kind {
+            ClauseKind::Preserves(e) => Some((c, e.as_slice())),
+            _ => None,
+        })
+    }
+    pub fn writes(&self) -> impl Iterator<Item = (&Clause<S>, &Indexed<S>, Option<&Sentinel<S>>)> {
+        self.clauses.iter().filter_map(|c| match &c.kind {
+            ClauseKind::Writes { target, skip } => Some((c, target, skip.as_ref())),
+            _ => None,
+        })
+    }
+    pub fn reads(&self) -> impl Iterator<Item = (&Clause<S>, &Indexed<S>)> {
+        self.clauses.iter().filter_map(|c| match &c.kind {
+            ClauseKind::Reads(i) => Some((c, i)),
+            _ => None,
+        })
+    }
+    pub fn forbidden_regions(&self) -> impl Iterator<Item = (&Clause<S>, &Region<S>)> {
+        self.clauses.iter().flat_map(|c| match &c.kind {
+            ClauseKind::ForbidsWrite(r) => r.iter().map(|r| (c, r)).collect::<Vec<_>>(),
+            _ => Vec::new(),
+        })
+    }
+    pub fn aliases(&self) -> impl Iterator<Item = (&Clause<S>, &Alias<S>)> {
+        self.clauses.iter().flat_map(|c| match &c.kind {
+            ClauseKind::Aliases(a) => a.iter().map(|a| (c, a)).collect::<Vec<_>>(),
+            _ => Vec::new(),
+        })
+    }
+    /// Whether a `writes` or `aliases` clause names this parameter (the closed write set).
+    pub fn declares_write_to(&self, param: &str) -> bool {
+        self.writes().any(|(_, t, _)| t.place.root != PlaceRoot::Static && t.place.root_name() == param)
+            || self.aliases().any(|(_, a)| a.input.root_name() == param)
+    }
+    /// Whether the contract declares any write set at all (so writes outside it are undeclared).
+    pub fn has_write_set(&self) -> bool {
+        self.writes().next().is_some() || self.aliases().next().is_some()
+    }
+}
+
+/// Parses the arguments of `#[reuse::contract(...)]`.
+///
+/// Syntax errors stop at the first malformed token; duplicate clauses are all reported.
+pub fn parse_contract(tokens: TokenStream) -> Result<Contract, Vec<ContractError>> {
+    let contract = parse_clauses
+        .parse2(tokens)
+        .map_err(|e| vec![ContractError::new(&CONTRACT_SYNTAX, e.span(), e.to_string())])?;
+    let mut errors = Vec::new();
+    for (i, clause) in contract.clauses.iter().enumerate() {
+        let kw = &clause.keyword.text;
+        if REPEATABLE.contains(&kw.as_str()) {
+            continue;
+        }
+        if contract.clauses[..i].iter().any(|c| &c.keyword.text == kw) {
+            errors.push(ContractError::new(
+                &CONTRACT_SYNTAX,
+                clause.keyword.span,
+                format!("duplicate `{kw}` clause: `{kw}` may appear once; list all its items in one clause"),
+            ));
+        }
+    }
+    if errors.is_empty() {
+        Ok(contract)
+    } else {
+        Err(errors)
+    }
+}
+
+fn parse_clauses(input: ParseStream) -> syn::Result<Contract> {
+    let mut clauses = Vec::new();
+    while !input.is_empty() {
+        clauses.push(parse_clause(input)?);
+        if input.is_empty() {
+            break;
+        }
+        input.parse::<Token![,]>()?;
+    }
+    Ok(Contract { clauses })
+}
+
+fn name(ident: &Ident) -> Name {
+    Name { text: ident.unraw().to_string(), span: ident.span() }
+}
+
+fn parse_clause(input: ParseStream) -> syn::Result<Clause> {
+    let kw: Ident = input.call(Ident::parse_any).map_err(|e| {
+        syn::Error::new(e.span(), format!("expected a contract clause: one of {}", CLAUSE_KEYWORDS.join(", ")))
+    })?;
+    let keyword = name(&kw);
+    if !CLAUSE_KEYWORDS.contains(&keyword.text.as_str()) {
+        return Err(syn::Error::new(
+            kw.span(),
+            format!("unknown contract clause `{}`: expected one of {}", keyword.text, CLAUSE_KEYWORDS.join(", ")),
+        ));
+    }
+    let content;
+    let paren = syn::parenthesized!(content in input);
+    let kind = match keyword.text.as_str() {
+        "reuses" => parse_reuses(&content)?,
+        "preserves" => ClauseKind::Preserves(comma_separated(&content, parse_effect, "an effect name")?),
+        "writes" => parse_writes(&content)?,
+        "reads" => {
+            let target = parse_indexed(&content)?;
+            expect_end(&content, "`reads` takes one `PLACE[INDEX]`")?;
+            ClauseKind::Reads(target)
+        }
+        "forbids_write" => ClauseKind::ForbidsWrite(comma_separated(&content, parse_region, "`PLACE[INDEX]`")?),
+        "aliases" => ClauseKind::Aliases(comma_separated(&content, parse_alias, "`OUT = IN`")?),
+        _ => unreachable!("keyword checked against CLAUSE_KEYWORDS"),
+    };
+    Ok(Clause { keyword, end: paren.span.close(), kind })
+}
+
+fn expect_end(input: ParseStream, what: &str) -> syn::Result<()> {
+    if input.is_empty() {
+        Ok(())
+    } else {
+        Err(input.error(format!("unexpected tokens: {what}")))
+    }
+}
+
+fn comma_separated<T>(
+    input: ParseStream,
+    item: fn(ParseStream) -> syn::Result<T>,
+    what: &str,
+) -> syn::Result<Vec<T>> {
+    let mut items = Vec::new();
+    if input.is_empty() {
+        return Err(input.error(format!("expected at least one {what}")));
+    }
+    while !input.is_empty() {
+        items.push(item(input)?);
+        if input.is_empty() {
+            break;
+        }
+        input.parse::<Token![,]>()?;
+    }
+    Ok(items)
+}
+
+fn parse_reuses(input: ParseStream) -> syn::Result<ClauseKind> {
+    let place = parse_place(input)?;
+    input.parse::<Token![,]>().map_err(|e| syn::Error::new(e.span(), "expected `, key(...)` after the cache place"))?;
+    let key_kw: Ident = input.call(Ident::parse_any)?;
+    if key_kw != "key" {
+        return Err(syn::Error::new(key_kw.span(), "expected `key(...)`: the components an entry is valid for"));
+    }
+    let content;
+    syn::parenthesized!(content in input);
+    let key = comma_separated(&content, parse_place, "key component")?;
+    input.parse::<Option<Token![,]>>()?;
+    expect_end(input, "`reuses` takes `PLACE, key(...)`")?;
+    Ok(ClauseKind::Reuses { place, key })
+}
+
+fn parse_writes(input: ParseStream) -> syn::Result<ClauseKind> {
+    let target = parse_indexed(input)?;
+    let mut skip = None;
+    if input.parse::<Option<Token![,]>>()?.is_some() && !input.is_empty() {
+        let kw: Ident = input.call(Ident::parse_any)?;
+        if kw != "skip" {
+            return Err(syn::Error::new(kw.span(), "expected `skip = SENTINEL`"));
+        }
+        input.parse::<Token![=]>()?;
+        skip = Some(parse_sentinel(input)?);
+        input.parse::<Option<Token![,]>>()?;
+    }
+    expect_end(input, "`writes` takes `PLACE[INDEX]` and an optional `skip = SENTINEL`")?;
+    Ok(ClauseKind::Writes { target, skip })
+}
+
+fn parse_sentinel(input: ParseStream) -> syn::Result<Sentinel> {
+    let fork = input.fork();
+    match parse_bound(&fork) {
+        Ok(bound) if fork.is_empty() || fork.peek(Token![,]) => {
+            use syn::parse::discouraged::Speculative;
+            input.advance_to(&fork);
+            Ok(match bound {
+                Bound::Int { value, span } => Sentinel::Int { value, span },
+                Bound::Const(p) => Sentinel::Const(p),
+            })
+        }
+        _ => {
+            let expr: syn::Expr = input.parse()?;
+            Err(syn::Error::new_spanned(
+                expr,
+                "`skip` must be a const path (`PAD_SLOT_ID`) or an integer literal (`-1`), so that it is known before the call",
+            ))
+        }
+    }
+}
+
+/// An integer literal (optionally negated) or a const path.
+fn parse_bound(input: ParseStream) -> syn::Result<Bound> {
+    if input.peek(Token![-]) || input.peek(LitInt) {
+        let neg = input.parse::<Option<Token![-]>>()?;
+        let lit: LitInt = input.parse()?;
+        let value: i128 = lit.base10_parse()?;
+        let span = neg.map(|n| n.span).unwrap_or_else(|| lit.span());
+        return Ok(Bound::Int { value: if neg.is_some() { -value } else { value }, span });
+    }
+    let place = parse_place(input)?;
+    if place.root != PlaceRoot::Static {
+        return Err(syn::Error::new(
+            place.first_span(),
+            format!("`{place}` is not a constant: use an UPPER_CASE const, a `::` path to one, or a literal"),
+        ));
+    }
+    Ok(Bound::Const(place))
+}
+
+fn parse_place(input: ParseStream) -> syn::Result<Place> {
+    let first: Ident = input.call(Ident::parse_any).map_err(|e| syn::Error::new(e.span(), "expected a place: a parameter, `self.field` or a const path"))?;
+    if input.peek(Token![::]) {
+        let mut segments = vec![name(&first)];
+        while input.peek(Token![::]) {
+            input.parse::<Token![::]>()?;
+            segments.push(name(&input.call(Ident::parse_any)?));
+        }
+        return Ok(Place { root: PlaceRoot::Static, segments });
+    }
+    let mut segments = vec![name(&first)];
+    while input.peek(Token![.]) && !input.peek(Token![..]) {
+        input.parse::<Token![.]>()?;
+        let field: Ident = input.call(Ident::parse_any)?;
+        segments.push(name(&field));
+    }
+    let root = if first == "self" {
+        if segments.len() == 1 {
+            return Err(syn::Error::new(first.span(), "expected a field of `self` (`self.cache`), not `self` itself"));
+        }
+        PlaceRoot::SelfField
+    } else if segments.len() == 1 && is_const_name(&segments[0].text) {
+        PlaceRoot::Static
+    } else {
+        PlaceRoot::Param
+    };
+    Ok(Place { root, segments })
+}
+
+/// `NULL_BLOCK`, `PAD_SLOT_ID`: the Rust naming convention for consts and statics.
+pub fn is_const_name(s: &str) -> bool {
+    s.chars().any(|c| c.is_ascii_uppercase()) && s.chars().all(|c| c.is_ascii_uppercase() || c.is_ascii_digit() || c == '_')
+}
+
+fn parse_indexed(input: ParseStream) -> syn::Result<Indexed> {
+    let place = parse_place(input)?;
+    if !input.peek(syn::token::Bracket) {
+        return Err(input.error(format!("expected `[INDEX]` after `{place}`: the parameter holding the positions")));
+    }
+    let content;
+    syn::bracketed!(content in input);
+    let index = parse_place(&content)?;
+    expect_end(&content, "the index is one parameter or field")?;
+    Ok(Indexed { place, index })
+}
+
+fn parse_region(input: ParseStream) -> syn::Result<Region> {
+    let place = parse_place(input)?;
+    if !input.peek(syn::token::Bracket) {
+        return Err(input.error(format!("expected `[INDEX]` after `{place}`: a const, a literal or a range")));
+    }
+    let content;
+    let bracket = syn::bracketed!(content in input);
+    let index = parse_region_index(&content, bracket.span.join())?;
+    expect_end(&content, "the index is a const, a literal or a range")?;
+    Ok(Region { place, index })
+}
+
+fn parse_region_index(input: ParseStream, span: Span) -> syn::Result<RegionIndex> {
+    let start = if input.peek(Token![..]) || input.peek(Token![..=]) { None } else { Some(parse_bound(input)?) };
+    let inclusive = if input.peek(Token![..=]) {
+        input.parse::<Token![..=]>()?;
+        true
+    } else if input.peek(Token![..]) {
+        input.parse::<Token![..]>()?;
+        false
+    } else {
+        return Ok(RegionIndex::At(start.expect("a bound was parsed when no range follows")));
+    };
+    let end = if input.is_empty() { None } else { Some(parse_bound(input)?) };
+    if inclusive && end.is_none() {
+        return Err(input.error("an inclusive range `..=` needs an end"));
+    }
+    Ok(RegionIndex::Range { start, end, inclusive, span })
+}
+
+fn parse_alias(input: ParseStream) -> syn::Result<Alias> {
+    let ret: Ident = input.call(Ident::parse_any)?;
+    if ret != "return" {
+        return Err(syn::Error::new(ret.span(), "an alias output is `return`, `return.N` or `return.field`"));
+    }
+    let output = if input.peek(Token![.]) {
+        input.parse::<Token![.]>()?;
+        if input.peek(LitInt) {
+            let lit: LitInt = input.parse()?;
+            AliasOut::ReturnIndex { index: lit.base10_parse()?, span: lit.span() }
+        } else {
+            let field: Ident = input.call(Ident::parse_any)?;
+            AliasOut::ReturnField { span: field.span(), field: name(&field) }
+        }
+    } else {
+        AliasOut::Return { span: ret.span() }
+    };
+    input.parse::<Token![=]>()?;
+    let input_place = parse_place(input)?;
+    Ok(Alias { output, input: input_place })
+}
+
+fn parse_effect(input: ParseStream) -> syn::Result<Effect> {
+    let first: Ident = input.call(Ident::parse_any)?;
+    let mut path = vec![name(&first)];
+    if first == "self" {
+        input.parse::<Token![.]>()?;
+        path.push(name(&input.call(Ident::parse_any)?));
+        return Ok(Effect { path });
+    }
+    while input.peek(Token![::]) {
+        input.parse::<Token![::]>()?;
+        path.push(name(&input.call(Ident::parse_any)?));
+    }
+    if input.peek(syn::token::Paren) {
+        let call: proc_macro2::Group = input.parse()?;
+        return Err(syn::Error::new(call.span(), "name the effect without calling it: `log_step`, not `log_step()`"));
+    }
+    Ok(Effect { path })
+}
+
+// ---------------------------------------------------------------------------------------------
+// Span mapping: the checker resolves proc_macro2 spans (thread-local in proc_macro2's fallback
+// mode) into file positions on the thread that parsed the file, so the index can cross threads.
+
+/// Rewrites every span of a model value.
+pub trait MapSpan<S, T> {
+    type Output;
+    fn map_span(&self, f: &mut impl FnMut(S) -> T) -> Self::Output;
+}
+
+impl<S: Copy, T> MapSpan<S, T> for Name<S> {
+    type Output = Name<T>;
+    fn map_span(&self, f: &mut impl FnMut(S) -> T) -> Name<T> {
+        Name { text: self.text.clone(), span: f(self.span) }
+    }
+}
+
+impl<S: Copy, T> MapSpan<S, T> for Place<S> {
+    type Output = Place<T>;
+    fn map_span(&self, f: &mut impl FnMut(S) -> T) -> Place<T> {
+        Place { root: self.root, segments: self.segments.iter().map(|s| s.map_span(f)).collect() }
+    }
+}
+
+impl<S: Copy, T> MapSpan<S, T> for Bound<S> {
+    type Output = Bound<T>;
+    fn map_span(&self, f: &mut impl FnMut(S) -> T) -> Bound<T> {
+        match self {
+            Bound::Int { value, span } => Bound::Int { value: *value, span: f(*span) },
+            Bound::Const(p) => Bound::Const(p.map_span(f)),
+        }
+    }
+}
+
+impl<S: Copy, T> MapSpan<S, T> for Indexed<S> {
+    type Output = Indexed<T>;
+    fn map_span(&self, f: &mut impl FnMut(S) -> T) -> Indexed<T> {
+        Indexed { place: self.place.map_span(f), index: self.index.map_span(f) }
+    }
+}
+
+impl<S: Copy, T> MapSpan<S, T> for Clause<S> {
+    type Output = Clause<T>;
+    fn map_span(&self, f: &mut impl FnMut(S) -> T) -> Clause<T> {
+        let kind = match &self.kind {
+            ClauseKind::Reuses { place, key } => {
+                ClauseKind::Reuses { place: place.map_span(f), key: key.iter().map(|k| k.map_span(f)).collect() }
+            }
+            ClauseKind::Preserves(effects) => ClauseKind::Preserves(
+                effects.iter().map(|e| Effect { path: e.path.iter().map(|n| n.map_span(f)).collect() }).collect(),
+            ),
+            ClauseKind::Writes { target, skip } => ClauseKind::Writes {
+                target: target.map_span(f),
+                skip: skip.as_ref().map(|s| match s {
+                    Sentinel::Int { value, span } => Sentinel::Int { value: *value, span: f(*span) },
+                    Sentinel::Const(p) => Sentinel::Const(p.map_span(f)),
+                }),
+            },
+            ClauseKind::Reads(t) => ClauseKind::Reads(t.map_span(f)),
+            ClauseKind::ForbidsWrite(regions) => ClauseKind::ForbidsWrite(
+                regions
+                    .iter()
+                    .map(|r| Region {
+                        place: r.place.map_span(f),
+                        index: match &r.index {
+                            RegionIndex::At(b) => RegionIndex::At(b.map_span(f)),
+                            RegionIndex::Range { start, end, inclusive, span } => RegionIndex::Range {
+                                start: start.as_ref().map(|b| b.map_span(f)),
+                                end: end.as_ref().map(|b| b.map_span(f)),
+                                inclusive: *inclusive,
+                                span: f(*span),
+                            },
+                        },
+                    })
+                    .collect(),
+            ),
+            ClauseKind::Aliases(aliases) => ClauseKind::Aliases(
+                aliases
+                    .iter()
+                    .map(|a| Alias {
+                        output: match &a.output {
+                            AliasOut::Return { span } => AliasOut::Return { span: f(*span) },
+                            AliasOut::ReturnIndex { index, span } => AliasOut::ReturnIndex { index: *index, span: f(*span) },
+                            AliasOut::ReturnField { field, span } => {
+                                AliasOut::ReturnField { field: field.map_span(f), span: f(*span) }
+                            }
+                        },
+                        input: a.input.map_span(f),
+                    })
+                    .collect(),
+            ),
+        };
+        Clause { keyword: self.keyword.map_span(f), end: f(self.end), kind }
+    }
+}
+
+impl<S: Copy, T> MapSpan<S, T> for Contract<S> {
+    type Output = Contract<T>;
+    fn map_span(&self, f: &mut impl FnMut(S) -> T) -> Contract<T> {
+        Contract { clauses: self.clauses.iter().map(|c| c.map_span(f)).collect() }
+    }
+}
+
+// ---------------------------------------------------------------------------------------------
+// Printing: the canonical text of a contract (hover text, round-trip tests).
+
+impl<S> std::fmt::Display for Bound<S> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            Bound::Int { value, .. } => write!(f, "{value}"),
+            Bound::Const(p) => write!(f, "{p}"),
+        }
+    }
+}
+
+impl<S> std::fmt::Display for Sentinel<S> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            Sentinel::Int { value, .. } => write!(f, "{value}"),
+            Sentinel::Const(p) => write!(f, "{p}"),
+        }
+    }
+}
+
+impl<S> std::fmt::Display for RegionIndex<S> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            RegionIndex::At(b) => write!(f, "{b}"),
+            RegionIndex::Range { start, end, inclusive, .. } => {
+                if let Some(s) = start {
+                    write!(f, "{s}")?;
+                }
+                f.write_str(if *inclusive { "..=" } else { ".." })?;
+                if let Some(e) = end {
+                    write!(f, "{e}")?;
+                }
+                Ok(())
+            }
+        }
+    }
+}
+
+impl<S> std::fmt::Display for Clause<S> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        let join = |items: Vec<String>| items.join(", ");
+        match &self.kind {
+            ClauseKind::Reuses { place, key } => {
+                write!(f, "reuses({place}, key({}))", join(key.iter().map(|k| k.to_string()).collect()))
+            }
+            ClauseKind::Preserves(effects) => write!(
+                f,
+                "preserves({})",
+                join(effects.iter().map(|e| e.path.iter().map(|n| n.text.as_str()).collect::<Vec<_>>().join(if e.path[0].text == "self" { "." } else { "::" })).collect())
+            ),
+            ClauseKind::Writes { target, skip } => {
+                write!(f, "writes({}[{}]", target.place, target.index)?;
+                if let Some(s) = skip {
+                    write!(f, ", skip = {s}")?;
+                }
+                f.write_str(")")
+            }
+            ClauseKind::Reads(t) => write!(f, "reads({}[{}])", t.place, t.index),
+            ClauseKind::ForbidsWrite(regions) => write!(
+                f,
+                "forbids_write({})",
+                join(regions.iter().map(|r| format!("{}[{}]", r.place, r.index)).collect())
+            ),
+            ClauseKind::Aliases(aliases) => {
+                write!(f, "aliases({})", join(aliases.iter().map(|a| format!("{} = {}", a.output, a.input)).collect()))
+            }
+        }
+    }
+}
+
+impl<S> std::fmt::Display for Contract<S> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        let parts: Vec<String> = self.clauses.iter().map(|c| c.to_string()).collect();
+        f.write_str(&parts.join(", "))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn parse(src: &str) -> Result<Contract, Vec<ContractError>> {
+        parse_contract(src.parse().expect("test input tokenizes"))
+    }
+
+    /// The error message and the exact text under its span.
+    fn error_at(src: &str) -> (String, String) {
+        let errors = parse(src).expect_err("input is malformed");
+        let e = &errors[0];
+        let range = e.span.byte_range();
+        (e.message.clone(), src[range].to_string())
+    }
+
+    #[test]
+    fn every_clause_form_round_trips() {
+        for src in [
+            "reuses(self.plans, key(graph.fingerprint, self.adapter_version))",
+            "reuses(cache, key(k))",
+            "preserves(log_step, check_errors)",
+            "preserves(self.log_step, obs::metrics::record)",
+            "writes(key_cache[slot_mapping], skip = PAD_SLOT_ID)",
+            "writes(key_cache[slot_mapping], skip = -1)",
+            "writes(cfg.blocks[idx], skip = kv::PAD_SLOT_ID)",
+            "writes(out[positions])",
+            "writes(key_cache[slot_mapping], skip = -1), writes(value_cache[slot_mapping], skip = -1)",
+            "reads(key_cache[block_table])",
+            "forbids_write(key_cache[NULL_BLOCK])",
+            "forbids_write(key_cache[0], value_cache[crate::kv::NULL_BLOCK])",
+            "forbids_write(pool[0..4]), forbids_write(pool[..=3]), forbids_write(pool[RESERVED..])",
+            "aliases(return = state)",
+            "aliases(return.0 = input, return.cache = self.cache)",
+        ] {
+            let contract = parse(src).unwrap_or_else(|e| panic!("{src}: {:?}", e[0].message));
+            assert_eq!(contract.to_string(), src, "round trip of {src}");
+            let reparsed = parse(&contract.to_string()).expect("printed form parses");
+            assert_eq!(reparsed.to_string(), src);
+        }
+    }
+
+    #[test]
+    fn place_roots_are_classified() {
+        let c = parse("reuses(self.plans, key(graph.fingerprint, NULL_BLOCK, a::B))").unwrap();
+        let (_, place, key) = c.reuses().next().unwrap();
+        assert_eq!(place.root, PlaceRoot::SelfField);
+        assert_eq!(key[0].root, PlaceRoot::Param);
+        assert_eq!(key[1].root, PlaceRoot::Static);
+        assert_eq!(key[2].root, PlaceRoot::Static);
+    }
+
+    #[test]
+    fn sentinels_and_regions_carry_values() {
+        let c = parse("writes(k[s], skip = -1), forbids_write(k[0..=3])").unwrap();
+        let (_, _, skip) = c.writes().next().unwrap();
+        assert!(matches!(skip, Some(Sentinel::Int { value: -1, .. })));
+        let (_, region) = c.forbidden_regions().next().unwrap();
+        assert!(matches!(region.index, RegionIndex::Range { inclusive: true, .. }));
+    }
+
+    #[test]
+    fn malformed_contracts_are_rejected_at_the_token() {
+        let cases = [
+            ("reuse(self.plans, key(a))", "unknown contract clause", "reuse"),
+            ("preserves(a), preserves(b)", "duplicate `preserves`", "preserves"),
+            ("writes(k[s], skip = compute())", "`skip` must be a const path", "compute()"),
+            ("writes(k[s], skip = pad)", "`skip` must be a const path", "pad"),
+            ("writes(k, skip = -1)", "expected `[INDEX]`", ","),
+            ("reuses(self.plans)", "expected `, key(...)`", ")"),
+            ("reuses(self.plans, keys(a))", "expected `key(...)`", "keys"),
+            ("aliases(out = x)", "alias output is `return`", "out"),
+            ("forbids_write(k[slot])", "is not a constant", "slot"),
+            ("preserves()", "expected at least one", ")"),
+            ("preserves(log())", "without calling it", "()"),
+            ("reads(k[a b])", "unexpected tokens", "b"),
+            ("reuses(self, key(a))", "field of `self`", "self"),
+            ("writes(k[s], skipp = -1)", "expected `skip = SENTINEL`", "skipp"),
+            ("forbids_write(k[..=])", "inclusive range", "]"),
+        ];
+        for (src, message, under) in cases {
+            let (got, text) = error_at(src);
+            assert!(got.contains(message), "{src}: message {got:?} lacks {message:?}");
+            assert_eq!(text, under, "{src}: span");
+        }
+    }
+
+    #[test]
+    fn duplicates_are_all_reported_and_repeatable_clauses_are_not() {
+        let errors = parse("preserves(a), aliases(return = x), preserves(b), aliases(return = y)").unwrap_err();
+        assert_eq!(errors.len(), 2);
+        assert!(parse("writes(a[i]), writes(b[i]), reads(c[j]), reads(d[j]), forbids_write(a[0]), forbids_write(b[0])").is_ok());
+    }
+
+    #[test]
+    fn map_span_keeps_structure() {
+        let c = parse("writes(k[s], skip = PAD), aliases(return.0 = x)").unwrap();
+        let mut n = 0;
+        let mapped: Contract<usize> = c.map_span(&mut |_| {
+            n += 1;
+            n
+        });
+        assert_eq!(mapped.to_string(), c.to_string());
+        assert!(n >= 6);
+    }
+}

@@ -1,0 +1,247 @@
+//! Checks a parsed contract against the signature it annotates. Used by the macros (as compile
+//! errors) and by the checker (as findings), so both report the same problems at the same tokens.
+
+use syn::{FnArg, Pat, ReturnType, Signature, Type};
+
+use crate::catalogue::{ALIAS_TYPE_MISMATCH, UNKNOWN_NAME};
+use crate::contract::{AliasOut, Bound, ClauseKind, Contract, Place, PlaceRoot, RegionIndex};
+use crate::ContractError;
+
+/// The parameters of a signature by name, and whether it has a receiver.
+pub struct Params<'a> {
+    pub has_receiver: bool,
+    pub named: Vec<(String, &'a Type)>,
+    pub output: &'a ReturnType,
+    pub fn_name: String,
+}
+
+impl<'a> Params<'a> {
+    pub fn of(sig: &'a Signature) -> Self {
+        let mut named = Vec::new();
+        for input in &sig.inputs {
+            if let FnArg::Typed(pt) = input {
+                if let Pat::Ident(pi) = &*pt.pat {
+                    named.push((pi.ident.to_string(), &*pt.ty));
+                }
+            }
+        }
+        Params { has_receiver: sig.receiver().is_some(), named, output: &sig.output, fn_name: sig.ident.to_string() }
+    }
+
+    pub fn type_of(&self, name: &str) -> Option<&'a Type> {
+        self.named.iter().find(|(n, _)| n == name).map(|(_, t)| *t)
+    }
+
+    /// Position of a named parameter among the call arguments (receiver excluded).
+    pub fn position(&self, sig: &Signature, name: &str) -> Option<usize> {
+        sig.inputs
+            .iter()
+            .filter(|a| matches!(a, FnArg::Typed(_)))
+            .position(|a| matches!(a, FnArg::Typed(pt) if matches!(&*pt.pat, Pat::Ident(pi) if pi.ident == name)))
+    }
+}
+
+/// Every problem of `contract` against `sig`.
+pub fn validate(contract: &Contract, sig: &Signature) -> Vec<ContractError> {
+    let params = Params::of(sig);
+    let mut errors = Vec::new();
+    let check = |place: &Place, errors: &mut Vec<ContractError>| check_place(place, &params, errors);
+    for clause in &contract.clauses {
+        match &clause.kind {
+            ClauseKind::Reuses { place, key } => {
+                check(place, &mut errors);
+                key.iter().for_each(|k| check(k, &mut errors));
+            }
+            ClauseKind::Preserves(_) => {}
+            ClauseKind::Writes { target, .. } | ClauseKind::Reads(target) => {
+                check(&target.place, &mut errors);
+                check(&target.index, &mut errors);
+            }
+            ClauseKind::ForbidsWrite(regions) => {
+                for r in regions {
+                    check(&r.place, &mut errors);
+                    let bounds: Vec<&Bound> = match &r.index {
+                        RegionIndex::At(b) => vec![b],
+                        RegionIndex::Range { start, end, .. } => start.iter().chain(end.iter()).collect(),
+                    };
+                    for b in bounds {
+                        if let Bound::Const(p) = b {
+                            check(p, &mut errors);
+                        }
+                    }
+                }
+            }
+            ClauseKind::Aliases(aliases) => {
+                for alias in aliases {
+                    let before = errors.len();
+                    check(&alias.input, &mut errors);
+                    if errors.len() == before {
+                        check_alias_types(&alias.output, &alias.input, &params, &mut errors);
+                    }
+                }
+            }
+        }
+    }
+    errors
+}
+
+fn check_place(place: &Place, params: &Params, errors: &mut Vec<ContractError>) {
+    match place.root {
+        PlaceRoot::Param => {
+            let name = place.root_name();
+            if params.type_of(name).is_none() {
+                let known: Vec<&str> = params.named.iter().map(|(n, _)| n.as_str()).collect();
+                let hint = if known.is_empty() { "it has none".to_string() } else { format!("its parameters are {}", known.join(", ")) };
+                errors.push(ContractError::new(
+                    &UNKNOWN_NAME,
+                    place.first_span(),
+                    format!("`{name}` is not a parameter of `{}`: {hint}", params.fn_name),
+                ));
+            }
+        }
+        PlaceRoot::SelfField => {
+            if !params.has_receiver {
+                errors.push(ContractError::new(
+                    &UNKNOWN_NAME,
+                    place.first_span(),
+                    format!("`{place}` names a field of `self`, but `{}` has no `self` parameter", params.fn_name),
+                ));
+            }
+        }
+        PlaceRoot::Static => {}
+    }
+}
+
+/// What kind of storage a type can stand for, as far as its syntax tells.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum StorageClass {
+    /// `bool`, `char`, floats, `()`: a by-value value that owns no buffer.
+    NoStorage,
+    /// A by-value integer: may be a device pointer or a buffer handle.
+    IntHandle,
+    /// A reference, slice, array, raw pointer, `Vec`, `Box`: host memory.
+    Host,
+    /// Any other named type (`Tensor`, `CudaSlice<f32>`, a generic): may hold any storage.
+    Opaque,
+}
+
+pub fn storage_class(ty: &Type) -> StorageClass {
+    match ty {
+        Type::Reference(_) | Type::Slice(_) | Type::Array(_) | Type::Ptr(_) => StorageClass::Host,
+        Type::Paren(p) => storage_class(&p.elem),
+        Type::Group(g) => storage_class(&g.elem),
+        Type::Tuple(t) if t.elems.is_empty() => StorageClass::NoStorage,
+        Type::Path(p) if p.qself.is_none() => {
+            let last = p.path.segments.last().map(|s| s.ident.to_string()).unwrap_or_default();
+            match last.as_str() {
+                "bool" | "char" | "f32" | "f64" | "f16" | "bf16" => StorageClass::NoStorage,
+                "u8" | "u16" | "u32" | "u64" | "u128" | "usize" | "i8" | "i16" | "i32" | "i64" | "i128" | "isize" => {
+                    StorageClass::IntHandle
+                }
+                "Vec" | "Box" | "String" => StorageClass::Host,
+                _ => StorageClass::Opaque,
+            }
+        }
+        _ => StorageClass::Opaque,
+    }
+}
+
+fn describe(class: StorageClass) -> &'static str {
+    match class {
+        StorageClass::NoStorage => "a by-value scalar that owns no storage",
+        StorageClass::IntHandle => "a by-value integer handle",
+        StorageClass::Host => "host memory",
+        StorageClass::Opaque => "a buffer type",
+    }
+}
+
+fn check_alias_types(out: &AliasOut, input: &Place, params: &Params, errors: &mut Vec<ContractError>) {
+    let out_ty: Option<&Type> = match (out, params.output) {
+        (_, ReturnType::Default) => {
+            errors.push(ContractError::new(
+                &ALIAS_TYPE_MISMATCH,
+                out.span(),
+                format!("`{}` returns nothing, so no output can share `{input}`'s storage", params.fn_name),
+            ));
+            return;
+        }
+        (AliasOut::Return { .. }, ReturnType::Type(_, ty)) => Some(ty),
+        (AliasOut::ReturnIndex { index, span }, ReturnType::Type(_, ty)) => match &**ty {
+            Type::Tuple(t) => match t.elems.iter().nth(*index as usize) {
+                Some(elem) => Some(elem),
+                None => {
+                    errors.push(ContractError::new(
+                        &ALIAS_TYPE_MISMATCH,
+                        *span,
+                        format!("`return.{index}`: `{}` returns a tuple of {} elements", params.fn_name, t.elems.len()),
+                    ));
+                    return;
+                }
+            },
+            _ => None,
+        },
+        (AliasOut::ReturnField { .. }, _) => None,
+    };
+    // A field path of a parameter or `self`: its type is not in the signature.
+    let in_ty = if input.root == PlaceRoot::Param && input.segments.len() == 1 { params.type_of(input.root_name()) } else { None };
+    let (Some(out_ty), Some(in_ty)) = (out_ty, in_ty) else { return };
+    let (o, i) = (storage_class(out_ty), storage_class(in_ty));
+    let clash = o == StorageClass::NoStorage
+        || i == StorageClass::NoStorage
+        || matches!((o, i), (StorageClass::IntHandle, StorageClass::Host) | (StorageClass::Host, StorageClass::IntHandle));
+    if clash {
+        let ty = |t: &Type| quote::quote!(#t).to_string().replace(" ", "").replace("mut", "mut ");
+        let span = if o == StorageClass::NoStorage { out.span() } else { input.first_span() };
+        errors.push(ContractError::new(
+            &ALIAS_TYPE_MISMATCH,
+            span,
+            format!(
+                "`{out}` (`{}`, {}) cannot share storage with `{input}` (`{}`, {})",
+                ty(out_ty),
+                describe(o),
+                ty(in_ty),
+                describe(i)
+            ),
+        ));
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::contract::parse_contract;
+
+    fn errors(contract: &str, sig: &str) -> Vec<(String, String)> {
+        let c = parse_contract(contract.parse().unwrap()).unwrap_or_else(|e| panic!("{}", e[0].message));
+        let sig: Signature = syn::parse_str(sig).unwrap();
+        validate(&c, &sig)
+            .into_iter()
+            .map(|e| (e.rule.name.to_string(), contract[e.span.byte_range()].to_string()))
+            .collect()
+    }
+
+    #[test]
+    fn valid_contracts_have_no_errors() {
+        let sig = "fn reshape_and_cache(key: &[f32], key_cache: &mut [f32], slot_mapping: &[i64])";
+        assert!(errors("writes(key_cache[slot_mapping], skip = PAD_SLOT_ID), forbids_write(key_cache[NULL_BLOCK])", sig).is_empty());
+        assert!(errors("reuses(self.plans, key(graph.fingerprint, self.version))", "fn run(&mut self, graph: &Graph) -> Plan").is_empty());
+        assert!(errors("aliases(return = buf)", "fn add_async(s: Stream, buf: DevicePtr, n: usize) -> DevicePtr").is_empty());
+        assert!(errors("aliases(return = buf)", "fn add_async(buf: u64) -> u64").is_empty());
+        assert!(errors("aliases(return.0 = data)", "fn f(data: &mut [f32]) -> (&mut [f32], usize)").is_empty());
+    }
+
+    #[test]
+    fn unknown_names_point_at_the_name() {
+        assert_eq!(errors("writes(kv[slots], skip = -1)", "fn w(kv: &mut [f32], slot_mapping: &[i64])"), vec![("unknown_name".into(), "slots".into())]);
+        assert_eq!(errors("reuses(self.plans, key(g))", "fn run(g: &Graph)"), vec![("unknown_name".into(), "self".into())]);
+        assert_eq!(errors("forbids_write(kv[0])", "fn f(cache: &mut [f32])"), vec![("unknown_name".into(), "kv".into())]);
+    }
+
+    #[test]
+    fn aliases_between_incompatible_types_are_rejected() {
+        assert_eq!(errors("aliases(return = n)", "fn f(n: u32, data: &mut [f32]) -> &mut [f32]"), vec![("alias_type_mismatch".into(), "n".into())]);
+        assert_eq!(errors("aliases(return = data)", "fn f(data: &mut [f32]) -> f32"), vec![("alias_type_mismatch".into(), "return".into())]);
+        assert_eq!(errors("aliases(return = data)", "fn f(data: &mut [f32])"), vec![("alias_type_mismatch".into(), "return".into())]);
+        assert_eq!(errors("aliases(return.2 = data)", "fn f(data: &mut [f32]) -> (u8, u8)"), vec![("alias_type_mismatch".into(), "2".into())]);
+    }
+}

@@ -1,0 +1,1 @@
+//! The runtime shim (see issue 6).
