@@ -1,1 +1,4 @@
-fn main(){}
+//! `reuse-check`: see `reuse_check::cli`.
+fn main() -> std::process::ExitCode {
+    reuse_check::cli::main()
+}

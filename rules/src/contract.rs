@@ -52,13 +52,16 @@ pub struct Place<S = Span> {
     pub segments: Vec<Name<S>>,
 }
 
-impl<S: Copy> Place<S> {
+impl<S: Clone> Place<S> {
     pub fn first_span(&self) -> S {
-        self.segments[0].span
+        self.segments[0].span.clone()
     }
     pub fn last_span(&self) -> S {
-        self.segments[self.segments.len() - 1].span
+        self.segments[self.segments.len() - 1].span.clone()
     }
+}
+
+impl<S> Place<S> {
     /// The root name: the parameter, `self`, or the first path segment.
     pub fn root_name(&self) -> &str {
         &self.segments[0].text
@@ -128,10 +131,10 @@ pub enum AliasOut<S = Span> {
     ReturnField { field: Name<S>, span: S },
 }
 
-impl<S: Copy> AliasOut<S> {
+impl<S: Clone> AliasOut<S> {
     pub fn span(&self) -> S {
         match self {
-            AliasOut::Return { span } | AliasOut::ReturnIndex { span, .. } | AliasOut::ReturnField { span, .. } => *span,
+            AliasOut::Return { span } | AliasOut::ReturnIndex { span, .. } | AliasOut::ReturnField { span, .. } => span.clone(),
         }
     }
 }
@@ -196,7 +199,7 @@ pub const CLAUSE_KEYWORDS: &[&str] = &["reuses", "preserves", "writes", "reads",
 /// Clauses that may appear more than once.
 pub const REPEATABLE: &[&str] = &["writes", "reads", "forbids_write"];
 
-impl<S: Copy> Contract<S> {
+impl<S> Contract<S> {
     pub fn reuses(&self) -> impl Iterator<Item = (&Clause<S>, &Place<S>, &[Place<S>])> {
         self.clauses.iter().filter_map(|c| match &c.kind {
             ClauseKind::Reuses { place, key } => Some((c, place, key.as_slice())),
@@ -542,38 +545,38 @@ pub trait MapSpan<S, T> {
     fn map_span(&self, f: &mut impl FnMut(S) -> T) -> Self::Output;
 }
 
-impl<S: Copy, T> MapSpan<S, T> for Name<S> {
+impl<S: Clone, T> MapSpan<S, T> for Name<S> {
     type Output = Name<T>;
     fn map_span(&self, f: &mut impl FnMut(S) -> T) -> Name<T> {
-        Name { text: self.text.clone(), span: f(self.span) }
+        Name { text: self.text.clone(), span: f(self.span.clone()) }
     }
 }
 
-impl<S: Copy, T> MapSpan<S, T> for Place<S> {
+impl<S: Clone, T> MapSpan<S, T> for Place<S> {
     type Output = Place<T>;
     fn map_span(&self, f: &mut impl FnMut(S) -> T) -> Place<T> {
         Place { root: self.root, segments: self.segments.iter().map(|s| s.map_span(f)).collect() }
     }
 }
 
-impl<S: Copy, T> MapSpan<S, T> for Bound<S> {
+impl<S: Clone, T> MapSpan<S, T> for Bound<S> {
     type Output = Bound<T>;
     fn map_span(&self, f: &mut impl FnMut(S) -> T) -> Bound<T> {
         match self {
-            Bound::Int { value, span } => Bound::Int { value: *value, span: f(*span) },
+            Bound::Int { value, span } => Bound::Int { value: *value, span: f(span.clone()) },
             Bound::Const(p) => Bound::Const(p.map_span(f)),
         }
     }
 }
 
-impl<S: Copy, T> MapSpan<S, T> for Indexed<S> {
+impl<S: Clone, T> MapSpan<S, T> for Indexed<S> {
     type Output = Indexed<T>;
     fn map_span(&self, f: &mut impl FnMut(S) -> T) -> Indexed<T> {
         Indexed { place: self.place.map_span(f), index: self.index.map_span(f) }
     }
 }
 
-impl<S: Copy, T> MapSpan<S, T> for Clause<S> {
+impl<S: Clone, T> MapSpan<S, T> for Clause<S> {
     type Output = Clause<T>;
     fn map_span(&self, f: &mut impl FnMut(S) -> T) -> Clause<T> {
         let kind = match &self.kind {
@@ -586,7 +589,7 @@ impl<S: Copy, T> MapSpan<S, T> for Clause<S> {
             ClauseKind::Writes { target, skip } => ClauseKind::Writes {
                 target: target.map_span(f),
                 skip: skip.as_ref().map(|s| match s {
-                    Sentinel::Int { value, span } => Sentinel::Int { value: *value, span: f(*span) },
+                    Sentinel::Int { value, span } => Sentinel::Int { value: *value, span: f(span.clone()) },
                     Sentinel::Const(p) => Sentinel::Const(p.map_span(f)),
                 }),
             },
@@ -602,7 +605,7 @@ impl<S: Copy, T> MapSpan<S, T> for Clause<S> {
                                 start: start.as_ref().map(|b| b.map_span(f)),
                                 end: end.as_ref().map(|b| b.map_span(f)),
                                 inclusive: *inclusive,
-                                span: f(*span),
+                                span: f(span.clone()),
                             },
                         },
                     })
@@ -613,10 +616,10 @@ impl<S: Copy, T> MapSpan<S, T> for Clause<S> {
                     .iter()
                     .map(|a| Alias {
                         output: match &a.output {
-                            AliasOut::Return { span } => AliasOut::Return { span: f(*span) },
-                            AliasOut::ReturnIndex { index, span } => AliasOut::ReturnIndex { index: *index, span: f(*span) },
+                            AliasOut::Return { span } => AliasOut::Return { span: f(span.clone()) },
+                            AliasOut::ReturnIndex { index, span } => AliasOut::ReturnIndex { index: *index, span: f(span.clone()) },
                             AliasOut::ReturnField { field, span } => {
-                                AliasOut::ReturnField { field: field.map_span(f), span: f(*span) }
+                                AliasOut::ReturnField { field: field.map_span(f), span: f(span.clone()) }
                             }
                         },
                         input: a.input.map_span(f),
@@ -624,11 +627,11 @@ impl<S: Copy, T> MapSpan<S, T> for Clause<S> {
                     .collect(),
             ),
         };
-        Clause { keyword: self.keyword.map_span(f), end: f(self.end), kind }
+        Clause { keyword: self.keyword.map_span(f), end: f(self.end.clone()), kind }
     }
 }
 
-impl<S: Copy, T> MapSpan<S, T> for Contract<S> {
+impl<S: Clone, T> MapSpan<S, T> for Contract<S> {
     type Output = Contract<T>;
     fn map_span(&self, f: &mut impl FnMut(S) -> T) -> Contract<T> {
         Contract { clauses: self.clauses.iter().map(|c| c.map_span(f)).collect() }

@@ -1,0 +1,104 @@
+//! Per-file analysis: every function body of a parsed file is checked by every rule.
+
+use std::ops::Range;
+
+use proc_macro2::Span;
+use reuse_rules::external::{walk_fns, FnItem};
+use syn::Expr;
+
+use crate::finding::{Finding, Label};
+use crate::flow::expr_span;
+use crate::index::{contract_of, ContractedFn, FileContract, Index};
+use crate::resolve::{CallSite, Imports, Resolution, Resolver, TypeEnv};
+use crate::rules;
+use crate::source::FileRef;
+
+/// One function under analysis, with what the rules need to know about it.
+pub struct FnCtx<'a> {
+    pub file: &'a FileRef,
+    pub index: &'a Index,
+    pub resolver: &'a Resolver<'a>,
+    pub sig: &'a syn::Signature,
+    pub body: &'a syn::Block,
+    pub self_type: Option<&'a str>,
+    pub env: TypeEnv,
+    /// The function's own contract, with byte ranges in this file.
+    pub contract: Option<&'a FileContract>,
+}
+
+impl<'a> FnCtx<'a> {
+    pub fn range(&self, span: Span) -> Range<usize> {
+        self.file.range(span)
+    }
+
+    pub fn expr_range(&self, e: &Expr) -> Range<usize> {
+        let (a, b) = expr_span(e);
+        self.file.join(a, b)
+    }
+
+    pub fn label(&self, e: &Expr, message: impl Into<String>) -> Label {
+        Label::new(self.file, self.expr_range(e), message)
+    }
+
+    pub fn resolve(&self, call: &CallSite<'_>) -> Resolution<'a> {
+        self.resolver.resolve(call, self.self_type, &self.env)
+    }
+
+    /// The contracted callee of a call expression, if it is one and unambiguous.
+    pub fn callee<'e>(&self, e: &'e Expr) -> Option<(CallSite<'e>, &'a ContractedFn)> {
+        let call = CallSite::of(e)?;
+        match self.resolve(&call) {
+            Resolution::One(f) => Some((call, f)),
+            _ => None,
+        }
+    }
+
+    /// The 1-based line of a byte offset in this file.
+    pub fn line_of(&self, offset: usize) -> usize {
+        self.file.line_col(offset).line
+    }
+
+    /// The value of an integer literal or a constant known to the index.
+    pub fn int_value(&self, e: &Expr) -> Option<i128> {
+        if let Some(v) = crate::index::int_value(e) {
+            return Some(v);
+        }
+        match crate::resolve::strip(e) {
+            Expr::Path(p) => self.index.const_value(&p.path.segments.last()?.ident.to_string()),
+            Expr::Cast(c) => self.int_value(&c.expr),
+            _ => None,
+        }
+    }
+}
+
+/// A secondary label at a clause of a contract (usually in another file).
+pub fn clause_label(callee: &ContractedFn, clause: &reuse_rules::contract::Clause<Range<usize>>, message: impl Into<String>) -> Label {
+    Label::new(&callee.file, callee.clause_range(clause), message)
+}
+
+/// Analyses every function of a parsed file. `module` is the file's module path, crate name first.
+pub fn analyze_file(file: &FileRef, ast: &syn::File, crate_name: &str, module: &[String], index: &Index) -> Vec<Finding> {
+    let imports = Imports::of(&ast.items, crate_name, module);
+    let imports_reuse = file.text.contains("use reuse::");
+    let mut findings = Vec::new();
+    walk_fns(&ast.items, &mut |f: FnItem<'_>| {
+        let Some(body) = f.body else { return };
+        let mut full_module = module.to_vec();
+        full_module.extend(f.modules.iter().cloned());
+        let resolver = Resolver { index, crate_name, module: full_module, imports: &imports };
+        // Contract errors were reported while indexing; here the contract is only read.
+        let own = contract_of(f.attrs, f.sig, file, imports_reuse, &mut Vec::new()).map(|(c, _)| c);
+        let ctx = FnCtx {
+            file,
+            index,
+            resolver: &resolver,
+            sig: f.sig,
+            body,
+            self_type: f.self_type,
+            env: TypeEnv::of(f.sig, Some(body)),
+            contract: own.as_ref(),
+        };
+        rules::check_fn(&ctx, &mut findings);
+    });
+    findings
+}

@@ -1,0 +1,179 @@
+//! The check of a workspace, in three phases, each parallel over files:
+//!
+//! 1. read every file, and index those that can declare something: a byte-level prefilter for
+//!    `reuse::`, `#[contract` and `#[effect` decides which are parsed;
+//! 2. from the index, the names that make a file worth analysing (contracted functions, effects)
+//!    go into one Aho-Corasick automaton; only files that mention one, or carry a suppression, are
+//!    parsed and analysed;
+//! 3. suppressions and configured levels are applied per file, and findings sorted.
+//!
+//! Most files of a large workspace never reach the parser: that is how a cold check stays under the
+//! time it takes just to parse everything.
+
+use std::collections::HashMap;
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+
+use aho_corasick::AhoCorasick;
+use rayon::prelude::*;
+use reuse_rules::catalogue::PARSE_ERROR;
+use reuse_rules::Level;
+
+use crate::analysis::analyze_file;
+use crate::config::Config;
+use crate::finding::{Finding, Label};
+use crate::index::{index_file, Index};
+use crate::source::{FileRef, SourceFile};
+use crate::suppress::apply_suppressions;
+use crate::workspace::{module_path, rel_path, Workspace};
+
+/// A file to check and what it belongs to.
+#[derive(Clone)]
+pub struct FileJob {
+    pub file: FileRef,
+    pub crate_name: String,
+    /// Module path, crate name first.
+    pub module: Vec<String>,
+    pub config: Arc<Config>,
+    /// A contracts file for code the workspace does not own.
+    pub external: bool,
+}
+
+#[derive(Debug, Default)]
+pub struct Stats {
+    pub files: usize,
+    pub lines: usize,
+    pub parsed: usize,
+}
+
+pub struct Report {
+    pub findings: Vec<Finding>,
+    pub stats: Stats,
+    pub root: PathBuf,
+}
+
+impl Report {
+    pub fn count(&self, level: Level) -> usize {
+        self.findings.iter().filter(|f| f.level == level).count()
+    }
+}
+
+/// Bytes that mark a file as possibly declaring contracts or effects.
+const DECL_MARKERS: &[&str] = &["reuse::", "#[contract", "#[effect"];
+/// Bytes that mark a file as carrying suppressions.
+const SUPPRESSION_MARKERS: &[&str] = &["reuse-check:", "reuse::allow"];
+
+/// Reads the files of a workspace (in parallel); unreadable files are reported, not fatal.
+pub fn read_jobs(ws: &Workspace) -> (Vec<FileJob>, Vec<String>) {
+    let mut wanted: Vec<(PathBuf, String, Vec<String>, Arc<Config>, bool)> = Vec::new();
+    for p in &ws.packages {
+        for f in &p.files {
+            let mut module = vec![p.crate_name.clone()];
+            module.extend(module_path(&p.dir, f));
+            wanted.push((f.clone(), p.crate_name.clone(), module, p.config.clone(), false));
+        }
+    }
+    for f in &ws.contracts_files {
+        wanted.push((f.clone(), String::new(), Vec::new(), Arc::new(Config::default()), true));
+    }
+    let results: Vec<Result<FileJob, String>> = wanted
+        .into_par_iter()
+        .map(|(path, crate_name, module, config, external)| {
+            let text = std::fs::read(&path).map_err(|e| format!("{}: {e}", path.display()))?;
+            let text = String::from_utf8_lossy(&text).into_owned();
+            let rel = rel_path(&ws.root, &path);
+            Ok(FileJob { file: Arc::new(SourceFile::new(path, rel, text)), crate_name, module, config, external })
+        })
+        .collect();
+    let mut jobs = Vec::new();
+    let mut errors = Vec::new();
+    for r in results {
+        match r {
+            Ok(j) => jobs.push(j),
+            Err(e) => errors.push(e),
+        }
+    }
+    (jobs, errors)
+}
+
+/// Checks the jobs of a workspace. `overrides` replaces the text of some files (editor buffers).
+pub fn check_jobs(jobs: &[FileJob], root: &Path) -> Report {
+    let index = build_index(jobs);
+    let (findings, parsed) = analyze(jobs, &index.0, index.1);
+    let lines = jobs.iter().map(|j| j.file.line_count()).sum();
+    Report { findings, stats: Stats { files: jobs.len(), lines, parsed }, root: root.to_path_buf() }
+}
+
+/// Phase 1: the index, and the well-formedness findings of each file (by workspace-relative path).
+pub fn build_index(jobs: &[FileJob]) -> (Index, HashMap<String, Vec<Finding>>) {
+    let decl_filter = AhoCorasick::new(DECL_MARKERS).expect("fixed patterns");
+    let parts: Vec<(crate::index::FileDecls, String)> = jobs
+        .par_iter()
+        .filter(|j| j.external || decl_filter.is_match(&j.file.text))
+        .map(|j| {
+            let decls = match syn::parse_file(j.file.parse_text()) {
+                Ok(ast) => index_file(&j.file, &ast, &j.module, j.external),
+                Err(e) => crate::index::FileDecls { findings: vec![parse_error(&j.file, &e)], ..Default::default() },
+            };
+            forget_spans();
+            (decls, j.file.rel_path.clone())
+        })
+        .collect();
+    let mut index = Index::default();
+    let mut findings: HashMap<String, Vec<Finding>> = HashMap::new();
+    for (mut decls, rel) in parts {
+        findings.entry(rel).or_default().append(&mut decls.findings);
+        index.add(decls);
+    }
+    (index, findings)
+}
+
+fn parse_error(file: &FileRef, e: &syn::Error) -> Finding {
+    Finding::new(&PARSE_ERROR, format!("this file does not parse: {e}"), Label::new(file, file.range(e.span()), "syntax error here"))
+        .with_help("its contracts and calls are not checked until it parses; the rest of the workspace is")
+}
+
+/// The spans of files parsed on this thread are not needed any more (all positions are byte
+/// ranges by now): free proc_macro2's thread-local source map so long sessions do not grow.
+fn forget_spans() {
+    proc_macro2::extra::invalidate_current_thread_spans();
+}
+
+/// Phases 2 and 3.
+fn analyze(jobs: &[FileJob], index: &Index, mut index_findings: HashMap<String, Vec<Finding>>) -> (Vec<Finding>, usize) {
+    let mut markers = index.interesting_names();
+    markers.extend(SUPPRESSION_MARKERS.iter().map(|s| s.to_string()));
+    markers.extend(DECL_MARKERS.iter().map(|s| s.to_string()));
+    let filter = AhoCorasick::new(&markers).expect("plain string patterns");
+    let per_file: Vec<(Vec<Finding>, bool)> = jobs
+        .par_iter()
+        .map(|j| {
+            let mut findings = index_findings_for(&index_findings, &j.file.rel_path);
+            let parsed = filter.is_match(&j.file.text);
+            if parsed {
+                if let Ok(ast) = syn::parse_file(j.file.parse_text()) {
+                    if !j.external {
+                        findings.extend(analyze_file(&j.file, &ast, &j.crate_name, &j.module, index));
+                    }
+                    findings = apply_suppressions(&j.file, Some(&ast), findings);
+                    forget_spans();
+                }
+            }
+            for f in &mut findings {
+                f.level = j.config.level(f.rule);
+            }
+            findings.retain(|f| f.level != Level::Allow);
+            (findings, parsed)
+        })
+        .collect();
+    index_findings.clear();
+    let parsed = per_file.iter().filter(|(_, p)| *p).count();
+    let mut all: Vec<Finding> = per_file.into_iter().flat_map(|(f, _)| f).collect();
+    all.sort_by(|a, b| a.sort_key().cmp(&b.sort_key()));
+    all.dedup_by(|a, b| a.sort_key() == b.sort_key() && a.message == b.message);
+    (all, parsed)
+}
+
+fn index_findings_for(map: &HashMap<String, Vec<Finding>>, rel: &str) -> Vec<Finding> {
+    map.get(rel).cloned().unwrap_or_default()
+}

@@ -1,0 +1,265 @@
+//! The contract index: every contracted function, every `#[reuse::effect]` and the integer
+//! constants of the workspace, built from the few files that declare them (found by a byte-level
+//! prefilter, so most files are never parsed in this phase).
+
+use std::collections::HashMap;
+use std::ops::Range;
+
+use reuse_rules::contract::{Contract, MapSpan};
+use reuse_rules::external::{walk_fns, FnItem};
+use reuse_rules::validate::{validate, Params};
+use reuse_rules::{catalogue, ContractError};
+use syn::{Attribute, Expr, Item, Lit, UnOp};
+
+use crate::finding::{Finding, Label};
+use crate::source::FileRef;
+
+/// Contract spans resolved to byte ranges of the file that holds the contract.
+pub type FileContract = Contract<Range<usize>>;
+
+/// A function with a contract, from the workspace or from a contracts file.
+#[derive(Debug)]
+pub struct ContractedFn {
+    /// `crate::module::Type::name` as segments, crate name first.
+    pub path: Vec<String>,
+    pub self_type: Option<String>,
+    pub name: String,
+    pub contract: FileContract,
+    pub file: FileRef,
+    /// The attribute, for hovers and secondary labels.
+    pub attr_range: Range<usize>,
+    /// Named parameters in order, receiver excluded.
+    pub params: Vec<String>,
+    pub has_receiver: bool,
+    /// Declared in a contracts file rather than on the definition.
+    pub external: bool,
+}
+
+impl ContractedFn {
+    pub fn display_path(&self) -> String {
+        self.path.join("::")
+    }
+
+    /// The argument index of a parameter at a call site (method calls: receiver excluded).
+    pub fn param_position(&self, name: &str) -> Option<usize> {
+        self.params.iter().position(|p| p == name)
+    }
+
+    /// The byte range of a clause, keyword to closing parenthesis.
+    pub fn clause_range(&self, clause: &reuse_rules::contract::Clause<Range<usize>>) -> Range<usize> {
+        clause.keyword.span.start..clause.end.end
+    }
+}
+
+/// Where an effect function is declared.
+#[derive(Debug)]
+pub struct EffectFn {
+    pub path: Vec<String>,
+    pub file: FileRef,
+    pub range: Range<usize>,
+}
+
+#[derive(Debug, Default)]
+pub struct Index {
+    pub fns: Vec<ContractedFn>,
+    by_name: HashMap<String, Vec<usize>>,
+    pub effects: HashMap<String, Vec<EffectFn>>,
+    /// Integer constants by name; several definitions with different values make a name unknown.
+    consts: HashMap<String, Vec<i128>>,
+}
+
+impl Index {
+    pub fn add(&mut self, decl: FileDecls) {
+        for f in decl.fns {
+            self.by_name.entry(f.name.clone()).or_default().push(self.fns.len());
+            self.fns.push(f);
+        }
+        for (name, e) in decl.effects {
+            self.effects.entry(name).or_default().push(e);
+        }
+        for (name, v) in decl.consts {
+            self.consts.entry(name).or_default().push(v);
+        }
+    }
+
+    pub fn candidates(&self, name: &str) -> impl Iterator<Item = &ContractedFn> {
+        self.by_name.get(name).into_iter().flatten().map(|&i| &self.fns[i])
+    }
+
+    pub fn is_effect(&self, name: &str) -> bool {
+        self.effects.contains_key(name)
+    }
+
+    /// The value of a constant, when every definition of that name agrees.
+    pub fn const_value(&self, name: &str) -> Option<i128> {
+        let values = self.consts.get(name)?;
+        values.iter().all(|v| *v == values[0]).then(|| values[0])
+    }
+
+    /// Every name a call site or body could mention that makes a file worth analysing.
+    pub fn interesting_names(&self) -> Vec<String> {
+        let mut names: Vec<String> = self.by_name.keys().cloned().collect();
+        names.extend(self.effects.keys().cloned());
+        for f in &self.fns {
+            if let Some((_, effects)) = f.contract.preserves() {
+                names.extend(effects.iter().map(|e| e.name().to_string()));
+            }
+        }
+        names.sort();
+        names.dedup();
+        names
+    }
+}
+
+/// What one file declares.
+#[derive(Default)]
+pub struct FileDecls {
+    pub fns: Vec<ContractedFn>,
+    pub effects: Vec<(String, EffectFn)>,
+    pub consts: Vec<(String, i128)>,
+    /// Malformed contracts, found while indexing.
+    pub findings: Vec<Finding>,
+}
+
+/// Which reuse attribute an attribute is, if any.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum ReuseAttr {
+    Contract,
+    Effect,
+    Allow,
+}
+
+/// `#[reuse::contract]`, or `#[contract]` in a file that imports from `reuse`.
+pub fn reuse_attr(attr: &Attribute, imports_reuse: bool) -> Option<ReuseAttr> {
+    let segs: Vec<String> = attr.path().segments.iter().map(|s| s.ident.to_string()).collect();
+    let last = match segs.as_slice() {
+        [r, last] if r == "reuse" => last,
+        [last] if imports_reuse => last,
+        _ => return None,
+    };
+    match last.as_str() {
+        "contract" => Some(ReuseAttr::Contract),
+        "effect" => Some(ReuseAttr::Effect),
+        "allow" => Some(ReuseAttr::Allow),
+        _ => None,
+    }
+}
+
+/// Turns contract errors (spans of this thread) into findings.
+pub fn error_findings<'a>(file: &'a FileRef, errors: &'a [ContractError]) -> impl Iterator<Item = Finding> + 'a {
+    errors.iter().map(move |e| {
+        let mut f = Finding::new(e.rule, e.message.clone(), Label::new(file, file.range(e.span), "here"));
+        if e.rule.name == "unknown_name" || e.rule.name == "alias_type_mismatch" {
+            f = f.with_help("the macro reports the same error when the crate is compiled");
+        }
+        f
+    })
+}
+
+/// The contract on a function, parsed and validated. Errors become findings.
+pub fn contract_of(attrs: &[Attribute], sig: &syn::Signature, file: &FileRef, imports_reuse: bool, findings: &mut Vec<Finding>) -> Option<(FileContract, Range<usize>)> {
+    let attr = attrs.iter().find(|a| reuse_attr(a, imports_reuse) == Some(ReuseAttr::Contract))?;
+    let tokens = match &attr.meta {
+        syn::Meta::List(list) => list.tokens.clone(),
+        _ => proc_macro2::TokenStream::new(),
+    };
+    let range = file.join(attr.pound_token.span, attr.bracket_token.span.close());
+    match reuse_rules::parse_contract(tokens) {
+        Ok(contract) => {
+            let errors = validate(&contract, sig);
+            findings.extend(error_findings(file, &errors));
+            // A contract with unknown names still says something about the names it got right.
+            Some((contract.map_span(&mut |s| file.range(s)), range))
+        }
+        Err(errors) => {
+            findings.extend(error_findings(file, &errors));
+            None
+        }
+    }
+}
+
+/// Indexes one parsed file. `module` is the file's module path, crate name first.
+pub fn index_file(file: &FileRef, ast: &syn::File, module: &[String], external: bool) -> FileDecls {
+    let imports_reuse = file.text.contains("use reuse::");
+    let mut decls = FileDecls::default();
+    walk_fns(&ast.items, &mut |f: FnItem<'_>| {
+        let mut path: Vec<String> = module.to_vec();
+        path.extend(f.modules.iter().cloned());
+        if let Some(t) = f.self_type {
+            path.push(t.to_string());
+        }
+        path.push(f.sig.ident.to_string());
+        if f.attrs.iter().any(|a| reuse_attr(a, imports_reuse) == Some(ReuseAttr::Effect)) {
+            let range = file.range(f.sig.ident.span());
+            decls.effects.push((f.sig.ident.to_string(), EffectFn { path: path.clone(), file: file.clone(), range }));
+        }
+        if let Some((contract, attr_range)) = contract_of(f.attrs, f.sig, file, imports_reuse, &mut decls.findings) {
+            let params = Params::of(f.sig);
+            decls.fns.push(ContractedFn {
+                name: f.sig.ident.to_string(),
+                self_type: f.self_type.map(str::to_string),
+                path,
+                contract,
+                file: file.clone(),
+                attr_range,
+                params: params.named.iter().map(|(n, _)| n.clone()).collect(),
+                has_receiver: params.has_receiver,
+                external,
+            });
+        }
+    });
+    collect_consts(&ast.items, &mut decls.consts);
+    decls
+}
+
+fn collect_consts(items: &[Item], out: &mut Vec<(String, i128)>) {
+    for item in items {
+        match item {
+            Item::Const(c) => {
+                if let Some(v) = int_value(&c.expr) {
+                    out.push((c.ident.to_string(), v));
+                }
+            }
+            Item::Static(s) => {
+                if let Some(v) = int_value(&s.expr) {
+                    out.push((s.ident.to_string(), v));
+                }
+            }
+            Item::Mod(m) => {
+                if let Some((_, items)) = &m.content {
+                    collect_consts(items, out);
+                }
+            }
+            Item::Impl(imp) => {
+                for it in &imp.items {
+                    if let syn::ImplItem::Const(c) = it {
+                        if let Some(v) = int_value(&c.expr) {
+                            out.push((c.ident.to_string(), v));
+                        }
+                    }
+                }
+            }
+            _ => {}
+        }
+    }
+}
+
+/// The value of an integer literal expression: `0`, `-1`, `(-1)`, `-1i64`, `0 as i64`.
+pub fn int_value(expr: &Expr) -> Option<i128> {
+    match expr {
+        Expr::Lit(l) => match &l.lit {
+            Lit::Int(i) => i.base10_parse().ok(),
+            _ => None,
+        },
+        Expr::Unary(u) if matches!(u.op, UnOp::Neg(_)) => int_value(&u.expr).map(|v| -v),
+        Expr::Paren(p) => int_value(&p.expr),
+        Expr::Group(g) => int_value(&g.expr),
+        Expr::Cast(c) => int_value(&c.expr),
+        _ => None,
+    }
+}
+
+/// Whether the finding's rule is one of the well-formedness rules reported while indexing.
+pub fn is_wellformedness(rule: &reuse_rules::Rule) -> bool {
+    [&catalogue::CONTRACT_SYNTAX, &catalogue::UNKNOWN_NAME, &catalogue::ALIAS_TYPE_MISMATCH].contains(&rule)
+}

@@ -1,0 +1,340 @@
+//! Call-site resolution: which contracted function a call is, from source alone.
+//!
+//! The checker reads source, not types. A call is matched to contracts by name, then narrowed:
+//! - path calls (`kv::write(..)`, `Self::run(..)`, `crate::ops::f(..)`): the first segment is expanded
+//!   through the file's `use` imports, `crate`, `self`, `super` and `Self`, and the contract's path
+//!   must end with the written path;
+//! - plain calls (`f(..)`): an import of `f` decides; otherwise free functions of the current module,
+//!   then of glob imports, then any free function of that name;
+//! - method calls (`x.run(..)`): the receiver's type is known for `self` (the `impl` type), for
+//!   parameters and for `let` bindings with a type annotation or a `Type::new(..)` / `Type { .. }`
+//!   initializer; candidates must be methods of that type (same module first). Unknown receivers
+//!   match every method of that name.
+//!
+//! Limits: trait dispatch, re-exports through `pub use` in other files, macros that generate calls,
+//! and receivers whose type comes from inference are not followed. When several candidates remain
+//! and their contracts differ, the call is reported as `ambiguous_call` rather than guessed.
+
+use std::collections::HashMap;
+
+use syn::visit::Visit;
+use syn::{Expr, FnArg, Pat, Type, UseTree};
+
+use crate::index::{ContractedFn, Index};
+
+/// The `use` imports of a file: local name → full path (crate name first for `crate::`).
+#[derive(Debug, Default)]
+pub struct Imports {
+    names: HashMap<String, Vec<String>>,
+    globs: Vec<Vec<String>>,
+}
+
+impl Imports {
+    pub fn of(items: &[syn::Item], crate_name: &str, module: &[String]) -> Imports {
+        let mut imports = Imports::default();
+        for item in items {
+            if let syn::Item::Use(u) = item {
+                let mut prefix = Vec::new();
+                imports.add_tree(&u.tree, &mut prefix, crate_name, module);
+            }
+        }
+        imports
+    }
+
+    fn add_tree(&mut self, tree: &UseTree, prefix: &mut Vec<String>, crate_name: &str, module: &[String]) {
+        match tree {
+            UseTree::Path(p) => {
+                let pushed = expand_first(&p.ident.to_string(), prefix.is_empty(), crate_name, module);
+                let n = pushed.len();
+                prefix.extend(pushed);
+                self.add_tree(&p.tree, prefix, crate_name, module);
+                prefix.truncate(prefix.len() - n);
+            }
+            UseTree::Name(n) => {
+                let name = n.ident.to_string();
+                if name == "self" {
+                    if let Some(last) = prefix.last() {
+                        self.names.insert(last.clone(), prefix.clone());
+                    }
+                } else {
+                    let mut full = prefix.clone();
+                    full.push(name.clone());
+                    self.names.insert(name, full);
+                }
+            }
+            UseTree::Rename(r) => {
+                let mut full = prefix.clone();
+                full.push(r.ident.to_string());
+                self.names.insert(r.rename.to_string(), full);
+            }
+            UseTree::Glob(_) => self.globs.push(prefix.clone()),
+            UseTree::Group(g) => {
+                for t in &g.items {
+                    self.add_tree(t, prefix, crate_name, module);
+                }
+            }
+        }
+    }
+
+    pub fn get(&self, name: &str) -> Option<&Vec<String>> {
+        self.names.get(name)
+    }
+}
+
+/// `crate` → the crate name, `self` → the module, `super` → its parent; other names unchanged.
+fn expand_first(seg: &str, first: bool, crate_name: &str, module: &[String]) -> Vec<String> {
+    if !first {
+        return vec![seg.to_string()];
+    }
+    match seg {
+        "crate" => vec![crate_name.to_string()],
+        "self" => module.to_vec(),
+        "super" => module[..module.len().saturating_sub(1)].to_vec(),
+        _ => vec![seg.to_string()],
+    }
+}
+
+/// A call expression, unified over `f(..)`, `a::f(..)` and `x.f(..)`.
+pub struct CallSite<'e> {
+    pub name: String,
+    /// The written path of a path call (`["kv", "write"]`); `None` for method calls.
+    pub path: Option<Vec<String>>,
+    pub receiver: Option<&'e Expr>,
+    /// Arguments, receiver excluded (for `Type::method(recv, a)` the receiver is split off once the
+    /// callee is known to take `self`; see [`CallSite::args_for`]).
+    pub args: Vec<&'e Expr>,
+    pub expr: &'e Expr,
+}
+
+impl<'e> CallSite<'e> {
+    pub fn of(expr: &'e Expr) -> Option<CallSite<'e>> {
+        match expr {
+            Expr::Call(c) => {
+                let Expr::Path(p) = &*c.func else { return None };
+                let path: Vec<String> = p.path.segments.iter().map(|s| s.ident.to_string()).collect();
+                Some(CallSite { name: path.last()?.clone(), path: Some(path), receiver: None, args: c.args.iter().collect(), expr })
+            }
+            Expr::MethodCall(m) => Some(CallSite {
+                name: m.method.to_string(),
+                path: None,
+                receiver: Some(&m.receiver),
+                args: m.args.iter().collect(),
+                expr,
+            }),
+            _ => None,
+        }
+    }
+
+    /// The argument passed for a callee's parameter at `position` (receiver excluded).
+    pub fn arg_for(&self, callee: &ContractedFn, position: usize) -> Option<&'e Expr> {
+        let shift = usize::from(self.receiver.is_none() && callee.has_receiver);
+        self.args.get(position + shift).copied()
+    }
+
+    /// The expression passed for a named parameter of the callee.
+    pub fn arg_named(&self, callee: &ContractedFn, name: &str) -> Option<&'e Expr> {
+        self.arg_for(callee, callee.param_position(name)?)
+    }
+}
+
+pub enum Resolution<'i> {
+    None,
+    One(&'i ContractedFn),
+    Ambiguous(Vec<&'i ContractedFn>),
+}
+
+/// Local variable types of one function: parameters and annotated or constructed `let`s.
+#[derive(Default, Debug)]
+pub struct TypeEnv {
+    types: HashMap<String, String>,
+}
+
+impl TypeEnv {
+    pub fn of(sig: &syn::Signature, body: Option<&syn::Block>) -> TypeEnv {
+        let mut env = TypeEnv::default();
+        for input in &sig.inputs {
+            if let FnArg::Typed(pt) = input {
+                if let (Pat::Ident(pi), Some(t)) = (&*pt.pat, type_name(&pt.ty)) {
+                    env.types.insert(pi.ident.to_string(), t);
+                }
+            }
+        }
+        if let Some(body) = body {
+            env.visit_block(body);
+        }
+        env
+    }
+
+    pub fn type_of(&self, var: &str) -> Option<&str> {
+        self.types.get(var).map(String::as_str)
+    }
+}
+
+impl<'ast> Visit<'ast> for TypeEnv {
+    fn visit_local(&mut self, local: &'ast syn::Local) {
+        let (name, ty) = match &local.pat {
+            Pat::Type(pt) => match &*pt.pat {
+                Pat::Ident(pi) => (pi.ident.to_string(), type_name(&pt.ty)),
+                _ => return syn::visit::visit_local(self, local),
+            },
+            Pat::Ident(pi) => {
+                let ty = local.init.as_ref().and_then(|i| constructed_type(&i.expr));
+                (pi.ident.to_string(), ty)
+            }
+            _ => return syn::visit::visit_local(self, local),
+        };
+        if let Some(t) = ty {
+            self.types.insert(name, t);
+        }
+        syn::visit::visit_local(self, local);
+    }
+}
+
+fn type_name(ty: &Type) -> Option<String> {
+    reuse_rules::external::type_name(ty)
+}
+
+/// `Type::new(..)`, `Type::default()`, `Type { .. }`: the type by its last segment.
+fn constructed_type(expr: &Expr) -> Option<String> {
+    match expr {
+        Expr::Call(c) => match &*c.func {
+            Expr::Path(p) if p.path.segments.len() >= 2 => {
+                let seg = &p.path.segments[p.path.segments.len() - 2];
+                seg.ident.to_string().chars().next().filter(|c| c.is_uppercase()).map(|_| seg.ident.to_string())
+            }
+            _ => None,
+        },
+        Expr::Struct(s) => s.path.segments.last().map(|s| s.ident.to_string()),
+        _ => None,
+    }
+}
+
+/// Resolves calls within one file.
+pub struct Resolver<'a> {
+    pub index: &'a Index,
+    pub crate_name: &'a str,
+    /// Full module path, crate name first, inline modules included.
+    pub module: Vec<String>,
+    pub imports: &'a Imports,
+}
+
+impl<'a> Resolver<'a> {
+    pub fn resolve(&self, call: &CallSite, self_type: Option<&str>, env: &TypeEnv) -> Resolution<'a> {
+        let all: Vec<&ContractedFn> = self.index.candidates(&call.name).collect();
+        if all.is_empty() {
+            return Resolution::None;
+        }
+        let narrowed: Vec<&ContractedFn> = match (&call.path, call.receiver) {
+            (Some(path), _) if path.len() >= 2 => self.by_path(&all, path, self_type),
+            (Some(_), _) => self.by_plain_name(&all, &call.name),
+            (None, Some(recv)) => self.by_receiver(&all, recv, self_type, env),
+            (None, None) => all.clone(),
+        };
+        settle(narrowed)
+    }
+
+    fn expand(&self, path: &[String], self_type: Option<&str>) -> Vec<String> {
+        let first = &path[0];
+        let mut out = match first.as_str() {
+            "Self" => {
+                let mut p = self.module.clone();
+                p.extend(self_type.map(str::to_string));
+                p
+            }
+            "crate" | "self" | "super" => expand_first(first, true, self.crate_name, &self.module[1..]).into_iter().collect(),
+            _ => self.imports.get(first).cloned().unwrap_or_else(|| vec![first.clone()]),
+        };
+        if first == "self" || first == "super" {
+            out.insert(0, self.crate_name.to_string());
+        }
+        out.extend(path[1..].iter().cloned());
+        out
+    }
+
+    fn by_path<'i>(&self, all: &[&'i ContractedFn], path: &[String], self_type: Option<&str>) -> Vec<&'i ContractedFn> {
+        let full = self.expand(path, self_type);
+        let exact: Vec<&ContractedFn> = all.iter().copied().filter(|f| f.path.ends_with(&full)).collect();
+        if !exact.is_empty() {
+            return exact;
+        }
+        // `Type::method` where `Type` is defined in this module or imported under another path.
+        let tail = &path[path.len() - 2..];
+        let loose: Vec<&ContractedFn> = all.iter().copied().filter(|f| f.path.ends_with(tail)).collect();
+        prefer_module(loose, &self.module)
+    }
+
+    fn by_plain_name<'i>(&self, all: &[&'i ContractedFn], name: &str) -> Vec<&'i ContractedFn> {
+        let free: Vec<&ContractedFn> = all.iter().copied().filter(|f| f.self_type.is_none()).collect();
+        if let Some(full) = self.imports.get(name) {
+            let imported: Vec<&ContractedFn> = free.iter().copied().filter(|f| f.path.ends_with(full)).collect();
+            if !imported.is_empty() {
+                return imported;
+            }
+        }
+        let here: Vec<&ContractedFn> = free.iter().copied().filter(|f| f.path[..f.path.len() - 1] == self.module[..]).collect();
+        if !here.is_empty() {
+            return here;
+        }
+        let globbed: Vec<&ContractedFn> =
+            free.iter().copied().filter(|f| self.imports.globs.iter().any(|g| f.path[..f.path.len() - 1].ends_with(g))).collect();
+        if !globbed.is_empty() {
+            return globbed;
+        }
+        free
+    }
+
+    fn by_receiver<'i>(&self, all: &[&'i ContractedFn], recv: &Expr, self_type: Option<&str>, env: &TypeEnv) -> Vec<&'i ContractedFn> {
+        let methods: Vec<&ContractedFn> = all.iter().copied().filter(|f| f.has_receiver).collect();
+        let recv_ty = match strip(recv) {
+            Expr::Path(p) if p.path.is_ident("self") => self_type.map(str::to_string),
+            Expr::Path(p) => p.path.get_ident().and_then(|i| env.type_of(&i.to_string())).map(str::to_string),
+            _ => None,
+        };
+        let Some(ty) = recv_ty else { return methods };
+        let typed: Vec<&ContractedFn> = methods.iter().copied().filter(|f| f.self_type.as_deref() == Some(ty.as_str())).collect();
+        if let Some(full) = self.imports.get(&ty) {
+            let imported: Vec<&ContractedFn> = typed.iter().copied().filter(|f| f.path[..f.path.len() - 1].ends_with(full)).collect();
+            if !imported.is_empty() {
+                return imported;
+            }
+        }
+        prefer_module(typed, &self.module)
+    }
+}
+
+/// Candidates declared in `module` if there are any, else all.
+fn prefer_module<'i>(cands: Vec<&'i ContractedFn>, module: &[String]) -> Vec<&'i ContractedFn> {
+    let here: Vec<&ContractedFn> = cands.iter().copied().filter(|f| f.path.starts_with(module) && f.path.len() <= module.len() + 2).collect();
+    if here.is_empty() {
+        cands
+    } else {
+        here
+    }
+}
+
+/// One candidate, or several whose contracts say the same thing: no ambiguity that matters.
+fn settle(cands: Vec<&ContractedFn>) -> Resolution<'_> {
+    match cands.len() {
+        0 => Resolution::None,
+        1 => Resolution::One(cands[0]),
+        _ => {
+            let first = cands[0].contract.to_string();
+            if cands.iter().all(|c| c.contract.to_string() == first && c.params == cands[0].params) {
+                Resolution::One(cands[0])
+            } else {
+                Resolution::Ambiguous(cands)
+            }
+        }
+    }
+}
+
+/// Strips `&`, `&mut`, `*`, parentheses and groups.
+pub fn strip(expr: &Expr) -> &Expr {
+    match expr {
+        Expr::Reference(r) => strip(&r.expr),
+        Expr::Paren(p) => strip(&p.expr),
+        Expr::Group(g) => strip(&g.expr),
+        Expr::Unary(u) if matches!(u.op, syn::UnOp::Deref(_)) => strip(&u.expr),
+        _ => expr,
+    }
+}

@@ -1,0 +1,36 @@
+//! Check for `effect_order`: preserved effects that run out of the declared order, or more than
+//! once, on a path.
+
+use std::ops::Range;
+
+use crate::analysis::FnCtx;
+use crate::finding::{Finding, Label};
+use crate::flow::Exit;
+use reuse_rules::catalogue::EFFECT_ORDER;
+use reuse_rules::contract::{Clause, Effect};
+
+use super::hit_skips_effect::describe_exit;
+
+pub(super) fn check(ctx: &FnCtx, clause: &Clause<Range<usize>>, effects: &[Effect<Range<usize>>], exits: &[Exit], out: &mut Vec<Finding>) {
+    for exit in exits {
+        let problem = exit.traces.iter().find_map(|trace| {
+            if let Some(dup) = (0..effects.len() as u8).find(|i| trace.iter().filter(|t| *t == i).count() > 1) {
+                return Some(format!("`{}` runs more than once", effects[dup as usize].name()));
+            }
+            trace.windows(2).find(|w| w[0] > w[1]).map(|w| {
+                format!("`{}` runs before `{}`", effects[w[1] as usize].name(), effects[w[0] as usize].name())
+            })
+        });
+        let Some(problem) = problem else { continue };
+        let order: Vec<&str> = effects.iter().map(|e| e.name()).collect();
+        out.push(
+            Finding::new(
+                &EFFECT_ORDER,
+                format!("preserved effects run out of order on {}: {problem}", describe_exit(exit.kind)),
+                Label::new(ctx.file, ctx.file.join(exit.span.0, exit.span.1), format!("returns after {problem}")),
+            )
+            .with_secondary(Label::new(ctx.file, clause.keyword.span.start..clause.end.end, "the declared order"))
+            .with_help(format!("call the effects once each, in the order {}", order.join(", "))),
+        );
+    }
+}

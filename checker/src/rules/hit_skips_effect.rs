@@ -1,0 +1,77 @@
+//! Check for `hit_skips_effect`: a normally-returning path of a function with `preserves(...)`
+//! that does not call every preserved effect.
+
+use std::ops::Range;
+
+use syn::Expr;
+
+use super::names;
+use crate::analysis::{FnCtx};
+use crate::finding::{Finding, Label};
+use crate::flow::{exits, Exit, ExitKind};
+use crate::resolve::CallSite;
+use reuse_rules::catalogue::HIT_SKIPS_EFFECT;
+use reuse_rules::contract::{Clause, Effect};
+
+/// The exits of the body with the preserved effects each path ran. A call of a function whose own
+/// contract preserves some of the same effects counts as running them, in its order.
+pub(super) fn effect_exits(ctx: &FnCtx, effects: &[Effect<Range<usize>>]) -> Vec<Exit> {
+    let position = |name: &str| effects.iter().position(|e| e.name() == name).map(|i| i as u8);
+    let of_call = |e: &Expr| -> Vec<u8> {
+        let Some(call) = CallSite::of(e) else { return Vec::new() };
+        if let Some(i) = position(&call.name) {
+            return vec![i];
+        }
+        match ctx.resolve(&call) {
+            crate::resolve::Resolution::One(callee) => callee
+                .contract
+                .preserves()
+                .map(|(_, theirs)| theirs.iter().filter_map(|e| position(e.name())).collect())
+                .unwrap_or_default(),
+            _ => Vec::new(),
+        }
+    };
+    exits(ctx.body, &of_call)
+}
+
+pub(super) fn describe_exit(kind: ExitKind) -> &'static str {
+    match kind {
+        ExitKind::Return => "this return",
+        ExitKind::Try => "this `?`",
+        ExitKind::Tail => "this path",
+    }
+}
+
+pub(super) fn check(ctx: &FnCtx, clause: &Clause<Range<usize>>, effects: &[Effect<Range<usize>>], exits: &[Exit], out: &mut Vec<Finding>) {
+    for exit in exits {
+        let missing: Vec<&str> = effects
+            .iter()
+            .enumerate()
+            .filter(|(i, _)| exit.traces.iter().any(|t| !t.contains(&(*i as u8))))
+            .map(|(_, e)| e.name())
+            .collect();
+        if missing.is_empty() {
+            continue;
+        }
+        let range = ctx.file.join(exit.span.0, exit.span.1);
+        let what = describe_exit(exit.kind);
+        let all: Vec<&str> = effects.iter().map(|e| e.name()).collect();
+        out.push(
+            Finding::new(
+                &HIT_SKIPS_EFFECT,
+                format!("{what} skips the preserved effect{} {}", if missing.len() > 1 { "s" } else { "" }, names(&missing)),
+                Label::new(ctx.file, range, format!("returns without calling {}", names(&missing))),
+            )
+            .with_secondary(Label::new(
+                ctx.file,
+                clause.keyword.span.start..clause.end.end,
+                "the contract requires these effects on every path, hit or miss",
+            ))
+            .with_help(format!(
+                "call {} on this path too, in the declared order ({}); or run them once around the cache lookup",
+                names(&missing),
+                all.join(", ")
+            )),
+        );
+    }
+}

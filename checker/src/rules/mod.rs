@@ -1,0 +1,79 @@
+//! The checks, one file per rule. The rule's documentation (its `--explain` text) is the doc
+//! comment of its declaration in `reuse-rules`' catalogue; the file here is the check.
+
+mod ambiguous_call;
+mod effect_order;
+mod forbidden_write;
+mod hit_skips_effect;
+mod memoized_effect;
+mod pad_to_null_block;
+mod stale_key;
+mod undeclared_write;
+mod use_after_donate;
+
+use syn::visit::Visit;
+use syn::Expr;
+
+use crate::analysis::FnCtx;
+use crate::finding::Finding;
+
+/// Runs every rule on one function.
+pub fn check_fn(ctx: &FnCtx, out: &mut Vec<Finding>) {
+    if let Some(contract) = ctx.contract {
+        if let Some((clause, effects)) = contract.preserves() {
+            let exits = hit_skips_effect::effect_exits(ctx, effects);
+            hit_skips_effect::check(ctx, clause, effects, &exits, out);
+            effect_order::check(ctx, clause, effects, &exits, out);
+        }
+        stale_key::check(ctx, contract, out);
+        forbidden_write::check_body(ctx, contract, out);
+        undeclared_write::check(ctx, contract, out);
+    }
+    let calls = calls_in(ctx.body);
+    memoized_effect::check(ctx, &calls, out);
+    pad_to_null_block::check(ctx, &calls, out);
+    use_after_donate::check(ctx, &calls, out);
+    ambiguous_call::check(ctx, &calls, out);
+}
+
+/// Every call and method call of a body, closures and nested blocks included, in source order.
+pub fn calls_in(body: &syn::Block) -> Vec<&Expr> {
+    let mut v = Calls(Vec::new());
+    v.visit_block(body);
+    v.0
+}
+
+/// Every call and method call within an expression, itself included.
+pub fn calls_in_expr(e: &Expr) -> Vec<&Expr> {
+    let mut v = Calls(Vec::new());
+    v.visit_expr(e);
+    v.0
+}
+
+struct Calls<'ast>(Vec<&'ast Expr>);
+
+impl<'ast> Visit<'ast> for Calls<'ast> {
+    fn visit_expr(&mut self, e: &'ast Expr) {
+        if matches!(e, Expr::Call(_) | Expr::MethodCall(_)) {
+            self.0.push(e);
+        }
+        syn::visit::visit_expr(self, e);
+    }
+    // Nested functions are bodies of their own.
+    fn visit_item(&mut self, _: &'ast syn::Item) {}
+}
+
+/// The text of an expression with whitespace removed (`self.plans`, `metadata.slot_mapping`).
+pub fn expr_text(e: &Expr) -> String {
+    quote::ToTokens::to_token_stream(e).to_string().replace(' ', "")
+}
+
+/// A list of names for messages: `a`, `b` and `c`.
+pub fn names(items: &[&str]) -> String {
+    let quoted: Vec<String> = items.iter().map(|s| format!("`{s}`")).collect();
+    match quoted.len() {
+        0 => String::new(),
+        1 => quoted[0].clone(),
+        n => format!("{} and {}", quoted[..n - 1].join(", "), quoted[n - 1]),
+    }
+}

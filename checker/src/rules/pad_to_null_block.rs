@@ -1,0 +1,325 @@
+//! Check for `pad_to_null_block`: at a call of a function with `writes(P[IDX], skip = S)`, the
+//! argument passed for IDX is followed back through the caller to where it was built, and every
+//! place that fills it with 0 (or another position of the null block) instead of S is reported.
+//!
+//! Followed: the argument itself (through `&`, slicing, `.as_slice()`), a field of a local built from
+//! other locals (`metadata.slot_mapping` where `metadata = build(&slot_mapping, ..)`), and the
+//! local's initializer and the mutations before the call. Persistent buffers (`self.field`) are
+//! checked on dummy and padding paths (functions named `dummy`, `pad`, `warmup`, `profile`,
+//! `capture`): they must be reset to S before the call.
+
+use std::collections::HashSet;
+use std::ops::Range;
+
+use syn::visit::Visit;
+use syn::{Expr, Pat};
+
+use super::{calls_in, calls_in_expr, expr_text};
+use crate::analysis::{clause_label, FnCtx};
+use crate::finding::{Finding, Fix, Label};
+use crate::index::ContractedFn;
+use crate::resolve::strip;
+use reuse_rules::catalogue::PAD_TO_NULL_BLOCK;
+use reuse_rules::contract::{Bound, Clause, RegionIndex, Sentinel};
+
+/// Functions on which a persistent index buffer is expected to hold padding only.
+const DUMMY_PATH_WORDS: &[&str] = &["dummy", "pad", "warmup", "profile", "capture"];
+/// Methods that read a buffer's shape, not its entries.
+const SHAPE_METHODS: &[&str] = &["len", "is_empty", "capacity"];
+
+/// What the callee's contract says about one index argument.
+struct WriteIndex<'a> {
+    callee: &'a ContractedFn,
+    clause: &'a Clause<Range<usize>>,
+    /// The sentinel as written (`PAD_SLOT_ID`, `-1`) and its value when known.
+    sentinel_text: String,
+    sentinel: Option<i128>,
+    /// Positions that belong to the null block (0, and the callee's forbidden region of P).
+    null: Vec<(i128, i128)>,
+    param: String,
+}
+
+impl WriteIndex<'_> {
+    fn is_null(&self, v: i128) -> bool {
+        Some(v) != self.sentinel && self.null.iter().any(|(a, b)| (*a..*b).contains(&v))
+    }
+}
+
+pub(super) fn check(ctx: &FnCtx, calls: &[&Expr], out: &mut Vec<Finding>) {
+    let mut seen = HashSet::new();
+    for &call in calls {
+        let Some((site, callee)) = ctx.callee(call) else { continue };
+        for (clause, target, skip) in callee.contract.writes() {
+            let Some(skip) = skip else { continue };
+            let sentinel = match skip {
+                Sentinel::Int { value, .. } => Some(*value as i128),
+                Sentinel::Const(p) => ctx.index.const_value(p.last_name()),
+            };
+            let mut null = vec![(0, 1)];
+            for (_, region) in callee.contract.forbidden_regions() {
+                if region.place.to_string() == target.place.to_string() {
+                    null.extend(region_bounds(ctx, &region.index));
+                }
+            }
+            let w = WriteIndex { callee, clause, sentinel_text: skip.to_string(), sentinel, null, param: target.index.to_string() };
+            let Some(arg) = site.arg_named(callee, target.index.root_name()) else { continue };
+            for finding in check_arg(ctx, call, arg, &w) {
+                if seen.insert((finding.primary.range.clone(), finding.message.clone())) {
+                    out.push(finding);
+                }
+            }
+        }
+    }
+}
+
+fn region_bounds(ctx: &FnCtx, index: &RegionIndex<Range<usize>>) -> Option<(i128, i128)> {
+    let value = |b: &Bound<Range<usize>>| match b {
+        Bound::Int { value, .. } => Some(*value),
+        Bound::Const(p) => ctx.index.const_value(p.last_name()),
+    };
+    match index {
+        RegionIndex::At(b) => value(b).map(|v| (v, v + 1)),
+        RegionIndex::Range { start, end, inclusive, .. } => {
+            let s = match start {
+                Some(b) => value(b)?,
+                None => 0,
+            };
+            let e = match end {
+                Some(b) => value(b)? + i128::from(*inclusive),
+                None => i128::MAX,
+            };
+            Some((s, e))
+        }
+    }
+}
+
+/// The buffer an argument designates: `&x[..n]` → `x`, `x.as_slice()` → `x`, `&m.f` → `m.f`.
+fn buffer_of(e: &Expr) -> &Expr {
+    match strip(e) {
+        Expr::Index(i) if matches!(strip(&i.index), Expr::Range(_)) => buffer_of(&i.expr),
+        Expr::MethodCall(m) if ["as_slice", "as_ref", "as_mut_slice", "as_mut"].contains(&m.method.to_string().as_str()) => buffer_of(&m.receiver),
+        other => other,
+    }
+}
+
+fn check_arg(ctx: &FnCtx, call: &Expr, arg: &Expr, w: &WriteIndex) -> Vec<Finding> {
+    let mut out = Vec::new();
+    let call_pos = ctx.expr_range(call).start;
+    // A fallback right in the argument.
+    fallbacks(ctx, arg, w, &mut out);
+    let buffer = buffer_of(arg);
+    let text = expr_text(buffer);
+    if text.starts_with("self.") {
+        persistent(ctx, call, arg, &text, w, &mut out);
+        return out;
+    }
+    let root = text.split('.').next().unwrap_or("").to_string();
+    let mut sources = vec![root.clone()];
+    if text.contains('.') {
+        // `metadata.slot_mapping`: also the locals `metadata` was built from.
+        if let Some(def) = last_def(ctx, &root, call_pos) {
+            sources.extend(mentioned_locals(def.init));
+        }
+    }
+    for name in sources {
+        if let Some(def) = last_def(ctx, &name, call_pos) {
+            local_buffer(ctx, &name, &def, call_pos, w, &mut out);
+        }
+    }
+    out
+}
+
+struct Def<'a> {
+    init: &'a Expr,
+    /// Where the binding statement ends: uses come after.
+    end: usize,
+}
+
+/// The last `let name = init` before `pos`.
+fn last_def<'a>(ctx: &FnCtx<'a>, name: &str, pos: usize) -> Option<Def<'a>> {
+    struct Lets<'ast>(Vec<(&'ast syn::Local, String)>);
+    impl<'ast> Visit<'ast> for Lets<'ast> {
+        fn visit_local(&mut self, l: &'ast syn::Local) {
+            let pat = match &l.pat {
+                Pat::Type(pt) => &*pt.pat,
+                p => p,
+            };
+            if let Pat::Ident(pi) = pat {
+                self.0.push((l, pi.ident.to_string()));
+            }
+            syn::visit::visit_local(self, l);
+        }
+    }
+    let mut v = Lets(Vec::new());
+    v.visit_block(ctx.body);
+    v.0.into_iter()
+        .filter(|(_, n)| n == name)
+        .filter_map(|(l, _)| {
+            let init = &l.init.as_ref()?.expr;
+            let end = ctx.range(l.semi_token.span).end;
+            (end <= pos).then_some(Def { init, end })
+        })
+        .next_back()
+}
+
+/// Locals mentioned by name in an expression.
+fn mentioned_locals(e: &Expr) -> Vec<String> {
+    struct Names(Vec<String>);
+    impl<'ast> Visit<'ast> for Names {
+        fn visit_expr_path(&mut self, p: &'ast syn::ExprPath) {
+            if let Some(i) = p.path.get_ident() {
+                self.0.push(i.to_string());
+            }
+        }
+    }
+    let mut v = Names(Vec::new());
+    v.visit_expr(e);
+    v.0
+}
+
+/// A zero-filled initializer: `vec![0; n]`, `[0; N]`, `zeros(..)`. Returns the zero expression range.
+fn zero_fill(ctx: &FnCtx, init: &Expr, w: &WriteIndex) -> Option<(Range<usize>, String)> {
+    match strip(init) {
+        Expr::Macro(m) if m.mac.path.is_ident("vec") => {
+            let tokens = &m.mac.tokens;
+            let repeat: syn::ExprRepeat = syn::parse2(quote::quote!([#tokens])).ok()?;
+            let v = ctx.int_value(&repeat.expr)?;
+            w.is_null(v).then(|| (ctx.expr_range(&repeat.expr), expr_text(&repeat.expr)))
+        }
+        Expr::Repeat(r) => {
+            let v = ctx.int_value(&r.expr)?;
+            w.is_null(v).then(|| (ctx.expr_range(&r.expr), expr_text(&r.expr)))
+        }
+        other => calls_in_expr(other).into_iter().find_map(|c| {
+            let name = crate::resolve::CallSite::of(c)?.name;
+            name.contains("zeros").then(|| (ctx.expr_range(c), name))
+        }),
+    }
+}
+
+fn local_buffer(ctx: &FnCtx, name: &str, def: &Def, call_pos: usize, w: &WriteIndex, out: &mut Vec<Finding>) {
+    fallbacks(ctx, def.init, w, out);
+    let mutations: Vec<&Expr> = calls_in(ctx.body)
+        .into_iter()
+        .filter(|c| matches!(c, Expr::MethodCall(m) if expr_text(strip(&m.receiver)) == name))
+        .filter(|c| {
+            let r = ctx.expr_range(c);
+            r.start >= def.end && r.start < call_pos
+        })
+        .collect();
+    let mut reset_at = None;
+    let mut mutation_receivers = Vec::new();
+    for m in &mutations {
+        let Expr::MethodCall(mc) = m else { continue };
+        let method = mc.method.to_string();
+        let value = match method.as_str() {
+            "push" | "fill" => mc.args.first(),
+            "resize" => mc.args.get(1),
+            _ => None,
+        };
+        if let Some(value) = value {
+            mutation_receivers.push(ctx.expr_range(&mc.receiver).start);
+            match ctx.int_value(value) {
+                Some(v) if w.is_null(v) => out.push(zero_finding(ctx, ctx.expr_range(value), &expr_text(value), name, w, format!("`{method}` puts {} into `{name}`", expr_text(value)))),
+                Some(v) if Some(v) == w.sentinel && method == "fill" => reset_at = reset_at.or(Some(ctx.expr_range(m).start)),
+                _ => {}
+            }
+        } else if SHAPE_METHODS.contains(&method.as_str()) || ["extend", "extend_from_slice", "truncate", "clear", "reserve"].contains(&method.as_str()) {
+            mutation_receivers.push(ctx.expr_range(&mc.receiver).start);
+        }
+    }
+    let Some((zero_range, zero_text)) = zero_fill(ctx, def.init, w) else { return };
+    let first_use = uses_of(ctx, name).into_iter().filter(|p| *p >= def.end && *p < call_pos && !mutation_receivers.contains(p)).min();
+    let mut finding = zero_finding(ctx, zero_range, &zero_text, name, w, format!("`{name}` starts filled with {zero_text}"));
+    match (reset_at, first_use) {
+        (Some(r), Some(u)) if r < u => return,
+        (Some(r), None) if r < call_pos => return,
+        (Some(r), Some(u)) => {
+            finding = finding
+                .with_secondary(Label::new(ctx.file, r..r + name.len(), format!("the reset to {} comes only here", w.sentinel_text)))
+                .with_secondary(Label::new(ctx.file, u..u + name.len(), "after the buffer was already used here"))
+                .with_note(format!("a reset placed after `{name}` was used leaves whatever was built from it with the zeros"));
+        }
+        _ => {}
+    }
+    out.push(finding);
+}
+
+/// Positions where `name` is mentioned.
+fn uses_of(ctx: &FnCtx, name: &str) -> Vec<usize> {
+    struct Uses<'c, 'a>(&'c FnCtx<'a>, &'c str, Vec<usize>);
+    impl<'ast> Visit<'ast> for Uses<'_, '_> {
+        fn visit_expr_path(&mut self, p: &'ast syn::ExprPath) {
+            if p.path.is_ident(self.1) {
+                self.2.push(self.0.range(p.path.segments[0].ident.span()).start);
+            }
+        }
+    }
+    let mut v = Uses(ctx, name, Vec::new());
+    v.visit_block(ctx.body);
+    v.2
+}
+
+/// `unwrap_or(0)` and `unwrap_or_default()` fallbacks inside an expression.
+fn fallbacks(ctx: &FnCtx, e: &Expr, w: &WriteIndex, out: &mut Vec<Finding>) {
+    for c in calls_in_expr(e) {
+        let Expr::MethodCall(m) = c else { continue };
+        let method = m.method.to_string();
+        let zero = match method.as_str() {
+            "unwrap_or" => m.args.first().filter(|a| ctx.int_value(a).is_some_and(|v| w.is_null(v))).map(|a| (ctx.expr_range(a), expr_text(a))),
+            "unwrap_or_default" => Some((ctx.range(m.method.span()).start..ctx.expr_range(c).end, "unwrap_or_default()".into())),
+            _ => None,
+        };
+        if let Some((range, text)) = zero {
+            let mut f = zero_finding(ctx, range.clone(), &text, &w.param, w, format!("the `{method}` fallback is 0"));
+            if method == "unwrap_or_default" {
+                f.fix = Some(Fix { message: format!("use `unwrap_or({})`", w.sentinel_text), range, replacement: format!("unwrap_or({})", w.sentinel_text) });
+            }
+            out.push(f);
+        }
+    }
+}
+
+fn persistent(ctx: &FnCtx, call: &Expr, arg: &Expr, field: &str, w: &WriteIndex, out: &mut Vec<Finding>) {
+    let fn_name = ctx.sig.ident.to_string().to_lowercase();
+    if !DUMMY_PATH_WORDS.iter().any(|word| fn_name.contains(word)) {
+        return;
+    }
+    let call_pos = ctx.expr_range(call).start;
+    let reset = calls_in(ctx.body).into_iter().any(|c| {
+        matches!(c, Expr::MethodCall(m) if m.method == "fill"
+            && expr_text(buffer_of(&m.receiver)) == field
+            && m.args.first().and_then(|a| ctx.int_value(a)) == w.sentinel
+            && w.sentinel.is_some())
+            && ctx.expr_range(c).start < call_pos
+    });
+    if reset {
+        return;
+    }
+    out.push(
+        Finding::new(
+            &PAD_TO_NULL_BLOCK,
+            format!(
+                "the persistent buffer `{field}` is passed as `{}` of `{}` on a dummy path without a reset to {}",
+                w.param, w.callee.name, w.sentinel_text
+            ),
+            ctx.label(arg, format!("still holds the last step's slots or its initial zeros")),
+        )
+        .with_secondary(clause_label(w.callee, w.clause, format!("`{}` skips only entries equal to {}", w.callee.name, w.sentinel_text)))
+        .with_help(format!("reset it first: `{field}.fill({});`", w.sentinel_text)),
+    );
+}
+
+fn zero_finding(ctx: &FnCtx, range: Range<usize>, zero: &str, buffer: &str, w: &WriteIndex, label: String) -> Finding {
+    Finding::new(
+        &PAD_TO_NULL_BLOCK,
+        format!(
+            "`{buffer}` is passed as `{}` of `{}`, whose padding must be {}; {zero} maps a row into the null block",
+            w.param, w.callee.name, w.sentinel_text
+        ),
+        Label::new(ctx.file, range.clone(), label),
+    )
+    .with_secondary(clause_label(w.callee, w.clause, format!("`{}` skips only entries equal to {}", w.callee.name, w.sentinel_text)))
+    .with_help(format!("pad with {} so the kernel skips these rows", w.sentinel_text))
+    .with_fix(Fix { message: format!("replace with {}", w.sentinel_text), range, replacement: w.sentinel_text.clone() })
+}

@@ -1,0 +1,86 @@
+//! Every rule on every fixture: the findings of a check of `fixtures/` must be exactly the
+//! expectations written inline in the fixture sources (`//~ rule` on the flagged line, `//~^ rule`
+//! on the line below it). Any missing or extra finding fails, with the list of differences.
+
+use std::collections::BTreeSet;
+use std::path::{Path, PathBuf};
+
+use reuse_check::workspace::Target;
+
+fn fixtures_dir() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("../fixtures")
+}
+
+/// `(file relative to fixtures/, 1-based line, rule)` for each inline expectation.
+fn expectations(dir: &Path) -> BTreeSet<(String, usize, String)> {
+    let mut out = BTreeSet::new();
+    let mut stack = vec![dir.to_path_buf()];
+    while let Some(d) = stack.pop() {
+        for entry in std::fs::read_dir(&d).unwrap() {
+            let path = entry.unwrap().path();
+            if path.is_dir() {
+                if path.file_name().is_some_and(|n| n != "target") {
+                    stack.push(path);
+                }
+                continue;
+            }
+            if path.extension().is_none_or(|e| e != "rs") {
+                continue;
+            }
+            let rel = path.strip_prefix(dir).unwrap().to_string_lossy().replace('\\', "/");
+            for (i, line) in std::fs::read_to_string(&path).unwrap().lines().enumerate() {
+                let Some(pos) = line.find("//~") else { continue };
+                let rest = &line[pos + 3..];
+                let (above, rest) = match rest.strip_prefix('^') {
+                    Some(r) => (true, r),
+                    None => (false, rest),
+                };
+                let rules: Vec<&str> = rest.split_whitespace().collect();
+                if rules.is_empty() || !rules.iter().all(|r| reuse_rules::catalogue::find(r).is_some()) {
+                    continue; // prose that mentions the syntax
+                }
+                let line_no = if above { i } else { i + 1 };
+                for r in rules {
+                    out.insert((rel.clone(), line_no, r.to_string()));
+                }
+            }
+        }
+    }
+    out
+}
+
+#[test]
+fn every_rule_on_every_fixture() {
+    let dir = fixtures_dir();
+    let report = reuse_check::check(&Target { path: Some(dir.clone()), ..Target::default() }).expect("fixtures are checkable");
+    let actual: BTreeSet<(String, usize, String)> =
+        report.findings.iter().map(|f| (f.primary.file.rel_path.clone(), f.line(), f.rule.name.to_string())).collect();
+    let expected = expectations(&dir);
+    let missing: Vec<_> = expected.difference(&actual).collect();
+    let extra: Vec<_> = actual.difference(&expected).collect();
+    let describe = |items: &[&(String, usize, String)]| items.iter().map(|(f, l, r)| format!("  {f}:{l} {r}")).collect::<Vec<_>>().join("\n");
+    assert!(
+        missing.is_empty() && extra.is_empty(),
+        "missing findings:\n{}\nextra findings:\n{}",
+        describe(&missing),
+        describe(&extra)
+    );
+    // Every rule the checker reports has a fixture that shows it.
+    let covered: BTreeSet<&str> = expected.iter().map(|(_, _, r)| r.as_str()).collect();
+    for rule in reuse_rules::catalogue::ALL.iter().filter(|r| r.found_by.contains(&reuse_rules::catalogue::FoundBy::Checker)) {
+        assert!(covered.contains(rule.name), "no fixture expects `{}`", rule.name);
+    }
+}
+
+#[test]
+fn correct_variants_are_clean() {
+    let dir = fixtures_dir();
+    let report = reuse_check::check(&Target { path: Some(dir), ..Target::default() }).unwrap();
+    let dirty: Vec<String> = report
+        .findings
+        .iter()
+        .filter(|f| f.primary.file.rel_path.ends_with("/correct.rs"))
+        .map(|f| format!("{}:{} {}", f.primary.file.rel_path, f.line(), f.rule.name))
+        .collect();
+    assert!(dirty.is_empty(), "{dirty:?}");
+}

@@ -1,0 +1,10 @@
+// `writes` needs the index parameter: `key_cache, skip = -1` is rejected where `[` was expected.
+
+#[reuse::contract(writes(key_cache, skip = -1))]
+fn reshape_and_cache(key_cache: &mut [f32], slot_mapping: &[i64]) {
+    let _ = (key_cache, slot_mapping);
+}
+
+fn main() {
+    reshape_and_cache(&mut [0.0; 4], &[1, -1]);
+}
