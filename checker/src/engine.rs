@@ -96,12 +96,84 @@ pub fn read_jobs(ws: &Workspace) -> (Vec<FileJob>, Vec<String>) {
     (jobs, errors)
 }
 
-/// Checks the jobs of a workspace. `overrides` replaces the text of some files (editor buffers).
+/// Checks the jobs of a workspace.
 pub fn check_jobs(jobs: &[FileJob], root: &Path) -> Report {
-    let index = build_index(jobs);
-    let (findings, parsed) = analyze(jobs, &index.0, index.1);
+    let (index, index_findings) = build_index(jobs);
+    let (findings, parsed) = analyze(jobs, &index, &index_findings);
     let lines = jobs.iter().map(|j| j.file.line_count()).sum();
     Report { findings, stats: Stats { files: jobs.len(), lines, parsed }, root: root.to_path_buf() }
+}
+
+/// A workspace kept in memory between checks (the language server): files can be replaced by
+/// editor buffers and re-checked one at a time against the index of the whole workspace.
+pub struct Session {
+    pub root: PathBuf,
+    jobs: Vec<FileJob>,
+    index: Index,
+    index_findings: HashMap<String, Vec<Finding>>,
+}
+
+impl Session {
+    pub fn open(target: &crate::workspace::Target) -> Result<Session, crate::workspace::DiscoverError> {
+        let ws = crate::workspace::discover(target)?;
+        let (jobs, _unreadable) = read_jobs(&ws);
+        let (index, index_findings) = build_index(&jobs);
+        Ok(Session { root: ws.root, jobs, index, index_findings })
+    }
+
+    pub fn index(&self) -> &Index {
+        &self.index
+    }
+
+    pub fn file(&self, path: &Path) -> Option<&FileRef> {
+        self.jobs.iter().find(|j| j.file.path == path).map(|j| &j.file)
+    }
+
+    /// Replaces (or adds) a file's text and returns its findings. The index is rebuilt only when the
+    /// old or the new text can declare contracts or effects: a changed contract changes its callers.
+    pub fn update(&mut self, path: &Path, text: String) -> Vec<Finding> {
+        let declares = |t: &str| DECL_MARKERS.iter().any(|m| t.contains(m));
+        let pos = match self.jobs.iter().position(|j| j.file.path == path) {
+            Some(p) => p,
+            None => {
+                let (crate_name, module, config) = self.placement(path);
+                let rel = rel_path(&self.root, path);
+                self.jobs.push(FileJob { file: Arc::new(SourceFile::new(path.to_path_buf(), rel, String::new())), crate_name, module, config, external: false });
+                self.jobs.len() - 1
+            }
+        };
+        let old = &self.jobs[pos];
+        let reindex = declares(&old.file.text) || declares(&text);
+        let file = Arc::new(SourceFile::new(path.to_path_buf(), old.file.rel_path.clone(), text));
+        self.jobs[pos].file = file;
+        if reindex {
+            let (index, index_findings) = build_index(&self.jobs);
+            self.index = index;
+            self.index_findings = index_findings;
+        }
+        let job = self.jobs[pos].clone();
+        check_one(&job, &self.index, &self.index_findings)
+    }
+
+    /// Findings of one file as it is now.
+    pub fn check_file(&self, path: &Path) -> Vec<Finding> {
+        self.jobs.iter().find(|j| j.file.path == path).map(|j| check_one(j, &self.index, &self.index_findings)).unwrap_or_default()
+    }
+
+    /// Crate, module and config for a file the session did not know (a new file in the editor).
+    fn placement(&self, path: &Path) -> (String, Vec<String>, Arc<Config>) {
+        let sibling = self.jobs.iter().filter(|j| !j.external).max_by_key(|j| {
+            j.file.path.components().zip(path.components()).take_while(|(a, b)| a == b).count()
+        });
+        match sibling {
+            Some(j) => (j.crate_name.clone(), vec![j.crate_name.clone()], j.config.clone()),
+            None => ("crate".into(), vec!["crate".into()], Arc::new(Config::default())),
+        }
+    }
+
+    pub fn check_all(&self) -> Report {
+        check_jobs(&self.jobs, &self.root)
+    }
 }
 
 /// Phase 1: the index, and the well-formedness findings of each file (by workspace-relative path).
@@ -140,38 +212,64 @@ fn forget_spans() {
 }
 
 /// Phases 2 and 3.
-fn analyze(jobs: &[FileJob], index: &Index, mut index_findings: HashMap<String, Vec<Finding>>) -> (Vec<Finding>, usize) {
-    let mut markers = index.interesting_names();
-    markers.extend(SUPPRESSION_MARKERS.iter().map(|s| s.to_string()));
-    markers.extend(DECL_MARKERS.iter().map(|s| s.to_string()));
-    let filter = AhoCorasick::new(&markers).expect("plain string patterns");
+fn analyze(jobs: &[FileJob], index: &Index, index_findings: &HashMap<String, Vec<Finding>>) -> (Vec<Finding>, usize) {
+    let filter = analysis_filter(index);
     let per_file: Vec<(Vec<Finding>, bool)> = jobs
         .par_iter()
         .map(|j| {
-            let mut findings = index_findings_for(&index_findings, &j.file.rel_path);
             let parsed = filter.is_match(&j.file.text);
-            if parsed {
-                if let Ok(ast) = syn::parse_file(j.file.parse_text()) {
-                    if !j.external {
-                        findings.extend(analyze_file(&j.file, &ast, &j.crate_name, &j.module, index));
-                    }
-                    findings = apply_suppressions(&j.file, Some(&ast), findings);
-                    forget_spans();
-                }
-            }
-            for f in &mut findings {
-                f.level = j.config.level(f.rule);
-            }
-            findings.retain(|f| f.level != Level::Allow);
+            let findings = if parsed { check_parsed(j, index, index_findings) } else { finish(j, index_findings_for(index_findings, &j.file.rel_path)) };
             (findings, parsed)
         })
         .collect();
-    index_findings.clear();
     let parsed = per_file.iter().filter(|(_, p)| *p).count();
     let mut all: Vec<Finding> = per_file.into_iter().flat_map(|(f, _)| f).collect();
     all.sort_by(|a, b| a.sort_key().cmp(&b.sort_key()));
     all.dedup_by(|a, b| a.sort_key() == b.sort_key() && a.message == b.message);
     (all, parsed)
+}
+
+/// The names that make a file worth parsing in phase 2.
+fn analysis_filter(index: &Index) -> AhoCorasick {
+    let mut markers = index.interesting_names();
+    markers.extend(SUPPRESSION_MARKERS.iter().map(|s| s.to_string()));
+    markers.extend(DECL_MARKERS.iter().map(|s| s.to_string()));
+    AhoCorasick::new(&markers).expect("plain string patterns")
+}
+
+/// One file, whatever the prefilter says (an editor buffer is always checked).
+fn check_one(job: &FileJob, index: &Index, index_findings: &HashMap<String, Vec<Finding>>) -> Vec<Finding> {
+    let mut findings = check_parsed(job, index, index_findings);
+    findings.sort_by(|a, b| a.sort_key().cmp(&b.sort_key()));
+    findings
+}
+
+fn check_parsed(j: &FileJob, index: &Index, index_findings: &HashMap<String, Vec<Finding>>) -> Vec<Finding> {
+    let mut findings = index_findings_for(index_findings, &j.file.rel_path);
+    match syn::parse_file(j.file.parse_text()) {
+        Ok(ast) => {
+            if !j.external {
+                findings.extend(analyze_file(&j.file, &ast, &j.crate_name, &j.module, index));
+            }
+            findings = apply_suppressions(&j.file, Some(&ast), findings);
+        }
+        Err(e) => {
+            if !findings.iter().any(|f| f.rule.name == PARSE_ERROR.name) {
+                findings.push(parse_error(&j.file, &e));
+            }
+        }
+    }
+    forget_spans();
+    finish(j, findings)
+}
+
+/// Configured levels: `allow` drops a finding.
+fn finish(j: &FileJob, mut findings: Vec<Finding>) -> Vec<Finding> {
+    for f in &mut findings {
+        f.level = j.config.level(f.rule);
+    }
+    findings.retain(|f| f.level != Level::Allow);
+    findings
 }
 
 fn index_findings_for(map: &HashMap<String, Vec<Finding>>, rel: &str) -> Vec<Finding> {
