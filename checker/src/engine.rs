@@ -50,6 +50,8 @@ pub struct Report {
     pub findings: Vec<Finding>,
     pub stats: Stats,
     pub root: PathBuf,
+    /// The packages checked, as cargo names them (machine-readable outputs attribute findings).
+    pub packages: Vec<crate::workspace::PackageInfo>,
 }
 
 impl Report {
@@ -68,9 +70,15 @@ pub fn read_jobs(ws: &Workspace) -> (Vec<FileJob>, Vec<String>) {
     let mut wanted: Vec<(PathBuf, String, Vec<String>, Arc<Config>, bool)> = Vec::new();
     for p in &ws.packages {
         for f in &p.files {
-            let mut module = vec![p.crate_name.clone()];
-            module.extend(module_path(&p.dir, f));
-            wanted.push((f.clone(), p.crate_name.clone(), module, p.config.clone(), false));
+            let parts = module_path(&p.dir, f);
+            let in_lib = f.strip_prefix(&p.dir).is_ok_and(|r| r.starts_with("src") && !r.starts_with("src/bin"));
+            // Tests, benches, examples and binaries are crates of their own.
+            let crate_name = if in_lib { p.crate_name.clone() } else { format!("{}_{}", p.crate_name, parts.join("_")) };
+            let mut module = vec![crate_name.clone()];
+            if in_lib {
+                module.extend(parts);
+            }
+            wanted.push((f.clone(), crate_name, module, p.config.clone(), false));
         }
     }
     for f in &ws.contracts_files {
@@ -96,12 +104,22 @@ pub fn read_jobs(ws: &Workspace) -> (Vec<FileJob>, Vec<String>) {
     (jobs, errors)
 }
 
+/// How a check runs.
+#[derive(Clone, Copy, Debug, Default)]
+pub struct CheckOptions {
+    /// Parse and analyse every file, not only those the prefilter picks (robustness runs, and the
+    /// baseline of the benchmark).
+    pub all_files: bool,
+    /// Answer from the warm-check cache when nothing changed, and write it (see [`crate::cache`]).
+    pub use_cache: bool,
+}
+
 /// Checks the jobs of a workspace.
-pub fn check_jobs(jobs: &[FileJob], root: &Path) -> Report {
+pub fn check_jobs(jobs: &[FileJob], root: &Path, options: &CheckOptions) -> Report {
     let (index, index_findings) = build_index(jobs);
-    let (findings, parsed) = analyze(jobs, &index, &index_findings);
+    let (findings, parsed) = analyze(jobs, &index, &index_findings, options);
     let lines = jobs.iter().map(|j| j.file.line_count()).sum();
-    Report { findings, stats: Stats { files: jobs.len(), lines, parsed }, root: root.to_path_buf() }
+    Report { findings, stats: Stats { files: jobs.len(), lines, parsed }, root: root.to_path_buf(), packages: Vec::new() }
 }
 
 /// A workspace kept in memory between checks (the language server): files can be replaced by
@@ -123,6 +141,11 @@ impl Session {
 
     pub fn index(&self) -> &Index {
         &self.index
+    }
+
+    /// A file with its crate, module and config (the language server resolves calls with them).
+    pub fn job(&self, path: &Path) -> Option<&FileJob> {
+        self.jobs.iter().find(|j| j.file.path == path)
     }
 
     pub fn file(&self, path: &Path) -> Option<&FileRef> {
@@ -172,7 +195,7 @@ impl Session {
     }
 
     pub fn check_all(&self) -> Report {
-        check_jobs(&self.jobs, &self.root)
+        check_jobs(&self.jobs, &self.root, &CheckOptions::default())
     }
 }
 
@@ -212,12 +235,12 @@ fn forget_spans() {
 }
 
 /// Phases 2 and 3.
-fn analyze(jobs: &[FileJob], index: &Index, index_findings: &HashMap<String, Vec<Finding>>) -> (Vec<Finding>, usize) {
+fn analyze(jobs: &[FileJob], index: &Index, index_findings: &HashMap<String, Vec<Finding>>, options: &CheckOptions) -> (Vec<Finding>, usize) {
     let filter = analysis_filter(index);
     let per_file: Vec<(Vec<Finding>, bool)> = jobs
         .par_iter()
         .map(|j| {
-            let parsed = filter.is_match(&j.file.text);
+            let parsed = options.all_files || filter.is_match(&j.file.text);
             let findings = if parsed { check_parsed(j, index, index_findings) } else { finish(j, index_findings_for(index_findings, &j.file.rel_path)) };
             (findings, parsed)
         })

@@ -7,12 +7,14 @@
 //! [`config`] decide what is reported; [`render`] turns [`finding::Finding`]s into output.
 
 pub mod analysis;
+pub mod cache;
 pub mod cli;
 pub mod config;
 pub mod engine;
 pub mod finding;
 pub mod flow;
 pub mod index;
+pub mod lsp;
 pub mod render;
 pub mod resolve;
 pub mod rules;
@@ -22,10 +24,25 @@ pub mod workspace;
 
 /// Checks what `target` names: discovery, reading, analysis.
 pub fn check(target: &workspace::Target) -> Result<engine::Report, workspace::DiscoverError> {
+    check_with(target, &engine::CheckOptions::default())
+}
+
+pub fn check_with(target: &workspace::Target, options: &engine::CheckOptions) -> Result<engine::Report, workspace::DiscoverError> {
+    let use_cache = options.use_cache && !options.all_files;
+    if use_cache {
+        if let Some(report) = cache::load(target) {
+            return Ok(report);
+        }
+    }
     let ws = workspace::discover(target)?;
     let (jobs, unreadable) = engine::read_jobs(&ws);
     if !unreadable.is_empty() {
         return Err(workspace::DiscoverError::Other(format!("cannot read {}", unreadable.join(", "))));
     }
-    Ok(engine::check_jobs(&jobs, &ws.root))
+    let mut report = engine::check_jobs(&jobs, &ws.root, options);
+    report.packages = ws.packages.iter().map(|p| p.info.clone()).collect();
+    if use_cache {
+        cache::store(target, &ws, &report);
+    }
+    Ok(report)
 }

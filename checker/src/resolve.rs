@@ -76,6 +76,11 @@ impl Imports {
         }
     }
 
+    /// Whether any import starts with this crate name.
+    pub fn mentions_crate(&self, krate: &str) -> bool {
+        self.names.values().chain(self.globs.iter()).any(|p| p.first().is_some_and(|c| c == krate))
+    }
+
     pub fn get(&self, name: &str) -> Option<&Vec<String>> {
         self.names.get(name)
     }
@@ -224,6 +229,15 @@ impl<'a> Resolver<'a> {
         if all.is_empty() {
             return Resolution::None;
         }
+        // A call passes as many arguments as the function has parameters (plus the receiver when
+        // a method is called by its path).
+        let all: Vec<&ContractedFn> = all
+            .into_iter()
+            .filter(|f| {
+                let receiver_arg = usize::from(call.receiver.is_none() && f.has_receiver);
+                call.args.len() == f.params.len() + receiver_arg
+            })
+            .collect();
         let narrowed: Vec<&ContractedFn> = match (&call.path, call.receiver) {
             (Some(path), _) if path.len() >= 2 => self.by_path(&all, path, self_type),
             (Some(_), _) => self.by_plain_name(&all, &call.name),
@@ -275,12 +289,9 @@ impl<'a> Resolver<'a> {
         if !here.is_empty() {
             return here;
         }
-        let globbed: Vec<&ContractedFn> =
-            free.iter().copied().filter(|f| self.imports.globs.iter().any(|g| f.path[..f.path.len() - 1].ends_with(g))).collect();
-        if !globbed.is_empty() {
-            return globbed;
-        }
-        free
+        // As in Rust, a plain name is an item of this module, an import, or a glob import: never a
+        // function of the same name elsewhere.
+        free.iter().copied().filter(|f| self.imports.globs.iter().any(|g| f.path[..f.path.len() - 1].ends_with(g))).collect()
     }
 
     fn by_receiver<'i>(&self, all: &[&'i ContractedFn], recv: &Expr, self_type: Option<&str>, env: &TypeEnv) -> Vec<&'i ContractedFn> {
@@ -290,7 +301,11 @@ impl<'a> Resolver<'a> {
             Expr::Path(p) => p.path.get_ident().and_then(|i| env.type_of(&i.to_string())).map(str::to_string),
             _ => None,
         };
-        let Some(ty) = recv_ty else { return methods };
+        let Some(ty) = recv_ty else {
+            // Unknown receiver type: methods of this crate, of crates this file names, and of
+            // contracts files (which the user wrote for exactly these calls).
+            return methods.into_iter().filter(|f| f.external || f.path[0] == self.crate_name || self.imports.mentions_crate(&f.path[0])).collect();
+        };
         let typed: Vec<&ContractedFn> = methods.iter().copied().filter(|f| f.self_type.as_deref() == Some(ty.as_str())).collect();
         if let Some(full) = self.imports.get(&ty) {
             let imported: Vec<&ContractedFn> = typed.iter().copied().filter(|f| f.path[..f.path.len() - 1].ends_with(full)).collect();

@@ -25,6 +25,84 @@ pub struct Package {
     pub dir: PathBuf,
     pub files: Vec<PathBuf>,
     pub config: Arc<Config>,
+    /// What cargo calls this package (machine-readable outputs name it).
+    pub info: PackageInfo,
+}
+
+/// A package as cargo names it: the `package_id` and `target` of cargo's JSON messages.
+#[derive(Clone, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+pub struct PackageInfo {
+    /// Cargo's package ID (`path+file:///ws/kv#kv-cache@0.1.0`).
+    pub id: String,
+    pub name: String,
+    pub version: String,
+    pub manifest_path: PathBuf,
+    pub dir: PathBuf,
+    /// The target findings are attributed to: the library if there is one, else the first target.
+    pub target: TargetInfo,
+}
+
+#[derive(Clone, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+pub struct TargetInfo {
+    pub name: String,
+    pub kind: Vec<String>,
+    pub crate_types: Vec<String>,
+    pub src_path: PathBuf,
+    pub edition: String,
+}
+
+impl PackageInfo {
+    fn from_cargo(p: &cargo_metadata::Package, dir: &Path) -> PackageInfo {
+        let target = p.targets.iter().find(|t| t.is_lib() || t.is_rlib() || t.is_proc_macro()).or(p.targets.first());
+        let target = match target {
+            Some(t) => TargetInfo {
+                name: t.name.clone(),
+                kind: t.kind.iter().map(|k| k.to_string()).collect(),
+                crate_types: t.crate_types.iter().map(|k| k.to_string()).collect(),
+                src_path: t.src_path.clone().into(),
+                edition: t.edition.as_str().to_string(),
+            },
+            None => TargetInfo::lib(&p.name.replace('-', "_"), dir, p.edition.as_str()),
+        };
+        PackageInfo {
+            id: p.id.repr.clone(),
+            name: p.name.to_string(),
+            version: p.version.to_string(),
+            manifest_path: p.manifest_path.clone().into(),
+            dir: dir.to_path_buf(),
+            target,
+        }
+    }
+
+    /// A package of a tree checked without cargo: name, version and edition from its `Cargo.toml`
+    /// where there is one (read as TOML, never run), else from the directory.
+    fn from_dir(dir: &Path, crate_name: &str) -> PackageInfo {
+        // Cargo's IDs and paths are absolute; `dir` stays as given (files are matched against it).
+        let abs = std::path::absolute(dir).unwrap_or_else(|_| dir.to_path_buf());
+        let manifest_path = abs.join("Cargo.toml");
+        let manifest: Option<toml::Table> = std::fs::read_to_string(&manifest_path).ok().and_then(|t| t.parse().ok());
+        let package = manifest.as_ref().and_then(|m| m.get("package")).and_then(|p| p.as_table());
+        let field = |k: &str| package.and_then(|p| p.get(k)).and_then(|v| v.as_str()).map(str::to_string);
+        let name = field("name").unwrap_or_else(|| crate_name.to_string());
+        let version = field("version").unwrap_or_else(|| "0.0.0".into());
+        let edition = field("edition").unwrap_or_else(|| "2021".into());
+        let url = url::Url::from_directory_path(&abs).map(|u| u.to_string()).unwrap_or_else(|_| format!("file://{}", abs.display()));
+        PackageInfo {
+            id: format!("path+{}#{name}@{version}", url.trim_end_matches('/')),
+            target: TargetInfo::lib(&name.replace('-', "_"), &abs, &edition),
+            name,
+            version,
+            manifest_path,
+            dir: dir.to_path_buf(),
+        }
+    }
+}
+
+impl TargetInfo {
+    fn lib(name: &str, dir: &Path, edition: &str) -> TargetInfo {
+        let (kind, src) = if !dir.join("src/lib.rs").is_file() && dir.join("src/main.rs").is_file() { ("bin", "src/main.rs") } else { ("lib", "src/lib.rs") };
+        TargetInfo { name: name.to_string(), kind: vec![kind.into()], crate_types: vec![kind.into()], src_path: dir.join(src), edition: edition.to_string() }
+    }
 }
 
 #[derive(Debug)]
@@ -33,6 +111,8 @@ pub struct Workspace {
     pub packages: Vec<Package>,
     /// Contracts files for code the workspace does not own.
     pub contracts_files: Vec<PathBuf>,
+    /// The manifests read (their changes change the configuration and the package list).
+    pub manifests: Vec<PathBuf>,
 }
 
 /// Why the tool could not run (exit status 2).
@@ -89,7 +169,8 @@ fn discover_cargo(manifest: Option<&Path>, target: &Target) -> Result<Workspace,
     let selected: Vec<&cargo_metadata::Package> = if !target.packages.is_empty() {
         let mut out = Vec::new();
         for spec in &target.packages {
-            let p = members.iter().find(|p| p.name.as_str() == spec.as_str()).ok_or_else(|| {
+            // A name, `name@version`, or a package ID (rust-analyzer passes `-p <package id>`).
+            let p = members.iter().find(|p| spec_matches(p, spec)).ok_or_else(|| {
                 DiscoverError::Other(format!("package `{spec}` is not a member of the workspace at {}", root.display()))
             })?;
             out.push(*p);
@@ -105,6 +186,7 @@ fn discover_cargo(manifest: Option<&Path>, target: &Target) -> Result<Workspace,
     } else {
         members.clone()
     };
+    let explicit = selected.len() < members.len() || !target.packages.is_empty();
     let all_dirs: Vec<PathBuf> = members.iter().filter_map(|p| p.manifest_path.parent().map(|d| d.into())).collect();
     let mut packages = Vec::new();
     for p in selected {
@@ -117,12 +199,25 @@ fn discover_cargo(manifest: Option<&Path>, target: &Target) -> Result<Workspace,
         let config = Arc::new(Config::merge(&[&ws_layer, &pkg_layer]));
         // Files of nested member packages belong to those packages.
         let nested: Vec<PathBuf> = all_dirs.iter().filter(|d| **d != dir && d.starts_with(&dir)).cloned().collect();
-        let files = rust_files(&dir, &nested, &root, &config);
-        packages.push(Package { crate_name: p.name.replace('-', "_"), dir, files, config });
+        let mut files = rust_files(&dir, &nested, &root, Some(&config));
+        if files.is_empty() && explicit {
+            // A package named on the command line is checked even if the workspace excludes it.
+            files = rust_files(&dir, &nested, &root, None);
+        }
+        let info = PackageInfo::from_cargo(p, &dir);
+        packages.push(Package { crate_name: p.name.replace('-', "_"), dir, files, config, info });
     }
     contracts_files.sort();
     contracts_files.dedup();
-    Ok(Workspace { root, packages, contracts_files })
+    let mut manifests = vec![root_manifest];
+    manifests.extend(members.iter().map(|p| p.manifest_path.clone().into_std_path_buf()));
+    Ok(Workspace { root, packages, contracts_files, manifests })
+}
+
+/// Whether a `-p` spec names a package: `name`, `name@version` or cargo's package ID.
+fn spec_matches(p: &cargo_metadata::Package, spec: &str) -> bool {
+    let name = p.name.as_str();
+    spec == name || spec == p.id.repr || spec.strip_prefix(name).and_then(|r| r.strip_prefix('@')).is_some_and(|v| v == p.version.to_string())
 }
 
 /// A tree that is not a Cargo workspace: each directory with a `Cargo.toml` or a `src/` below the
@@ -130,7 +225,7 @@ fn discover_cargo(manifest: Option<&Path>, target: &Target) -> Result<Workspace,
 fn discover_dir(dir: &Path) -> Result<Workspace, DiscoverError> {
     let root = dir.to_path_buf();
     let config = Arc::new(Config::default());
-    let files = rust_files(&root, &[], &root, &config);
+    let files = rust_files(&root, &[], &root, Some(&config));
     let name_of = |d: &Path| {
         d.canonicalize().ok().and_then(|d| d.file_name().map(|n| n.to_string_lossy().replace('-', "_"))).unwrap_or_else(|| "crate".into())
     };
@@ -145,14 +240,18 @@ fn discover_dir(dir: &Path) -> Result<Workspace, DiscoverError> {
             .to_path_buf();
         match packages.iter_mut().find(|p| p.dir == pkg_dir) {
             Some(p) => p.files.push(file),
-            None => packages.push(Package { crate_name: name_of(&pkg_dir), dir: pkg_dir, files: vec![file], config: config.clone() }),
+            None => {
+                let crate_name = name_of(&pkg_dir);
+                let info = PackageInfo::from_dir(&pkg_dir, &crate_name);
+                packages.push(Package { crate_name, dir: pkg_dir, files: vec![file], config: config.clone(), info })
+            }
         }
     }
-    Ok(Workspace { root, packages, contracts_files: Vec::new() })
+    Ok(Workspace { root, packages, contracts_files: Vec::new(), manifests: Vec::new() })
 }
 
 /// `.rs` files under `dir`, gitignore-aware, skipping `target/`, nested packages and excluded paths.
-fn rust_files(dir: &Path, nested: &[PathBuf], root: &Path, config: &Config) -> Vec<PathBuf> {
+fn rust_files(dir: &Path, nested: &[PathBuf], root: &Path, config: Option<&Config>) -> Vec<PathBuf> {
     let mut files = Vec::new();
     let walker = ignore::WalkBuilder::new(dir)
         .hidden(true)
@@ -165,7 +264,7 @@ fn rust_files(dir: &Path, nested: &[PathBuf], root: &Path, config: &Config) -> V
         if !entry.file_type().is_some_and(|t| t.is_file()) || path.extension().is_none_or(|e| e != "rs") {
             continue;
         }
-        if nested.iter().any(|n| path.starts_with(n)) || config.excludes(&rel_path(root, path)) {
+        if nested.iter().any(|n| path.starts_with(n)) || config.is_some_and(|c| c.excludes(&rel_path(root, path))) {
             continue;
         }
         files.push(path.to_path_buf());
@@ -181,22 +280,20 @@ pub fn rel_path(root: &Path, path: &Path) -> String {
 }
 
 /// The module path of a file within its crate: `src/kv/cache.rs` → `["kv", "cache"]`. Files outside
-/// `src/` (tests, benches, examples) are crate roots of their own.
+/// `src/` (tests, benches, examples) and binaries are crate roots of their own; their module path is
+/// their path (`tests/ui/pass.rs` → `["tests", "ui", "pass"]`) so that they never share a namespace.
 pub fn module_path(package_dir: &Path, file: &Path) -> Vec<String> {
     let rel = file.strip_prefix(package_dir).unwrap_or(file);
     let mut parts: Vec<String> = rel.components().map(|c| c.as_os_str().to_string_lossy().into_owned()).collect();
-    if parts.first().map(String::as_str) != Some("src") {
-        return Vec::new();
+    let last = parts.pop().map(|l| l.trim_end_matches(".rs").to_string());
+    let in_src = parts.first().map(String::as_str) == Some("src") && parts.get(1).map(String::as_str) != Some("bin");
+    if in_src {
+        parts.remove(0);
     }
-    parts.remove(0);
-    if let Some(last) = parts.pop() {
-        let stem = last.trim_end_matches(".rs");
-        if !matches!(stem, "lib" | "main" | "mod") && !(parts.len() == 1 && parts[0] == "bin") {
-            parts.push(stem.to_string());
+    if let Some(stem) = last {
+        if !(in_src && matches!(stem.as_str(), "lib" | "main" | "mod")) {
+            parts.push(stem);
         }
-    }
-    if parts.first().map(String::as_str) == Some("bin") {
-        return Vec::new();
     }
     parts
 }
@@ -212,7 +309,7 @@ mod tests {
         assert_eq!(module_path(d, Path::new("/p/src/buggy.rs")), vec!["buggy"]);
         assert_eq!(module_path(d, Path::new("/p/src/kv/mod.rs")), vec!["kv"]);
         assert_eq!(module_path(d, Path::new("/p/src/kv/cache.rs")), vec!["kv", "cache"]);
-        assert_eq!(module_path(d, Path::new("/p/tests/t.rs")), Vec::<String>::new());
-        assert_eq!(module_path(d, Path::new("/p/src/bin/tool.rs")), Vec::<String>::new());
+        assert_eq!(module_path(d, Path::new("/p/tests/t.rs")), vec!["tests", "t"]);
+        assert_eq!(module_path(d, Path::new("/p/src/bin/tool.rs")), vec!["src", "bin", "tool"]);
     }
 }

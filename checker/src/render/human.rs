@@ -12,16 +12,37 @@ pub fn render(report: &Report, color: bool) -> String {
     for f in &report.findings {
         out.push_str(&render_finding(f, color));
     }
+    out.push_str(&summary(report));
+    out
+}
+
+/// `reuse-check: 2 errors, 1 warning in 12 files (...)`, with its newline.
+pub fn summary(report: &Report) -> String {
     let (e, w) = (report.count(Level::Error), report.count(Level::Warn));
-    out.push_str(&format!(
+    format!(
         "reuse-check: {e} error{}, {w} warning{} in {} files ({} lines, {} parsed)\n",
         if e == 1 { "" } else { "s" },
         if w == 1 { "" } else { "s" },
         report.stats.files,
         report.stats.lines,
         report.stats.parsed
-    ));
+    )
+}
+
+/// The `short` form (`--format short`, `--message-format short`): one line per finding.
+pub fn render_short(report: &Report) -> String {
+    let mut out = String::new();
+    for f in &report.findings {
+        out.push_str(&render_finding_short(f));
+    }
+    out.push_str(&summary(report));
     out
+}
+
+/// `path:line:col: error[reuse::rule]: message`, as rustc's short diagnostics, with its newline.
+pub fn render_finding_short(f: &Finding) -> String {
+    let at = f.primary.file.line_col(f.primary.range.start);
+    format!("{}:{}:{}: {}[{}]: {}\n", f.primary.file.rel_path, at.line, at.column, f.level, f.rule.code(), f.message)
 }
 
 pub fn render_finding(f: &Finding, color: bool) -> String {

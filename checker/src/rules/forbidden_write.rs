@@ -71,7 +71,9 @@ impl Writes<'_, '_> {
     fn hit(&self, target: &Expr) -> Option<usize> {
         match strip(target) {
             Expr::Index(i) => self.region_at(&expr_text(strip(&i.expr)), Some(&i.index)).or_else(|| match strip(&i.expr) {
-                Expr::Index(_) | Expr::Field(_) => self.hit(&i.expr),
+                // `P[i][j]` and `P[i].x[j]` write within `P[i]`; `self.p[j]` is only `self.p` at `j`.
+                Expr::Index(_) => self.hit(&i.expr),
+                Expr::Field(f) if matches!(strip(&f.base), Expr::Index(_)) => self.hit(&i.expr),
                 _ => None,
             }),
             Expr::Field(f) => self.region_at(&expr_text(strip(target)), None).or_else(|| match strip(&f.base) {

@@ -21,6 +21,11 @@ use crate::finding::Finding;
 pub fn check_fn(ctx: &FnCtx, out: &mut Vec<Finding>) {
     if let Some(contract) = ctx.contract {
         if let Some((clause, effects)) = contract.preserves() {
+            // One effect named twice (`obs::record`, `crate::obs::record`) is one effect.
+            let mut effects = effects.to_vec();
+            let mut seen = std::collections::HashSet::new();
+            effects.retain(|e| seen.insert(e.name().to_string()));
+            let effects = effects.as_slice();
             let exits = hit_skips_effect::effect_exits(ctx, effects);
             hit_skips_effect::check(ctx, clause, effects, &exits, out);
             effect_order::check(ctx, clause, effects, &exits, out);

@@ -1,0 +1,238 @@
+//! Hovers: on a call of a contracted function, its contract, clause by clause; on a clause of a
+//! `#[reuse::contract]`, what it means and the docs of the rules that check it.
+//!
+//! The document is parsed from its current text; calls are resolved as the rules resolve them
+//! ([`Resolver`] with the file's imports and the enclosing function's local types), against the
+//! session's index.
+
+use std::ops::Range;
+use std::path::Path;
+
+use lsp_types::{Hover, HoverContents, MarkupContent, MarkupKind};
+use reuse_rules::catalogue;
+use reuse_rules::contract::{Clause, ClauseKind};
+use reuse_rules::external::{walk_fns, FnItem};
+use syn::Expr;
+
+use super::convert;
+use crate::index::{contract_of, reuse_attr, ContractedFn, FileContract, Index, ReuseAttr};
+use crate::resolve::{CallSite, Imports, Resolution, Resolver, TypeEnv};
+use crate::source::FileRef;
+
+/// The document and where it sits in the workspace.
+pub struct HoverCtx<'a> {
+    /// The document's current text.
+    pub file: &'a FileRef,
+    pub crate_name: &'a str,
+    /// Module path, crate name first.
+    pub module: &'a [String],
+    pub index: &'a Index,
+    pub root: &'a Path,
+}
+
+pub fn hover(ctx: &HoverCtx, offset: usize) -> Option<Hover> {
+    let found = match syn::parse_file(ctx.file.parse_text()) {
+        Ok(ast) => find(ctx, &ast, offset),
+        Err(_) => None,
+    };
+    // Every span was turned into a byte range above; free this thread's span table.
+    proc_macro2::extra::invalidate_current_thread_spans();
+    let (range, markdown) = found?;
+    Some(Hover {
+        contents: HoverContents::Markup(MarkupContent { kind: MarkupKind::Markdown, value: markdown }),
+        range: Some(convert::range(ctx.file, &range)),
+    })
+}
+
+/// The hovered range and the hover text.
+fn find(ctx: &HoverCtx, ast: &syn::File, offset: usize) -> Option<(Range<usize>, String)> {
+    let file = ctx.file;
+    let imports = Imports::of(&ast.items, ctx.crate_name, ctx.module);
+    let imports_reuse = file.text.contains("use reuse::");
+    let mut out = None;
+    walk_fns(&ast.items, &mut |f: FnItem<'_>| {
+        if out.is_some() {
+            return;
+        }
+        if let Some(attr) = f.attrs.iter().find(|a| reuse_attr(a, imports_reuse) == Some(ReuseAttr::Contract)) {
+            let attr_range = file.join(attr.pound_token.span, attr.bracket_token.span.close());
+            if attr_range.contains(&offset) {
+                if let Some((contract, _)) = contract_of(f.attrs, f.sig, file, imports_reuse, &mut Vec::new()) {
+                    out = Some(clause_hover(&contract, offset).unwrap_or_else(|| (attr_range, contract_overview(&contract))));
+                }
+                return;
+            }
+        }
+        let Some(body) = f.body else { return };
+        let body_range = file.join(body.brace_token.span.open(), body.brace_token.span.close());
+        if !body_range.contains(&offset) {
+            return;
+        }
+        // The innermost call whose callee name is under the cursor (or just after it).
+        let mut best: Option<(Range<usize>, &Expr)> = None;
+        for call in crate::rules::calls_in(body) {
+            let Some(r) = callee_name_range(file, call) else { continue };
+            if r.start <= offset && offset <= r.end && best.as_ref().is_none_or(|(b, _)| r.len() < b.len()) {
+                best = Some((r, call));
+            }
+        }
+        let Some((range, call)) = best else { return };
+        let Some(site) = CallSite::of(call) else { return };
+        let mut module = ctx.module.to_vec();
+        module.extend(f.modules.iter().cloned());
+        let resolver = Resolver { index: ctx.index, crate_name: ctx.crate_name, module, imports: &imports };
+        let env = TypeEnv::of(f.sig, Some(body));
+        out = match resolver.resolve(&site, f.self_type, &env) {
+            Resolution::One(callee) => Some((range, call_hover(callee, ctx.root))),
+            Resolution::Ambiguous(cands) => Some((range, ambiguous_hover(&site.name, &cands, ctx.root))),
+            Resolution::None => None,
+        };
+    });
+    out
+}
+
+/// The path of a path call (`kv::write`), or the method name of a method call.
+fn callee_name_range(file: &FileRef, call: &Expr) -> Option<Range<usize>> {
+    match call {
+        Expr::Call(c) => match &*c.func {
+            Expr::Path(p) => {
+                let first = p.path.segments.first()?.ident.span();
+                let last = p.path.segments.last()?.ident.span();
+                Some(file.join(first, last))
+            }
+            _ => None,
+        },
+        Expr::MethodCall(m) => Some(file.range(m.method.span())),
+        _ => None,
+    }
+}
+
+/// `src/lib.rs:23`, where a contract is declared.
+fn location(f: &ContractedFn) -> String {
+    format!("{}:{}", f.file.rel_path, f.file.line_col(f.attr_range.start).line)
+}
+
+fn call_hover(f: &ContractedFn, _root: &Path) -> String {
+    let attr = f.file.text.get(f.attr_range.clone()).unwrap_or_default();
+    let origin = if f.external { "declared in the contracts file" } else { "declared at" };
+    let mut md = format!("**reuse contract** of `{}` ({origin} `{}`)\n\n```rust\n{}\n```\n", f.display_path(), location(f), dedent(attr));
+    md.push_str(&clause_list(&f.contract));
+    md
+}
+
+fn ambiguous_hover(name: &str, cands: &[&ContractedFn], _root: &Path) -> String {
+    let mut md = format!("**reuse contract**: `{name}` may be any of these contracted functions; reuse-check cannot tell which from source, so their contracts are not checked here (`ambiguous_call`):\n\n");
+    for c in cands {
+        md.push_str(&format!("- `{}` ({}): `{}`\n", c.display_path(), location(c), c.contract));
+    }
+    md.push_str("\nCall it by a path (`module::name(..)`) or give the receiver a type annotation to pick one.\n");
+    md
+}
+
+fn contract_overview(contract: &FileContract) -> String {
+    let mut md = String::from("**reuse contract**\n\n");
+    md.push_str(&clause_list(contract));
+    md.push_str("\nHover a clause for the rules that check it.\n");
+    md
+}
+
+fn clause_list(contract: &FileContract) -> String {
+    let mut md = String::new();
+    for c in &contract.clauses {
+        let rules: Vec<String> = clause_rules(&c.kind).iter().take(1).map(|r| format!("`{r}`")).collect();
+        md.push_str(&format!("- `{c}`: {} ({})\n", clause_meaning(c), rules.join(", ")));
+    }
+    md
+}
+
+/// The clause under the cursor: its meaning, then the docs of the rules that check it.
+fn clause_hover(contract: &FileContract, offset: usize) -> Option<(Range<usize>, String)> {
+    let clause = contract.clauses.iter().find(|c| (c.keyword.span.start..c.end.end).contains(&offset))?;
+    let range = clause.keyword.span.start..clause.end.end;
+    let mut md = format!("**`{clause}`**: {}\n", clause_meaning(clause));
+    let rules: Vec<&'static reuse_rules::Rule> = clause_rules(&clause.kind).iter().filter_map(|n| catalogue::find(n)).collect();
+    if let Some((main, others)) = rules.split_first() {
+        md.push_str("\n---\n\n");
+        md.push_str(&demote_headings(&main.explain()));
+        if !others.is_empty() {
+            md.push_str("\n---\n\nAlso checked against this clause:\n\n");
+            for r in others {
+                md.push_str(&format!("- `{}` ({}): {}\n", r.name, r.default_level, r.summary));
+            }
+        }
+    }
+    Some((range, md))
+}
+
+/// The rules that check a clause, the main one first.
+fn clause_rules<S>(kind: &ClauseKind<S>) -> &'static [&'static str] {
+    match kind {
+        ClauseKind::Reuses { .. } => &["stale_key", "stale_hit", "hit_mismatch"],
+        ClauseKind::Preserves(_) => &["hit_skips_effect", "effect_order", "memoized_effect"],
+        ClauseKind::Writes { .. } => &["pad_to_null_block", "undeclared_write"],
+        ClauseKind::Reads(_) => &["pad_to_null_block"],
+        ClauseKind::ForbidsWrite(_) => &["forbidden_write"],
+        ClauseKind::Aliases(_) => &["use_after_donate", "alias_not_shared", "undeclared_alias", "alias_type_mismatch"],
+    }
+}
+
+/// One sentence on what a clause promises.
+fn clause_meaning<S>(c: &Clause<S>) -> String {
+    let ticked = |items: Vec<String>| items.iter().map(|s| format!("`{s}`")).collect::<Vec<_>>().join(", ");
+    match &c.kind {
+        ClauseKind::Reuses { place, key } => format!(
+            "may serve its result from `{place}`; an entry is valid only for the key {}, so every lookup must use all of it",
+            ticked(key.iter().map(|k| k.to_string()).collect())
+        ),
+        ClauseKind::Preserves(effects) => format!(
+            "runs {} on every normally-returning path, cache hit or miss, in this order",
+            ticked(effects.iter().map(|e| e.name().to_string()).collect())
+        ),
+        ClauseKind::Writes { target, skip: Some(s) } => format!(
+            "writes `{}` at the positions in `{}`; an entry equal to `{s}` is skipped, so padding and dummy entries must be `{s}`, never 0 or the null block",
+            target.place, target.index
+        ),
+        ClauseKind::Writes { target, skip: None } => format!("writes `{}` at the positions in `{}`", target.place, target.index),
+        ClauseKind::Reads(t) => format!("only reads `{}` at the positions in `{}`; padding them with 0 (the null block) is legal", t.place, t.index),
+        ClauseKind::ForbidsWrite(regions) => {
+            format!("never writes {}", ticked(regions.iter().map(|r| format!("{}[{}]", r.place, r.index)).collect()))
+        }
+        ClauseKind::Aliases(aliases) => format!(
+            "{}; the caller must not use a donated input after the call",
+            aliases.iter().map(|a| format!("`{}` shares the storage of `{}`", a.output, a.input)).collect::<Vec<_>>().join(", ")
+        ),
+    }
+}
+
+/// `# rule` → `### rule`, `## What it checks` → `#### What it checks`: rule docs inside a hover.
+fn demote_headings(md: &str) -> String {
+    let mut out = String::new();
+    let mut in_code = false;
+    for line in md.lines() {
+        if line.trim_start().starts_with("```") {
+            in_code = !in_code;
+        }
+        if !in_code && line.starts_with('#') {
+            out.push_str("##");
+        }
+        out.push_str(line);
+        out.push('\n');
+    }
+    out
+}
+
+/// Removes the indentation the attribute's continuation lines share.
+fn dedent(text: &str) -> String {
+    let mut lines = text.lines();
+    let first = lines.next().unwrap_or_default();
+    let rest: Vec<&str> = lines.collect();
+    let indent = rest.iter().filter(|l| !l.trim().is_empty()).map(|l| l.len() - l.trim_start().len()).min().unwrap_or(0);
+    let closing_indent = rest.last().map(|l| l.len() - l.trim_start().len()).unwrap_or(0);
+    let strip = indent.min(closing_indent);
+    let mut out = first.to_string();
+    for l in rest {
+        out.push('\n');
+        out.push_str(l.get(strip..).filter(|_| l.is_char_boundary(strip.min(l.len()))).unwrap_or(l.trim_start()));
+    }
+    out
+}

@@ -1,0 +1,504 @@
+//! `reuse-check lsp`: the language server.
+//!
+//! The workspace is opened once (every package of the Cargo workspace, so contracts declared in any
+//! of them are indexed) as an [`engine::Session`]; an open document is re-checked from its
+//! in-memory text on open, change and save, and its findings are published as diagnostics.
+//! Hovers show the contract of a called function and the rule docs of a contract clause; code
+//! actions insert a suppression comment or apply a finding's [`crate::finding::Fix`].
+//!
+//! One thread does all the work, in a loop: wait for a message, then drain every message already
+//! queued (edits are applied to the text, requests answered), then check each document that
+//! changed, once, at its latest version. A fast typist queues many `didChange`s while a check runs;
+//! they cost one check, not one each. Each message and each check runs under `catch_unwind`: a bug
+//! answers one request with an error instead of killing the server. The [`transport`] answers
+//! malformed JSON-RPC itself and keeps reading; end of input without `shutdown` ends the server
+//! cleanly.
+//!
+//! Only this module knows about LSP; it talks to the checker through [`engine::Session`].
+
+mod actions;
+mod convert;
+mod hover;
+mod transport;
+
+#[cfg(test)]
+mod tests;
+
+use std::collections::BTreeMap;
+use std::panic::{catch_unwind, AssertUnwindSafe};
+use std::path::{Path, PathBuf};
+use std::process::ExitCode;
+use std::sync::Arc;
+
+use lsp_server::{Connection, ErrorCode, Message, Notification, Request, RequestId, Response};
+use lsp_types::notification::{self as notif, Notification as _};
+use lsp_types::request::{self as req, Request as _};
+use lsp_types::{
+    CodeActionKind, CodeActionOptions, CodeActionProviderCapability, DidChangeTextDocumentParams, DidChangeWatchedFilesParams,
+    DidChangeWatchedFilesRegistrationOptions, DidCloseTextDocumentParams, DidOpenTextDocumentParams, DidSaveTextDocumentParams,
+    FileChangeType, FileSystemWatcher, GlobPattern, HoverProviderCapability, InitializeParams, InitializeResult,
+    PublishDiagnosticsParams, Registration, RegistrationParams, SaveOptions, ServerCapabilities, ServerInfo,
+    TextDocumentSyncCapability, TextDocumentSyncKind, TextDocumentSyncOptions, TextDocumentSyncSaveOptions, Url,
+};
+use serde::de::DeserializeOwned;
+use serde_json::Value;
+
+use crate::engine::Session;
+use crate::finding::Finding;
+use crate::source::{FileRef, SourceFile};
+use crate::workspace::Target;
+
+const USAGE: &str = "usage: reuse-check lsp [--stdio]\n\nRuns the reuse-check language server on stdin/stdout (JSON-RPC, LSP 3.17).\n";
+
+/// `reuse-check lsp [--stdio]`: serves on stdin/stdout until `exit` or end of input.
+pub fn main(args: &[String]) -> ExitCode {
+    for a in args {
+        match a.as_str() {
+            "--stdio" => {}
+            "-h" | "--help" => {
+                print!("{USAGE}");
+                return ExitCode::SUCCESS;
+            }
+            "-V" | "--version" => {
+                println!("reuse-check {}", env!("CARGO_PKG_VERSION"));
+                return ExitCode::SUCCESS;
+            }
+            other => {
+                eprint!("error: unexpected argument `{other}`\n\n{USAGE}");
+                return ExitCode::from(2);
+            }
+        }
+    }
+    let (conn, io) = transport::stdio();
+    let outcome = serve(&conn);
+    drop(conn);
+    io.join_writer();
+    // LSP: `exit` without a `shutdown` first exits with 1. A client that just went away is not an
+    // error of the server.
+    if outcome.exit_without_shutdown {
+        ExitCode::from(1)
+    } else {
+        ExitCode::SUCCESS
+    }
+}
+
+/// How the server loop ended.
+#[derive(Debug, Default, PartialEq, Eq)]
+pub struct Outcome {
+    pub shutdown: bool,
+    pub exit_without_shutdown: bool,
+}
+
+/// Runs the server on a connection until `exit` or until the client side is closed.
+pub fn serve(conn: &Connection) -> Outcome {
+    let mut server = Server::new(conn);
+    loop {
+        let Ok(first) = conn.receiver.recv() else { break };
+        let mut batch = vec![first];
+        batch.extend(conn.receiver.try_iter());
+        for msg in batch {
+            if let Some(outcome) = server.handle(msg) {
+                return outcome;
+            }
+        }
+        server.check_dirty();
+    }
+    eprintln!("reuse-check lsp: the client closed the connection{}", if server.shut_down { "" } else { " without shutdown" });
+    Outcome { shutdown: server.shut_down, exit_without_shutdown: false }
+}
+
+/// An open document.
+struct Doc {
+    uri: Url,
+    version: i32,
+    text: String,
+    /// Changed since its findings were published.
+    dirty: bool,
+    /// The text the findings were computed on, and the findings.
+    checked: Option<(FileRef, Vec<Finding>)>,
+}
+
+struct Server<'c> {
+    conn: &'c Connection,
+    initialized: bool,
+    shut_down: bool,
+    /// The workspace folder the client opened.
+    root: Option<PathBuf>,
+    session: Option<Session>,
+    /// Why the session could not be opened, reported once.
+    session_error: Option<String>,
+    docs: BTreeMap<PathBuf, Doc>,
+    /// The client can watch files for us.
+    watch_files: bool,
+    next_id: i32,
+}
+
+impl<'c> Server<'c> {
+    fn new(conn: &'c Connection) -> Self {
+        Server {
+            conn,
+            initialized: false,
+            shut_down: false,
+            root: None,
+            session: None,
+            session_error: None,
+            docs: BTreeMap::new(),
+            watch_files: false,
+            next_id: 0,
+        }
+    }
+
+    /// Handles one message; `Some` when the server must stop.
+    fn handle(&mut self, msg: Message) -> Option<Outcome> {
+        match msg {
+            Message::Request(r) => {
+                let id = r.id.clone();
+                let method = r.method.clone();
+                match catch_unwind(AssertUnwindSafe(|| self.request(r))) {
+                    Ok(Some(resp)) => self.send(resp.into()),
+                    Ok(None) => {}
+                    Err(_) => {
+                        eprintln!("reuse-check lsp: internal error while handling `{method}`");
+                        self.send(Response::new_err(id, ErrorCode::InternalError as i32, format!("internal error in reuse-check while handling `{method}`")).into());
+                    }
+                }
+                None
+            }
+            Message::Notification(n) => {
+                if n.method == notif::Exit::METHOD {
+                    return Some(Outcome { shutdown: self.shut_down, exit_without_shutdown: !self.shut_down });
+                }
+                let method = n.method.clone();
+                if catch_unwind(AssertUnwindSafe(|| self.notification(n))).is_err() {
+                    eprintln!("reuse-check lsp: internal error while handling `{method}`");
+                }
+                None
+            }
+            // Answers to our own requests (capability registration): nothing to do.
+            Message::Response(_) => None,
+        }
+    }
+
+    fn request(&mut self, r: Request) -> Option<Response> {
+        if r.method == req::Initialize::METHOD {
+            if self.initialized {
+                return Some(err(r.id, ErrorCode::InvalidRequest, "the server is already initialized"));
+            }
+            let params: InitializeParams = serde_json::from_value(r.params).unwrap_or_default();
+            return Some(Response::new_ok(r.id, self.initialize(params)));
+        }
+        if !self.initialized {
+            return Some(err(r.id, ErrorCode::ServerNotInitialized, "the server is not initialized yet"));
+        }
+        if self.shut_down {
+            return Some(err(r.id, ErrorCode::InvalidRequest, "the server is shutting down"));
+        }
+        match r.method.as_str() {
+            req::Shutdown::METHOD => {
+                self.shut_down = true;
+                Some(Response::new_ok(r.id, Value::Null))
+            }
+            req::HoverRequest::METHOD => Some(match params::<lsp_types::HoverParams>(&r) {
+                Ok(p) => Response::new_ok(r.id, self.hover(p)),
+                Err(resp) => resp,
+            }),
+            req::CodeActionRequest::METHOD => Some(match params::<lsp_types::CodeActionParams>(&r) {
+                Ok(p) => Response::new_ok(r.id, self.code_actions(p)),
+                Err(resp) => resp,
+            }),
+            _ => Some(err(r.id, ErrorCode::MethodNotFound, &format!("unknown method `{}`", r.method))),
+        }
+    }
+
+    fn notification(&mut self, n: Notification) {
+        if !self.initialized || self.shut_down {
+            return;
+        }
+        match n.method.as_str() {
+            notif::Initialized::METHOD => self.register_watchers(),
+            notif::DidOpenTextDocument::METHOD => {
+                let Ok(p) = serde_json::from_value::<DidOpenTextDocumentParams>(n.params) else { return };
+                let Some(path) = path_of(&p.text_document.uri) else { return };
+                let doc = Doc { uri: p.text_document.uri, version: p.text_document.version, text: p.text_document.text, dirty: true, checked: None };
+                self.docs.insert(path, doc);
+            }
+            notif::DidChangeTextDocument::METHOD => {
+                let Ok(p) = serde_json::from_value::<DidChangeTextDocumentParams>(n.params) else { return };
+                let Some(doc) = path_of(&p.text_document.uri).and_then(|path| self.docs.get_mut(&path)) else { return };
+                for change in p.content_changes {
+                    match change.range {
+                        Some(r) => {
+                            let start = convert::offset_in_text(&doc.text, r.start);
+                            let end = convert::offset_in_text(&doc.text, r.end).max(start);
+                            doc.text.replace_range(start..end, &change.text);
+                        }
+                        None => doc.text = change.text,
+                    }
+                }
+                doc.version = p.text_document.version;
+                doc.dirty = true;
+            }
+            notif::DidSaveTextDocument::METHOD => {
+                let Ok(p) = serde_json::from_value::<DidSaveTextDocumentParams>(n.params) else { return };
+                let Some(doc) = path_of(&p.text_document.uri).and_then(|path| self.docs.get_mut(&path)) else { return };
+                if let Some(text) = p.text {
+                    doc.text = text;
+                }
+                doc.dirty = true;
+            }
+            notif::DidCloseTextDocument::METHOD => {
+                let Ok(p) = serde_json::from_value::<DidCloseTextDocumentParams>(n.params) else { return };
+                let Some(path) = path_of(&p.text_document.uri) else { return };
+                if let Some(doc) = self.docs.remove(&path) {
+                    // The file is what is on disk again; its diagnostics go with the editor.
+                    self.reload_from_disk(&path, declares(&doc.text));
+                    self.publish(doc.uri, None, Vec::new());
+                }
+            }
+            notif::DidChangeWatchedFiles::METHOD => {
+                let Ok(p) = serde_json::from_value::<DidChangeWatchedFilesParams>(n.params) else { return };
+                for change in p.changes {
+                    let Some(path) = path_of(&change.uri) else { continue };
+                    if self.docs.contains_key(&path) || path.extension().is_none_or(|e| e != "rs") {
+                        continue;
+                    }
+                    let deleted = change.typ == FileChangeType::DELETED;
+                    self.reload_from_disk(&path, deleted);
+                }
+            }
+            // `$/cancelRequest`, `$/setTrace`, and whatever else: nothing to do.
+            _ => {}
+        }
+    }
+
+    fn initialize(&mut self, params: InitializeParams) -> InitializeResult {
+        self.initialized = true;
+        #[allow(deprecated)] // `root_uri` and `root_path`: older clients send only these
+        let root = params
+            .workspace_folders
+            .as_ref()
+            .and_then(|f| f.first())
+            .and_then(|f| path_of(&f.uri))
+            .or_else(|| params.root_uri.as_ref().and_then(path_of))
+            .or_else(|| params.root_path.as_ref().map(PathBuf::from));
+        self.watch_files = params
+            .capabilities
+            .workspace
+            .as_ref()
+            .and_then(|w| w.did_change_watched_files.as_ref())
+            .and_then(|d| d.dynamic_registration)
+            .unwrap_or(false);
+        if let Some(root) = root {
+            self.open_session(&root);
+            self.root = Some(root);
+        }
+        let capabilities = ServerCapabilities {
+            text_document_sync: Some(TextDocumentSyncCapability::Options(TextDocumentSyncOptions {
+                open_close: Some(true),
+                change: Some(TextDocumentSyncKind::INCREMENTAL),
+                save: Some(TextDocumentSyncSaveOptions::SaveOptions(SaveOptions { include_text: Some(false) })),
+                ..Default::default()
+            })),
+            hover_provider: Some(HoverProviderCapability::Simple(true)),
+            code_action_provider: Some(CodeActionProviderCapability::Options(CodeActionOptions {
+                code_action_kinds: Some(vec![CodeActionKind::QUICKFIX]),
+                ..Default::default()
+            })),
+            ..Default::default()
+        };
+        InitializeResult { capabilities, server_info: Some(ServerInfo { name: "reuse-check".into(), version: Some(env!("CARGO_PKG_VERSION").into()) }) }
+    }
+
+    /// Opens every package of the Cargo workspace that holds `dir` (or the `.rs` tree under it).
+    fn open_session(&mut self, dir: &Path) {
+        let target = Target { path: Some(dir.to_path_buf()), ..Default::default() };
+        match catch_unwind(|| Session::open(&target)) {
+            Ok(Ok(s)) => {
+                eprintln!("reuse-check lsp: indexed {} contracted functions under {}", s.index().fns.len(), s.root.display());
+                self.session = Some(s);
+                self.session_error = None;
+            }
+            Ok(Err(e)) if dir.join("src").is_dir() && !dir.ends_with("src") => {
+                // A manifest `cargo metadata` rejects (mid-edit, say): check the package's sources
+                // as a plain tree rather than nothing, and say so.
+                eprintln!("reuse-check lsp: {e}; checking the .rs files under {} without Cargo metadata", dir.join("src").display());
+                self.open_session(&dir.join("src"));
+                if self.session.is_some() {
+                    self.session_error = Some(format!("reuse-check cannot read the Cargo workspace at {} ({e}); checking its src/ as plain files", dir.display()));
+                }
+            }
+            Ok(Err(e)) => self.session_error = Some(format!("reuse-check cannot open the workspace at {}: {e}", dir.display())),
+            Err(_) => self.session_error = Some(format!("reuse-check failed while opening the workspace at {}", dir.display())),
+        }
+    }
+
+    /// A session for a document outside any opened workspace: the nearest enclosing package.
+    fn ensure_session(&mut self, path: &Path) {
+        if self.session.is_some() {
+            return;
+        }
+        let dir = path.parent().unwrap_or(Path::new("/"));
+        let pkg = dir.ancestors().find(|d| d.join("Cargo.toml").is_file()).unwrap_or(dir).to_path_buf();
+        self.open_session(&pkg);
+        if let Some(why) = self.session_error.take() {
+            eprintln!("reuse-check lsp: {why}");
+            self.show_message(lsp_types::MessageType::ERROR, why);
+        }
+    }
+
+    /// Watch `.rs` files, so a contract edited outside the editor re-checks its callers.
+    fn register_watchers(&mut self) {
+        if let Some(why) = self.session_error.take() {
+            eprintln!("reuse-check lsp: {why}");
+            self.show_message(lsp_types::MessageType::ERROR, why);
+        }
+        if !self.watch_files {
+            return;
+        }
+        let options = DidChangeWatchedFilesRegistrationOptions {
+            watchers: vec![FileSystemWatcher { glob_pattern: GlobPattern::String("**/*.rs".into()), kind: None }],
+        };
+        let params = RegistrationParams {
+            registrations: vec![Registration {
+                id: "reuse-check-watch-rs".into(),
+                method: notif::DidChangeWatchedFiles::METHOD.into(),
+                register_options: serde_json::to_value(options).ok(),
+            }],
+        };
+        self.next_id += 1;
+        let id = RequestId::from(format!("reuse-check-{}", self.next_id));
+        self.send(Request::new(id, req::RegisterCapability::METHOD.into(), params).into());
+    }
+
+    /// Puts the disk version of a file that is not open (or no longer open) into the session. A
+    /// change that can touch contracts re-checks every open document.
+    fn reload_from_disk(&mut self, path: &Path, force_recheck: bool) {
+        let Some(session) = self.session.as_mut() else { return };
+        let text = std::fs::read(path).map(|b| String::from_utf8_lossy(&b).into_owned()).unwrap_or_default();
+        let before = session.file(path).map(|f| declares(&f.text)).unwrap_or(false);
+        let touches_contracts = before || declares(&text) || force_recheck;
+        if session.file(path).is_none() && text.is_empty() {
+            return;
+        }
+        if catch_unwind(AssertUnwindSafe(|| session.update(path, text))).is_err() {
+            eprintln!("reuse-check lsp: internal error while re-reading {}", path.display());
+        }
+        if touches_contracts {
+            self.docs.values_mut().for_each(|d| d.dirty = true);
+        }
+    }
+
+    /// Checks every changed document at its latest text and publishes its findings. When one of
+    /// them can declare contracts, the index changes with it: every open document is re-checked.
+    fn check_dirty(&mut self) {
+        let dirty: Vec<PathBuf> = self.docs.iter().filter(|(_, d)| d.dirty).map(|(p, _)| p.clone()).collect();
+        let Some(first) = dirty.first() else { return };
+        self.ensure_session(first);
+        let Some(session) = self.session.as_mut() else {
+            self.docs.values_mut().for_each(|d| d.dirty = false);
+            return;
+        };
+        let reindex = dirty.iter().any(|p| declares(&self.docs[p].text) || session.file(p).is_some_and(|f| declares(&f.text)));
+        let mut results = Vec::new();
+        for path in &dirty {
+            let doc = self.docs.get_mut(path).expect("listed above");
+            doc.dirty = false;
+            if !is_rust(path) {
+                continue;
+            }
+            let text = doc.text.clone();
+            match catch_unwind(AssertUnwindSafe(|| session.update(path, text))) {
+                Ok(findings) if !reindex => results.push((path.clone(), findings)),
+                Ok(_) => {}
+                Err(_) => eprintln!("reuse-check lsp: internal error while checking {}", path.display()),
+            }
+        }
+        if reindex {
+            for path in self.docs.keys().filter(|p| is_rust(p)) {
+                match catch_unwind(AssertUnwindSafe(|| session.check_file(path))) {
+                    Ok(findings) => results.push((path.clone(), findings)),
+                    Err(_) => eprintln!("reuse-check lsp: internal error while checking {}", path.display()),
+                }
+            }
+        }
+        for (path, findings) in results {
+            self.store_and_publish(&path, findings);
+        }
+    }
+
+    fn store_and_publish(&mut self, path: &Path, findings: Vec<Finding>) {
+        let (Some(session), Some(doc)) = (self.session.as_ref(), self.docs.get_mut(path)) else { return };
+        let file = session.file(path).cloned().unwrap_or_else(|| Arc::new(SourceFile::new(path.to_path_buf(), String::new(), doc.text.clone())));
+        let findings: Vec<Finding> = findings.into_iter().filter(|f| f.primary.file.path == path).collect();
+        let diagnostics = findings.iter().map(|f| convert::diagnostic(f, &session.root)).collect();
+        doc.checked = Some((file, findings));
+        let (uri, version) = (doc.uri.clone(), doc.version);
+        self.publish(uri, Some(version), diagnostics);
+    }
+
+    fn hover(&mut self, p: lsp_types::HoverParams) -> Option<lsp_types::Hover> {
+        let uri = &p.text_document_position_params.text_document.uri;
+        let path = path_of(uri)?;
+        let doc = self.docs.get(&path)?;
+        let session = self.session.as_ref()?;
+        let (crate_name, module) = match session.job(&path) {
+            Some(j) => (j.crate_name.clone(), j.module.clone()),
+            None => ("crate".to_string(), vec!["crate".to_string()]),
+        };
+        let rel = session.file(&path).map(|f| f.rel_path.clone()).unwrap_or_default();
+        let file: FileRef = Arc::new(SourceFile::new(path.clone(), rel, doc.text.clone()));
+        let offset = convert::offset(&file, p.text_document_position_params.position);
+        let ctx = hover::HoverCtx { file: &file, crate_name: &crate_name, module: &module, index: session.index(), root: &session.root };
+        hover::hover(&ctx, offset)
+    }
+
+    fn code_actions(&mut self, p: lsp_types::CodeActionParams) -> Option<Vec<lsp_types::CodeActionOrCommand>> {
+        let path = path_of(&p.text_document.uri)?;
+        if self.docs.get(&path)?.dirty {
+            self.check_dirty();
+        }
+        let doc = self.docs.get(&path)?;
+        let (file, findings) = doc.checked.as_ref()?;
+        let root = self.session.as_ref().map(|s| s.root.clone()).unwrap_or_default();
+        Some(actions::code_actions(&doc.uri, file, findings, p.range, &root))
+    }
+
+    fn publish(&self, uri: Url, version: Option<i32>, diagnostics: Vec<lsp_types::Diagnostic>) {
+        let params = PublishDiagnosticsParams { uri, diagnostics, version };
+        self.send(Notification::new(notif::PublishDiagnostics::METHOD.into(), params).into());
+    }
+
+    fn show_message(&self, typ: lsp_types::MessageType, message: String) {
+        let params = lsp_types::ShowMessageParams { typ, message };
+        self.send(Notification::new(notif::ShowMessage::METHOD.into(), params).into());
+    }
+
+    fn send(&self, msg: Message) {
+        // The client is gone when this fails; the loop ends when its input does.
+        let _ = self.conn.sender.send(msg);
+    }
+}
+
+fn err(id: RequestId, code: ErrorCode, message: &str) -> Response {
+    Response::new_err(id, code as i32, message.to_string())
+}
+
+fn params<P: DeserializeOwned>(r: &Request) -> Result<P, Response> {
+    serde_json::from_value(r.params.clone()).map_err(|e| err(r.id.clone(), ErrorCode::InvalidParams, &format!("invalid params for `{}`: {e}", r.method)))
+}
+
+/// The path of a `file:` URI, canonical when the file exists (the session's paths are).
+fn path_of(uri: &Url) -> Option<PathBuf> {
+    let path = uri.to_file_path().ok()?;
+    Some(std::fs::canonicalize(&path).unwrap_or(path))
+}
+
+/// Whether a text can declare contracts or effects (the engine's prefilter): editing such a file
+/// can change the findings of every other file.
+fn declares(text: &str) -> bool {
+    ["reuse::", "#[contract", "#[effect"].iter().any(|m| text.contains(m))
+}
+
+fn is_rust(path: &Path) -> bool {
+    path.extension().is_some_and(|e| e == "rs")
+}

@@ -1,0 +1,343 @@
+//! The server driven in-process over an in-memory connection, on a copy of the paged-KV fixture.
+
+use std::path::{Path, PathBuf};
+use std::thread::JoinHandle;
+use std::time::Duration;
+
+use lsp_server::{Connection, Message, Notification, Request, RequestId, Response};
+use lsp_types::{PublishDiagnosticsParams, Url};
+use serde_json::{json, Value};
+
+use super::{serve, Outcome};
+
+const LIB: &str = include_str!("../../../fixtures/paged-kv/src/lib.rs");
+const BUGGY: &str = include_str!("../../../fixtures/paged-kv/src/buggy.rs");
+const CORRECT: &str = include_str!("../../../fixtures/paged-kv/src/correct.rs");
+const TIMEOUT: Duration = Duration::from_secs(60);
+
+/// A copy of the fixture in a plain directory (no Cargo.toml: no `cargo metadata` in unit tests).
+struct Fixture(PathBuf);
+
+impl Fixture {
+    fn new(name: &str) -> Fixture {
+        let dir = std::env::temp_dir().join(format!("reuse-check-lsp-{name}-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&dir);
+        std::fs::create_dir_all(dir.join("src")).unwrap();
+        std::fs::write(dir.join("src/lib.rs"), LIB).unwrap();
+        std::fs::write(dir.join("src/buggy.rs"), BUGGY).unwrap();
+        std::fs::write(dir.join("src/correct.rs"), CORRECT).unwrap();
+        Fixture(std::fs::canonicalize(&dir).unwrap())
+    }
+    fn uri(&self, rel: &str) -> Url {
+        Url::from_file_path(self.0.join(rel)).unwrap()
+    }
+}
+
+impl Drop for Fixture {
+    fn drop(&mut self) {
+        let _ = std::fs::remove_dir_all(&self.0);
+    }
+}
+
+struct Client {
+    conn: Connection,
+    server: Option<JoinHandle<Outcome>>,
+    next_id: i32,
+    /// Notifications received while waiting for a response.
+    pending: Vec<Notification>,
+}
+
+impl Client {
+    /// A client whose messages are queued before the server starts (when `initialize` is false,
+    /// the caller sends them and calls [`Client::start`]).
+    fn new() -> (Client, Connection) {
+        let (server, client) = Connection::memory();
+        (Client { conn: client, server: None, next_id: 0, pending: Vec::new() }, server)
+    }
+
+    fn start(&mut self, server: Connection) {
+        self.server = Some(std::thread::spawn(move || serve(&server)));
+    }
+
+    /// Started and initialized on `root`.
+    fn initialized(root: &Path) -> Client {
+        let (mut c, server) = Client::new();
+        c.start(server);
+        let resp = c.request("initialize", json!({ "processId": null, "rootUri": Url::from_file_path(root).unwrap(), "capabilities": {} }));
+        assert!(resp.error.is_none(), "{resp:?}");
+        c.notify("initialized", json!({}));
+        c
+    }
+
+    fn notify(&self, method: &str, params: Value) {
+        self.conn.sender.send(Notification::new(method.into(), params).into()).unwrap();
+    }
+
+    fn send_request(&mut self, method: &str, params: Value) -> RequestId {
+        self.next_id += 1;
+        let id = RequestId::from(self.next_id);
+        self.conn.sender.send(Request::new(id.clone(), method.into(), params).into()).unwrap();
+        id
+    }
+
+    fn request(&mut self, method: &str, params: Value) -> Response {
+        let id = self.send_request(method, params);
+        self.response(id)
+    }
+
+    fn response(&mut self, id: RequestId) -> Response {
+        loop {
+            match self.conn.receiver.recv_timeout(TIMEOUT).expect("a response in time") {
+                Message::Response(r) if r.id == id => return r,
+                Message::Notification(n) => self.pending.push(n),
+                _ => {}
+            }
+        }
+    }
+
+    /// The next diagnostics published for `uri`.
+    fn diagnostics(&mut self, uri: &Url) -> PublishDiagnosticsParams {
+        loop {
+            let n = match self.pending.iter().position(|n| n.method == "textDocument/publishDiagnostics") {
+                Some(i) => self.pending.remove(i),
+                None => match self.conn.receiver.recv_timeout(TIMEOUT).expect("diagnostics in time") {
+                    Message::Notification(n) => n,
+                    _ => continue,
+                },
+            };
+            if n.method != "textDocument/publishDiagnostics" {
+                continue;
+            }
+            let p: PublishDiagnosticsParams = serde_json::from_value(n.params).unwrap();
+            if &p.uri == uri {
+                return p;
+            }
+        }
+    }
+
+    fn open(&self, uri: &Url, text: &str) {
+        self.notify("textDocument/didOpen", json!({ "textDocument": { "uri": uri, "languageId": "rust", "version": 1, "text": text } }));
+    }
+
+    fn change(&self, uri: &Url, version: i32, text: &str) {
+        self.notify("textDocument/didChange", json!({ "textDocument": { "uri": uri, "version": version }, "contentChanges": [{ "text": text }] }));
+    }
+
+    fn shutdown(mut self) -> Outcome {
+        let resp = self.request("shutdown", Value::Null);
+        assert!(resp.error.is_none());
+        self.notify("exit", Value::Null);
+        self.server.take().unwrap().join().unwrap()
+    }
+}
+
+/// `(0-based line, rule)` of every `//~ rule` marker.
+fn markers(text: &str) -> Vec<(u32, String)> {
+    let mut v: Vec<(u32, String)> = text
+        .lines()
+        .enumerate()
+        .filter(|(_, l)| !l.trim_start().starts_with("//"))
+        .filter_map(|(i, l)| l.split_once("//~").map(|(_, r)| (i as u32, r.trim().to_string())))
+        .collect();
+    v.sort();
+    v
+}
+
+fn found(p: &PublishDiagnosticsParams) -> Vec<(u32, String)> {
+    let mut v: Vec<(u32, String)> = p
+        .diagnostics
+        .iter()
+        .map(|d| {
+            let code = match &d.code {
+                Some(lsp_types::NumberOrString::String(s)) => s.trim_start_matches("reuse::").to_string(),
+                other => panic!("code {other:?}"),
+            };
+            (d.range.start.line, code)
+        })
+        .collect();
+    v.sort();
+    v
+}
+
+#[test]
+fn findings_are_published_on_open_and_cleared_by_a_fix() {
+    let fx = Fixture::new("open");
+    let mut c = Client::initialized(&fx.0);
+    let uri = fx.uri("src/buggy.rs");
+    c.open(&uri, BUGGY);
+    let p = c.diagnostics(&uri);
+    assert_eq!(p.version, Some(1));
+    assert_eq!(found(&p), markers(BUGGY));
+    let d = &p.diagnostics[0];
+    assert_eq!(d.source.as_deref(), Some("reuse-check"));
+    let related = d.related_information.as_ref().expect("the contract clause as related information");
+    assert!(related.iter().any(|r| r.location.uri == fx.uri("src/lib.rs")), "{related:?}");
+
+    c.change(&uri, 2, CORRECT);
+    let p = c.diagnostics(&uri);
+    assert_eq!(p.version, Some(2));
+    assert!(p.diagnostics.is_empty(), "{:?}", p.diagnostics);
+    assert_eq!(c.shutdown(), Outcome { shutdown: true, exit_without_shutdown: false });
+}
+
+#[test]
+fn edits_queued_during_a_check_cost_one_check_at_the_latest_version() {
+    let fx = Fixture::new("coalesce");
+    let (mut c, server) = Client::new();
+    let id = c.send_request("initialize", json!({ "rootUri": Url::from_file_path(&fx.0).unwrap(), "capabilities": {} }));
+    c.notify("initialized", json!({}));
+    let uri = fx.uri("src/buggy.rs");
+    c.open(&uri, BUGGY);
+    // Incremental edits: type `x` 40 times at the start of the last line, then delete them.
+    let last_line = BUGGY.lines().count() as u32 - 1;
+    for v in 0..40 {
+        let at = json!({ "line": last_line, "character": 0 });
+        c.notify(
+            "textDocument/didChange",
+            json!({ "textDocument": { "uri": uri, "version": 2 + v }, "contentChanges": [{ "range": { "start": at, "end": at }, "text": "x" }] }),
+        );
+    }
+    let start = json!({ "line": last_line, "character": 0 });
+    let end = json!({ "line": last_line, "character": 40 });
+    c.notify("textDocument/didChange", json!({ "textDocument": { "uri": uri, "version": 42 }, "contentChanges": [{ "range": { "start": start, "end": end }, "text": "" }] }));
+    c.start(server);
+    c.response(id);
+    let p = c.diagnostics(&uri);
+    assert_eq!(p.version, Some(42), "only the latest version is checked");
+    assert_eq!(found(&p), markers(BUGGY));
+    assert!(c.pending.iter().all(|n| n.method != "textDocument/publishDiagnostics"));
+    c.shutdown();
+}
+
+#[test]
+fn positions_count_utf16_units_on_non_ascii_lines() {
+    let fx = Fixture::new("utf16");
+    let mut c = Client::initialized(&fx.0);
+    let uri = fx.uri("src/buggy.rs");
+    let prefix = "        let _label = \"é😀漢\"; ";
+    let text = BUGGY.replace("        let slot_mapping = vec![0; num_tokens];", &format!("{prefix}let slot_mapping = vec![0; num_tokens];"));
+    c.open(&uri, &text);
+    let p = c.diagnostics(&uri);
+    let line = text.lines().position(|l| l.contains("_label")).unwrap() as u32;
+    let d = p.diagnostics.iter().find(|d| d.range.start.line == line).expect("the finding on the non-ASCII line");
+    let zero_col = format!("{prefix}let slot_mapping = vec![").encode_utf16().count() as u32;
+    assert_eq!((d.range.start.character, d.range.end.character), (zero_col, zero_col + 1), "{d:?}");
+    // The byte column would be 7 more (é: +1, 😀: +2, 漢: +2... in bytes vs units).
+    assert_ne!(zero_col as usize, format!("{prefix}let slot_mapping = vec![").len());
+    c.shutdown();
+}
+
+#[test]
+fn hovers_show_the_contract_of_a_call_and_the_docs_of_a_clause() {
+    let fx = Fixture::new("hover");
+    let mut c = Client::initialized(&fx.0);
+    let uri = fx.uri("src/buggy.rs");
+    c.open(&uri, BUGGY);
+    c.diagnostics(&uri);
+    let (line, l) = BUGGY.lines().enumerate().find(|(_, l)| l.trim_start().starts_with("reshape_and_cache(")).unwrap();
+    let character = l.find("reshape").unwrap() + 3;
+    let resp = c.request("textDocument/hover", json!({ "textDocument": { "uri": uri }, "position": { "line": line, "character": character } }));
+    let value = resp.result.expect("a hover")["contents"]["value"].as_str().unwrap().to_string();
+    assert!(value.contains("reshape_and_cache"), "{value}");
+    assert!(value.contains("writes(key_cache[slot_mapping], skip = PAD_SLOT_ID)"), "{value}");
+    assert!(value.contains("`pad_to_null_block`"), "{value}");
+
+    let lib = fx.uri("src/lib.rs");
+    c.open(&lib, LIB);
+    c.diagnostics(&lib);
+    let (line, l) = LIB.lines().enumerate().find(|(_, l)| l.trim_start().starts_with("writes(")).unwrap();
+    let character = l.find("skip").unwrap();
+    let resp = c.request("textDocument/hover", json!({ "textDocument": { "uri": lib }, "position": { "line": line, "character": character } }));
+    let value = resp.result.expect("a hover")["contents"]["value"].as_str().unwrap().to_string();
+    assert!(value.contains("### pad_to_null_block"), "{value}");
+    assert!(value.contains("null block"), "{value}");
+
+    // Nothing under the cursor: a null result, not an error.
+    let resp = c.request("textDocument/hover", json!({ "textDocument": { "uri": uri }, "position": { "line": 0, "character": 0 } }));
+    assert!(resp.error.is_none() && resp.result == Some(Value::Null), "{resp:?}");
+    c.shutdown();
+}
+
+/// Applies one TextEdit (as JSON) to a text.
+fn apply(text: &str, edit: &Value) -> String {
+    let pos = |p: &Value| lsp_types::Position { line: p["line"].as_u64().unwrap() as u32, character: p["character"].as_u64().unwrap() as u32 };
+    let start = super::convert::offset_in_text(text, pos(&edit["range"]["start"]));
+    let end = super::convert::offset_in_text(text, pos(&edit["range"]["end"]));
+    format!("{}{}{}", &text[..start], edit["newText"].as_str().unwrap(), &text[end..])
+}
+
+#[test]
+fn code_actions_replace_the_zero_by_the_sentinel_or_insert_a_suppression() {
+    let fx = Fixture::new("actions");
+    let mut c = Client::initialized(&fx.0);
+    let uri = fx.uri("src/buggy.rs");
+    c.open(&uri, BUGGY);
+    let p = c.diagnostics(&uri);
+    let line = BUGGY.lines().position(|l| l.contains("let slot_mapping = vec![0; num_tokens];")).unwrap() as u32;
+    let d = p.diagnostics.iter().find(|d| d.range.start.line == line).unwrap().clone();
+    let resp = c.request(
+        "textDocument/codeAction",
+        json!({ "textDocument": { "uri": uri }, "range": d.range, "context": { "diagnostics": [d] } }),
+    );
+    let actions = resp.result.unwrap();
+    let actions = actions.as_array().unwrap();
+    let titles: Vec<&str> = actions.iter().map(|a| a["title"].as_str().unwrap()).collect();
+    assert_eq!(titles, ["Replace with PAD_SLOT_ID (pad_to_null_block)", "Suppress `pad_to_null_block` on this line"]);
+    assert_eq!(actions[0]["isPreferred"], json!(true));
+
+    let edit = &actions[0]["edit"]["changes"][uri.as_str()][0];
+    let fixed = apply(BUGGY, edit);
+    assert!(fixed.contains("let slot_mapping = vec![PAD_SLOT_ID; num_tokens];"));
+    c.change(&uri, 2, &fixed);
+    let after = c.diagnostics(&uri);
+    assert!(!found(&after).contains(&(line, "pad_to_null_block".into())), "{:?}", found(&after));
+
+    let edit = &actions[1]["edit"]["changes"][uri.as_str()][0];
+    let suppressed = apply(BUGGY, edit);
+    let inserted = suppressed.lines().nth(line as usize).unwrap();
+    assert_eq!(inserted, "        // reuse-check: allow(pad_to_null_block) <reason>");
+    c.change(&uri, 3, &suppressed);
+    let after = c.diagnostics(&uri);
+    assert_eq!(found(&after).len(), markers(BUGGY).len() - 1, "{:?}", found(&after));
+    c.shutdown();
+}
+
+#[test]
+fn bad_requests_get_errors_and_the_server_goes_on() {
+    let fx = Fixture::new("robust");
+    let (mut c, server) = Client::new();
+    c.start(server);
+    let early = c.request("textDocument/hover", json!({}));
+    assert_eq!(early.error.unwrap().code, -32002);
+    let resp = c.request("initialize", json!({ "rootUri": Url::from_file_path(&fx.0).unwrap(), "capabilities": {} }));
+    assert!(resp.result.unwrap()["capabilities"]["hoverProvider"] == json!(true));
+    assert_eq!(c.request("initialize", json!({})).error.unwrap().code, -32600);
+    assert_eq!(c.request("no/such/method", json!({})).error.unwrap().code, -32601);
+    assert_eq!(c.request("textDocument/hover", json!({ "bogus": 1 })).error.unwrap().code, -32602);
+    c.notify("no/such/notification", json!({}));
+    c.notify("textDocument/didOpen", json!({ "nonsense": true }));
+    c.notify("textDocument/didChange", json!({ "textDocument": { "uri": "file:///not/open.rs", "version": 3 }, "contentChanges": [] }));
+    // Still serving.
+    let uri = fx.uri("src/buggy.rs");
+    c.open(&uri, BUGGY);
+    assert_eq!(found(&c.diagnostics(&uri)), markers(BUGGY));
+    // Garbage source never breaks a check.
+    c.change(&uri, 2, "fn f( { \u{0} é😀 #[reuse::contract(writes(");
+    let p = c.diagnostics(&uri);
+    assert!(p.diagnostics.iter().any(|d| d.code == Some(lsp_types::NumberOrString::String("reuse::parse_error".into()))), "{p:?}");
+    // `exit` without `shutdown` ends the loop and says so.
+    c.notify("exit", Value::Null);
+    assert_eq!(c.server.take().unwrap().join().unwrap(), Outcome { shutdown: false, exit_without_shutdown: true });
+}
+
+#[test]
+fn a_client_that_goes_away_without_shutdown_ends_the_server() {
+    let fx = Fixture::new("gone");
+    let mut c = Client::initialized(&fx.0);
+    let uri = fx.uri("src/buggy.rs");
+    c.open(&uri, BUGGY);
+    c.diagnostics(&uri);
+    let server = c.server.take().unwrap();
+    drop(c);
+    assert_eq!(server.join().unwrap(), Outcome { shutdown: false, exit_without_shutdown: false });
+}

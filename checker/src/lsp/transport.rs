@@ -1,0 +1,238 @@
+//! JSON-RPC over stdio that survives a bad client.
+//!
+//! `lsp_server::Connection::stdio()` ends its reader thread on the first malformed frame or payload,
+//! which leaves the server deaf. This transport reads frames itself: a frame without a usable
+//! `Content-Length`, a body that is not UTF-8 or not JSON, or JSON that is not a JSON-RPC message is
+//! answered with the JSON-RPC error (`-32700` parse error, `-32600` invalid request) and reading
+//! goes on. The server loop still sees an ordinary [`lsp_server::Connection`].
+//!
+//! The channel from the reader is unbounded, so the reader keeps draining stdin while a check runs;
+//! the server then finds every pending edit in the queue and checks only the latest text.
+
+use std::io::{self, BufRead, Read, Write};
+use std::sync::{Arc, Mutex};
+use std::thread;
+
+use crossbeam_channel::{unbounded, Receiver, Sender};
+use lsp_server::{Connection, Message};
+use serde_json::{json, Value};
+
+/// Larger bodies are skipped (and answered with a parse error) rather than buffered.
+const MAX_BODY: usize = 256 << 20;
+/// A header line longer than this is garbage.
+const MAX_HEADER_LINE: u64 = 16 << 10;
+
+pub struct IoThreads {
+    reader: thread::JoinHandle<()>,
+    writer: thread::JoinHandle<()>,
+}
+
+impl IoThreads {
+    /// Waits for the writer to flush what the server sent. The reader is not waited for: after an
+    /// `exit` it has stopped, and after a lost client it is blocked on a stdin nobody writes to.
+    pub fn join_writer(self) {
+        drop(self.reader);
+        let _ = self.writer.join();
+    }
+}
+
+/// A connection over this process's stdin and stdout.
+pub fn stdio() -> (Connection, IoThreads) {
+    spawn(io::BufReader::new(io::stdin()), io::stdout())
+}
+
+/// A connection over any byte streams (tests use in-memory ones).
+pub fn spawn<R, W>(input: R, output: W) -> (Connection, IoThreads)
+where
+    R: BufRead + Send + 'static,
+    W: Write + Send + 'static,
+{
+    let output = Arc::new(Mutex::new(output));
+    let (to_server, from_client) = unbounded::<Message>();
+    let (to_client, for_writer) = unbounded::<Message>();
+    let reader_out = output.clone();
+    let reader = thread::Builder::new()
+        .name("lsp-reader".into())
+        .spawn(move || read_loop(input, &to_server, &reader_out))
+        .expect("spawn the reader thread");
+    let writer = thread::Builder::new().name("lsp-writer".into()).spawn(move || write_loop(&for_writer, &output)).expect("spawn the writer thread");
+    (Connection { sender: to_client, receiver: from_client }, IoThreads { reader, writer })
+}
+
+fn write_loop<W: Write>(messages: &Receiver<Message>, output: &Mutex<W>) {
+    for msg in messages {
+        let mut out = match output.lock() {
+            Ok(o) => o,
+            Err(poisoned) => poisoned.into_inner(),
+        };
+        // A closed stdout means the client is gone: stop writing, the server ends on its own.
+        if msg.write(&mut *out).and_then(|_| out.flush()).is_err() {
+            return;
+        }
+    }
+}
+
+/// What one frame turned out to be.
+enum Frame {
+    Body(Vec<u8>),
+    Bad(String),
+    Eof,
+}
+
+fn read_loop<R: BufRead, W: Write>(mut input: R, to_server: &Sender<Message>, output: &Mutex<W>) {
+    loop {
+        let frame = match read_frame(&mut input) {
+            Ok(f) => f,
+            Err(_) => Frame::Eof,
+        };
+        let body = match frame {
+            Frame::Eof => return,
+            Frame::Bad(why) => {
+                reply_error(output, Value::Null, -32700, &why);
+                continue;
+            }
+            Frame::Body(b) => b,
+        };
+        match parse_message(&body) {
+            Ok(msg) => {
+                let exit = matches!(&msg, Message::Notification(n) if n.method == "exit");
+                if to_server.send(msg).is_err() || exit {
+                    return;
+                }
+            }
+            Err((id, code, why)) => reply_error(output, id, code, &why),
+        }
+    }
+}
+
+/// A JSON-RPC message, or the id (if any could be read), error code and reason to answer with.
+fn parse_message(body: &[u8]) -> Result<Message, (Value, i32, String)> {
+    let text = std::str::from_utf8(body).map_err(|e| (Value::Null, -32700, format!("the message is not UTF-8: {e}")))?;
+    let value: Value = serde_json::from_str(text).map_err(|e| (Value::Null, -32700, format!("the message is not JSON: {e}")))?;
+    let id = match value.get("id") {
+        Some(id @ (Value::Number(_) | Value::String(_))) => id.clone(),
+        _ => Value::Null,
+    };
+    if !value.is_object() || value.get("method").is_some_and(|m| !m.is_string()) {
+        return Err((id, -32600, "not a JSON-RPC request, response or notification".into()));
+    }
+    serde_json::from_value(value).map_err(|e| (id, -32600, format!("not a JSON-RPC message: {e}")))
+}
+
+fn reply_error<W: Write>(output: &Mutex<W>, id: Value, code: i32, message: &str) {
+    eprintln!("reuse-check lsp: ignored a bad message: {message}");
+    let body = json!({ "jsonrpc": "2.0", "id": id, "error": { "code": code, "message": message } }).to_string();
+    let mut out = match output.lock() {
+        Ok(o) => o,
+        Err(poisoned) => poisoned.into_inner(),
+    };
+    let _ = write!(out, "Content-Length: {}\r\n\r\n{}", body.len(), body).and_then(|_| out.flush());
+}
+
+/// Reads headers up to the blank line, then the body. Lenient about `\n` line ends and unknown
+/// headers; a frame that cannot be delimited is skipped up to the next blank line.
+fn read_frame<R: BufRead>(input: &mut R) -> io::Result<Frame> {
+    let mut length: Option<Result<usize, String>> = None;
+    let mut saw_header = false;
+    let mut line = Vec::new();
+    loop {
+        line.clear();
+        let n = input.by_ref().take(MAX_HEADER_LINE).read_until(b'\n', &mut line)?;
+        if n == 0 {
+            return Ok(if saw_header { Frame::Bad("the stream ended inside a header".into()) } else { Frame::Eof });
+        }
+        let text = String::from_utf8_lossy(&line);
+        let text = text.trim_end_matches(['\r', '\n']);
+        if text.is_empty() {
+            if !saw_header {
+                continue; // stray blank lines between frames
+            }
+            break;
+        }
+        saw_header = true;
+        if let Some((name, value)) = text.split_once(':') {
+            if name.trim().eq_ignore_ascii_case("content-length") {
+                length = Some(value.trim().parse::<usize>().map_err(|_| format!("bad Content-Length `{}`", value.trim())));
+            }
+        }
+    }
+    let len = match length {
+        None => return Ok(Frame::Bad("a message without Content-Length".into())),
+        Some(Err(why)) => return Ok(Frame::Bad(why)),
+        Some(Ok(len)) => len,
+    };
+    if len > MAX_BODY {
+        io::copy(&mut input.by_ref().take(len as u64), &mut io::sink())?;
+        return Ok(Frame::Bad(format!("a message of {len} bytes is too large")));
+    }
+    let mut body = vec![0; len];
+    match input.read_exact(&mut body) {
+        Ok(()) => Ok(Frame::Body(body)),
+        Err(e) if e.kind() == io::ErrorKind::UnexpectedEof => Ok(Frame::Eof),
+        Err(e) => Err(e),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn frame(body: &str) -> String {
+        format!("Content-Length: {}\r\n\r\n{}", body.len(), body)
+    }
+
+    /// Feeds `input` to a transport and returns what the server received and what the client got.
+    fn run(input: String) -> (Vec<Message>, String) {
+        #[derive(Clone, Default)]
+        struct Shared(Arc<Mutex<Vec<u8>>>);
+        impl Write for Shared {
+            fn write(&mut self, b: &[u8]) -> io::Result<usize> {
+                self.0.lock().unwrap().extend_from_slice(b);
+                Ok(b.len())
+            }
+            fn flush(&mut self) -> io::Result<()> {
+                Ok(())
+            }
+        }
+        let out = Shared::default();
+        let (conn, threads) = spawn(io::Cursor::new(input.into_bytes()), out.clone());
+        let received: Vec<Message> = conn.receiver.iter().collect();
+        drop(conn);
+        threads.join_writer();
+        let text = String::from_utf8(out.0.lock().unwrap().clone()).unwrap();
+        (received, text)
+    }
+
+    #[test]
+    fn bad_frames_are_answered_and_reading_goes_on() {
+        let mut input = String::new();
+        input += &frame(r#"{"jsonrpc":"2.0","id":1,"method":"a"}"#);
+        input += &frame("{not json");
+        input += "Content-Length: banana\r\n\r\n";
+        input += "garbage line\r\n\r\n";
+        input += &frame(r#"[1,2]"#);
+        input += &frame(r#"{"jsonrpc":"2.0","id":7,"method":5}"#);
+        input += &frame(r#"{"jsonrpc":"2.0","method":"b"}"#);
+        input += "Content-Length: 5\n\n"; // bare `\n` line ends are accepted
+        input += "{\"x\":";
+        let (received, replies) = run(input);
+        let methods: Vec<String> = received
+            .iter()
+            .map(|m| match m {
+                Message::Request(r) => r.method.clone(),
+                Message::Notification(n) => n.method.clone(),
+                Message::Response(_) => "response".into(),
+            })
+            .collect();
+        assert_eq!(methods, ["a", "b"]);
+        assert_eq!(replies.matches("-32700").count(), 4, "{replies}");
+        assert!(replies.contains(r#""id":7"#), "{replies}");
+        assert_eq!(replies.matches("-32600").count(), 2, "{replies}");
+    }
+
+    #[test]
+    fn a_truncated_stream_ends_the_reader() {
+        let (received, _) = run("Content-Length: 100\r\n\r\n{\"jsonrpc\"".into());
+        assert!(received.is_empty());
+    }
+}
