@@ -100,7 +100,7 @@ fn generate(root: &Path) -> usize {
         std::fs::write(src.join(format!("m{i:04}.rs")), text).unwrap();
     }
     std::fs::write(src.join("lib.rs"), lib).unwrap();
-    std::fs::write(root.join("Cargo.toml"), "[package]\nname = \"bench-workspace\"\nversion = \"0.0.0\"\nedition = \"2021\"\n").unwrap();
+    std::fs::write(root.join("Cargo.toml"), "[package]\nname = \"bench-workspace\"\nversion = \"0.0.0\"\nedition = \"2021\"\n\n[workspace]\n").unwrap();
     lines + FILES
 }
 

@@ -204,8 +204,12 @@ pub fn build_index(jobs: &[FileJob]) -> (Index, HashMap<String, Vec<Finding>>) {
     let decl_filter = AhoCorasick::new(DECL_MARKERS).expect("fixed patterns");
     let parts: Vec<(crate::index::FileDecls, String)> = jobs
         .par_iter()
-        .filter(|j| j.external || decl_filter.is_match(&j.file.text))
+        .filter(|j| j.external || decl_filter.is_match(&j.file.text) || j.file.text.contains("const ") || j.file.text.contains("static "))
         .map(|j| {
+            if !j.external && !decl_filter.is_match(&j.file.text) {
+                let consts = crate::index::scan_int_consts(&j.file.text);
+                return (crate::index::FileDecls { consts, ..Default::default() }, j.file.rel_path.clone());
+            }
             let decls = match syn::parse_file(j.file.parse_text()) {
                 Ok(ast) => index_file(&j.file, &ast, &j.module, j.external),
                 Err(e) => crate::index::FileDecls { findings: vec![parse_error(&j.file, &e)], ..Default::default() },

@@ -244,6 +244,31 @@ fn collect_consts(items: &[Item], out: &mut Vec<(String, i128)>) {
     }
 }
 
+/// Integer constants of a file that is not parsed (`pub const PAD_SLOT_ID: i64 = -1;`), read from
+/// the text line by line: sentinels and null-block constants are often defined far from the
+/// contracts that use them, and parsing every file just for them would cost what the prefilter saves.
+pub fn scan_int_consts(text: &str) -> Vec<(String, i128)> {
+    let mut out = Vec::new();
+    for line in text.lines() {
+        let t = line.trim_start();
+        let rest = t.strip_prefix("pub ").or_else(|| t.strip_prefix("pub(crate) ")).unwrap_or(t);
+        let Some(rest) = rest.strip_prefix("const ").or_else(|| rest.strip_prefix("static ")) else { continue };
+        let Some((name, rest)) = rest.split_once(':') else { continue };
+        let name = name.trim();
+        if name.is_empty() || !name.chars().all(|c| c.is_ascii_alphanumeric() || c == '_') {
+            continue;
+        }
+        let Some((_, value)) = rest.split_once('=') else { continue };
+        let Some(value) = value.trim().strip_suffix(';') else { continue };
+        if let Ok(Expr::Lit(_) | Expr::Unary(_) | Expr::Cast(_) | Expr::Paren(_)) = syn::parse_str::<Expr>(value) {
+            if let Some(v) = syn::parse_str::<Expr>(value).ok().as_ref().and_then(int_value) {
+                out.push((name.to_string(), v));
+            }
+        }
+    }
+    out
+}
+
 /// The value of an integer literal expression: `0`, `-1`, `(-1)`, `-1i64`, `0 as i64`.
 pub fn int_value(expr: &Expr) -> Option<i128> {
     match expr {

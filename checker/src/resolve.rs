@@ -274,7 +274,12 @@ impl<'a> Resolver<'a> {
         // `Type::method` where `Type` is defined in this module or imported under another path.
         let tail = &path[path.len() - 2..];
         let loose: Vec<&ContractedFn> = all.iter().copied().filter(|f| f.path.ends_with(tail)).collect();
-        prefer_module(loose, &self.module)
+        if !loose.is_empty() {
+            return prefer_module(loose, &self.module);
+        }
+        // Re-exports (`pub use kernels::write;` then `crate::write(..)` or `engine::write(..)`): a
+        // free function of that name in the crate the path starts from.
+        all.iter().copied().filter(|f| f.self_type.is_none() && f.path[0] == full[0]).collect()
     }
 
     fn by_plain_name<'i>(&self, all: &[&'i ContractedFn], name: &str) -> Vec<&'i ContractedFn> {

@@ -44,7 +44,10 @@ pub fn walk_fns<'a>(items: &'a [Item], f: &mut dyn FnMut(FnItem<'_>)) {
 fn walk(items: &[Item], modules: &mut Vec<String>, f: &mut dyn FnMut(FnItem<'_>)) {
     for item in items {
         match item {
-            Item::Fn(func) => f(FnItem { modules, self_type: None, attrs: &func.attrs, sig: &func.sig, body: Some(&func.block) }),
+            Item::Fn(func) => {
+                f(FnItem { modules, self_type: None, attrs: &func.attrs, sig: &func.sig, body: Some(&func.block) });
+                walk_nested(&func.block, modules, f);
+            }
             Item::Mod(m) => {
                 if let Some((_, content)) = &m.content {
                     modules.push(m.ident.to_string());
@@ -56,7 +59,10 @@ fn walk(items: &[Item], modules: &mut Vec<String>, f: &mut dyn FnMut(FnItem<'_>)
                 let self_type = type_name(&imp.self_ty);
                 for it in &imp.items {
                     match it {
-                        ImplItem::Fn(m) => f(FnItem { modules, self_type: self_type.as_deref(), attrs: &m.attrs, sig: &m.sig, body: Some(&m.block) }),
+                        ImplItem::Fn(m) => {
+                            f(FnItem { modules, self_type: self_type.as_deref(), attrs: &m.attrs, sig: &m.sig, body: Some(&m.block) });
+                            walk_nested(&m.block, modules, f);
+                        }
                         ImplItem::Verbatim(tokens) => {
                             if let Ok(decl) = syn::parse2::<syn::ForeignItemFn>(tokens.clone()) {
                                 f(FnItem { modules, self_type: self_type.as_deref(), attrs: &decl.attrs, sig: &decl.sig, body: None })
@@ -91,6 +97,15 @@ fn walk(items: &[Item], modules: &mut Vec<String>, f: &mut dyn FnMut(FnItem<'_>)
     }
 }
 
+/// Functions (and modules, impls) declared inside a function body are bodies of their own.
+fn walk_nested(block: &syn::Block, modules: &mut Vec<String>, f: &mut dyn FnMut(FnItem<'_>)) {
+    let nested: Vec<&Item> = block.stmts.iter().filter_map(|s| if let syn::Stmt::Item(i) = s { Some(i) } else { None }).collect();
+    if !nested.is_empty() {
+        let items: Vec<Item> = nested.into_iter().cloned().collect();
+        walk(&items, modules, f);
+    }
+}
+
 /// The last path segment of a type (`Engine` for `crate::engine::Engine<T>`).
 pub fn type_name(ty: &syn::Type) -> Option<String> {
     match ty {
@@ -119,7 +134,9 @@ mod tests {
                     fn launch(ptr: u64);
                 }
             }
-            fn with_body() {}
+            fn with_body() {
+                fn nested() {}
+            }
         "#;
         let file = syn::parse_file(src).unwrap();
         let mut seen = Vec::new();
@@ -132,7 +149,8 @@ mod tests {
                 "paged_attention::reshape_and_cache body=false",
                 "paged_attention::CacheEngine::swap_in body=false",
                 "paged_attention::launch body=false",
-                "::with_body body=true"
+                "::with_body body=true",
+                "::nested body=true"
             ]
         );
     }

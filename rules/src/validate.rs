@@ -52,7 +52,15 @@ pub fn validate(contract: &Contract, sig: &Signature) -> Vec<ContractError> {
                 check(place, &mut errors);
                 key.iter().for_each(|k| check(k, &mut errors));
             }
-            ClauseKind::Preserves(_) => {}
+            ClauseKind::Preserves(effects) => {
+                for e in effects.iter().filter(|e| e.path[0].text == "self" && !params.has_receiver) {
+                    errors.push(ContractError::new(
+                        &UNKNOWN_NAME,
+                        e.path[0].span,
+                        format!("`self.{}` names a method, but `{}` has no `self` parameter", e.name(), params.fn_name),
+                    ));
+                }
+            }
             ClauseKind::Writes { target, .. } | ClauseKind::Reads(target) => {
                 check(&target.place, &mut errors);
                 check(&target.index, &mut errors);
@@ -235,6 +243,8 @@ mod tests {
         assert_eq!(errors("writes(kv[slots], skip = -1)", "fn w(kv: &mut [f32], slot_mapping: &[i64])"), vec![("unknown_name".into(), "slots".into())]);
         assert_eq!(errors("reuses(self.plans, key(g))", "fn run(g: &Graph)"), vec![("unknown_name".into(), "self".into())]);
         assert_eq!(errors("forbids_write(kv[0])", "fn f(cache: &mut [f32])"), vec![("unknown_name".into(), "kv".into())]);
+        assert_eq!(errors("preserves(self.log_step)", "fn f()"), vec![("unknown_name".into(), "self".into())]);
+        assert!(errors("preserves(self.log_step)", "fn f(&self)").is_empty());
     }
 
     #[test]

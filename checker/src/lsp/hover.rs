@@ -6,7 +6,6 @@
 //! session's index.
 
 use std::ops::Range;
-use std::path::Path;
 
 use lsp_types::{Hover, HoverContents, MarkupContent, MarkupKind};
 use reuse_rules::catalogue;
@@ -27,7 +26,6 @@ pub struct HoverCtx<'a> {
     /// Module path, crate name first.
     pub module: &'a [String],
     pub index: &'a Index,
-    pub root: &'a Path,
 }
 
 pub fn hover(ctx: &HoverCtx, offset: usize) -> Option<Hover> {
@@ -83,8 +81,8 @@ fn find(ctx: &HoverCtx, ast: &syn::File, offset: usize) -> Option<(Range<usize>,
         let resolver = Resolver { index: ctx.index, crate_name: ctx.crate_name, module, imports: &imports };
         let env = TypeEnv::of(f.sig, Some(body));
         out = match resolver.resolve(&site, f.self_type, &env) {
-            Resolution::One(callee) => Some((range, call_hover(callee, ctx.root))),
-            Resolution::Ambiguous(cands) => Some((range, ambiguous_hover(&site.name, &cands, ctx.root))),
+            Resolution::One(callee) => Some((range, call_hover(callee))),
+            Resolution::Ambiguous(cands) => Some((range, ambiguous_hover(&site.name, &cands))),
             Resolution::None => None,
         };
     });
@@ -112,7 +110,7 @@ fn location(f: &ContractedFn) -> String {
     format!("{}:{}", f.file.rel_path, f.file.line_col(f.attr_range.start).line)
 }
 
-fn call_hover(f: &ContractedFn, _root: &Path) -> String {
+fn call_hover(f: &ContractedFn) -> String {
     let attr = f.file.text.get(f.attr_range.clone()).unwrap_or_default();
     let origin = if f.external { "declared in the contracts file" } else { "declared at" };
     let mut md = format!("**reuse contract** of `{}` ({origin} `{}`)\n\n```rust\n{}\n```\n", f.display_path(), location(f), dedent(attr));
@@ -120,7 +118,7 @@ fn call_hover(f: &ContractedFn, _root: &Path) -> String {
     md
 }
 
-fn ambiguous_hover(name: &str, cands: &[&ContractedFn], _root: &Path) -> String {
+fn ambiguous_hover(name: &str, cands: &[&ContractedFn]) -> String {
     let mut md = format!("**reuse contract**: `{name}` may be any of these contracted functions; reuse-check cannot tell which from source, so their contracts are not checked here (`ambiguous_call`):\n\n");
     for c in cands {
         md.push_str(&format!("- `{}` ({}): `{}`\n", c.display_path(), location(c), c.contract));

@@ -1,8 +1,9 @@
 //! `reuse-check lsp`: the language server.
 //!
-//! The workspace is opened once (every package of the Cargo workspace, so contracts declared in any
-//! of them are indexed) as an [`engine::Session`]; an open document is re-checked from its
-//! in-memory text on open, change and save, and its findings are published as diagnostics.
+//! The workspace folder is opened once, as `reuse-check <folder>` would check it (a Cargo
+//! workspace or package, or a tree of `.rs` files), as an [`crate::engine::Session`]: the contract index
+//! covers all of it. An open document is re-checked from its in-memory text on open, change and
+//! save, and its findings are published as diagnostics.
 //! Hovers show the contract of a called function and the rule docs of a contract clause; code
 //! actions insert a suppression comment or apply a finding's [`crate::finding::Fix`].
 //!
@@ -14,7 +15,7 @@
 //! malformed JSON-RPC itself and keeps reading; end of input without `shutdown` ends the server
 //! cleanly.
 //!
-//! Only this module knows about LSP; it talks to the checker through [`engine::Session`].
+//! Only this module knows about LSP; it talks to the checker through [`crate::engine::Session`].
 
 mod actions;
 mod convert;
@@ -92,8 +93,7 @@ pub struct Outcome {
 /// Runs the server on a connection until `exit` or until the client side is closed.
 pub fn serve(conn: &Connection) -> Outcome {
     let mut server = Server::new(conn);
-    loop {
-        let Ok(first) = conn.receiver.recv() else { break };
+    while let Ok(first) = conn.receiver.recv() {
         let mut batch = vec![first];
         batch.extend(conn.receiver.try_iter());
         for msg in batch {
@@ -309,7 +309,7 @@ impl<'c> Server<'c> {
         InitializeResult { capabilities, server_info: Some(ServerInfo { name: "reuse-check".into(), version: Some(env!("CARGO_PKG_VERSION").into()) }) }
     }
 
-    /// Opens every package of the Cargo workspace that holds `dir` (or the `.rs` tree under it).
+    /// Opens what `reuse-check <dir>` would check.
     fn open_session(&mut self, dir: &Path) {
         let target = Target { path: Some(dir.to_path_buf()), ..Default::default() };
         match catch_unwind(|| Session::open(&target)) {
@@ -448,7 +448,7 @@ impl<'c> Server<'c> {
         let rel = session.file(&path).map(|f| f.rel_path.clone()).unwrap_or_default();
         let file: FileRef = Arc::new(SourceFile::new(path.clone(), rel, doc.text.clone()));
         let offset = convert::offset(&file, p.text_document_position_params.position);
-        let ctx = hover::HoverCtx { file: &file, crate_name: &crate_name, module: &module, index: session.index(), root: &session.root };
+        let ctx = hover::HoverCtx { file: &file, crate_name: &crate_name, module: &module, index: session.index() };
         hover::hover(&ctx, offset)
     }
 

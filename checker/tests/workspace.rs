@@ -1,0 +1,102 @@
+//! A Cargo workspace end to end: a contracts file for a crate the workspace does not own,
+//! constants defined in files without contracts, re-exports, nested functions, and the warm cache
+//! seeing a changed contract.
+
+use std::path::{Path, PathBuf};
+
+use reuse_check::engine::CheckOptions;
+use reuse_check::workspace::Target;
+
+fn write(root: &Path, rel: &str, text: &str) {
+    let path = root.join(rel);
+    std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+    std::fs::write(path, text).unwrap();
+}
+
+fn workspace(name: &str) -> PathBuf {
+    let root = std::env::temp_dir().join(format!("reuse-check-ws-{name}-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&root);
+    write(
+        &root,
+        "Cargo.toml",
+        "[workspace]\nmembers = [\"kernels\", \"engine\"]\nresolver = \"2\"\n\n[workspace.metadata.reuse-check]\ncontracts = [\"contracts/kernels.rs\"]\n",
+    );
+    // A crate the workspace "does not own": no attributes in it.
+    write(&root, "kernels/Cargo.toml", "[package]\nname = \"kernels\"\nversion = \"0.1.0\"\nedition = \"2021\"\n");
+    write(
+        &root,
+        "kernels/src/lib.rs",
+        "pub fn reshape_and_cache(key: &[f32], cache: &mut [f32], slots: &[i64]) {\n    for (k, s) in key.iter().zip(slots) { if *s >= 0 { cache[*s as usize] = *k; } }\n}\n",
+    );
+    write(
+        &root,
+        "contracts/kernels.rs",
+        "mod kernels {\n    #[reuse::contract(writes(cache[slots], skip = -1))]\n    fn reshape_and_cache(key: &[f32], cache: &mut [f32], slots: &[i64]);\n}\n",
+    );
+    write(
+        &root,
+        "engine/Cargo.toml",
+        "[package]\nname = \"engine\"\nversion = \"0.1.0\"\nedition = \"2021\"\n\n[dependencies]\nkernels = { path = \"../kernels\" }\n",
+    );
+    write(&root, "engine/src/consts.rs", "pub const NULL_SLOT: i64 = 0;\n");
+    write(
+        &root,
+        "engine/src/ops.rs",
+        "#[reuse::contract(aliases(return = x))]\npub fn donate(x: u64) -> u64 {\n    x\n}\n",
+    );
+    write(
+        &root,
+        "engine/src/lib.rs",
+        r#"pub mod consts;
+mod ops;
+pub use ops::donate;
+use kernels::reshape_and_cache;
+
+pub fn dummy(cache: &mut [f32], n: usize) {
+    let key = vec![0.0; n];
+    let slots = vec![consts::NULL_SLOT; n];
+    reshape_and_cache(&key, cache, &slots);
+}
+
+pub fn outer(h: u64) -> u64 {
+    fn inner(h: u64) -> u64 {
+        let out = crate::donate(h);
+        h + out
+    }
+    inner(h)
+}
+"#,
+    );
+    root
+}
+
+fn findings(root: &Path, options: &CheckOptions) -> Vec<String> {
+    let report = reuse_check::check_with(&Target { path: Some(root.to_path_buf()), ..Target::default() }, options).unwrap();
+    report.findings.iter().map(|f| format!("{}:{} {}", f.primary.file.rel_path, f.line(), f.rule.name)).collect()
+}
+
+#[test]
+fn contracts_files_consts_reexports_and_nested_functions() {
+    let root = workspace("external");
+    let found = findings(&root, &CheckOptions::default());
+    assert_eq!(found, vec!["engine/src/lib.rs:8 pad_to_null_block", "engine/src/lib.rs:15 use_after_donate"]);
+}
+
+#[test]
+fn the_warm_cache_sees_a_changed_contract() {
+    let root = workspace("cache");
+    let cached = CheckOptions { use_cache: true, ..CheckOptions::default() };
+    let first = findings(&root, &cached);
+    assert_eq!(findings(&root, &cached), first, "nothing changed: the same answer");
+    // The contract now skips 0 instead of -1: the caller's zeros are its sentinel, no finding.
+    std::thread::sleep(std::time::Duration::from_millis(20));
+    write(
+        &root,
+        "contracts/kernels.rs",
+        "mod kernels {\n    #[reuse::contract(writes(cache[slots], skip = 0))]\n    fn reshape_and_cache(key: &[f32], cache: &mut [f32], slots: &[i64]);\n}\n",
+    );
+    assert_eq!(findings(&root, &cached), vec!["engine/src/lib.rs:15 use_after_donate"]);
+    // A new file is seen too.
+    write(&root, "engine/src/extra.rs", "pub fn f(h: u64) -> u64 { let o = crate::donate(h); h + o }\n");
+    assert_eq!(findings(&root, &cached).len(), 2);
+}
