@@ -9,7 +9,7 @@ use syn::Expr;
 use crate::finding::{Finding, Label};
 use crate::flow::expr_span;
 use crate::index::{contract_of, ContractedFn, FileContract, Index};
-use crate::resolve::{CallSite, Imports, Resolution, Resolver, TypeEnv};
+use crate::resolve::{CallSite, FieldTypes, Imports, Resolution, Resolver, TypeEnv};
 use crate::rules;
 use crate::source::FileRef;
 
@@ -79,13 +79,14 @@ pub fn clause_label(callee: &ContractedFn, clause: &reuse_rules::contract::Claus
 /// Analyses every function of a parsed file. `module` is the file's module path, crate name first.
 pub fn analyze_file(file: &FileRef, ast: &syn::File, crate_name: &str, module: &[String], index: &Index) -> Vec<Finding> {
     let imports = Imports::of(&ast.items, crate_name, module);
+    let fields = FieldTypes::of(&ast.items);
     let imports_reuse = file.text.contains("use reuse::");
     let mut findings = Vec::new();
     walk_fns(&ast.items, &mut |f: FnItem<'_>| {
         let Some(body) = f.body else { return };
         let mut full_module = module.to_vec();
         full_module.extend(f.modules.iter().cloned());
-        let resolver = Resolver { index, crate_name, module: full_module, imports: &imports };
+        let resolver = Resolver { index, crate_name, module: full_module, imports: &imports, fields: &fields };
         // Contract errors were reported while indexing; here the contract is only read.
         let own = contract_of(f.attrs, f.sig, file, imports_reuse, &mut Vec::new()).map(|(c, _)| c);
         let ctx = FnCtx {

@@ -5,10 +5,11 @@
 //!   through the file's `use` imports, `crate`, `self`, `super` and `Self`, and the contract's path
 //!   must end with the written path;
 //! - plain calls (`f(..)`): an import of `f` decides; otherwise free functions of the current module,
-//!   then of glob imports, then any free function of that name;
+//!   then of glob imports (as in Rust, never a function of that name elsewhere);
 //! - method calls (`x.run(..)`): the receiver's type is known for `self` (the `impl` type), for
-//!   parameters and for `let` bindings with a type annotation or a `Type::new(..)` / `Type { .. }`
-//!   initializer; candidates must be methods of that type (same module first). Unknown receivers
+//!   parameters, for `let` bindings with a type annotation or a `Type::new(..)` / `Type { .. }`
+//!   initializer, and for fields of those whose struct is declared in the same file; candidates must
+//!   be methods of that type (same module first). Unknown receivers
 //!   match every method of that name.
 //!
 //! Limits: trait dispatch, re-exports through `pub use` in other files, macros that generate calls,
@@ -214,6 +215,42 @@ fn constructed_type(expr: &Expr) -> Option<String> {
     }
 }
 
+/// Field types of the structs declared in a file: `(Struct, field)` → type, by last path segment.
+#[derive(Debug, Default)]
+pub struct FieldTypes(HashMap<(String, String), String>);
+
+impl FieldTypes {
+    pub fn of(items: &[syn::Item]) -> FieldTypes {
+        let mut out = FieldTypes::default();
+        out.collect(items);
+        out
+    }
+
+    fn collect(&mut self, items: &[syn::Item]) {
+        for item in items {
+            match item {
+                syn::Item::Struct(st) => {
+                    for field in &st.fields {
+                        if let (Some(name), Some(ty)) = (&field.ident, type_name(&field.ty)) {
+                            self.0.insert((st.ident.to_string(), name.to_string()), ty);
+                        }
+                    }
+                }
+                syn::Item::Mod(m) => {
+                    if let Some((_, items)) = &m.content {
+                        self.collect(items);
+                    }
+                }
+                _ => {}
+            }
+        }
+    }
+
+    pub fn get(&self, owner: &str, field: &str) -> Option<&str> {
+        self.0.get(&(owner.to_string(), field.to_string())).map(String::as_str)
+    }
+}
+
 /// Resolves calls within one file.
 pub struct Resolver<'a> {
     pub index: &'a Index,
@@ -221,6 +258,7 @@ pub struct Resolver<'a> {
     /// Full module path, crate name first, inline modules included.
     pub module: Vec<String>,
     pub imports: &'a Imports,
+    pub fields: &'a FieldTypes,
 }
 
 impl<'a> Resolver<'a> {
@@ -299,13 +337,23 @@ impl<'a> Resolver<'a> {
         free.iter().copied().filter(|f| self.imports.globs.iter().any(|g| f.path[..f.path.len() - 1].ends_with(g))).collect()
     }
 
-    fn by_receiver<'i>(&self, all: &[&'i ContractedFn], recv: &Expr, self_type: Option<&str>, env: &TypeEnv) -> Vec<&'i ContractedFn> {
-        let methods: Vec<&ContractedFn> = all.iter().copied().filter(|f| f.has_receiver).collect();
-        let recv_ty = match strip(recv) {
+    /// The type of a receiver: `self`, a typed local, or a field of either (`self.engine`).
+    fn type_of(&self, e: &Expr, self_type: Option<&str>, env: &TypeEnv) -> Option<String> {
+        match strip(e) {
             Expr::Path(p) if p.path.is_ident("self") => self_type.map(str::to_string),
             Expr::Path(p) => p.path.get_ident().and_then(|i| env.type_of(&i.to_string())).map(str::to_string),
+            Expr::Field(f) => {
+                let owner = self.type_of(&f.base, self_type, env)?;
+                let syn::Member::Named(name) = &f.member else { return None };
+                self.fields.get(&owner, &name.to_string()).map(str::to_string)
+            }
             _ => None,
-        };
+        }
+    }
+
+    fn by_receiver<'i>(&self, all: &[&'i ContractedFn], recv: &Expr, self_type: Option<&str>, env: &TypeEnv) -> Vec<&'i ContractedFn> {
+        let methods: Vec<&ContractedFn> = all.iter().copied().filter(|f| f.has_receiver).collect();
+        let recv_ty = self.type_of(recv, self_type, env);
         let Some(ty) = recv_ty else {
             // Unknown receiver type: methods of this crate, of crates this file names, and of
             // contracts files (which the user wrote for exactly these calls).

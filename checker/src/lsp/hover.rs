@@ -46,6 +46,7 @@ pub fn hover(ctx: &HoverCtx, offset: usize) -> Option<Hover> {
 fn find(ctx: &HoverCtx, ast: &syn::File, offset: usize) -> Option<(Range<usize>, String)> {
     let file = ctx.file;
     let imports = Imports::of(&ast.items, ctx.crate_name, ctx.module);
+    let fields = crate::resolve::FieldTypes::of(&ast.items);
     let imports_reuse = file.text.contains("use reuse::");
     let mut out = None;
     walk_fns(&ast.items, &mut |f: FnItem<'_>| {
@@ -78,7 +79,7 @@ fn find(ctx: &HoverCtx, ast: &syn::File, offset: usize) -> Option<(Range<usize>,
         let Some(site) = CallSite::of(call) else { return };
         let mut module = ctx.module.to_vec();
         module.extend(f.modules.iter().cloned());
-        let resolver = Resolver { index: ctx.index, crate_name: ctx.crate_name, module, imports: &imports };
+        let resolver = Resolver { index: ctx.index, crate_name: ctx.crate_name, module, imports: &imports, fields: &fields };
         let env = TypeEnv::of(f.sig, Some(body));
         out = match resolver.resolve(&site, f.self_type, &env) {
             Resolution::One(callee) => Some((range, call_hover(callee))),
