@@ -13,6 +13,9 @@ cargo clippy --workspace --all-targets --all-features -- -D warnings
 
 step "unit, snapshot, compile-fail and fixture tests"
 cargo test --workspace
+step "the macros alone: with the runtime feature off, the expansion is the function as written"
+# (cargo unifies features across a workspace build, and the runtime's tests turn the feature on)
+cargo test -p reuse-macros
 step "the same with the runtime shim on"
 cargo test --workspace --all-features
 

@@ -67,7 +67,9 @@ const SUPPRESSION_MARKERS: &[&str] = &["reuse-check:", "reuse::allow"];
 
 /// Reads the files of a workspace (in parallel); unreadable files are reported, not fatal.
 pub fn read_jobs(ws: &Workspace) -> (Vec<FileJob>, Vec<String>) {
-    let mut wanted: Vec<(PathBuf, String, Vec<String>, Arc<Config>, bool)> = Vec::new();
+    // (path, crate name, module path, config, is a contracts file)
+    type Wanted = (PathBuf, String, Vec<String>, Arc<Config>, bool);
+    let mut wanted: Vec<Wanted> = Vec::new();
     for p in &ws.packages {
         for f in &p.files {
             let parts = module_path(&p.dir, f);

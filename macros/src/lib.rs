@@ -10,6 +10,8 @@ use proc_macro2::TokenStream as TokenStream2;
 use quote::ToTokens;
 
 mod expand;
+#[cfg(feature = "runtime")]
+mod instrument;
 
 /// Declares what a function may reuse and what it must still do or leave untouched.
 ///

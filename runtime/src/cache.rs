@@ -2,7 +2,7 @@
 //! side table of key components that entries were stored under (`stale_hit`).
 
 use std::cell::RefCell;
-use std::collections::{BTreeMap, BTreeSet, HashMap, HashSet, VecDeque};
+use std::collections::{BTreeMap, BTreeSet, HashMap, HashSet};
 use std::hash::{BuildHasher, Hash, Hasher};
 use std::rc::Rc;
 use std::sync::{Arc, Mutex, RwLock};
@@ -18,13 +18,23 @@ pub struct CacheSignature {
 
 /// A place a function serves results from (`reuses(self.plans, ...)`).
 ///
-/// Implemented for `HashMap`, `BTreeMap`, `HashSet`, `BTreeSet` (keys: `Hash`), `Vec`, `VecDeque`,
-/// `Option`, and through `RefCell`, `Mutex`, `RwLock` (without blocking: a place that is borrowed or
-/// locked right now is not observed), `Box`, `Rc`, `Arc`, `&`, `&mut`. Reading a signature costs
-/// O(entries) for maps and sets.
+/// Implemented for `HashMap`, `BTreeMap`, `HashSet`, `BTreeSet` (keys: `Hash`), and through
+/// `RefCell`, `Mutex`, `RwLock` (without blocking: a place that is borrowed or locked right now is not
+/// observed), `Box`, `Rc`, `Arc`, `&`, `&mut`. Reading a signature costs O(entries).
+///
+/// Not for containers whose keys the shim cannot see: a `Vec<Option<T>>` filled in place or an
+/// `Option<T>` slot replaced on a miss keep their shape, so a miss would look like a hit. Implement
+/// the trait for such a cache with a counter the cache bumps when it stores (the `keys` of the
+/// signature), or mark calls with `hit()`/`miss()`.
 pub trait CachePlace {
     /// `None`: cannot be observed now.
     fn cache_signature(&self) -> Option<CacheSignature>;
+
+    /// The identity of the cache instance: its address and type. Wrappers that only point at a
+    /// cache (`&C`, `Box<C>`, `Arc<C>`...) return the identity of the cache they point at.
+    fn cache_id(&self) -> (usize, &'static str) {
+        (self as *const Self as *const () as usize, std::any::type_name::<Self>())
+    }
 }
 
 /// A fixed, fast hasher (FxHash's multiply-rotate), so signatures are stable within a process.
@@ -99,22 +109,6 @@ impl<K: Hash> CachePlace for BTreeSet<K> {
         keyed(self.len(), self.iter())
     }
 }
-impl<T> CachePlace for Vec<T> {
-    fn cache_signature(&self) -> Option<CacheSignature> {
-        Some(CacheSignature { entries: self.len(), keys: self.len() as u64 })
-    }
-}
-impl<T> CachePlace for VecDeque<T> {
-    fn cache_signature(&self) -> Option<CacheSignature> {
-        Some(CacheSignature { entries: self.len(), keys: self.len() as u64 })
-    }
-}
-impl<T> CachePlace for Option<T> {
-    fn cache_signature(&self) -> Option<CacheSignature> {
-        let n = self.is_some() as usize;
-        Some(CacheSignature { entries: n, keys: n as u64 })
-    }
-}
 impl<C: CachePlace + ?Sized> CachePlace for RefCell<C> {
     fn cache_signature(&self) -> Option<CacheSignature> {
         self.try_borrow().ok()?.cache_signature()
@@ -135,6 +129,9 @@ macro_rules! forward {
         impl<C: CachePlace + ?Sized> CachePlace for $ty {
             fn cache_signature(&self) -> Option<CacheSignature> {
                 (**self).cache_signature()
+            }
+            fn cache_id(&self) -> (usize, &'static str) {
+                (**self).cache_id()
             }
         }
     )* };
@@ -166,8 +163,16 @@ pub(crate) struct Before {
     pub would_be_stale: bool,
 }
 
+/// Bounds on what the shim remembers: cache instances (dropped caches leave records behind), and
+/// component sets per instance. Past them it forgets, which only ever silences a check.
+const MAX_RECORDS: usize = 1 << 16;
+const MAX_STORED: usize = 1 << 20;
+
 pub(crate) fn before(id: (usize, &'static str), sig: Option<CacheSignature>, components: Option<u64>) -> Before {
     let mut records = RECORDS.lock().unwrap_or_else(|e| e.into_inner());
+    if records.len() >= MAX_RECORDS && !records.contains_key(&id) {
+        records.clear();
+    }
     let rec = records.entry(id).or_default();
     match (rec.seen, rec.last, sig) {
         // Emptied since (or a new cache at a recycled address): nothing stored, nothing unknown.
@@ -198,6 +203,11 @@ pub(crate) fn after(before: &Before, after: Option<CacheSignature>, mark: Option
     rec.last = after;
     if hit == Some(false) {
         if let Some(k) = before.components {
+            if rec.stored_under.len() >= MAX_STORED {
+                // Forget, and stop judging this instance until it is empty again.
+                rec.stored_under.clear();
+                rec.unknown_provenance = true;
+            }
             rec.stored_under.insert(k);
         }
     }

@@ -4,19 +4,38 @@
 /// An integer type an index can be made of.
 pub trait IndexInt: Copy {
     fn to_i128(self) -> i128;
+    /// The value as `i64`, saturating (a value beyond `i64` is no valid position either way).
+    fn to_i64_sat(self) -> i64;
 }
 
 macro_rules! index_int {
-    ($($t:ty),*) => { $(
+    ($($t:ty => |$v:ident| $sat:expr),* $(,)?) => { $(
         impl IndexInt for $t {
             #[inline(always)]
             fn to_i128(self) -> i128 {
                 self as i128
             }
+            #[inline(always)]
+            fn to_i64_sat(self) -> i64 {
+                let $v = self;
+                $sat
+            }
         }
     )* };
 }
-index_int!(u8, u16, u32, u64, usize, i8, i16, i32, i64, isize, i128);
+index_int!(
+    u8 => |v| v as i64,
+    u16 => |v| v as i64,
+    u32 => |v| v as i64,
+    i8 => |v| v as i64,
+    i16 => |v| v as i64,
+    i32 => |v| v as i64,
+    i64 => |v| v,
+    isize => |v| v as i64,
+    u64 => |v| v.min(i64::MAX as u64) as i64,
+    usize => |v| (v as u64).min(i64::MAX as u64) as i64,
+    i128 => |v| v.clamp(i64::MIN as i128, i64::MAX as i128) as i64,
+);
 
 /// Converts a sentinel or a region bound (a const of any integer type) for the generated code.
 #[doc(hidden)]
@@ -72,6 +91,41 @@ impl<T: IndexList + ?Sized> IndexList for Box<T> {
     }
 }
 
+/// Whether `bad` holds for some entry: branch-free within chunks, so that it vectorizes (64-bit
+/// compares need AVX2 or better, picked at run time).
+#[inline(always)]
+fn fold_any<T: IndexInt, F: Fn(i64) -> bool>(entries: &[T], bad: F) -> bool {
+    #[cfg(target_arch = "x86_64")]
+    {
+        if std::arch::is_x86_feature_detected!("avx512f") && std::arch::is_x86_feature_detected!("avx512bw") {
+            // SAFETY: the CPU has the features the function is compiled for.
+            return unsafe { fold_any_avx512(entries, bad) };
+        }
+        if std::arch::is_x86_feature_detected!("avx2") {
+            // SAFETY: as above.
+            return unsafe { fold_any_avx2(entries, bad) };
+        }
+    }
+    fold_any_portable(entries, bad)
+}
+
+#[cfg(target_arch = "x86_64")]
+#[target_feature(enable = "avx512f,avx512bw")]
+unsafe fn fold_any_avx512<T: IndexInt, F: Fn(i64) -> bool>(entries: &[T], bad: F) -> bool {
+    fold_any_portable(entries, bad)
+}
+
+#[cfg(target_arch = "x86_64")]
+#[target_feature(enable = "avx2")]
+unsafe fn fold_any_avx2<T: IndexInt, F: Fn(i64) -> bool>(entries: &[T], bad: F) -> bool {
+    fold_any_portable(entries, bad)
+}
+
+#[inline(always)]
+fn fold_any_portable<T: IndexInt, F: Fn(i64) -> bool>(entries: &[T], bad: F) -> bool {
+    entries.chunks(256).any(|chunk| chunk.iter().fold(false, |acc, e| acc | bad(e.to_i64_sat())))
+}
+
 /// A region of a `forbids_write` clause as written: `[C]`, `[a..b]`, `[a..=b]`, `[..b]`, `[a..]`.
 #[doc(hidden)]
 #[derive(Clone, Copy, Debug)]
@@ -120,8 +174,8 @@ pub struct BadIndex {
     pub region_index: Option<usize>,
 }
 
-/// The state of one scan: the rule an entry must satisfy and what was found.
-#[doc(hidden)]
+/// The state of one scan: the rule an entry must satisfy (the skip sentinel, the bounds, the
+/// forbidden regions) and what was found.
 pub struct IndexScan {
     sentinel: Option<i128>,
     len: Option<i128>,
@@ -145,18 +199,49 @@ impl IndexScan {
         }
     }
 
+    /// Whether every entry is valid: one branch-free pass in `i64` (the common case, and the cost
+    /// the shim adds to every call: about a cycle an entry).
+    fn all_valid<T: IndexInt>(&self, entries: &[T]) -> bool {
+        let to_i64 = |v: i128| v.clamp(i64::MIN as i128, i64::MAX as i128) as i64;
+        // A sentinel beyond i64 cannot be told from a saturated entry: take the careful path.
+        let sentinel = match self.sentinel {
+            Some(s) if s != to_i64(s) as i128 || s == i64::MAX as i128 || s == i64::MIN as i128 => return false,
+            Some(s) => s as i64,
+            None => i64::MIN,
+        };
+        let has_sentinel = self.sentinel.is_some();
+        let len = to_i64(self.len.unwrap_or(i64::MAX as i128));
+        // The valid positions: 0..len less the forbidden regions, as disjoint intervals.
+        let mut valid: Vec<(i64, i64)> = vec![(0, len)];
+        for r in &self.regions {
+            let (a, b) = (to_i64(r.start), to_i64(r.end));
+            valid = valid
+                .into_iter()
+                .flat_map(|(lo, hi)| [(lo, hi.min(a)), (lo.max(b), hi)])
+                .filter(|(lo, hi)| lo < hi)
+                .collect();
+        }
+        let outside = |v: i64, lo: i64, hi: i64| (v.wrapping_sub(lo) as u64) >= (hi.wrapping_sub(lo) as u64);
+        let skip = |v: i64| has_sentinel & (v == sentinel);
+        let any_bad = match valid.as_slice() {
+            [] => entries.iter().any(|e| !skip(e.to_i64_sat())),
+            &[(lo, hi)] => fold_any(entries, |v| outside(v, lo, hi) & !skip(v)),
+            many => fold_any(entries, |v| many.iter().all(|&(lo, hi)| outside(v, lo, hi)) & !skip(v)),
+        };
+        !any_bad
+    }
+
     #[inline]
     fn scan_slice<T: IndexInt>(&mut self, entries: &[T]) {
-        let sentinel = self.sentinel;
-        let len = self.len.unwrap_or(i128::MAX);
         let base = self.scanned;
         self.scanned += entries.len();
-        // The fast path: one pass with no branches taken for valid entries.
-        let regions = &self.regions;
-        let is_bad = |v: i128| Some(v) != sentinel && (v < 0 || v >= len || regions.iter().any(|r| r.contains(&v)));
-        if !entries.iter().any(|e| is_bad(e.to_i128())) {
+        if self.all_valid(entries) {
             return;
         }
+        let sentinel = self.sentinel;
+        let len = self.len.unwrap_or(i128::MAX);
+        let regions = &self.regions;
+        let is_bad = |v: i128| Some(v) != sentinel && (v < 0 || v >= len || regions.iter().any(|r| r.contains(&v)));
         for (i, e) in entries.iter().enumerate() {
             let v = e.to_i128();
             if !is_bad(v) {
@@ -208,6 +293,40 @@ mod tests {
         assert_eq!(RegionSpec::range(None, Some(3), true).resolve(None), Some(0..4));
         assert_eq!(RegionSpec::range(Some(2), None, false).resolve(None), None);
         assert_eq!(RegionSpec::range(Some(6), Some(20), false).clamp(Some(8)), Some(6..8));
+    }
+
+    #[test]
+    fn the_fast_pass_agrees_with_the_careful_one() {
+        let naive = |v: i128, sentinel: Option<i128>, len: i128, regions: &[std::ops::Range<i128>]| {
+            Some(v) != sentinel && (v < 0 || v >= len || regions.iter().any(|r| r.contains(&v)))
+        };
+        let specs = [
+            vec![],
+            vec![RegionSpec::range(Some(0), Some(4), false)],
+            vec![RegionSpec::at(7), RegionSpec::range(Some(10), None, false)],
+            vec![RegionSpec::range(None, Some(3), true), RegionSpec::range(Some(2), Some(5), false)],
+        ];
+        let mut x = 12345u64;
+        for spec in &specs {
+            for sentinel in [None, Some(-1), Some(0), Some(5)] {
+                for _ in 0..50 {
+                    let entries: Vec<i64> = (0..40)
+                        .map(|_| {
+                            x = x.wrapping_mul(6364136223846793005).wrapping_add(1);
+                            ((x >> 33) % 20) as i64 - 3
+                        })
+                        .collect();
+                    let mut scan = IndexScan::new(sentinel, Some(16), spec);
+                    entries.scan_indices(&mut scan);
+                    let regions: Vec<_> = spec.iter().map(|r| r.resolve(Some(16)).unwrap()).collect();
+                    let want = entries.iter().filter(|&&v| naive(v as i128, sentinel, 16, &regions)).count();
+                    assert_eq!(scan.bad, want, "{entries:?} {sentinel:?} {regions:?}");
+                }
+            }
+        }
+        let mut scan = IndexScan::new(Some(-1), Some(16), &[]);
+        [u64::MAX, 3].scan_indices(&mut scan);
+        assert_eq!(scan.bad, 1, "a huge unsigned entry is not the sentinel -1");
     }
 
     #[test]

@@ -161,20 +161,38 @@ pub fn take_collected() -> Vec<Violation> {
     std::mem::take(&mut *COLLECTED.lock().unwrap_or_else(|e| e.into_inner()))
 }
 
+/// Hands the violations to the innermost `collect` scope; returns them if there is none.
+fn to_scope(violations: Vec<Violation>) -> Option<Vec<Violation>> {
+    let mut pending = Some(violations);
+    let _ = SCOPES.try_with(|s| {
+        if let Some(scope) = s.borrow_mut().last_mut() {
+            scope.extend(pending.take().unwrap_or_default());
+        }
+    });
+    pending
+}
+
+/// Delivers the violations of a call whose body panicked: as [`deliver`], but a `panic` policy logs
+/// instead (a panic while unwinding would abort).
+pub(crate) fn deliver_unwinding(violations: Vec<Violation>, in_test: bool) {
+    let Some(violations) = to_scope(violations) else { return };
+    match policy(in_test) {
+        Policy::Collect => COLLECTED.lock().unwrap_or_else(|e| e.into_inner()).extend(violations),
+        Policy::Log | Policy::Panic => {
+            for v in &violations {
+                eprintln!("reuse-check runtime: {v}");
+            }
+        }
+    }
+}
+
 /// Delivers the violations of one call.
 #[track_caller]
 pub(crate) fn deliver(violations: Vec<Violation>, in_test: bool) {
     if violations.is_empty() {
         return;
     }
-    let rest = SCOPES.with(|s| match s.borrow_mut().last_mut() {
-        Some(scope) => {
-            scope.extend(violations);
-            None
-        }
-        None => Some(violations),
-    });
-    let Some(violations) = rest else { return };
+    let Some(violations) = to_scope(violations) else { return };
     match policy(in_test) {
         Policy::Collect => COLLECTED.lock().unwrap_or_else(|e| e.into_inner()).extend(violations),
         Policy::Log => {

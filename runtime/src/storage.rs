@@ -65,7 +65,9 @@ impl std::fmt::Display for Extent {
         match self.space {
             Space::Host => write!(f, "host {:#x}..{:#x}", self.range.start, self.range.end),
             Space::Device(d) => write!(f, "device {d} {:#x}..{:#x}", self.range.start, self.range.end),
-            Space::Handle(kind) if self.range.end == self.range.start + 1 => write!(f, "{kind} handle {}", self.range.start),
+            Space::Handle(kind) if self.range.end == self.range.start + 1 => {
+                write!(f, "{kind} handle {}", self.range.start)
+            }
             Space::Handle(kind) => write!(f, "{kind} handles {}..{}", self.range.start, self.range.end),
         }
     }
@@ -187,11 +189,17 @@ impl Storage for String {
     }
 }
 
+/// The handle kind of a bare `u64`.
+pub(crate) const U64_HANDLE: &str = "u64";
+
 /// A `u64` is taken to be an opaque handle (a device pointer passed as an integer, as CUDA's
-/// `CUdeviceptr` is): two equal values are the same storage. It has no bytes on the host.
+/// `CUdeviceptr` is): two equal values are the same storage. It has no bytes on the host. Being
+/// also the most common integer, a bare `u64` takes part in declared aliases only
+/// (`alias_not_shared`); a handle newtype that implements `Storage` with a kind of its own is
+/// checked for undeclared aliases too.
 impl Storage for u64 {
     fn extent(&self) -> Option<Extent> {
-        Some(Extent::handle("u64", *self))
+        Some(Extent::handle(U64_HANDLE, *self))
     }
 }
 
@@ -215,31 +223,60 @@ macro_rules! forward {
 }
 forward!(&T, &mut T, Box<T>);
 
-/// A fast, non-cryptographic 64-bit fingerprint of `bytes`: eight independent lanes over 64-byte
-/// blocks, so it runs near memory bandwidth. Any single changed word changes the result (each lane
+/// A fast, non-cryptographic 64-bit fingerprint of `bytes`: 32 independent 64-bit lanes over
+/// 256-byte blocks (compiled for AVX-512 or AVX2 where the CPU has them), so it runs near memory
+/// bandwidth. Any single changed word changes the result (each lane
 /// step is a bijection of the lane state); unrelated inputs collide with probability about 2^-64.
 pub fn fingerprint_bytes(bytes: &[u8]) -> u64 {
+    #[cfg(target_arch = "x86_64")]
+    {
+        if std::arch::is_x86_feature_detected!("avx512dq") && std::arch::is_x86_feature_detected!("avx512f") {
+            // SAFETY: the CPU has the features the function is compiled for.
+            return unsafe { fingerprint_avx512(bytes) };
+        }
+        if std::arch::is_x86_feature_detected!("avx2") {
+            // SAFETY: as above.
+            return unsafe { fingerprint_avx2(bytes) };
+        }
+    }
+    fingerprint_portable(bytes)
+}
+
+/// The same function, compiled with AVX-512 (64-bit lane multiplies): the same result, faster.
+#[cfg(target_arch = "x86_64")]
+#[target_feature(enable = "avx512f,avx512dq")]
+unsafe fn fingerprint_avx512(bytes: &[u8]) -> u64 {
+    fingerprint_portable(bytes)
+}
+
+/// The same function, compiled with AVX2.
+#[cfg(target_arch = "x86_64")]
+#[target_feature(enable = "avx2")]
+unsafe fn fingerprint_avx2(bytes: &[u8]) -> u64 {
+    fingerprint_portable(bytes)
+}
+
+#[inline(always)]
+fn fingerprint_portable(bytes: &[u8]) -> u64 {
     const P: u64 = 0x9E37_79B9_7F4A_7C15;
     const Q: u64 = 0xC2B2_AE3D_27D4_EB4F;
-    let mut lanes = [0u64; 8];
+    /// Independent lanes: enough to keep the multipliers busy instead of waiting on one chain.
+    const LANES: usize = 32;
+    let mut lanes = [0u64; LANES];
     for (i, lane) in lanes.iter_mut().enumerate() {
         *lane = P.wrapping_mul(i as u64 + 1);
     }
-    let mut blocks = bytes.chunks_exact(64);
+    let step = |lane: &mut u64, w: u64| *lane = (*lane ^ w).wrapping_mul(Q).rotate_left(29);
+    let mut blocks = bytes.chunks_exact(LANES * 8);
     for block in &mut blocks {
-        for (i, lane) in lanes.iter_mut().enumerate() {
-            let w = u64::from_le_bytes(block[i * 8..i * 8 + 8].try_into().expect("8 bytes"));
-            *lane = (*lane ^ w).wrapping_mul(Q).rotate_left(29);
+        for (lane, word) in lanes.iter_mut().zip(block.chunks_exact(8)) {
+            step(lane, u64::from_le_bytes(word.try_into().expect("8 bytes")));
         }
     }
-    let tail = blocks.remainder();
-    let mut words = tail.chunks(8);
-    let mut i = 0;
-    for word in &mut words {
+    for (word, lane) in blocks.remainder().chunks(8).zip(lanes.iter_mut()) {
         let mut buf = [0u8; 8];
         buf[..word.len()].copy_from_slice(word);
-        lanes[i] = (lanes[i] ^ u64::from_le_bytes(buf)).wrapping_mul(Q).rotate_left(29);
-        i += 1;
+        step(lane, u64::from_le_bytes(buf));
     }
     let mut h = (bytes.len() as u64).wrapping_mul(P);
     for lane in lanes {
@@ -271,7 +308,7 @@ mod tests {
         let v = arr.to_vec();
         assert_eq!(arr.element_count(), Some(4));
         assert_eq!(v.element_count(), Some(4));
-        assert_eq!((&v).region_bytes(1..2).map(<[u8]>::len), Some(8));
+        assert_eq!(Storage::region_bytes(&&v, 1..2).map(<[u8]>::len), Some(8));
         assert_eq!(v.fingerprint(0..4), arr.fingerprint(0..4));
         assert_eq!(v.region_bytes(3..9), None, "out of range");
         assert_eq!(7u64.extent(), Some(Extent::handle("u64", 7)));
@@ -285,12 +322,20 @@ mod tests {
     fn fingerprint_sees_every_byte() {
         let base: Vec<u8> = (0..300u32).map(|i| (i * 7) as u8).collect();
         let h = fingerprint_bytes(&base);
-        for i in [0, 7, 63, 64, 255, 299] {
+        for i in [0, 7, 63, 64, 255, 256, 299] {
             let mut b = base.clone();
             b[i] ^= 1;
             assert_ne!(fingerprint_bytes(&b), h, "byte {i}");
         }
         assert_ne!(fingerprint_bytes(&base[..299]), h, "length counts");
         assert_eq!(fingerprint_bytes(&base), h, "deterministic");
+    }
+
+    #[test]
+    fn every_compiled_variant_computes_the_same_fingerprint() {
+        let data: Vec<u8> = (0..2000u32).map(|i| (i.wrapping_mul(2654435761) >> 13) as u8).collect();
+        for len in (0..600).chain([1024, 1999, 2000]) {
+            assert_eq!(fingerprint_bytes(&data[..len]), fingerprint_portable(&data[..len]), "len {len}");
+        }
     }
 }

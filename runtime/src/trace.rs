@@ -115,3 +115,8 @@ pub fn hit() {
 pub fn miss() {
     mark(false)
 }
+
+/// The explicit hit/miss mark of frame `depth`, if its call made one.
+pub(crate) fn peek_mark(depth: usize) -> Option<bool> {
+    TRACE.with(|t| t.borrow().frames.get(depth).and_then(|f| f.mark))
+}

@@ -52,7 +52,7 @@ pub(super) fn check(ctx: &FnCtx, calls: &[&Expr], out: &mut Vec<Finding>) {
         for (clause, target, skip) in callee.contract.writes() {
             let Some(skip) = skip else { continue };
             let sentinel = match skip {
-                Sentinel::Int { value, .. } => Some(*value as i128),
+                Sentinel::Int { value, .. } => Some(*value),
                 Sentinel::Const(p) => ctx.index.const_value(p.last_name()),
             };
             let mut null = vec![(0, 1)];
@@ -303,7 +303,7 @@ fn persistent(ctx: &FnCtx, call: &Expr, arg: &Expr, field: &str, w: &WriteIndex,
                 "the persistent buffer `{field}` is passed as `{}` of `{}` on a dummy path without a reset to {}",
                 w.param, w.callee.name, w.sentinel_text
             ),
-            ctx.label(arg, format!("still holds the last step's slots or its initial zeros")),
+            ctx.label(arg, "still holds the last step's slots or its initial zeros"),
         )
         .with_secondary(clause_label(w.callee, w.clause, format!("`{}` skips only entries equal to {}", w.callee.name, w.sentinel_text)))
         .with_help(format!("reset it first: `{field}.fill({});`", w.sentinel_text)),

@@ -54,7 +54,7 @@ pub(super) fn check(ctx: &FnCtx, contract: &FileContract, out: &mut Vec<Finding>
 }
 
 /// The parameter an expression writes through: `p[i]`, `p.f`, `*p`, `p` itself.
-fn root_param<'e>(e: &'e Expr, params: &[String]) -> Option<String> {
+fn root_param(e: &Expr, params: &[String]) -> Option<String> {
     match strip(e) {
         Expr::Index(i) => root_param(&i.expr, params),
         Expr::Field(f) => root_param(&f.base, params),
