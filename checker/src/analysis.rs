@@ -3,6 +3,7 @@
 use std::ops::Range;
 
 use proc_macro2::Span;
+use reuse_rules::contract::{Bound, RegionIndex};
 use reuse_rules::external::{walk_fns, FnItem};
 use syn::Expr;
 
@@ -67,6 +68,24 @@ impl<'a> FnCtx<'a> {
             Expr::Path(p) => self.index.const_value(&p.path.segments.last()?.ident.to_string()),
             Expr::Cast(c) => self.int_value(&c.expr),
             _ => None,
+        }
+    }
+}
+
+impl FnCtx<'_> {
+    /// The half-open range of positions a `forbids_write` region index covers, when its bounds are
+    /// literals or known constants (`0..BLOCK_SIZE`, `NULL_BLOCK`, `..=3`).
+    pub fn region_bounds(&self, index: &RegionIndex<Range<usize>>) -> Option<(i128, i128)> {
+        let value = |b: &Bound<Range<usize>>| match b {
+            Bound::Int { value, .. } => Some(*value),
+            Bound::Const(p) => self.index.const_value(p.last_name()),
+        };
+        match index {
+            RegionIndex::At(b) => value(b).map(|v| (v, v + 1)),
+            RegionIndex::Range { start, end, inclusive, .. } => Some((
+                start.as_ref().map_or(Some(0), value)?,
+                end.as_ref().map_or(Some(i128::MAX), |b| value(b).map(|v| v + i128::from(*inclusive)))?,
+            )),
         }
     }
 }

@@ -16,7 +16,7 @@ use crate::finding::{Finding, Label};
 use crate::index::FileContract;
 use crate::resolve::strip;
 use reuse_rules::catalogue::FORBIDDEN_WRITE;
-use reuse_rules::contract::{Bound, Clause, Region, RegionIndex};
+use reuse_rules::contract::{Clause, Region};
 
 /// Methods that write through their receiver.
 pub(super) const MUTATING_METHODS: &[&str] = &[
@@ -36,27 +36,13 @@ struct Forbidden<'a> {
 pub(super) fn check_body(ctx: &FnCtx, contract: &FileContract, out: &mut Vec<Finding>) {
     let forbidden: Vec<Forbidden> = contract
         .forbidden_regions()
-        .map(|(clause, region)| Forbidden { clause, region, place: region.place.to_string(), bounds: bounds(ctx, &region.index) })
+        .map(|(clause, region)| Forbidden { clause, region, place: region.place.to_string(), bounds: ctx.region_bounds(&region.index) })
         .collect();
     if forbidden.is_empty() {
         return;
     }
     let mut v = Writes { ctx, forbidden: &forbidden, out };
     v.visit_block(ctx.body);
-}
-
-fn bounds(ctx: &FnCtx, index: &RegionIndex<Range<usize>>) -> Option<(i128, i128)> {
-    let value = |b: &Bound<Range<usize>>| match b {
-        Bound::Int { value, .. } => Some(*value),
-        Bound::Const(p) => ctx.index.const_value(p.last_name()),
-    };
-    match index {
-        RegionIndex::At(b) => value(b).map(|v| (v, v + 1)),
-        RegionIndex::Range { start, end, inclusive, .. } => Some((
-            start.as_ref().map_or(Some(0), value)?,
-            end.as_ref().map_or(Some(i128::MAX), |b| value(b).map(|v| v + i128::from(*inclusive)))?,
-        )),
-    }
 }
 
 struct Writes<'c, 'a> {

@@ -20,7 +20,7 @@ use crate::finding::{Finding, Fix, Label};
 use crate::index::ContractedFn;
 use crate::resolve::strip;
 use reuse_rules::catalogue::PAD_TO_NULL_BLOCK;
-use reuse_rules::contract::{Bound, Clause, RegionIndex, Sentinel};
+use reuse_rules::contract::{Clause, Sentinel};
 
 /// Functions on which a persistent index buffer is expected to hold padding only.
 const DUMMY_PATH_WORDS: &[&str] = &["dummy", "pad", "warmup", "profile", "capture"];
@@ -58,7 +58,7 @@ pub(super) fn check(ctx: &FnCtx, calls: &[&Expr], out: &mut Vec<Finding>) {
             let mut null = vec![(0, 1)];
             for (_, region) in callee.contract.forbidden_regions() {
                 if region.place.to_string() == target.place.to_string() {
-                    null.extend(region_bounds(ctx, &region.index));
+                    null.extend(ctx.region_bounds(&region.index));
                 }
             }
             let w = WriteIndex { callee, clause, sentinel_text: skip.to_string(), sentinel, null, param: target.index.to_string() };
@@ -68,27 +68,6 @@ pub(super) fn check(ctx: &FnCtx, calls: &[&Expr], out: &mut Vec<Finding>) {
                     out.push(finding);
                 }
             }
-        }
-    }
-}
-
-fn region_bounds(ctx: &FnCtx, index: &RegionIndex<Range<usize>>) -> Option<(i128, i128)> {
-    let value = |b: &Bound<Range<usize>>| match b {
-        Bound::Int { value, .. } => Some(*value),
-        Bound::Const(p) => ctx.index.const_value(p.last_name()),
-    };
-    match index {
-        RegionIndex::At(b) => value(b).map(|v| (v, v + 1)),
-        RegionIndex::Range { start, end, inclusive, .. } => {
-            let s = match start {
-                Some(b) => value(b)?,
-                None => 0,
-            };
-            let e = match end {
-                Some(b) => value(b)? + i128::from(*inclusive),
-                None => i128::MAX,
-            };
-            Some((s, e))
         }
     }
 }
