@@ -810,6 +810,41 @@ mod tests {
         assert!(parse("writes(a[i]), writes(b[i]), reads(c[j]), reads(d[j]), forbids_write(a[0]), forbids_write(b[0])").is_ok());
     }
 
+    /// Random token soups built from the grammar's own vocabulary: every one is parsed, validated
+    /// against a signature and printed without a panic.
+    #[test]
+    fn random_token_sequences_never_panic() {
+        const WORDS: &[&str] = &[
+            "reuses", "preserves", "writes", "reads", "forbids_write", "aliases", "key", "skip", "return", "self", "x",
+            "PAD", "a::B", ".", ",", "=", "-", "1", "0", "..", "..=", "[", "]", "(", ")", "(x)", "[0]", "::", "-1", "\"lit\"", "preserves(x)", "writes(x[key], skip = -1)", "aliases(return = x)",
+        ];
+        let sig: syn::Signature = syn::parse_str("fn f(&self, x: &mut [f32], key: u64) -> u64").unwrap();
+        let mut state = 0x2545_f491_4f6c_dd1du64;
+        let mut valid = 0;
+        for _ in 0..20_000 {
+            let mut src = String::new();
+            state ^= state << 13;
+            state ^= state >> 7;
+            state ^= state << 17;
+            let len = (state % 12) as usize;
+            for i in 0..len {
+                let pick = ((state >> (i * 5)) % WORDS.len() as u64) as usize;
+                src.push_str(WORDS[pick]);
+                src.push(' ');
+            }
+            // Unbalanced delimiters do not tokenize; those are the compiler's to report.
+            let Ok(tokens) = src.parse::<TokenStream>() else { continue };
+            if let Ok(contract) = parse_contract(tokens) {
+                let _ = crate::validate::validate(&contract, &sig);
+                let printed = contract.to_string();
+                let reparsed = parse_contract(printed.parse().expect("printed form tokenizes")).expect("printed form parses");
+                assert_eq!(reparsed.to_string(), printed);
+                valid += 1;
+            }
+        }
+        assert!(valid > 0, "some soups are valid contracts, so the round trip is exercised");
+    }
+
     #[test]
     fn map_span_keeps_structure() {
         let c = parse("writes(k[s], skip = PAD), aliases(return.0 = x)").unwrap();
