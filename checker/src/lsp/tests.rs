@@ -341,3 +341,31 @@ fn a_client_that_goes_away_without_shutdown_ends_the_server() {
     drop(c);
     assert_eq!(server.join().unwrap(), Outcome { shutdown: false, exit_without_shutdown: false });
 }
+
+#[test]
+fn an_item_checked_alone_and_a_contract_edited_elsewhere_agree() {
+    let fx = Fixture::new("incremental");
+    let mut c = Client::initialized(&fx.0);
+    // The buggy runner without its own contract: a file that declares nothing.
+    let user_text = BUGGY.replace("#[reuse::contract(forbids_write(key_cache[0..BLOCK_SIZE]))]\n", "");
+    let user = fx.uri("src/buggy.rs");
+    c.open(&user, &user_text);
+    let pads = |p: &PublishDiagnosticsParams| found(p).iter().filter(|(_, r)| r == "pad_to_null_block").count();
+    let first = c.diagnostics(&user);
+    assert_eq!(pads(&first), 5);
+    // One item edited: a sixth finding, found by re-checking that item.
+    let edited = user_text.replace("vec![PAD_SLOT_ID; key.len()]", "vec![0; key.len()]");
+    c.change(&user, 2, &edited);
+    let second = c.diagnostics(&user);
+    assert_eq!(second.version, Some(2));
+    assert_eq!(pads(&second), 6, "{:?}", found(&second));
+    // The contract loses its sentinel: no pad findings; it gets it back: all six, for the edited text.
+    let lib = fx.uri("src/lib.rs");
+    c.open(&lib, LIB);
+    c.diagnostics(&lib);
+    c.change(&lib, 2, &LIB.replace(", skip = PAD_SLOT_ID", ""));
+    assert_eq!(pads(&c.diagnostics(&user)), 0);
+    c.change(&lib, 3, LIB);
+    assert_eq!(pads(&c.diagnostics(&user)), 6);
+    c.shutdown();
+}

@@ -28,11 +28,18 @@ pub struct IoThreads {
 }
 
 impl IoThreads {
-    /// Waits for the writer to flush what the server sent. The reader is not waited for: after an
-    /// `exit` it has stopped, and after a lost client it is blocked on a stdin nobody writes to.
-    pub fn join_writer(self) {
+    /// Waits (at most `timeout`) for the writer to flush what the server sent: a client that stopped
+    /// reading must not keep the server alive. The reader is not waited for: after an `exit` it has
+    /// stopped, and after a lost client it is blocked on a stdin nobody writes to.
+    pub fn join_writer(self, timeout: std::time::Duration) {
         drop(self.reader);
-        let _ = self.writer.join();
+        let (done, flushed) = crossbeam_channel::bounded::<()>(1);
+        let writer = self.writer;
+        let _ = thread::Builder::new().name("lsp-writer-join".into()).spawn(move || {
+            let _ = writer.join();
+            let _ = done.send(());
+        });
+        let _ = flushed.recv_timeout(timeout);
     }
 }
 
@@ -198,7 +205,7 @@ mod tests {
         let (conn, threads) = spawn(io::Cursor::new(input.into_bytes()), out.clone());
         let received: Vec<Message> = conn.receiver.iter().collect();
         drop(conn);
-        threads.join_writer();
+        threads.join_writer(std::time::Duration::from_secs(10));
         let text = String::from_utf8(out.0.lock().unwrap().clone()).unwrap();
         (received, text)
     }

@@ -1,0 +1,401 @@
+//! Re-checking the one top-level item an edit falls in, instead of the whole file.
+//!
+//! A keystroke in a 5,000-line file changes one function; parsing and analysing the whole file
+//! again is most of the cost of a check (the parse alone is half of it). Every rule the checker
+//! runs on a file that declares no contract looks at one function body at a time, with the file's
+//! `use` imports and the workspace index, and a suppression comment covers the next line, inside
+//! the same item. So the findings of the other items cannot change, only move.
+//!
+//! The edited item is checked in a *masked* copy of the file: every other item is blanked to
+//! spaces (newlines kept), `use` items are kept. The masked copy has the byte offsets of the real
+//! text, so its findings are the real findings; the old findings before the item are kept, those
+//! after it are shifted. Anything this reasoning does not cover returns `None` and the caller runs
+//! the engine's full check: a file that declares contracts or effects, an edit across items, a
+//! text that does not parse, a finding elsewhere pointing into the edited item.
+
+use std::ops::Range;
+use std::sync::Arc;
+
+use reuse_rules::Level;
+
+use crate::engine::FileJob;
+use crate::finding::{Finding, Label};
+use crate::index::Index;
+use crate::source::{FileRef, SourceFile};
+
+/// The findings of `new` (the edited text of `old`) when only one top-level item changed.
+pub fn recheck(old: &FileRef, old_findings: &[Finding], new: &FileRef, job: &FileJob, index: &Index) -> Option<Vec<Finding>> {
+    if job.external || super::declares(&old.text) || super::declares(&new.text) || new.text.starts_with('\u{feff}') {
+        return None;
+    }
+    if old_findings.iter().any(|f| f.rule.name == reuse_rules::catalogue::PARSE_ERROR.name) {
+        return None;
+    }
+    let (old_edit, new_edit) = edited(&old.text, &new.text);
+    let delta = new.text.len() as isize - old.text.len() as isize;
+    let (old_chunks, new_chunks) = (chunks(&old.text), chunks(&new.text));
+    if old_chunks.len() != new_chunks.len() {
+        return None;
+    }
+    let k = old_chunks.iter().position(|c| c.start <= old_edit.start && old_edit.end <= c.end)?;
+    let (old_k, new_k) = (old_chunks[k].clone(), new_chunks[k].clone());
+    if !(new_k.start <= new_edit.start && new_edit.end <= new_k.end) {
+        return None;
+    }
+    let same_before = old_chunks[..k] == new_chunks[..k];
+    let shifted_after = old_chunks[k + 1..].iter().zip(&new_chunks[k + 1..]).all(|(o, n)| shift(o, delta) == *n);
+    if !same_before || !shifted_after || new_k.start != old_k.start {
+        return None;
+    }
+    // A finding outside the item that points into it would go stale.
+    let in_old_item = |l: &Label| same_file(l, old) && l.range.start < old_k.end && l.range.end > old_k.start;
+    let outside: Vec<&Finding> = old_findings.iter().filter(|f| !old_k.contains(&f.primary.range.start)).collect();
+    if outside.iter().any(|f| in_old_item(&f.primary) || f.secondary.iter().any(in_old_item)) {
+        return None;
+    }
+
+    let masked = mask(&new.text, &new_chunks, k)?;
+    let masked = Arc::new(SourceFile::new(new.path.clone(), new.rel_path.clone(), masked));
+    let fresh = check_masked(&masked, job, index)?;
+
+    let mut out: Vec<Finding> = Vec::new();
+    for mut f in fresh {
+        if !(new_k.contains(&f.primary.range.start) || (k + 1 == new_chunks.len() && f.primary.range.start == new_k.end)) {
+            continue;
+        }
+        relabel(&mut f, &|l| Arc::ptr_eq(&l.file, &masked), new, 0, 0);
+        out.push(f);
+    }
+    for f in outside {
+        let mut f = f.clone();
+        relabel(&mut f, &|l| same_file(l, old), new, old_k.end, delta);
+        out.push(f);
+    }
+    out.sort_by(|a, b| a.sort_key().cmp(&b.sort_key()));
+    Some(out)
+}
+
+/// The engine's per-file check (analysis, suppressions, configured levels) on the masked text.
+fn check_masked(masked: &FileRef, job: &FileJob, index: &Index) -> Option<Vec<Finding>> {
+    let findings = match syn::parse_file(masked.parse_text()) {
+        Ok(ast) => {
+            let found = crate::analysis::analyze_file(masked, &ast, &job.crate_name, &job.module, index);
+            Some(crate::suppress::apply_suppressions(masked, Some(&ast), found))
+        }
+        Err(_) => None,
+    };
+    proc_macro2::extra::invalidate_current_thread_spans();
+    let mut findings = findings?;
+    for f in &mut findings {
+        f.level = job.config.level(f.rule);
+    }
+    findings.retain(|f| f.level != Level::Allow);
+    Some(findings)
+}
+
+fn same_file(l: &Label, file: &FileRef) -> bool {
+    Arc::ptr_eq(&l.file, file) || l.file.path == file.path
+}
+
+/// Points the labels that `is_here` selects at `file`, moving those at or after `from` by `delta`.
+fn relabel(f: &mut Finding, is_here: &dyn Fn(&Label) -> bool, file: &FileRef, from: usize, delta: isize) {
+    let moved = |r: &Range<usize>| if r.start >= from { shift(r, delta) } else { r.clone() };
+    for l in std::iter::once(&mut f.primary).chain(f.secondary.iter_mut()) {
+        if is_here(l) {
+            l.range = moved(&l.range);
+            l.file = file.clone();
+        }
+    }
+    if let Some(fix) = &mut f.fix {
+        fix.range = moved(&fix.range);
+    }
+}
+
+fn shift(r: &Range<usize>, delta: isize) -> Range<usize> {
+    (r.start as isize + delta) as usize..(r.end as isize + delta) as usize
+}
+
+/// The changed byte range of the old and of the new text (common prefix and suffix removed).
+fn edited(old: &str, new: &str) -> (Range<usize>, Range<usize>) {
+    let (a, b) = (old.as_bytes(), new.as_bytes());
+    let mut p = a.iter().zip(b).take_while(|(x, y)| x == y).count();
+    while !old.is_char_boundary(p) || !new.is_char_boundary(p) {
+        p -= 1;
+    }
+    let max_s = a.len().min(b.len()) - p;
+    let mut s = a.iter().rev().zip(b.iter().rev()).take(max_s).take_while(|(x, y)| x == y).count();
+    while !old.is_char_boundary(a.len() - s) || !new.is_char_boundary(b.len() - s) {
+        s -= 1;
+    }
+    (p..a.len() - s, p..b.len() - s)
+}
+
+/// The masked text: chunk `keep` and the `use` chunks as they are, every other chunk blanked.
+fn mask(text: &str, chunks: &[Range<usize>], keep: usize) -> Option<String> {
+    let mut bytes = text.as_bytes().to_vec();
+    for (i, c) in chunks.iter().enumerate() {
+        if i == keep || is_use(&text[c.clone()]) {
+            continue;
+        }
+        for b in &mut bytes[c.clone()] {
+            if *b != b'\n' {
+                *b = b' ';
+            }
+        }
+    }
+    String::from_utf8(bytes).ok()
+}
+
+/// Whether an item is a `use` declaration (after its comments, attributes and visibility).
+fn is_use(chunk: &str) -> bool {
+    let mut s = chunk;
+    loop {
+        let t = s.trim_start();
+        if let Some(rest) = t.strip_prefix("//") {
+            s = rest.split_once('\n').map(|(_, r)| r).unwrap_or("");
+        } else if let Some(rest) = t.strip_prefix("/*") {
+            s = rest.split_once("*/").map(|(_, r)| r).unwrap_or("");
+        } else if t.starts_with("#[") || t.starts_with("#![") {
+            s = t.split_once(']').map(|(_, r)| r).unwrap_or("");
+        } else {
+            s = t;
+            break;
+        }
+    }
+    if let Some(rest) = s.strip_prefix("pub") {
+        s = rest.trim_start();
+        if s.starts_with('(') {
+            s = s.split_once(')').map(|(_, r)| r.trim_start()).unwrap_or("");
+        }
+    }
+    s.strip_prefix("use").is_some_and(|r| r.starts_with(|c: char| c.is_whitespace() || c == '{' || c == ':'))
+}
+
+/// Top-level chunks of a Rust file: each ends after a `}` or `;` that brings the nesting depth
+/// back to 0 (the end of an item), and owns the comments and attributes before its item. Strings,
+/// chars, lifetimes and comments are skipped. Only used to find where items start and end: a
+/// wrong split (an expression with braces in a `const`) makes the masked text fail to parse, and
+/// the caller then checks the whole file.
+pub fn chunks(text: &str) -> Vec<Range<usize>> {
+    let b = text.as_bytes();
+    let mut out = Vec::new();
+    let (mut i, mut depth, mut start) = (0usize, 0i64, 0usize);
+    while i < b.len() {
+        match b[i] {
+            b'/' if b.get(i + 1) == Some(&b'/') => {
+                while i < b.len() && b[i] != b'\n' {
+                    i += 1;
+                }
+                continue;
+            }
+            b'/' if b.get(i + 1) == Some(&b'*') => {
+                let mut nest = 1;
+                i += 2;
+                while i < b.len() && nest > 0 {
+                    if b[i] == b'/' && b.get(i + 1) == Some(&b'*') {
+                        nest += 1;
+                        i += 2;
+                    } else if b[i] == b'*' && b.get(i + 1) == Some(&b'/') {
+                        nest -= 1;
+                        i += 2;
+                    } else {
+                        i += 1;
+                    }
+                }
+                continue;
+            }
+            b'r' if raw_string_start(b, i).is_some() => {
+                let (hashes, open) = raw_string_start(b, i).unwrap_or((0, i));
+                i = open + 1;
+                loop {
+                    if i >= b.len() {
+                        break;
+                    }
+                    if b[i] == b'"' && b[i + 1..].iter().take(hashes).filter(|&&c| c == b'#').count() == hashes && b.len() - i > hashes {
+                        i += 1 + hashes;
+                        break;
+                    }
+                    i += 1;
+                }
+                continue;
+            }
+            b'"' => {
+                i += 1;
+                while i < b.len() && b[i] != b'"' {
+                    i += if b[i] == b'\\' { 2 } else { 1 };
+                }
+                i += 1;
+                continue;
+            }
+            b'\'' => {
+                // A char literal ('a', '\n', '\u{..}', 'é') or a lifetime ('a): a lifetime has no
+                // closing quote right after its first char.
+                if b.get(i + 1) == Some(&b'\\') {
+                    i += 2;
+                    while i < b.len() && b[i] != b'\'' {
+                        i += 1;
+                    }
+                    i += 1;
+                } else {
+                    let ch_len = text[i + 1..].chars().next().map(char::len_utf8).unwrap_or(1);
+                    i += if b.get(i + 1 + ch_len) == Some(&b'\'') { 2 + ch_len } else { 1 };
+                }
+                continue;
+            }
+            b'{' | b'(' | b'[' => depth += 1,
+            b'}' | b')' | b']' => {
+                depth -= 1;
+                // `use a::{b};` and `const S: T = T { .. };` end at their `;`.
+                let semi_follows = b[i + 1..].iter().find(|c| !c.is_ascii_whitespace()) == Some(&b';');
+                if depth == 0 && b[i] == b'}' && !semi_follows {
+                    out.push(start..i + 1);
+                    start = i + 1;
+                }
+            }
+            b';' if depth == 0 => {
+                out.push(start..i + 1);
+                start = i + 1;
+            }
+            _ => {}
+        }
+        i += 1;
+    }
+    if start < b.len() || out.is_empty() {
+        out.push(start..b.len());
+    }
+    out
+}
+
+/// `r"`, `r#"`, `br"`...: the number of `#` and the offset of the opening quote.
+fn raw_string_start(b: &[u8], i: usize) -> Option<(usize, usize)> {
+    if i > 0 && (b[i - 1].is_ascii_alphanumeric() || b[i - 1] == b'_') && b[i - 1] != b'b' {
+        return None;
+    }
+    let mut j = i + 1;
+    let mut hashes = 0;
+    while b.get(j) == Some(&b'#') {
+        hashes += 1;
+        j += 1;
+    }
+    (b.get(j) == Some(&b'"')).then_some((hashes, j))
+}
+
+#[cfg(test)]
+mod tests {
+    use std::path::PathBuf;
+
+    use super::*;
+    use crate::engine::Session;
+    use crate::workspace::Target;
+
+    #[test]
+    fn chunks_end_at_items_and_skip_strings_comments_and_chars() {
+        let text = "use a::{b};\n// c }\nfn f() { let s = \"}\"; let c = '}'; let r = r#\"}\"#; }\n\nstruct S<'a>(&'a str);\n/* } */ impl S<'_> { fn g(&self) {} }\n// end\n";
+        let parts: Vec<&str> = chunks(text).into_iter().map(|r| &text[r]).collect();
+        assert_eq!(parts.len(), 5, "{parts:#?}");
+        assert_eq!(parts[0], "use a::{b};");
+        assert!(parts[1].ends_with("r#\"}\"#; }") && parts[1].contains("// c }"));
+        assert_eq!(parts[2].trim(), "struct S<'a>(&'a str);");
+        assert!(parts[3].trim_start().starts_with("/* } */ impl"));
+        assert_eq!(parts[4], "\n// end\n");
+        assert!(is_use("  /// doc\n  #[cfg(x)]\n  pub(crate) use x::{y, z};"));
+        assert!(!is_use("\nfn user() {}"));
+    }
+
+    /// A caller file that declares nothing, with suppressions, non-ASCII text and several findings.
+    const USER: &str = r#"//! Callers. é
+use crate::{reshape_and_cache, Row, PAD_SLOT_ID};
+
+pub fn a(key: &[Row], cache: &mut [Row], n: usize) {
+    let slots = vec![0; n]; // 😀
+    reshape_and_cache(key, cache, &slots);
+}
+
+pub fn b(key: &[Row], cache: &mut [Row], n: usize) {
+    // reuse-check: allow(pad_to_null_block) the cache is scratch here
+    let slots = vec![0; n];
+    reshape_and_cache(key, cache, &slots);
+}
+
+/// Correct.
+pub fn c(key: &[Row], cache: &mut [Row], n: usize) {
+    let slots = vec![PAD_SLOT_ID; n];
+    reshape_and_cache(key, cache, &slots);
+}
+
+pub struct Runner { slots: Vec<i64>, cache: Vec<Row> }
+
+impl Runner {
+    pub fn dummy_run(&mut self, key: &[Row]) {
+        let label = "漢字";
+        reshape_and_cache(key, &mut self.cache, &self.slots);
+        let _ = label;
+    }
+}
+
+pub fn d(key: &[Row], cache: &mut [Row], n: usize) {
+    // reuse-check: allow(pad_to_null_block) nothing to suppress
+    let slots = vec![PAD_SLOT_ID; n];
+    reshape_and_cache(key, cache, &slots);
+}
+"#;
+
+    fn session(dir: &std::path::Path) -> Session {
+        Session::open(&Target { path: Some(dir.to_path_buf()), ..Default::default() }).unwrap()
+    }
+
+    fn key(f: &Finding) -> String {
+        let labels: Vec<String> = std::iter::once(&f.primary).chain(&f.secondary).map(|l| format!("{}:{:?}:{}", l.file.rel_path, l.range, l.message)).collect();
+        format!("{} {:?} {} | {} | {:?} {:?}", f.rule.name, f.level, f.message, labels.join(" ; "), f.fix.as_ref().map(|x| (&x.range, &x.replacement)), f.help)
+    }
+
+    /// Every edit that keeps the file parseable: the incremental result equals a full check.
+    #[test]
+    fn incremental_results_equal_a_full_check() {
+        let dir = std::env::temp_dir().join(format!("reuse-check-incremental-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&dir);
+        std::fs::create_dir_all(dir.join("src")).unwrap();
+        let lib = include_str!("../../../fixtures/paged-kv/src/lib.rs").replace("pub mod buggy;\npub mod correct;\n", "pub mod user;\n");
+        std::fs::write(dir.join("src/lib.rs"), lib).unwrap();
+        std::fs::write(dir.join("src/user.rs"), USER).unwrap();
+        let dir = std::fs::canonicalize(&dir).unwrap();
+        let path: PathBuf = dir.join("src/user.rs");
+        let (mut live, mut reference) = (session(&dir), session(&dir));
+        let _ = &mut live;
+        let start = live.update(&path, USER.to_string());
+        assert!(start.len() >= 3, "{:#?}", start.iter().map(key).collect::<Vec<_>>());
+
+        // Edits: a space, a comment with non-ASCII text, a fix, a new finding, a new line, a
+        // deletion, at many places.
+        let mut edits: Vec<(usize, usize, &str)> = Vec::new();
+        for (i, _) in USER.match_indices('\n') {
+            edits.push((i, i, " "));
+            edits.push((i, i, " /* é😀 */"));
+        }
+        let zero = USER.find("vec![0; n]; // 😀").unwrap() + 5;
+        edits.push((zero, zero + 1, "PAD_SLOT_ID"));
+        let pad = USER.rfind("vec![PAD_SLOT_ID; n]").unwrap() + 5;
+        edits.push((pad, pad + "PAD_SLOT_ID".len(), "0"));
+        let reason = USER.find("the cache is scratch here").unwrap();
+        edits.push((reason, reason + "the cache is scratch here".len(), ""));
+        let line = USER.find("        let _ = label;").unwrap();
+        edits.push((line, line, "        let _second = \"é\";\n"));
+
+        // Each edit applies to the original text, which the live session keeps.
+        let old_file = live.file(&path).unwrap().clone();
+        let job = live.job(&path).unwrap().clone();
+        let mut used = 0;
+        for (a, b, ins) in edits {
+            let text = format!("{}{}{}", &USER[..a], ins, &USER[b..]);
+            let new = Arc::new(SourceFile::new(path.clone(), old_file.rel_path.clone(), text.clone()));
+            let expected: Vec<String> = reference.update(&path, text).iter().map(key).collect();
+            if let Some(got) = recheck(&old_file, &start, &new, &job, live.index()) {
+                used += 1;
+                let got: Vec<String> = got.iter().map(key).collect();
+                assert_eq!(got, expected, "edit {a}..{b} {ins:?}");
+            }
+        }
+        assert!(used > 40, "the incremental path was taken {used} times");
+        let _ = std::fs::remove_dir_all(&dir);
+    }
+}
