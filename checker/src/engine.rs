@@ -10,7 +10,7 @@
 //! Most files of a large workspace never reach the parser: that is how a cold check stays under the
 //! time it takes just to parse everything.
 
-use std::collections::HashMap;
+use std::collections::{BTreeMap, HashMap};
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
@@ -22,7 +22,7 @@ use reuse_rules::Level;
 use crate::analysis::analyze_file;
 use crate::config::Config;
 use crate::finding::{Finding, Label};
-use crate::index::{index_file, Index};
+use crate::index::{index_file, FileDecls, Index};
 use crate::source::{FileRef, SourceFile};
 use crate::suppress::apply_suppressions;
 use crate::workspace::{module_path, rel_path, Workspace};
@@ -129,6 +129,9 @@ pub fn check_jobs(jobs: &[FileJob], root: &Path, options: &CheckOptions) -> Repo
 pub struct Session {
     pub root: PathBuf,
     jobs: Vec<FileJob>,
+    /// What each file declares, by workspace-relative path: an edit re-indexes only its own file.
+    /// (Ordered, so that the index, and the messages that name candidates, do not vary.)
+    decls: BTreeMap<String, FileDecls>,
     index: Index,
     index_findings: HashMap<String, Vec<Finding>>,
 }
@@ -137,8 +140,9 @@ impl Session {
     pub fn open(target: &crate::workspace::Target) -> Result<Session, crate::workspace::DiscoverError> {
         let ws = crate::workspace::discover(target)?;
         let (jobs, _unreadable) = read_jobs(&ws);
-        let (index, index_findings) = build_index(&jobs);
-        Ok(Session { root: ws.root, jobs, index, index_findings })
+        let decls: BTreeMap<String, FileDecls> = collect_decls(&jobs).into_iter().collect();
+        let (index, index_findings) = merge_decls(decls.iter());
+        Ok(Session { root: ws.root, jobs, decls, index, index_findings })
     }
 
     pub fn index(&self) -> &Index {
@@ -155,9 +159,10 @@ impl Session {
     }
 
     /// Replaces (or adds) a file's text and returns its findings. The index is rebuilt only when the
-    /// old or the new text can declare contracts or effects: a changed contract changes its callers.
+    /// old or the new text can declare contracts, effects or constants (a changed contract changes
+    /// its callers), and then only this file is re-read for it.
     pub fn update(&mut self, path: &Path, text: String) -> Vec<Finding> {
-        let declares = |t: &str| DECL_MARKERS.iter().any(|m| t.contains(m));
+        let declares = |t: &str| may_declare(t);
         let pos = match self.jobs.iter().position(|j| j.file.path == path) {
             Some(p) => p,
             None => {
@@ -172,7 +177,13 @@ impl Session {
         let file = Arc::new(SourceFile::new(path.to_path_buf(), old.file.rel_path.clone(), text));
         self.jobs[pos].file = file;
         if reindex {
-            let (index, index_findings) = build_index(&self.jobs);
+            let decl_filter = AhoCorasick::new(DECL_MARKERS).expect("fixed patterns");
+            let job = &self.jobs[pos];
+            match file_decls(job, &decl_filter) {
+                Some(d) => self.decls.insert(job.file.rel_path.clone(), d),
+                None => self.decls.remove(&job.file.rel_path),
+            };
+            let (index, index_findings) = merge_decls(self.decls.iter());
             self.index = index;
             self.index_findings = index_findings;
         }
@@ -203,28 +214,46 @@ impl Session {
 
 /// Phase 1: the index, and the well-formedness findings of each file (by workspace-relative path).
 pub fn build_index(jobs: &[FileJob]) -> (Index, HashMap<String, Vec<Finding>>) {
+    let decls = collect_decls(jobs);
+    merge_decls(decls.iter().map(|(rel, d)| (rel, d)))
+}
+
+/// Whether a text can declare anything the index holds.
+fn may_declare(text: &str) -> bool {
+    DECL_MARKERS.iter().any(|m| text.contains(m)) || text.contains("const ") || text.contains("static ")
+}
+
+/// What each file declares (in parallel), by workspace-relative path.
+fn collect_decls(jobs: &[FileJob]) -> Vec<(String, FileDecls)> {
     let decl_filter = AhoCorasick::new(DECL_MARKERS).expect("fixed patterns");
-    let parts: Vec<(crate::index::FileDecls, String)> = jobs
-        .par_iter()
-        .filter(|j| j.external || decl_filter.is_match(&j.file.text) || j.file.text.contains("const ") || j.file.text.contains("static "))
-        .map(|j| {
-            if !j.external && !decl_filter.is_match(&j.file.text) {
-                let consts = crate::index::scan_int_consts(&j.file.text);
-                return (crate::index::FileDecls { consts, ..Default::default() }, j.file.rel_path.clone());
-            }
-            let decls = match syn::parse_file(j.file.parse_text()) {
-                Ok(ast) => index_file(&j.file, &ast, &j.module, j.external),
-                Err(e) => crate::index::FileDecls { findings: vec![parse_error(&j.file, &e)], ..Default::default() },
-            };
-            forget_spans();
-            (decls, j.file.rel_path.clone())
-        })
-        .collect();
+    jobs.par_iter().filter_map(|j| Some((j.file.rel_path.clone(), file_decls(j, &decl_filter)?))).collect()
+}
+
+/// What one file declares: files with contract or effect markers are parsed, the others only
+/// scanned for integer constants. `None`: nothing to declare.
+fn file_decls(j: &FileJob, decl_filter: &AhoCorasick) -> Option<FileDecls> {
+    if !j.external && !may_declare(&j.file.text) {
+        return None;
+    }
+    if !j.external && !decl_filter.is_match(&j.file.text) {
+        let consts = crate::index::scan_int_consts(&j.file.text);
+        return Some(FileDecls { consts, ..Default::default() });
+    }
+    let decls = match syn::parse_file(j.file.parse_text()) {
+        Ok(ast) => index_file(&j.file, &ast, &j.module, j.external),
+        Err(e) => FileDecls { findings: vec![parse_error(&j.file, &e)], ..Default::default() },
+    };
+    forget_spans();
+    Some(decls)
+}
+
+/// The index of all files' declarations, and the well-formedness findings of each file.
+fn merge_decls<'a>(decls: impl Iterator<Item = (&'a String, &'a FileDecls)>) -> (Index, HashMap<String, Vec<Finding>>) {
     let mut index = Index::default();
     let mut findings: HashMap<String, Vec<Finding>> = HashMap::new();
-    for (mut decls, rel) in parts {
-        findings.entry(rel).or_default().append(&mut decls.findings);
-        index.add(decls);
+    for (rel, d) in decls {
+        findings.entry(rel.clone()).or_default().extend(d.findings.iter().cloned());
+        index.add(d.clone());
     }
     (index, findings)
 }

@@ -18,7 +18,7 @@ use crate::source::FileRef;
 pub type FileContract = Contract<Range<usize>>;
 
 /// A function with a contract, from the workspace or from a contracts file.
-#[derive(Debug)]
+#[derive(Clone, Debug)]
 pub struct ContractedFn {
     /// `crate::module::Type::name` as segments, crate name first.
     pub path: Vec<String>,
@@ -52,7 +52,7 @@ impl ContractedFn {
 }
 
 /// Where an effect function is declared.
-#[derive(Debug)]
+#[derive(Clone, Debug)]
 pub struct EffectFn {
     pub path: Vec<String>,
     pub file: FileRef,
@@ -112,7 +112,7 @@ impl Index {
 }
 
 /// What one file declares.
-#[derive(Default)]
+#[derive(Clone, Default)]
 pub struct FileDecls {
     pub fns: Vec<ContractedFn>,
     pub effects: Vec<(String, EffectFn)>,
