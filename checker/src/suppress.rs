@@ -25,7 +25,8 @@ struct Suppression {
 
 pub fn apply_suppressions(file: &FileRef, ast: Option<&syn::File>, findings: Vec<Finding>) -> Vec<Finding> {
     let mut extra = Vec::new();
-    let mut sups = comment_suppressions(file, &mut extra);
+    let strings = ast.map(|a| string_literals(file, a)).unwrap_or_default();
+    let mut sups = comment_suppressions(file, &strings, &mut extra);
     if let Some(ast) = ast {
         let mut v = AttrSuppressions { file, imports_reuse: file.text.contains("use reuse::"), out: &mut sups, findings: &mut extra };
         v.visit_file(ast);
@@ -54,12 +55,17 @@ pub fn apply_suppressions(file: &FileRef, ast: Option<&syn::File>, findings: Vec
 }
 
 /// `// reuse-check: allow(rule) reason` comments; each covers the next line that is not a comment.
-fn comment_suppressions(file: &FileRef, findings: &mut Vec<Finding>) -> Vec<Suppression> {
+fn comment_suppressions(file: &FileRef, strings: &[Range<usize>], findings: &mut Vec<Finding>) -> Vec<Suppression> {
     let mut out = Vec::new();
     for line in 0..file.line_count() {
         let text = file.line_text(line);
         let Some(slashes) = text.find("//") else { continue };
         if !text[..slashes].trim().is_empty() {
+            continue;
+        }
+        // A line of a multi-line string literal that looks like a comment is not one.
+        let at = file.line_start(line) + slashes;
+        if strings.iter().any(|r| r.contains(&at)) {
             continue;
         }
         let comment_start = file.line_start(line) + slashes + 2;
@@ -94,6 +100,37 @@ fn comment_suppressions(file: &FileRef, findings: &mut Vec<Finding>) -> Vec<Supp
         }
     }
     out
+}
+
+/// Byte ranges of the string literals of a file, macro arguments included.
+fn string_literals(file: &FileRef, ast: &syn::File) -> Vec<Range<usize>> {
+    struct Strings<'f>(&'f FileRef, Vec<Range<usize>>);
+    impl Strings<'_> {
+        fn tokens(&mut self, ts: &proc_macro2::TokenStream) {
+            for tt in ts.clone() {
+                match tt {
+                    proc_macro2::TokenTree::Literal(l) => self.1.push(self.0.range(l.span())),
+                    proc_macro2::TokenTree::Group(g) => self.tokens(&g.stream()),
+                    _ => {}
+                }
+            }
+        }
+    }
+    impl<'ast> Visit<'ast> for Strings<'_> {
+        fn visit_lit(&mut self, l: &'ast syn::Lit) {
+            if matches!(l, syn::Lit::Str(_) | syn::Lit::ByteStr(_) | syn::Lit::CStr(_)) {
+                let r = self.0.range(l.span());
+                self.1.push(r);
+            }
+        }
+        fn visit_macro(&mut self, m: &'ast syn::Macro) {
+            self.tokens(&m.tokens);
+        }
+    }
+    let mut v = Strings(file, Vec::new());
+    v.visit_file(ast);
+    v.1.retain(|r| file.text[r.clone()].contains('\n'));
+    v.1
 }
 
 struct AttrSuppressions<'a> {
