@@ -176,19 +176,33 @@ impl Session {
         let reindex = declares(&old.file.text) || declares(&text);
         let file = Arc::new(SourceFile::new(path.to_path_buf(), old.file.rel_path.clone(), text));
         self.jobs[pos].file = file;
-        if reindex {
-            let decl_filter = AhoCorasick::new(DECL_MARKERS).expect("fixed patterns");
-            let job = &self.jobs[pos];
-            match file_decls(job, &decl_filter) {
-                Some(d) => self.decls.insert(job.file.rel_path.clone(), d),
-                None => self.decls.remove(&job.file.rel_path),
-            };
-            let (index, index_findings) = merge_decls(self.decls.iter());
-            self.index = index;
-            self.index_findings = index_findings;
+        if !reindex {
+            let job = self.jobs[pos].clone();
+            return check_one(&job, &self.index, &self.index_findings);
         }
+        // The file is parsed once, for its declarations and for its findings.
         let job = self.jobs[pos].clone();
-        check_one(&job, &self.index, &self.index_findings)
+        let parsed = (job.external || DECL_MARKERS.iter().any(|m| job.file.text.contains(m))).then(|| syn::parse_file(job.file.parse_text()));
+        let decls = match &parsed {
+            Some(Ok(ast)) => Some(index_file(&job.file, ast, &job.module, job.external)),
+            Some(Err(e)) => Some(FileDecls { findings: vec![parse_error(&job.file, e)], ..Default::default() }),
+            None => file_decls(&job, &AhoCorasick::new(DECL_MARKERS).expect("fixed patterns")),
+        };
+        match decls {
+            Some(d) => self.decls.insert(job.file.rel_path.clone(), d),
+            None => self.decls.remove(&job.file.rel_path),
+        };
+        let (index, index_findings) = merge_decls(self.decls.iter());
+        self.index = index;
+        self.index_findings = index_findings;
+        let mut findings = match &parsed {
+            Some(p) => check_ast(&job, p.as_ref(), &self.index, &self.index_findings),
+            None => check_parsed(&job, &self.index, &self.index_findings),
+        };
+        drop(parsed);
+        forget_spans();
+        findings.sort_by(|a, b| a.sort_key().cmp(&b.sort_key()));
+        findings
     }
 
     /// Findings of one file as it is now.
@@ -303,21 +317,29 @@ fn check_one(job: &FileJob, index: &Index, index_findings: &HashMap<String, Vec<
 }
 
 fn check_parsed(j: &FileJob, index: &Index, index_findings: &HashMap<String, Vec<Finding>>) -> Vec<Finding> {
+    let parsed = syn::parse_file(j.file.parse_text());
+    let findings = check_ast(j, parsed.as_ref(), index, index_findings);
+    drop(parsed);
+    forget_spans();
+    findings
+}
+
+/// The findings of a file parsed (or not) on this thread.
+fn check_ast(j: &FileJob, ast: Result<&syn::File, &syn::Error>, index: &Index, index_findings: &HashMap<String, Vec<Finding>>) -> Vec<Finding> {
     let mut findings = index_findings_for(index_findings, &j.file.rel_path);
-    match syn::parse_file(j.file.parse_text()) {
+    match ast {
         Ok(ast) => {
             if !j.external {
-                findings.extend(analyze_file(&j.file, &ast, &j.crate_name, &j.module, index));
+                findings.extend(analyze_file(&j.file, ast, &j.crate_name, &j.module, index));
             }
-            findings = apply_suppressions(&j.file, Some(&ast), findings);
+            findings = apply_suppressions(&j.file, Some(ast), findings);
         }
         Err(e) => {
             if !findings.iter().any(|f| f.rule.name == PARSE_ERROR.name) {
-                findings.push(parse_error(&j.file, &e));
+                findings.push(parse_error(&j.file, e));
             }
         }
     }
-    forget_spans();
     finish(j, findings)
 }
 
