@@ -92,13 +92,44 @@ fn check_arg(ctx: &FnCtx, call: &Expr, arg: &Expr, w: &WriteIndex) -> Vec<Findin
         persistent(ctx, call, arg, &text, w, &mut out);
         return out;
     }
-    let root = text.split('.').next().unwrap_or("").to_string();
-    let mut sources = vec![root.clone()];
-    if text.contains('.') {
-        // `metadata.slot_mapping`: also the locals `metadata` was built from.
-        if let Some(def) = last_def(ctx, &root, call_pos) {
-            sources.extend(mentioned_locals(def.init));
+    let mut sources: Vec<String> = Vec::new();
+    let (root, field) = match text.split_once('.') {
+        Some((root, field)) => (root.to_string(), Some(field.to_string())),
+        None => (text.clone(), None),
+    };
+    match (&field, last_def(ctx, &root, call_pos)) {
+        // `metadata.slot_mapping`: the field of a struct literal, or the local of the same name that
+        // the value was built from (never every local of the builder: a block table padded with 0
+        // for reads is legal).
+        (Some(field), Some(def)) => {
+            if let Expr::Struct(st) = strip(def.init) {
+                if let Some(fv) = st.fields.iter().find(|f| matches!(&f.member, syn::Member::Named(n) if n == field)) {
+                    fallbacks(ctx, &fv.expr, w, &mut out);
+                    if let Some((range, zero)) = zero_fill(ctx, &fv.expr, w) {
+                        out.push(zero_finding(ctx, range, &zero, &text, w, format!("`{text}` starts filled with {zero}")));
+                    }
+                }
+            }
+            let built_from = mentioned_locals(def.init);
+            let last = field.rsplit('.').next().unwrap_or(field);
+            if built_from.iter().any(|l| l == last) {
+                sources.push(last.to_string());
+            }
         }
+        (None, Some(_)) => sources.push(root),
+        _ => {}
+    }
+    // Conversions keep the entries: `Tensor::new(&slots, &dev)?`, `slots.to_vec()`, `slots.into()`.
+    let mut i = 0;
+    while i < sources.len() && i < 4 {
+        if let Some(def) = last_def(ctx, &sources[i], call_pos) {
+            if let Some(inner) = converted_local(def.init) {
+                if !sources.contains(&inner) {
+                    sources.push(inner);
+                }
+            }
+        }
+        i += 1;
     }
     for name in sources {
         if let Some(def) = last_def(ctx, &name, call_pos) {
@@ -106,6 +137,42 @@ fn check_arg(ctx: &FnCtx, call: &Expr, arg: &Expr, w: &WriteIndex) -> Vec<Findin
         }
     }
     out
+}
+
+/// Calls that turn one buffer into another with the same entries.
+const CONVERSIONS: &[&str] = &[
+    "new", "from_vec", "from_slice", "from", "to_vec", "clone", "into", "to_owned", "to_device", "to_dtype", "as_slice",
+    "reshape", "unsqueeze", "contiguous", "copy",
+];
+
+/// The local a conversion initializer converts: `Tensor::new(&slots, &dev)?` → `slots`.
+fn converted_local(init: &Expr) -> Option<String> {
+    let e = match strip(init) {
+        Expr::Try(t) => strip(&t.expr),
+        other => other,
+    };
+    let local = |e: &Expr| match strip(buffer_of(e)) {
+        Expr::Path(p) => p.path.get_ident().map(|i| i.to_string()),
+        _ => None,
+    };
+    match e {
+        Expr::Call(c) => {
+            let Expr::Path(p) = &*c.func else { return None };
+            let name = p.path.segments.last()?.ident.to_string();
+            CONVERSIONS.contains(&name.as_str()).then(|| c.args.first().and_then(local)).flatten()
+        }
+        Expr::MethodCall(m) => {
+            let name = m.method.to_string();
+            if !CONVERSIONS.contains(&name.as_str()) {
+                return None;
+            }
+            match strip(&m.receiver) {
+                Expr::MethodCall(_) | Expr::Try(_) => converted_local(&m.receiver),
+                other => local(other),
+            }
+        }
+        _ => None,
+    }
 }
 
 struct Def<'a> {
