@@ -205,6 +205,19 @@ impl Session {
         findings
     }
 
+    /// Takes the new text of a file whose edit (at byte `from`, growing it by `delta`) changed no
+    /// declaration: the index entries of the file move with the text, nothing is re-parsed.
+    pub fn shift_text(&mut self, path: &Path, text: FileRef, from: usize, delta: isize) {
+        let Some(pos) = self.jobs.iter().position(|j| j.file.path == path) else { return };
+        self.jobs[pos].file = text.clone();
+        if let Some(d) = self.decls.get_mut(&text.rel_path) {
+            *d = d.shifted(&text, from, delta);
+            let (index, index_findings) = merge_decls(self.decls.iter());
+            self.index = index;
+            self.index_findings = index_findings;
+        }
+    }
+
     /// Findings of one file as it is now.
     pub fn check_file(&self, path: &Path) -> Vec<Finding> {
         self.jobs.iter().find(|j| j.file.path == path).map(|j| check_one(j, &self.index, &self.index_findings)).unwrap_or_default()

@@ -121,6 +121,44 @@ pub struct FileDecls {
     pub findings: Vec<Finding>,
 }
 
+impl FileDecls {
+    /// The same declarations in `file`, an edited copy of their file whose bytes from `from` on
+    /// moved by `delta`.
+    pub fn shifted(&self, file: &FileRef, from: usize, delta: isize) -> FileDecls {
+        let mv = |r: &Range<usize>| {
+            if r.start >= from {
+                (r.start as isize + delta) as usize..(r.end as isize + delta) as usize
+            } else {
+                r.clone()
+            }
+        };
+        let same = |f: &FileRef| f.path == file.path;
+        let mut out = self.clone();
+        for f in &mut out.fns {
+            if same(&f.file) {
+                f.contract = f.contract.map_span(&mut |r: Range<usize>| mv(&r));
+                f.attr_range = mv(&f.attr_range);
+                f.file = file.clone();
+            }
+        }
+        for (_, e) in &mut out.effects {
+            if same(&e.file) {
+                e.range = mv(&e.range);
+                e.file = file.clone();
+            }
+        }
+        for finding in &mut out.findings {
+            for l in std::iter::once(&mut finding.primary).chain(finding.secondary.iter_mut()) {
+                if same(&l.file) {
+                    l.range = mv(&l.range);
+                    l.file = file.clone();
+                }
+            }
+        }
+        out
+    }
+}
+
 /// Which reuse attribute an attribute is, if any.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum ReuseAttr {

@@ -27,7 +27,7 @@ function generate() {
   mkdirSync(join(ws, 'src'), { recursive: true });
   writeFileSync(join(ws, 'Cargo.toml'), '[package]\nname = "bench-kv"\nversion = "0.1.0"\nedition = "2021"\n\n[workspace]\n');
   const lib = readFileSync(join(repoRoot, 'fixtures/paged-kv/src/lib.rs'), 'utf8').replace(/^pub mod (buggy|correct);$/gm, '');
-  writeFileSync(join(ws, 'src/lib.rs'), `${lib}\npub mod big;\npub mod tiny;\n`);
+  writeFileSync(join(ws, 'src/lib.rs'), `${lib}\npub mod big;\npub mod big_decl;\npub mod tiny;\n`);
   const out = ['//! Generated callers of `reshape_and_cache`: most pad with PAD_SLOT_ID, every tenth with 0.', '', 'use crate::{reshape_and_cache, Row, PAD_SLOT_ID};', ''];
   let i = 0;
   let bugs = 0;
@@ -51,8 +51,12 @@ function generate() {
   }
   while (out.length < LINES) out.push('// end');
   writeFileSync(join(ws, 'src/big.rs'), out.join('\n') + '\n');
+  // The same callers in a file that also declares a contract (a kernel module with its callers).
+  const declText = out.join('\n') + '\n' +
+    '\n#[reuse::contract(writes(cache[slots], skip = PAD_SLOT_ID))]\npub fn local_write(cache: &mut [Row], slots: &[i64]) {\n    let _ = (cache, slots);\n}\n';
+  writeFileSync(join(ws, 'src/big_decl.rs'), declText);
   writeFileSync(join(ws, 'src/tiny.rs'), '//! Nothing to check.\n\npub fn one() -> i32 {\n    1\n}\n');
-  return { text: out.join('\n') + '\n', bugs, fns: i };
+  return { text: out.join('\n') + '\n', declText, bugs, fns: i };
 }
 
 function stats(xs) {
@@ -90,8 +94,9 @@ async function editLatency(c, path, lines, runs) {
 }
 
 const bin = serverBinary();
-const { text, bugs, fns } = generate();
+const { text, declText, bugs, fns } = generate();
 const big = join(ws, 'src/big.rs');
+const bigDecl = join(ws, 'src/big_decl.rs');
 const tiny = join(ws, 'src/tiny.rs');
 
 const c = new Client(ws, { bin });
@@ -110,7 +115,12 @@ const openedTiny = c.diagnostics((p) => p.uri === uriOf(tiny) && p.version === 1
 await c.open(tiny, tinyText);
 const openTinyMs = (await openedTiny).receivedAt - t0;
 
+const openedDecl = c.diagnostics((p) => p.uri === uriOf(bigDecl) && p.version === 1, 120000);
+await c.open(bigDecl, declText);
+await openedDecl;
+
 const bigTimes = await editLatency(c, big, [Math.floor(LINES / 2)], RUNS);
+const declTimes = await editLatency(c, bigDecl, [Math.floor(LINES / 2)], RUNS);
 const bigFullTimes = await editLatency(c, big, [Math.floor(LINES / 4), Math.floor((3 * LINES) / 4)], RUNS);
 const tinyTimes = await editLatency(c, tiny, [2], RUNS);
 await c.shutdown();
@@ -135,6 +145,7 @@ const result = {
   file: { lines: LINES, contracted_calls: fns, findings: bugs },
   did_change_5k_lines_ms: stats(bigTimes),
   did_change_5k_lines_two_items_ms: stats(bigFullTimes),
+  did_change_5k_lines_declaring_file_ms: stats(declTimes),
   did_change_tiny_file_ms: stats(tinyTimes),
   did_open_5k_lines_ms: openBigMs,
   did_open_tiny_file_ms: openTinyMs,
@@ -149,6 +160,7 @@ console.log(`file: ${LINES} lines, ${fns} contracted calls, ${bugs} findings\n`)
 console.log(`${'measure'.padEnd(44)} ${'median'.padStart(8)} ${'p95'.padStart(8)} ${'runs'.padStart(5)}   (ms)`);
 console.log(row('didChange -> publishDiagnostics, 5K lines', result.did_change_5k_lines_ms));
 console.log(row('  the same, edits in two items (full check)', result.did_change_5k_lines_two_items_ms));
+console.log(row('  the same, in a file that declares a contract', result.did_change_5k_lines_declaring_file_ms));
 console.log(row('didChange -> publishDiagnostics, 5 lines', result.did_change_tiny_file_ms));
 console.log(row('CLI `reuse-check <pkg> --no-cache`', result.cli_full_check_ms));
 console.log(row('CLI `reuse-check <pkg>`, warm cache', result.cli_warm_cache_ms));

@@ -10,8 +10,10 @@
 //! spaces (newlines kept), `use` items are kept. The masked copy has the byte offsets of the real
 //! text, so its findings are the real findings; the old findings before the item are kept, those
 //! after it are shifted. Anything this reasoning does not cover returns `None` and the caller runs
-//! the engine's full check: a file that declares contracts or effects, an edit across items, a
-//! text that does not parse, a finding elsewhere pointing into the edited item.
+//! the engine's full check: an edited item that declares contracts, effects or constants, or is a
+//! `use`; an edit across items; a text that does not parse; a finding elsewhere pointing into the
+//! edited item. In a file that declares contracts elsewhere, the index's positions after the edit
+//! move with it (`Session::shift_text`).
 
 use std::ops::Range;
 use std::sync::Arc;
@@ -25,7 +27,7 @@ use crate::source::{FileRef, SourceFile};
 
 /// The findings of `new` (the edited text of `old`) when only one top-level item changed.
 pub fn recheck(old: &FileRef, old_findings: &[Finding], new: &FileRef, job: &FileJob, index: &Index) -> Option<Vec<Finding>> {
-    if job.external || super::declares(&old.text) || super::declares(&new.text) || new.text.starts_with('\u{feff}') {
+    if job.external || new.text.starts_with('\u{feff}') {
         return None;
     }
     if old_findings.iter().any(|f| f.rule.name == reuse_rules::catalogue::PARSE_ERROR.name) {
@@ -45,6 +47,13 @@ pub fn recheck(old: &FileRef, old_findings: &[Finding], new: &FileRef, job: &Fil
     let same_before = old_chunks[..k] == new_chunks[..k];
     let shifted_after = old_chunks[k + 1..].iter().zip(&new_chunks[k + 1..]).all(|(o, n)| shift(o, delta) == *n);
     if !same_before || !shifted_after || new_k.start != old_k.start {
+        return None;
+    }
+    // The edited item must declare nothing the index holds (contracts, effects, constants): then
+    // the index stays valid, its ranges in this file only move (`Session::shift_text`). And it
+    // must not be a `use`: imports decide how every other item's calls resolve.
+    let (old_item, new_item) = (&old.text[old_k.clone()], &new.text[new_k.clone()]);
+    if [old_item, new_item].iter().any(|t| declares_item(t) || is_use(t)) {
         return None;
     }
     // A finding outside the item that points into it would go stale.
@@ -93,6 +102,11 @@ fn check_masked(masked: &FileRef, job: &FileJob, index: &Index) -> Option<Vec<Fi
     Some(findings)
 }
 
+/// Whether an item's text can declare something the index holds.
+fn declares_item(text: &str) -> bool {
+    super::declares(text) || text.contains("const ") || text.contains("static ")
+}
+
 fn same_file(l: &Label, file: &FileRef) -> bool {
     Arc::ptr_eq(&l.file, file) || l.file.path == file.path
 }
@@ -116,7 +130,7 @@ fn shift(r: &Range<usize>, delta: isize) -> Range<usize> {
 }
 
 /// The changed byte range of the old and of the new text (common prefix and suffix removed).
-fn edited(old: &str, new: &str) -> (Range<usize>, Range<usize>) {
+pub fn edited(old: &str, new: &str) -> (Range<usize>, Range<usize>) {
     let (a, b) = (old.as_bytes(), new.as_bytes());
     let mut p = a.iter().zip(b).take_while(|(x, y)| x == y).count();
     while !old.is_char_boundary(p) || !new.is_char_boundary(p) {
@@ -396,6 +410,49 @@ pub fn d(key: &[Row], cache: &mut [Row], n: usize) {
             }
         }
         assert!(used > 40, "the incremental path was taken {used} times");
+        let _ = std::fs::remove_dir_all(&dir);
+    }
+
+    /// A file that declares a contract after its callers: edits elsewhere take the item path, and
+    /// the session's index moves with the text (`Session::shift_text`), so that a full check of the
+    /// shifted session, and its secondary labels into this file, equal a check from scratch.
+    #[test]
+    fn a_declaring_file_is_rechecked_item_by_item_and_its_index_moves() {
+        let declaring = format!(
+            "{USER}\n#[reuse::contract(writes(cache[slots], skip = PAD_SLOT_ID))]\npub fn local_write(cache: &mut [Row], slots: &[i64]) {{}}\n\npub fn e(cache: &mut [Row], n: usize) {{\n    let slots = vec![0; n];\n    local_write(cache, &slots);\n}}\n"
+        );
+        let dir = std::env::temp_dir().join(format!("reuse-check-incremental-decl-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&dir);
+        std::fs::create_dir_all(dir.join("src")).unwrap();
+        let lib = include_str!("../../../fixtures/paged-kv/src/lib.rs").replace("pub mod buggy;\npub mod correct;\n", "pub mod user;\n");
+        std::fs::write(dir.join("src/lib.rs"), lib).unwrap();
+        std::fs::write(dir.join("src/user.rs"), &declaring).unwrap();
+        let dir = std::fs::canonicalize(&dir).unwrap();
+        let path: PathBuf = dir.join("src/user.rs");
+        let mut reference = session(&dir);
+        let mut edits: Vec<(usize, usize, &str)> = Vec::new();
+        for (i, _) in declaring.match_indices('\n') {
+            edits.push((i, i, " /* é😀 */"));
+        }
+        let zero = declaring.find("vec![0; n]; // 😀").unwrap() + 5;
+        edits.push((zero, zero + 1, "PAD_SLOT_ID"));
+        let mut used = 0;
+        for (a, b, ins) in edits {
+            let mut live = session(&dir);
+            let start = live.update(&path, declaring.clone());
+            let old_file = live.file(&path).unwrap().clone();
+            let job = live.job(&path).unwrap().clone();
+            let text = format!("{}{}{}", &declaring[..a], ins, &declaring[b..]);
+            let new = Arc::new(SourceFile::new(path.clone(), old_file.rel_path.clone(), text.clone()));
+            let expected: Vec<String> = reference.update(&path, text.clone()).iter().map(key).collect();
+            let Some(got) = recheck(&old_file, &start, &new, &job, live.index()) else { continue };
+            used += 1;
+            assert_eq!(got.iter().map(key).collect::<Vec<_>>(), expected, "edit {a}..{b} {ins:?}");
+            let (old_edit, _) = edited(&declaring, &text);
+            live.shift_text(&path, new, old_edit.end, text.len() as isize - declaring.len() as isize);
+            assert_eq!(live.check_file(&path).iter().map(key).collect::<Vec<_>>(), expected, "shifted index, edit {a}..{b}");
+        }
+        assert!(used > 10, "the incremental path was taken {used} times");
         let _ = std::fs::remove_dir_all(&dir);
     }
 }

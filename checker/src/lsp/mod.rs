@@ -403,7 +403,7 @@ impl<'c> Server<'c> {
             self.docs.values_mut().for_each(|d| d.dirty = false);
             return;
         };
-        let reindex = dirty.iter().any(|p| declares(&self.docs[p].text) || session.file(p).is_some_and(|f| declares(&f.text)));
+        let mut reindex = false;
         let mut results: Vec<(PathBuf, Vec<Finding>, Option<FileRef>)> = Vec::new();
         for path in &dirty {
             let doc = self.docs.get_mut(path).expect("listed above");
@@ -411,23 +411,31 @@ impl<'c> Server<'c> {
             if !is_rust(path) {
                 continue;
             }
-            // One edited item of a file that declares nothing: re-check that item only.
-            if !reindex {
-                if let (Some((old, old_findings)), Some(job)) = (doc.checked.as_ref(), session.job(path)) {
-                    let new: FileRef = Arc::new(SourceFile::new(path.clone(), old.rel_path.clone(), doc.text.clone()));
-                    let found = catch_unwind(AssertUnwindSafe(|| incremental::recheck(old, old_findings, &new, job, session.index())));
-                    if let Ok(Some(findings)) = found {
+            // One edited item that declares nothing: re-check that item only.
+            if let (Some((old, old_findings)), Some(job)) = (doc.checked.as_ref(), session.job(path)) {
+                let new: FileRef = Arc::new(SourceFile::new(path.clone(), old.rel_path.clone(), doc.text.clone()));
+                let found = catch_unwind(AssertUnwindSafe(|| incremental::recheck(old, old_findings, &new, job, session.index())));
+                if let Ok(Some(findings)) = found {
+                    if declares(&old.text) {
+                        // The index holds positions in this file: move them with the edit.
+                        let (old_edit, _) = incremental::edited(&old.text, &new.text);
+                        let delta = new.text.len() as isize - old.text.len() as isize;
+                        session.shift_text(path, new.clone(), old_edit.end, delta);
+                        doc.session_stale = false;
+                    } else {
                         doc.session_stale = true;
-                        results.push((path.clone(), findings, Some(new)));
-                        continue;
                     }
+                    results.push((path.clone(), findings, Some(new)));
+                    continue;
                 }
             }
+            let declaring = declares(&doc.text) || session.file(path).is_some_and(|f| declares(&f.text));
+            reindex |= declaring;
             let text = doc.text.clone();
             match catch_unwind(AssertUnwindSafe(|| session.update(path, text))) {
                 Ok(findings) => {
                     doc.session_stale = false;
-                    if !reindex {
+                    if !declaring {
                         results.push((path.clone(), findings, None));
                     }
                 }
