@@ -29,3 +29,11 @@ fn donated_handle_read_after_the_call() {
     let out = findings_in("donation/src/buggy.rs");
     insta::assert_snapshot!("use_after_donate", &out[0]);
 }
+
+#[test]
+fn effect_order_names_the_effect_that_ran_first() {
+    let out = findings_in("plan-cache/src/buggy.rs");
+    let order = out.iter().find(|s| s.contains("[reuse::effect_order]")).unwrap();
+    // `run_swapped` calls check_errors() and then log_step() on its hit path.
+    assert!(order.contains("`check_errors` runs before `log_step`"), "{order}");
+}

@@ -18,7 +18,8 @@ pub(super) fn check(ctx: &FnCtx, clause: &Clause<Range<usize>>, effects: &[Effec
                 return Some(format!("`{}` runs more than once", effects[dup as usize].name()));
             }
             trace.windows(2).find(|w| w[0] > w[1]).map(|w| {
-                format!("`{}` runs before `{}`", effects[w[1] as usize].name(), effects[w[0] as usize].name())
+                // The trace holds effect indices in call order: `w[0]` ran first, out of turn.
+                format!("`{}` runs before `{}`", effects[w[0] as usize].name(), effects[w[1] as usize].name())
             })
         });
         let Some(problem) = problem else { continue };
@@ -27,7 +28,7 @@ pub(super) fn check(ctx: &FnCtx, clause: &Clause<Range<usize>>, effects: &[Effec
             Finding::new(
                 &EFFECT_ORDER,
                 format!("preserved effects run out of order on {}: {problem}", describe_exit(exit.kind)),
-                Label::new(ctx.file, ctx.file.join(exit.span.0, exit.span.1), format!("returns after {problem}")),
+                Label::new(ctx.file, ctx.file.join(exit.span.0, exit.span.1), format!("returns here, and on this path {problem}")),
             )
             .with_secondary(Label::new(ctx.file, clause.keyword.span.start..clause.end.end, "the declared order"))
             .with_help(format!("call the effects once each, in the order {}", order.join(", "))),
