@@ -135,7 +135,8 @@ impl<'ast> Visit<'ast> for Writes<'_, '_> {
                 let Some(arg) = site.arg_named(callee, target.place.root_name()) else { continue };
                 if let Some(i) = self.hit(arg) {
                     if !callee_forbids_too(callee, target.place.root_name(), &self.forbidden[i]) {
-                        self.report(i, arg, &format!("passing it to `{}`, which", callee.name));
+                        let place = &self.forbidden[i].place;
+                        self.report(i, arg, &format!("passing `{place}` to `{}`, a writer of it,", callee.name));
                     }
                 }
             }

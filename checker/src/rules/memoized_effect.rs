@@ -93,7 +93,11 @@ fn report(ctx: &FnCtx, call_expr: &Expr, how: &str, out: &mut Vec<Finding>) {
     out.push(
         Finding::new(
             &MEMOIZED_EFFECT,
-            format!("the result of `{name}` is cached by {how}, so its effects {} are skipped on every later call", names(&effect_names)),
+            if effect_names.len() == 1 {
+                format!("the result of `{name}` is cached by {how}, so its effect {} is skipped on every later call", names(&effect_names))
+            } else {
+                format!("the result of `{name}` is cached by {how}, so its effects {} are skipped on every later call", names(&effect_names))
+            },
             ctx.label(call_expr, format!("`{name}` runs only on a miss of this cache")),
         )
         .with_secondary(clause_label(callee, clause, format!("`{}` preserves these effects on every call", callee.display_path())))

@@ -93,7 +93,7 @@ impl<'ast: 'c, 'c> Visit<'ast> for Writes<'c, '_> {
                     for (_, target, _) in callee.contract.writes() {
                         if let Some(arg) = site.arg_named(callee, target.place.root_name()) {
                             if let Some(p) = root_param(arg, self.params) {
-                                self.found.push((p, arg, format!("passing it to `{}`, which", callee.name)));
+                                self.found.push((p.clone(), arg, format!("passing `{p}` to `{}`, a writer of it,", callee.name)));
                             }
                         }
                     }
