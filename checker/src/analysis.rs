@@ -81,10 +81,10 @@ impl FnCtx<'_> {
             Bound::Const(p) => self.index.const_value(p.last_name()),
         };
         match index {
-            RegionIndex::At(b) => value(b).map(|v| (v, v + 1)),
+            RegionIndex::At(b) => value(b).map(|v| (v, v.saturating_add(1))),
             RegionIndex::Range { start, end, inclusive, .. } => Some((
                 start.as_ref().map_or(Some(0), value)?,
-                end.as_ref().map_or(Some(i128::MAX), |b| value(b).map(|v| v + i128::from(*inclusive)))?,
+                end.as_ref().map_or(Some(i128::MAX), |b| value(b).map(|v| v.saturating_add(i128::from(*inclusive))))?,
             )),
         }
     }

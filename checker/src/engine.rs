@@ -331,7 +331,12 @@ fn check_one(job: &FileJob, index: &Index, index_findings: &HashMap<String, Vec<
 
 fn check_parsed(j: &FileJob, index: &Index, index_findings: &HashMap<String, Vec<Finding>>) -> Vec<Finding> {
     let parsed = syn::parse_file(j.file.parse_text());
-    let findings = check_ast(j, parsed.as_ref(), index, index_findings);
+    // A bug in a rule must not cost the findings of every other file.
+    let findings = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| check_ast(j, parsed.as_ref(), index, index_findings)))
+        .unwrap_or_else(|_| {
+            eprintln!("reuse-check: internal error while checking {}; its findings are incomplete", j.file.rel_path);
+            finish(j, index_findings_for(index_findings, &j.file.rel_path))
+        });
     drop(parsed);
     forget_spans();
     findings

@@ -318,6 +318,10 @@ pub fn int_value(expr: &Expr) -> Option<i128> {
         Expr::Paren(p) => int_value(&p.expr),
         Expr::Group(g) => int_value(&g.expr),
         Expr::Cast(c) => int_value(&c.expr),
+        // `i64::from(0u8)`
+        Expr::Call(c) if c.args.len() == 1 && matches!(&*c.func, Expr::Path(p) if p.path.segments.last().is_some_and(|s| s.ident == "from")) => {
+            int_value(&c.args[0])
+        }
         _ => None,
     }
 }

@@ -153,6 +153,8 @@ pub enum Resolution<'i> {
 #[derive(Default, Debug)]
 pub struct TypeEnv {
     types: HashMap<String, String>,
+    /// Element types of indexable locals (`layers: &[Block]` → `Block`).
+    elements: HashMap<String, String>,
 }
 
 impl TypeEnv {
@@ -160,8 +162,8 @@ impl TypeEnv {
         let mut env = TypeEnv::default();
         for input in &sig.inputs {
             if let FnArg::Typed(pt) = input {
-                if let (Pat::Ident(pi), Some(t)) = (&*pt.pat, type_name(&pt.ty)) {
-                    env.types.insert(pi.ident.to_string(), t);
+                if let Pat::Ident(pi) = &*pt.pat {
+                    env.record(pi.ident.to_string(), &pt.ty);
                 }
             }
         }
@@ -174,13 +176,29 @@ impl TypeEnv {
     pub fn type_of(&self, var: &str) -> Option<&str> {
         self.types.get(var).map(String::as_str)
     }
+
+    pub fn element_of(&self, var: &str) -> Option<&str> {
+        self.elements.get(var).map(String::as_str)
+    }
+
+    fn record(&mut self, name: String, ty: &Type) {
+        if let Some(t) = type_name(ty) {
+            self.types.insert(name.clone(), t);
+        }
+        if let Some(e) = element_type_name(ty) {
+            self.elements.insert(name, e);
+        }
+    }
 }
 
 impl<'ast> Visit<'ast> for TypeEnv {
     fn visit_local(&mut self, local: &'ast syn::Local) {
         let (name, ty) = match &local.pat {
             Pat::Type(pt) => match &*pt.pat {
-                Pat::Ident(pi) => (pi.ident.to_string(), type_name(&pt.ty)),
+                Pat::Ident(pi) => {
+                    self.record(pi.ident.to_string(), &pt.ty);
+                    return syn::visit::visit_local(self, local);
+                }
                 _ => return syn::visit::visit_local(self, local),
             },
             Pat::Ident(pi) => {
@@ -196,9 +214,60 @@ impl<'ast> Visit<'ast> for TypeEnv {
     }
 }
 
+/// The type a receiver has, by its last path segment; builtin and standard-library types (which no
+/// contract of the workspace is on) are [`BUILTIN`].
 fn type_name(ty: &Type) -> Option<String> {
-    reuse_rules::external::type_name(ty)
+    match ty {
+        Type::Reference(r) => type_name(&r.elem),
+        Type::Paren(p) => type_name(&p.elem),
+        Type::Group(g) => type_name(&g.elem),
+        Type::Slice(_) | Type::Array(_) | Type::Tuple(_) | Type::Ptr(_) => Some(BUILTIN.to_string()),
+        Type::Path(p) => {
+            let last = p.path.segments.last()?.ident.to_string();
+            Some(if STD_TYPES.contains(&last.as_str()) { BUILTIN.to_string() } else { last })
+        }
+        _ => None,
+    }
 }
+
+/// The element type of an indexable type: `[T]`, `[T; N]`, `Vec<T>`, `VecDeque<T>`, `Box<[T]>`.
+fn element_type_name(ty: &Type) -> Option<String> {
+    match ty {
+        Type::Reference(r) => element_type_name(&r.elem),
+        Type::Paren(p) => element_type_name(&p.elem),
+        Type::Slice(s) => type_name(&s.elem),
+        Type::Array(a) => type_name(&a.elem),
+        Type::Path(p) => {
+            let seg = p.path.segments.last()?;
+            let syn::PathArguments::AngleBracketed(args) = &seg.arguments else { return None };
+            let Some(syn::GenericArgument::Type(inner)) = args.args.first() else { return None };
+            match seg.ident.to_string().as_str() {
+                "Vec" | "VecDeque" => type_name(inner),
+                "Box" | "Rc" | "Arc" => element_type_name(inner),
+                _ => None,
+            }
+        }
+        _ => None,
+    }
+}
+
+/// Receivers of these types are not the workspace's: a contracted `Cache::get` is not `vec.get(i)`.
+pub const BUILTIN: &str = "<builtin>";
+const STD_TYPES: &[&str] = &[
+    "Vec", "VecDeque", "HashMap", "BTreeMap", "HashSet", "BTreeSet", "BinaryHeap", "LinkedList", "String", "str", "Option",
+    "Result", "Cell", "RefCell", "Mutex", "RwLock", "OnceCell", "OnceLock", "File", "Path", "PathBuf", "u8", "u16", "u32",
+    "u64", "u128", "usize", "i8", "i16", "i32", "i64", "i128", "isize", "f32", "f64", "bool", "char",
+];
+
+/// Method names that std types use everywhere: through a receiver of unknown type, such a call is
+/// far more often `Vec::get` than the workspace's contracted `get`, so it is not resolved.
+const COMMON_METHODS: &[&str] = &[
+    "get", "get_mut", "insert", "remove", "push", "pop", "write", "read", "iter", "iter_mut", "len", "clone", "map",
+    "take", "next", "send", "recv", "lock", "fill", "extend", "entry", "contains_key", "from", "into", "as_ref",
+    "as_mut", "unwrap", "expect", "call", "apply", "update", "copy", "set", "borrow", "borrow_mut", "to_vec", "resize",
+    "clear", "flush", "join", "split", "first", "last", "swap", "sort", "max", "min", "sum", "add", "sub", "mul", "div",
+    "write_all", "read_exact", "contains", "append", "truncate", "drain", "retain",
+];
 
 /// `Type::new(..)`, `Type::default()`, `Type { .. }`: the type by its last segment.
 fn constructed_type(expr: &Expr) -> Option<String> {
@@ -217,7 +286,10 @@ fn constructed_type(expr: &Expr) -> Option<String> {
 
 /// Field types of the structs declared in a file: `(Struct, field)` → type, by last path segment.
 #[derive(Debug, Default)]
-pub struct FieldTypes(HashMap<(String, String), String>);
+pub struct FieldTypes {
+    types: HashMap<(String, String), String>,
+    elements: HashMap<(String, String), String>,
+}
 
 impl FieldTypes {
     pub fn of(items: &[syn::Item]) -> FieldTypes {
@@ -231,8 +303,13 @@ impl FieldTypes {
             match item {
                 syn::Item::Struct(st) => {
                     for field in &st.fields {
-                        if let (Some(name), Some(ty)) = (&field.ident, type_name(&field.ty)) {
-                            self.0.insert((st.ident.to_string(), name.to_string()), ty);
+                        let Some(name) = &field.ident else { continue };
+                        let key = (st.ident.to_string(), name.to_string());
+                        if let Some(ty) = type_name(&field.ty) {
+                            self.types.insert(key.clone(), ty);
+                        }
+                        if let Some(el) = element_type_name(&field.ty) {
+                            self.elements.insert(key, el);
                         }
                     }
                 }
@@ -247,7 +324,11 @@ impl FieldTypes {
     }
 
     pub fn get(&self, owner: &str, field: &str) -> Option<&str> {
-        self.0.get(&(owner.to_string(), field.to_string())).map(String::as_str)
+        self.types.get(&(owner.to_string(), field.to_string())).map(String::as_str)
+    }
+
+    pub fn element(&self, owner: &str, field: &str) -> Option<&str> {
+        self.elements.get(&(owner.to_string(), field.to_string())).map(String::as_str)
     }
 }
 
@@ -347,6 +428,16 @@ impl<'a> Resolver<'a> {
                 let syn::Member::Named(name) = &f.member else { return None };
                 self.fields.get(&owner, &name.to_string()).map(str::to_string)
             }
+            // `layers[i]` where `layers: &[Block]`, `self.layers[i]` where the field is `Vec<Block>`.
+            Expr::Index(i) => match strip(&i.expr) {
+                Expr::Path(p) => p.path.get_ident().and_then(|v| env.element_of(&v.to_string())).map(str::to_string),
+                Expr::Field(f) => {
+                    let owner = self.type_of(&f.base, self_type, env)?;
+                    let syn::Member::Named(name) = &f.member else { return None };
+                    self.fields.element(&owner, &name.to_string()).map(str::to_string)
+                }
+                _ => None,
+            },
             _ => None,
         }
     }
@@ -356,7 +447,11 @@ impl<'a> Resolver<'a> {
         let recv_ty = self.type_of(recv, self_type, env);
         let Some(ty) = recv_ty else {
             // Unknown receiver type: methods of this crate, of crates this file names, and of
-            // contracts files (which the user wrote for exactly these calls).
+            // contracts files (which the user wrote for exactly these calls); never a name that
+            // std types use everywhere.
+            if methods.first().is_some_and(|f| COMMON_METHODS.contains(&f.name.as_str())) {
+                return Vec::new();
+            }
             return methods.into_iter().filter(|f| f.external || f.path[0] == self.crate_name || self.imports.mentions_crate(&f.path[0])).collect();
         };
         let typed: Vec<&ContractedFn> = methods.iter().copied().filter(|f| f.self_type.as_deref() == Some(ty.as_str())).collect();

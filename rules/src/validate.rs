@@ -21,7 +21,7 @@ impl<'a> Params<'a> {
         for input in &sig.inputs {
             if let FnArg::Typed(pt) = input {
                 if let Pat::Ident(pi) = &*pt.pat {
-                    named.push((pi.ident.to_string(), &*pt.ty));
+                    named.push((syn::ext::IdentExt::unraw(&pi.ident).to_string(), &*pt.ty));
                 }
             }
         }
@@ -37,7 +37,7 @@ impl<'a> Params<'a> {
         sig.inputs
             .iter()
             .filter(|a| matches!(a, FnArg::Typed(_)))
-            .position(|a| matches!(a, FnArg::Typed(pt) if matches!(&*pt.pat, Pat::Ident(pi) if pi.ident == name)))
+            .position(|a| matches!(a, FnArg::Typed(pt) if matches!(&*pt.pat, Pat::Ident(pi) if syn::ext::IdentExt::unraw(&pi.ident) == name)))
     }
 }
 
@@ -236,6 +236,7 @@ mod tests {
         assert!(errors("aliases(return = buf)", "fn add_async(s: Stream, buf: DevicePtr, n: usize) -> DevicePtr").is_empty());
         assert!(errors("aliases(return = buf)", "fn add_async(buf: u64) -> u64").is_empty());
         assert!(errors("aliases(return.0 = data)", "fn f(data: &mut [f32]) -> (&mut [f32], usize)").is_empty());
+        assert!(errors("writes(cache[r#ref], skip = -1)", "fn w(cache: &mut [f32], r#ref: &[i64])").is_empty());
     }
 
     #[test]

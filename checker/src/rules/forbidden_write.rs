@@ -81,7 +81,7 @@ impl Writes<'_, '_> {
                 Some(Expr::Range(r)) => {
                     let s = r.start.as_deref().map_or(Some(0), |e| self.ctx.int_value(e));
                     let e = match &r.end {
-                        Some(e) => self.ctx.int_value(e).map(|v| v + i128::from(matches!(r.limits, syn::RangeLimits::Closed(_)))),
+                        Some(e) => self.ctx.int_value(e).map(|v| v.saturating_add(i128::from(matches!(r.limits, syn::RangeLimits::Closed(_))))),
                         None => Some(i128::MAX),
                     };
                     matches!((s, e), (Some(s), Some(e)) if s < hi && lo < e)

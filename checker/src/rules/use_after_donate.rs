@@ -44,6 +44,11 @@ pub(super) fn check(ctx: &FnCtx, calls: &[&Expr], out: &mut Vec<Finding>) {
             let scan = Scan::run(ctx, &var);
             let arg_pos = ctx.range(p.path.segments[0].ident.span()).start;
             let Some(donation) = scan.uses.iter().find(|o| o.pos == arg_pos).cloned() else { continue };
+            // `return f(x)` and `break f(x)` end the path; a donation inside a closure happens
+            // whenever the closure runs, which this order of uses does not tell.
+            if scan.diverging.iter().chain(&scan.closures).any(|r| r.start <= call_range.start && call_range.end <= r.end) {
+                continue;
+            }
             let rebound_between = |from: usize, to: usize, at: &Occurrence| {
                 scan.rebinds.iter().any(|r| r.pos >= from && r.pos <= to && compatible(r, at) && compatible(r, &donation))
             };
@@ -56,7 +61,10 @@ pub(super) fn check(ctx: &FnCtx, calls: &[&Expr], out: &mut Vec<Finding>) {
                 .collect();
             if let Some(lp) = donation.loops.last() {
                 let rebound_in_loop = scan.rebinds.iter().any(|r| r.pos > call_range.start && r.pos < lp.end && compatible(r, &donation));
-                if !rebound_in_loop {
+                // Bound afresh on each iteration (`for x in xs`, a `let` in the body): each
+                // iteration donates a different value.
+                let fresh_each_iteration = scan.rebinds.iter().any(|r| lp.contains(&r.pos) && r.pos < arg_pos && compatible(r, &donation));
+                if !rebound_in_loop && !fresh_each_iteration {
                     flagged.extend(
                         scan.uses
                             .iter()
@@ -68,6 +76,10 @@ pub(super) fn check(ctx: &FnCtx, calls: &[&Expr], out: &mut Vec<Finding>) {
             }
             flagged.sort();
             flagged.dedup_by_key(|f| f.0);
+            let callee_text = match site.receiver {
+                Some(r) => format!("{}.{}", &ctx.file.text[ctx.expr_range(r)], callee.name),
+                None => site.path.as_ref().map_or_else(|| callee.name.clone(), |p| p.join("::")),
+            };
             for (pos, next_iteration) in flagged {
                 let when = if next_iteration { " on the next iteration of the loop" } else { "" };
                 let output = alias.output.to_string();
@@ -78,7 +90,7 @@ pub(super) fn check(ctx: &FnCtx, calls: &[&Expr], out: &mut Vec<Finding>) {
                         crate::finding::Label::new(ctx.file, pos..pos + var.len(), format!("`{var}` was donated; its buffer now belongs to the output")),
                     )
                     .with_secondary(clause_label(callee, clause, format!("`{output}` shares the storage of `{}`", alias.input)))
-                    .with_help(format!("re-bind the name to the output (`let {var} = {}(..)`) or use the output instead", callee.name)),
+                    .with_help(format!("re-bind the name to the output (`let {var} = {callee_text}(..)`) or use the output instead")),
                 );
             }
         }
@@ -94,11 +106,24 @@ struct Scan<'c, 'a> {
     next_node: usize,
     uses: Vec<Occurrence>,
     rebinds: Vec<Occurrence>,
+    /// `return ..` and `break ..` expressions.
+    diverging: Vec<Range<usize>>,
+    closures: Vec<Range<usize>>,
 }
 
 impl<'c, 'a> Scan<'c, 'a> {
     fn run(ctx: &'c FnCtx<'a>, var: &'c str) -> Self {
-        let mut s = Scan { ctx, var, arms: Vec::new(), loops: Vec::new(), next_node: 0, uses: Vec::new(), rebinds: Vec::new() };
+        let mut s = Scan {
+            ctx,
+            var,
+            arms: Vec::new(),
+            loops: Vec::new(),
+            next_node: 0,
+            uses: Vec::new(),
+            rebinds: Vec::new(),
+            diverging: Vec::new(),
+            closures: Vec::new(),
+        };
         s.visit_block(ctx.body);
         s
     }
@@ -117,8 +142,9 @@ impl<'c, 'a> Scan<'c, 'a> {
         }
     }
 
-    fn in_loop(&mut self, body: &syn::Block, f: impl FnOnce(&mut Self)) {
-        let r = self.ctx.file.join(body.brace_token.span.open(), body.brace_token.span.close());
+    /// Runs `f` inside a loop whose extent (header and body) is `whole`.
+    fn in_loop(&mut self, whole: Range<usize>, f: impl FnOnce(&mut Self)) {
+        let r = whole;
         self.loops.push(r);
         f(self);
         self.loops.pop();
@@ -187,18 +213,70 @@ impl<'ast> Visit<'ast> for Scan<'_, '_> {
 
     fn visit_expr_for_loop(&mut self, f: &'ast syn::ExprForLoop) {
         self.visit_expr(&f.expr);
-        self.in_loop(&f.body, |s| s.visit_block(&f.body));
+        let whole = self.ctx.file.join(f.for_token.span, f.body.brace_token.span.close());
+        self.in_loop(whole, |s| {
+            s.visit_pat(&f.pat);
+            s.visit_block(&f.body)
+        });
     }
 
     fn visit_expr_while(&mut self, w: &'ast syn::ExprWhile) {
-        self.in_loop(&w.body, |s| {
+        let whole = self.ctx.file.join(w.while_token.span, w.body.brace_token.span.close());
+        self.in_loop(whole, |s| {
             s.visit_expr(&w.cond);
             s.visit_block(&w.body);
         });
     }
 
     fn visit_expr_loop(&mut self, l: &'ast syn::ExprLoop) {
-        self.in_loop(&l.body, |s| s.visit_block(&l.body));
+        let whole = self.ctx.file.join(l.loop_token.span, l.body.brace_token.span.close());
+        self.in_loop(whole, |s| s.visit_block(&l.body));
+    }
+
+    /// Bindings by pattern (`for x in`, `if let Some(x)`, match arms, closure parameters): the name
+    /// now means another value. `let` is handled in `visit_local`, after its initializer.
+    fn visit_pat_ident(&mut self, p: &'ast syn::PatIdent) {
+        if p.ident == self.var {
+            let pos = self.ctx.range(p.ident.span()).start;
+            self.rebinds.push(self.here(pos));
+        }
+        syn::visit::visit_pat_ident(self, p);
+    }
+
+    fn visit_expr_return(&mut self, r: &'ast syn::ExprReturn) {
+        self.diverging.push(self.ctx.expr_range(&Expr::Return(r.clone())));
+        syn::visit::visit_expr_return(self, r);
+    }
+
+    fn visit_expr_break(&mut self, b: &'ast syn::ExprBreak) {
+        self.diverging.push(self.ctx.expr_range(&Expr::Break(b.clone())));
+        syn::visit::visit_expr_break(self, b);
+    }
+
+    fn visit_expr_closure(&mut self, c: &'ast syn::ExprClosure) {
+        self.closures.push(self.ctx.expr_range(&Expr::Closure(c.clone())));
+        syn::visit::visit_expr_closure(self, c);
+    }
+
+    /// Macro arguments are token streams: every identifier token with the name is a use
+    /// (`println!("{}", x.0)`, `assert_eq!(x, y)`).
+    fn visit_macro(&mut self, m: &'ast syn::Macro) {
+        fn walk(scan: &mut Scan<'_, '_>, ts: &proc_macro2::TokenStream) {
+            let mut after_dot = false;
+            for tt in ts.clone() {
+                match &tt {
+                    proc_macro2::TokenTree::Ident(i) if *i == scan.var && !after_dot => {
+                        let pos = scan.ctx.range(i.span()).start;
+                        let occ = scan.here(pos);
+                        scan.uses.push(occ);
+                    }
+                    proc_macro2::TokenTree::Group(g) => walk(scan, &g.stream()),
+                    _ => {}
+                }
+                after_dot = matches!(&tt, proc_macro2::TokenTree::Punct(p) if p.as_char() == '.');
+            }
+        }
+        walk(self, &m.tokens);
     }
 
     fn visit_item(&mut self, _: &'ast syn::Item) {}
