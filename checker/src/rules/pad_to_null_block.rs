@@ -26,6 +26,9 @@ use reuse_rules::contract::{Clause, Sentinel};
 const DUMMY_PATH_WORDS: &[&str] = &["dummy", "pad", "warmup", "profile", "capture"];
 /// Methods that read a buffer's shape, not its entries.
 const SHAPE_METHODS: &[&str] = &["len", "is_empty", "capacity"];
+/// Methods that write a buffer's entries.
+const BUILDING_METHODS: &[&str] =
+    &["push", "fill", "resize", "extend", "extend_from_slice", "truncate", "clear", "reserve", "copy_from_slice", "clone_from_slice"];
 
 /// What the callee's contract says about one index argument.
 struct WriteIndex<'a> {
@@ -84,9 +87,12 @@ fn buffer_of(e: &Expr) -> &Expr {
 fn check_arg(ctx: &FnCtx, call: &Expr, arg: &Expr, w: &WriteIndex) -> Vec<Finding> {
     let mut out = Vec::new();
     let call_pos = ctx.expr_range(call).start;
-    // A fallback right in the argument.
-    fallbacks(ctx, arg, w, &mut out);
     let buffer = buffer_of(arg);
+    // Built right in the argument: `&vec![0; n]`, `&Tensor::new(vec![0; n], &dev)?`.
+    if let Some((range, zero)) = zero_fill(ctx, buffer, w) {
+        out.push(zero_finding(ctx, range, &zero, &source(ctx, buffer), w, format!("the argument starts filled with {zero}")));
+        return out;
+    }
     let text = expr_text(buffer);
     if text.starts_with("self.") {
         persistent(ctx, call, arg, &text, w, &mut out);
@@ -104,7 +110,7 @@ fn check_arg(ctx: &FnCtx, call: &Expr, arg: &Expr, w: &WriteIndex) -> Vec<Findin
         (Some(field), Some(def)) => {
             if let Expr::Struct(st) = strip(def.init) {
                 if let Some(fv) = st.fields.iter().find(|f| matches!(&f.member, syn::Member::Named(n) if n == field)) {
-                    fallbacks(ctx, &fv.expr, w, &mut out);
+                    element_fallbacks(ctx, &fv.expr, &text, w, &mut out);
                     if let Some((range, zero)) = zero_fill(ctx, &fv.expr, w) {
                         out.push(zero_finding(ctx, range, &zero, &text, w, format!("`{text}` starts filled with {zero}")));
                     }
@@ -223,28 +229,107 @@ fn mentioned_locals(e: &Expr) -> Vec<String> {
     v.0
 }
 
-/// A zero-filled initializer: `vec![0; n]`, `[0; N]`, `zeros(..)`. Returns the zero expression range.
+/// Constructors of zero-filled buffers and tensors.
+const ZEROS: &[&str] = &["zeros", "zeros_like", "new_zeros", "zeroed", "vec_zeros"];
+
+/// A zero-filled initializer: `vec![0; n]`, `[0; N]`, `zeros(..)`, or a conversion of one
+/// (`Tensor::new(vec![0; n], &dev)?`). Returns the zero expression's range and text.
 fn zero_fill(ctx: &FnCtx, init: &Expr, w: &WriteIndex) -> Option<(Range<usize>, String)> {
-    match strip(init) {
+    let init = match strip(init) {
+        Expr::Try(t) => strip(&t.expr),
+        other => other,
+    };
+    match init {
         Expr::Macro(m) if m.mac.path.is_ident("vec") => {
             let tokens = &m.mac.tokens;
             let repeat: syn::ExprRepeat = syn::parse2(quote::quote!([#tokens])).ok()?;
             let v = ctx.int_value(&repeat.expr)?;
-            w.is_null(v).then(|| (ctx.expr_range(&repeat.expr), expr_text(&repeat.expr)))
+            w.is_null(v).then(|| (ctx.expr_range(&repeat.expr), source(ctx, &repeat.expr)))
         }
         Expr::Repeat(r) => {
             let v = ctx.int_value(&r.expr)?;
-            w.is_null(v).then(|| (ctx.expr_range(&r.expr), expr_text(&r.expr)))
+            w.is_null(v).then(|| (ctx.expr_range(&r.expr), source(ctx, &r.expr)))
         }
-        other => calls_in_expr(other).into_iter().find_map(|c| {
-            let name = crate::resolve::CallSite::of(c)?.name;
-            name.contains("zeros").then(|| (ctx.expr_range(c), name))
-        }),
+        Expr::Call(c) => {
+            let Expr::Path(p) = &*c.func else { return None };
+            let name = p.path.segments.last()?.ident.to_string();
+            if ZEROS.contains(&name.as_str()) {
+                return Some((ctx.expr_range(init), source(ctx, init)));
+            }
+            if CONVERSIONS.contains(&name.as_str()) {
+                return zero_fill(ctx, c.args.first()?, w);
+            }
+            None
+        }
+        Expr::MethodCall(m) => {
+            let name = m.method.to_string();
+            if ZEROS.contains(&name.as_str()) {
+                return Some((ctx.expr_range(init), source(ctx, init)));
+            }
+            if CONVERSIONS.contains(&name.as_str()) {
+                return zero_fill(ctx, &m.receiver, w);
+            }
+            None
+        }
+        _ => None,
     }
 }
 
+/// The source text of an expression, as written.
+fn source(ctx: &FnCtx, e: &Expr) -> String {
+    ctx.file.text[ctx.expr_range(e)].to_string()
+}
+
+/// A write of the sentinel over the whole buffer after its definition: `name.fill(S)`,
+/// `name = vec![S; n]`, `for s in name.iter_mut() { *s = S; }`, `name.copy_from_slice(..)`.
+/// Returns where the first one is.
+fn full_reset(ctx: &FnCtx, name: &str, after: usize, before: usize, w: &WriteIndex) -> Option<usize> {
+    struct Resets<'c, 'a> {
+        ctx: &'c FnCtx<'a>,
+        name: &'c str,
+        w: &'c WriteIndex<'c>,
+        found: Vec<usize>,
+    }
+    impl<'ast> Visit<'ast> for Resets<'_, '_> {
+        fn visit_expr(&mut self, e: &'ast Expr) {
+            let sentinel = |v: &Expr| self.ctx.int_value(v).is_some() && self.ctx.int_value(v) == self.w.sentinel;
+            let is_buffer = |e: &Expr| expr_text(strip(e)) == self.name;
+            let hit = match e {
+                Expr::MethodCall(m) if is_buffer(&m.receiver) => match m.method.to_string().as_str() {
+                    "fill" => m.args.first().is_some_and(sentinel),
+                    // Every entry comes from elsewhere.
+                    "copy_from_slice" | "clone_from_slice" => true,
+                    _ => false,
+                },
+                Expr::Assign(a) if is_buffer(&a.left) => match strip(&a.right) {
+                    Expr::Macro(m) if m.mac.path.is_ident("vec") => {
+                        let tokens = &m.mac.tokens;
+                        syn::parse2::<syn::ExprRepeat>(quote::quote!([#tokens])).is_ok_and(|r| sentinel(&r.expr))
+                    }
+                    _ => false,
+                },
+                Expr::ForLoop(f) => {
+                    let over_buffer = matches!(strip(&f.expr), Expr::MethodCall(m) if m.method == "iter_mut" && is_buffer(&m.receiver));
+                    let assigns_sentinel = f.body.stmts.iter().any(|s| {
+                        matches!(s, syn::Stmt::Expr(Expr::Assign(a), _) if matches!(&*a.left, Expr::Unary(u) if matches!(u.op, syn::UnOp::Deref(_))) && sentinel(&a.right))
+                    });
+                    over_buffer && assigns_sentinel
+                }
+                _ => false,
+            };
+            if hit {
+                self.found.push(self.ctx.expr_range(e).start);
+            }
+            syn::visit::visit_expr(self, e);
+        }
+    }
+    let mut v = Resets { ctx, name, w, found: Vec::new() };
+    v.visit_block(ctx.body);
+    v.found.into_iter().filter(|p| *p >= after && *p < before).min()
+}
+
 fn local_buffer(ctx: &FnCtx, name: &str, def: &Def, call_pos: usize, w: &WriteIndex, out: &mut Vec<Finding>) {
-    fallbacks(ctx, def.init, w, out);
+    element_fallbacks(ctx, def.init, name, w, out);
     let mutations: Vec<&Expr> = calls_in(ctx.body)
         .into_iter()
         .filter(|c| matches!(c, Expr::MethodCall(m) if expr_text(strip(&m.receiver)) == name))
@@ -253,33 +338,43 @@ fn local_buffer(ctx: &FnCtx, name: &str, def: &Def, call_pos: usize, w: &WriteIn
             r.start >= def.end && r.start < call_pos
         })
         .collect();
-    let mut reset_at = None;
     let mut mutation_receivers = Vec::new();
     for m in &mutations {
         let Expr::MethodCall(mc) = m else { continue };
         let method = mc.method.to_string();
+        // Writing entries, or reading only the shape, is not a use of the entries.
+        if SHAPE_METHODS.contains(&method.as_str()) || BUILDING_METHODS.contains(&method.as_str()) {
+            mutation_receivers.push(ctx.expr_range(&mc.receiver).start);
+        }
         let value = match method.as_str() {
             "push" | "fill" => mc.args.first(),
             "resize" => mc.args.get(1),
+            // `extend(std::iter::repeat(0).take(k))`
+            "extend" => mc.args.first().and_then(|a| {
+                calls_in_expr(a).into_iter().find_map(|c| match c {
+                    Expr::Call(rc) if matches!(&*rc.func, Expr::Path(p) if p.path.segments.last().is_some_and(|s| s.ident == "repeat" || s.ident == "repeat_n")) => rc.args.first(),
+                    _ => None,
+                })
+            }),
             _ => None,
         };
-        if let Some(value) = value {
-            mutation_receivers.push(ctx.expr_range(&mc.receiver).start);
-            match ctx.int_value(value) {
-                Some(v) if w.is_null(v) => out.push(zero_finding(ctx, ctx.expr_range(value), &expr_text(value), name, w, format!("`{method}` puts {} into `{name}`", expr_text(value)))),
-                Some(v) if Some(v) == w.sentinel && method == "fill" => reset_at = reset_at.or(Some(ctx.expr_range(m).start)),
-                _ => {}
+        let Some(value) = value else { continue };
+        match ctx.int_value(value) {
+            Some(v) if w.is_null(v) => {
+                let text = source(ctx, value);
+                out.push(zero_finding(ctx, ctx.expr_range(value), &text, name, w, format!("`{method}` puts {text} into `{name}`")));
             }
-        } else if SHAPE_METHODS.contains(&method.as_str()) || ["extend", "extend_from_slice", "truncate", "clear", "reserve"].contains(&method.as_str()) {
-            mutation_receivers.push(ctx.expr_range(&mc.receiver).start);
+            _ if method == "push" => fallback(ctx, value, name, w, out),
+            _ => {}
         }
     }
     let Some((zero_range, zero_text)) = zero_fill(ctx, def.init, w) else { return };
+    let reset_at = full_reset(ctx, name, def.end, call_pos, w);
     let first_use = uses_of(ctx, name).into_iter().filter(|p| *p >= def.end && *p < call_pos && !mutation_receivers.contains(p)).min();
     let mut finding = zero_finding(ctx, zero_range, &zero_text, name, w, format!("`{name}` starts filled with {zero_text}"));
     match (reset_at, first_use) {
-        (Some(r), Some(u)) if r < u => return,
-        (Some(r), None) if r < call_pos => return,
+        (Some(r), Some(u)) if r <= u => return,
+        (Some(_), None) => return,
         (Some(r), Some(u)) => {
             finding = finding
                 .with_secondary(Label::new(ctx.file, r..r + name.len(), format!("the reset to {} comes only here", w.sentinel_text)))
@@ -306,23 +401,58 @@ fn uses_of(ctx: &FnCtx, name: &str) -> Vec<usize> {
     v.2
 }
 
-/// `unwrap_or(0)` and `unwrap_or_default()` fallbacks inside an expression.
-fn fallbacks(ctx: &FnCtx, e: &Expr, w: &WriteIndex, out: &mut Vec<Finding>) {
-    for c in calls_in_expr(e) {
-        let Expr::MethodCall(m) = c else { continue };
-        let method = m.method.to_string();
-        let zero = match method.as_str() {
-            "unwrap_or" => m.args.first().filter(|a| ctx.int_value(a).is_some_and(|v| w.is_null(v))).map(|a| (ctx.expr_range(a), expr_text(a))),
-            "unwrap_or_default" => Some((ctx.range(m.method.span()).start..ctx.expr_range(c).end, "unwrap_or_default()".into())),
-            _ => None,
-        };
-        if let Some((range, text)) = zero {
-            let mut f = zero_finding(ctx, range.clone(), &text, &w.param, w, format!("the `{method}` fallback is 0"));
-            if method == "unwrap_or_default" {
-                f.fix = Some(Fix { message: format!("use `unwrap_or({})`", w.sentinel_text), range, replacement: format!("unwrap_or({})", w.sentinel_text) });
+/// Fallbacks that become entries of the buffer an initializer builds: the value a `map` closure
+/// returns in `..map(|i| ..unwrap_or(0)).collect()`, or a literal 0 returned there. Lengths, slice
+/// bounds and other arguments inside the initializer are not entries and are not looked at.
+fn element_fallbacks(ctx: &FnCtx, init: &Expr, buffer: &str, w: &WriteIndex, out: &mut Vec<Finding>) {
+    let mut e = match strip(init) {
+        Expr::Try(t) => strip(&t.expr),
+        other => other,
+    };
+    let Expr::MethodCall(collect) = e else { return };
+    if collect.method != "collect" {
+        return;
+    }
+    e = &collect.receiver;
+    while let Expr::MethodCall(m) = strip(e) {
+        if m.method == "map" {
+            if let Some(Expr::Closure(c)) = m.args.first().map(strip) {
+                let value = match &*c.body {
+                    Expr::Block(b) => match b.block.stmts.last() {
+                        Some(syn::Stmt::Expr(v, None)) => v,
+                        _ => return,
+                    },
+                    other => other,
+                };
+                match ctx.int_value(value) {
+                    Some(v) if w.is_null(v) => {
+                        let text = source(ctx, value);
+                        out.push(zero_finding(ctx, ctx.expr_range(value), &text, buffer, w, format!("every entry is {text}")));
+                    }
+                    _ => fallback(ctx, value, buffer, w, out),
+                }
             }
-            out.push(f);
+            return;
         }
+        e = &m.receiver;
+    }
+}
+
+/// An entry's value that falls back to the null block: `x.unwrap_or(0)`, `x.unwrap_or_default()`.
+fn fallback(ctx: &FnCtx, value: &Expr, buffer: &str, w: &WriteIndex, out: &mut Vec<Finding>) {
+    let Expr::MethodCall(m) = strip(value) else { return };
+    let method = m.method.to_string();
+    let zero = match method.as_str() {
+        "unwrap_or" => m.args.first().filter(|a| ctx.int_value(a).is_some_and(|v| w.is_null(v))).map(|a| (ctx.expr_range(a), source(ctx, a))),
+        "unwrap_or_default" => Some((ctx.range(m.method.span()).start..ctx.expr_range(value).end, "unwrap_or_default()".into())),
+        _ => None,
+    };
+    if let Some((range, text)) = zero {
+        let mut f = zero_finding(ctx, range.clone(), &text, buffer, w, format!("the `{method}` fallback is 0"));
+        if method == "unwrap_or_default" {
+            f.fix = Some(Fix { message: format!("use `unwrap_or({})`", w.sentinel_text), range, replacement: format!("unwrap_or({})", w.sentinel_text) });
+        }
+        out.push(f);
     }
 }
 
@@ -332,14 +462,15 @@ fn persistent(ctx: &FnCtx, call: &Expr, arg: &Expr, field: &str, w: &WriteIndex,
         return;
     }
     let call_pos = ctx.expr_range(call).start;
-    let reset = calls_in(ctx.body).into_iter().any(|c| {
+    // `self.slots.fill(S)`, `self.slots[..].fill(S)`, `self.slots = vec![S; n]`, an `iter_mut` loop.
+    let sliced_fill = calls_in(ctx.body).into_iter().any(|c| {
         matches!(c, Expr::MethodCall(m) if m.method == "fill"
             && expr_text(buffer_of(&m.receiver)) == field
             && m.args.first().and_then(|a| ctx.int_value(a)) == w.sentinel
             && w.sentinel.is_some())
             && ctx.expr_range(c).start < call_pos
     });
-    if reset {
+    if sliced_fill || full_reset(ctx, field, 0, call_pos, w).is_some() {
         return;
     }
     out.push(
