@@ -25,8 +25,11 @@ struct Suppression {
 
 pub fn apply_suppressions(file: &FileRef, ast: Option<&syn::File>, findings: Vec<Finding>) -> Vec<Finding> {
     let mut extra = Vec::new();
-    let strings = ast.map(|a| string_literals(file, a)).unwrap_or_default();
-    let mut sups = comment_suppressions(file, &strings, &mut extra);
+    // Only files with suppression comments pay for finding their statements and strings.
+    let has_comments = file.text.contains(reuse_rules::suppress::COMMENT_MARKER);
+    let strings = ast.filter(|_| has_comments).map(|a| string_literals(file, a)).unwrap_or_default();
+    let statements = ast.filter(|_| has_comments).map(|a| statement_ranges(file, a)).unwrap_or_default();
+    let mut sups = comment_suppressions(file, &strings, &statements, &mut extra);
     if let Some(ast) = ast {
         let mut v = AttrSuppressions { file, imports_reuse: file.text.contains("use reuse::"), out: &mut sups, findings: &mut extra };
         v.visit_file(ast);
@@ -55,7 +58,7 @@ pub fn apply_suppressions(file: &FileRef, ast: Option<&syn::File>, findings: Vec
 }
 
 /// `// reuse-check: allow(rule) reason` comments; each covers the next line that is not a comment.
-fn comment_suppressions(file: &FileRef, strings: &[Range<usize>], findings: &mut Vec<Finding>) -> Vec<Suppression> {
+fn comment_suppressions(file: &FileRef, strings: &[Range<usize>], statements: &[Range<usize>], findings: &mut Vec<Finding>) -> Vec<Suppression> {
     let mut out = Vec::new();
     for line in 0..file.line_count() {
         let text = file.line_text(line);
@@ -82,7 +85,10 @@ fn comment_suppressions(file: &FileRef, strings: &[Range<usize>], findings: &mut
         while target < file.line_count() && file.line_text(target).trim_start().starts_with("//") {
             target += 1;
         }
-        let covers = file.line_start(target)..file.line_start(target + 1).max(file.line_start(target) + 1);
+        // The next line, and all of the statement or item that starts on it (`let slots = vec![\n 0;\n n];`).
+        let (line_start, line_end) = (file.line_start(target), file.line_start(target + 1).max(file.line_start(target) + 1));
+        let end = statements.iter().filter(|r| (line_start..line_end).contains(&r.start)).map(|r| r.end).max().unwrap_or(line_end);
+        let covers = line_start..end.max(line_end);
         for (rule, range) in &allow.rules {
             let name_range = comment_start + range.start..comment_start + range.end;
             if reuse_rules::catalogue::find(rule).is_none() {
@@ -100,6 +106,26 @@ fn comment_suppressions(file: &FileRef, strings: &[Range<usize>], findings: &mut
         }
     }
     out
+}
+
+/// Byte ranges of every statement and item of a file.
+fn statement_ranges(file: &FileRef, ast: &syn::File) -> Vec<Range<usize>> {
+    struct Statements<'f>(&'f FileRef, Vec<Range<usize>>);
+    impl<'ast> Visit<'ast> for Statements<'_> {
+        fn visit_stmt(&mut self, s: &'ast syn::Stmt) {
+            let (a, b) = tokens_span(s.to_token_stream());
+            self.1.push(self.0.join(a, b));
+            syn::visit::visit_stmt(self, s);
+        }
+        fn visit_item(&mut self, i: &'ast syn::Item) {
+            let (a, b) = tokens_span(i.to_token_stream());
+            self.1.push(self.0.join(a, b));
+            syn::visit::visit_item(self, i);
+        }
+    }
+    let mut v = Statements(file, Vec::new());
+    v.visit_file(ast);
+    v.1
 }
 
 /// Byte ranges of the string literals of a file, macro arguments included.
