@@ -41,7 +41,7 @@ pub(super) fn check_body(ctx: &FnCtx, contract: &FileContract, out: &mut Vec<Fin
     if forbidden.is_empty() {
         return;
     }
-    let mut v = Writes { ctx, forbidden: &forbidden, out };
+    let mut v = Writes { ctx, forbidden: &forbidden, out, skipped: Vec::new() };
     v.visit_block(ctx.body);
 }
 
@@ -49,6 +49,8 @@ struct Writes<'c, 'a> {
     ctx: &'c FnCtx<'a>,
     forbidden: &'c [Forbidden<'c>],
     out: &'c mut Vec<Finding>,
+    /// `P.iter_mut()` calls already judged with the `.skip(k)` around them.
+    skipped: Vec<*const syn::ExprMethodCall>,
 }
 
 impl Writes<'_, '_> {
@@ -121,10 +123,40 @@ impl<'ast> Visit<'ast> for Writes<'_, '_> {
     }
 
     fn visit_expr_method_call(&mut self, m: &'ast syn::ExprMethodCall) {
-        if MUTATING_METHODS.contains(&m.method.to_string().as_str()) {
-            if let Some(i) = self.hit(&m.receiver) {
-                self.report(i, &m.receiver, &format!("`{}`", m.method));
+        let method = m.method.to_string();
+        let place = expr_text(strip(&m.receiver));
+        match method.as_str() {
+            // Methods that take the positions they write: judge the positions.
+            "swap" | "get_mut" | "copy_within" => {
+                let positions: Vec<&Expr> = match method.as_str() {
+                    "swap" => m.args.iter().collect(),
+                    "copy_within" => m.args.iter().skip(1).collect(),
+                    _ => m.args.iter().take(1).collect(),
+                };
+                if let Some(i) = positions.into_iter().find_map(|p| self.region_at(&place, Some(p))) {
+                    self.report(i, &m.receiver, &format!("`{method}`"));
+                }
             }
+            // `P.iter_mut().skip(k)` writes from `k` on.
+            "skip" => {
+                if let (Expr::MethodCall(inner), Some(k)) = (strip(&m.receiver), m.args.first()) {
+                    if inner.method == "iter_mut" {
+                        self.skipped.push(inner as *const _);
+                        let from = Expr::Range(syn::ExprRange { attrs: Vec::new(), start: Some(Box::new(k.clone())), limits: syn::RangeLimits::HalfOpen(Default::default()), end: None });
+                        if let Some(i) = self.region_at(&expr_text(strip(&inner.receiver)), Some(&from)) {
+                            self.report(i, &inner.receiver, "`iter_mut().skip(..)`");
+                        }
+                    }
+                }
+            }
+            // Hands out parts to be written elsewhere: not judged here.
+            "split_at_mut" | "chunks_mut" | "chunks_exact_mut" => {}
+            _ if MUTATING_METHODS.contains(&method.as_str()) && !self.skipped.contains(&(m as *const _)) => {
+                if let Some(i) = self.hit(&m.receiver) {
+                    self.report(i, &m.receiver, &format!("`{method}`"));
+                }
+            }
+            _ => {}
         }
         syn::visit::visit_expr_method_call(self, m);
     }

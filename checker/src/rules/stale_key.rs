@@ -1,12 +1,14 @@
 //! Check for `stale_key`: a lookup on a `reuses` place whose key leaves out a declared component.
 //!
 //! The key argument is read for the places it mentions (`graph.fingerprint`, `self.version`),
-//! following local variables to their initializers. A component counts as covered when the key
-//! mentions it, a field of it, or a whole value it is a field of (`graph` covers
-//! `graph.fingerprint`); a helper call covers what its arguments and receiver cover.
+//! following local variables to the last binding before the use (tuple destructuring included),
+//! and into macro arguments (`format!("{}-{v}", g.fingerprint)`). A component counts as covered
+//! when the key mentions it, a field of it, or a whole value it is a field of (`graph` covers
+//! `graph.fingerprint`); a helper call covers what its arguments and receiver cover. Lookups go
+//! through the place itself, a lock or borrow guard of it (`self.plans.lock().unwrap().get(..)`),
+//! or a local bound to one. Evictions (`remove`) are not lookups.
 
 use std::collections::HashMap;
-
 
 use syn::visit::Visit;
 use syn::{Expr, Pat};
@@ -20,18 +22,19 @@ use reuse_rules::catalogue::STALE_KEY;
 use reuse_rules::contract::PlaceRoot;
 
 /// Methods of maps and caches whose first argument is the key.
-const KEYED_METHODS: &[&str] = &[
-    "get", "get_mut", "entry", "contains_key", "insert", "remove", "get_key_value", "get_or_insert_with", "get_or_insert",
-    "peek", "put", "try_insert", "get_or_insert_mut",
-];
+const KEYED_METHODS: &[&str] =
+    &["get", "get_mut", "entry", "contains_key", "insert", "get_key_value", "get_or_insert_with", "get_or_insert", "peek", "put", "try_insert", "get_or_insert_mut"];
+
+/// Calls that give access to the same map: lock and borrow guards.
+const GUARDS: &[&str] = &["lock", "read", "write", "borrow", "borrow_mut", "unwrap", "expect", "as_mut", "as_ref", "deref", "deref_mut"];
 
 pub(super) fn check(ctx: &FnCtx, contract: &FileContract, out: &mut Vec<Finding>) {
-    let locals = local_inits(ctx.body);
+    let locals = local_inits(ctx);
     for (clause, place, key) in contract.reuses() {
         let place_text = place.to_string();
-        let lookups = lookups_on(ctx, &place_text);
+        let lookups = lookups_on(ctx, &place_text, &locals);
         for (lookup, key_expr) in lookups {
-            let mentioned = mentions(key_expr, &locals);
+            let mentioned = mentions(ctx, key_expr, &locals);
             let missing: Vec<String> = key
                 .iter()
                 .filter(|k| k.root != PlaceRoot::Static)
@@ -56,71 +59,126 @@ pub(super) fn check(ctx: &FnCtx, contract: &FileContract, out: &mut Vec<Finding>
     }
 }
 
-/// Lookups on the cache place: `place.get(key)`, `place.entry(key)`, ..., `place[key]`.
-fn lookups_on<'a>(ctx: &FnCtx<'a>, place: &str) -> Vec<(String, &'a Expr)> {
+/// The text of a receiver with lock and borrow guards removed: `self.plans.lock().unwrap()` →
+/// `self.plans`.
+fn unguarded(e: &Expr) -> String {
+    match strip(e) {
+        Expr::MethodCall(m) if m.args.len() <= 1 && GUARDS.contains(&m.method.to_string().as_str()) => unguarded(&m.receiver),
+        Expr::Try(t) => unguarded(&t.expr),
+        other => expr_text(other),
+    }
+}
+
+/// Lookups on the cache place: `place.get(key)`, `place.entry(key)`, ..., `place[key]`, through
+/// guards and locals bound to the place.
+fn lookups_on<'a>(ctx: &FnCtx<'a>, place: &str, locals: &Locals<'a>) -> Vec<(String, &'a Expr)> {
+    let aliases: Vec<&str> = locals.iter().filter(|(_, defs)| defs.iter().any(|d| unguarded(d.init) == place)).map(|(n, _)| n.as_str()).collect();
+    let is_place = |e: &Expr| {
+        let t = unguarded(e);
+        t == place || aliases.contains(&t.as_str())
+    };
     let mut found: Vec<(String, &Expr)> = Vec::new();
     for call in calls_in(ctx.body) {
         if let Expr::MethodCall(m) = call {
             let method = m.method.to_string();
-            if KEYED_METHODS.contains(&method.as_str()) && !m.args.is_empty() && expr_text(strip(&m.receiver)) == place {
+            if KEYED_METHODS.contains(&method.as_str()) && !m.args.is_empty() && is_place(&m.receiver) {
                 found.push((format!("`{method}`"), &m.args[0]));
             }
         }
     }
-    struct Indexing<'ast, 'p>(&'p str, Vec<(String, &'ast Expr)>);
+    struct Indexing<'ast, 'p>(&'p dyn Fn(&Expr) -> bool, Vec<(String, &'ast Expr)>);
     impl<'ast> Visit<'ast> for Indexing<'ast, '_> {
         fn visit_expr_index(&mut self, i: &'ast syn::ExprIndex) {
-            if expr_text(&i.expr) == self.0 {
+            if (self.0)(&i.expr) {
                 self.1.push(("indexing".into(), &i.index));
             }
             syn::visit::visit_expr_index(self, i);
         }
     }
-    let mut v = Indexing(place, Vec::new());
+    let mut v = Indexing(&is_place, Vec::new());
     v.visit_block(ctx.body);
     found.extend(v.1);
     found
 }
 
-/// Initializers of `let name = ...` bindings, by name.
-fn local_inits(body: &syn::Block) -> HashMap<String, Vec<&Expr>> {
-    struct Lets<'ast>(HashMap<String, Vec<&'ast Expr>>);
-    impl<'ast> Visit<'ast> for Lets<'ast> {
+/// One binding of a local: its initializer (the matching element for tuple destructuring), and
+/// where the binding ends (uses after this position see it).
+struct Def<'a> {
+    init: &'a Expr,
+    end: usize,
+}
+
+type Locals<'a> = HashMap<String, Vec<Def<'a>>>;
+
+/// Every `let` binding of the body, by name, in source order.
+fn local_inits<'a>(ctx: &FnCtx<'a>) -> Locals<'a> {
+    struct Lets<'c, 'a>(&'c FnCtx<'a>, Locals<'a>);
+    impl<'c, 'a> Lets<'c, 'a> {
+        fn bind(&mut self, pat: &Pat, init: &'a Expr, end: usize) {
+            match (pat, strip(init)) {
+                (Pat::Type(pt), _) => self.bind(&pt.pat, init, end),
+                (Pat::Ident(pi), _) => self.1.entry(pi.ident.to_string()).or_default().push(Def { init, end }),
+                // `let (a, b) = (x, y);` binds `a` to `x` and `b` to `y`.
+                (Pat::Tuple(pt), Expr::Tuple(t)) if pt.elems.len() == t.elems.len() => {
+                    for (p, e) in pt.elems.iter().zip(t.elems.iter()) {
+                        self.bind(p, e, end);
+                    }
+                }
+                (Pat::Tuple(pt), _) => {
+                    for p in &pt.elems {
+                        self.bind(p, init, end);
+                    }
+                }
+                _ => {}
+            }
+        }
+    }
+    impl<'ast: 'a, 'a> Visit<'ast> for Lets<'_, 'a> {
         fn visit_local(&mut self, l: &'ast syn::Local) {
-            let pat = match &l.pat {
-                Pat::Type(pt) => &*pt.pat,
-                p => p,
-            };
-            if let (Pat::Ident(pi), Some(init)) = (pat, &l.init) {
-                self.0.entry(pi.ident.to_string()).or_default().push(&init.expr);
+            if let Some(init) = &l.init {
+                let end = self.0.range(l.semi_token.span).end;
+                self.bind(&l.pat, &init.expr, end);
             }
             syn::visit::visit_local(self, l);
         }
     }
-    let mut v = Lets(HashMap::new());
-    v.visit_block(body);
-    v.0
+    let mut v = Lets(ctx, HashMap::new());
+    v.visit_block(ctx.body);
+    v.1
 }
 
-/// The places an expression mentions, locals followed to their initializers.
-fn mentions(e: &Expr, locals: &HashMap<String, Vec<&Expr>>) -> Vec<String> {
-    struct Mentions<'l, 'ast> {
-        locals: &'l HashMap<String, Vec<&'ast Expr>>,
-        out: Vec<String>,
+/// The places an expression mentions, locals followed to their last binding before the use.
+fn mentions(ctx: &FnCtx, e: &Expr, locals: &Locals) -> Vec<String> {
+    let mut out = Vec::new();
+    collect_mentions(ctx, e, locals, 0, &mut out);
+    out
+}
+
+fn collect_mentions(ctx: &FnCtx, e: &Expr, locals: &Locals, depth: usize, out: &mut Vec<String>) {
+    struct Mentions<'c, 'a> {
+        ctx: &'c FnCtx<'a>,
+        locals: &'c Locals<'c>,
         depth: usize,
+        out: &'c mut Vec<String>,
     }
-    impl<'ast> Visit<'ast> for Mentions<'_, 'ast> {
+    impl Mentions<'_, '_> {
+        fn name(&mut self, chain: String, at: usize) {
+            let root = chain.split('.').next().unwrap_or("").to_string();
+            self.out.push(chain);
+            if self.depth >= 4 {
+                return;
+            }
+            let def = self.locals.get(&root).and_then(|defs| defs.iter().rfind(|d| d.end <= at));
+            if let Some(def) = def {
+                collect_mentions(self.ctx, def.init, self.locals, self.depth + 1, self.out);
+            }
+        }
+    }
+    impl<'ast> Visit<'ast> for Mentions<'_, '_> {
         fn visit_expr(&mut self, e: &'ast Expr) {
             if let Some(chain) = chain_text(e) {
-                let root = chain.split('.').next().unwrap_or("").to_string();
-                self.out.push(chain);
-                if let (Some(inits), true) = (self.locals.get(&root), self.depth < 4) {
-                    self.depth += 1;
-                    for init in inits.clone() {
-                        self.visit_expr(init);
-                    }
-                    self.depth -= 1;
-                }
+                let at = self.ctx.expr_range(e).start;
+                self.name(chain, at);
                 return;
             }
             if let Expr::MethodCall(m) = e {
@@ -130,10 +188,80 @@ fn mentions(e: &Expr, locals: &HashMap<String, Vec<&Expr>>) -> Vec<String> {
             }
             syn::visit::visit_expr(self, e);
         }
+
+        /// Macro arguments are tokens: `a.b.c` chains, and `{name}` in format strings.
+        fn visit_macro(&mut self, m: &'ast syn::Macro) {
+            let mut chain: Vec<String> = Vec::new();
+            let mut at = 0;
+            let flush = |this: &mut Self, chain: &mut Vec<String>, at: usize| {
+                if !chain.is_empty() {
+                    this.name(chain.join("."), at);
+                    chain.clear();
+                }
+            };
+            let mut tokens: Vec<proc_macro2::TokenTree> = Vec::new();
+            fn flatten(ts: proc_macro2::TokenStream, out: &mut Vec<proc_macro2::TokenTree>) {
+                for tt in ts {
+                    match tt {
+                        proc_macro2::TokenTree::Group(g) => flatten(g.stream(), out),
+                        other => out.push(other),
+                    }
+                }
+            }
+            flatten(m.tokens.clone(), &mut tokens);
+            let mut expect_field = false;
+            for tt in tokens {
+                match &tt {
+                    proc_macro2::TokenTree::Ident(i) if chain.is_empty() || expect_field => {
+                        if chain.is_empty() {
+                            at = self.ctx.range(i.span()).start;
+                        }
+                        chain.push(i.to_string());
+                        expect_field = false;
+                        continue;
+                    }
+                    proc_macro2::TokenTree::Punct(p) if p.as_char() == '.' && !chain.is_empty() => {
+                        expect_field = true;
+                        continue;
+                    }
+                    proc_macro2::TokenTree::Literal(l) => {
+                        flush(self, &mut chain, at);
+                        let text = l.to_string();
+                        let pos = self.ctx.range(l.span()).start;
+                        for name in inline_format_args(&text) {
+                            self.name(name, pos);
+                        }
+                    }
+                    _ => {}
+                }
+                flush(self, &mut chain, at);
+                expect_field = false;
+            }
+            flush(self, &mut chain, at);
+        }
     }
-    let mut v = Mentions { locals, out: Vec::new(), depth: 0 };
+    let mut v = Mentions { ctx, locals, depth, out };
     v.visit_expr(e);
-    v.out
+}
+
+/// `{fp}` and `{g.x:?}`-style names inlined in a format string literal.
+fn inline_format_args(literal: &str) -> Vec<String> {
+    let mut out = Vec::new();
+    let mut rest = literal;
+    while let Some(open) = rest.find('{') {
+        rest = &rest[open + 1..];
+        if rest.starts_with('{') {
+            rest = &rest[1..];
+            continue;
+        }
+        let end = rest.find(['}', ':']).unwrap_or(rest.len());
+        let name = rest[..end].trim();
+        if !name.is_empty() && name.chars().all(|c| c.is_alphanumeric() || c == '_' || c == '.') && !name.chars().next().is_some_and(|c| c.is_ascii_digit()) {
+            out.push(name.to_string());
+        }
+        rest = &rest[end..];
+    }
+    out
 }
 
 /// `a`, `a.b.c`, `self.x`: a path of fields, as text.
@@ -152,4 +280,3 @@ fn chain_text(e: &Expr) -> Option<String> {
         _ => None,
     }
 }
-
