@@ -1,10 +1,12 @@
 //! Per-file analysis: every function body of a parsed file is checked by every rule.
 
+use std::collections::HashMap;
 use std::ops::Range;
 
 use proc_macro2::Span;
 use reuse_rules::contract::{Bound, RegionIndex};
 use reuse_rules::external::{walk_fns, FnItem};
+use syn::visit::Visit;
 use syn::Expr;
 
 use crate::finding::{Finding, Label};
@@ -87,6 +89,60 @@ impl FnCtx<'_> {
                 end.as_ref().map_or(Some(i128::MAX), |b| value(b).map(|v| v.saturating_add(i128::from(*inclusive))))?,
             )),
         }
+    }
+}
+
+/// One `let` binding of a local: its initializer (the matching element for tuple destructuring),
+/// and where the binding ends (uses after this position see it).
+pub struct Def<'a> {
+    pub init: &'a Expr,
+    pub end: usize,
+}
+
+/// Every `let` binding of a body, by name, in source order.
+pub type Locals<'a> = HashMap<String, Vec<Def<'a>>>;
+
+impl<'a> FnCtx<'a> {
+    pub fn lets(&self) -> Locals<'a> {
+        struct Lets<'c, 'a>(&'c FnCtx<'a>, Locals<'a>);
+        impl<'a> Lets<'_, 'a> {
+            fn bind(&mut self, pat: &syn::Pat, init: &'a Expr, end: usize) {
+                match (pat, crate::resolve::strip(init)) {
+                    (syn::Pat::Type(pt), _) => self.bind(&pt.pat, init, end),
+                    (syn::Pat::Ident(pi), _) => self.1.entry(pi.ident.to_string()).or_default().push(Def { init, end }),
+                    // `let (a, b) = (x, y);` binds `a` to `x` and `b` to `y`.
+                    (syn::Pat::Tuple(pt), Expr::Tuple(t)) if pt.elems.len() == t.elems.len() => {
+                        for (p, e) in pt.elems.iter().zip(t.elems.iter()) {
+                            self.bind(p, e, end);
+                        }
+                    }
+                    (syn::Pat::Tuple(pt), _) => {
+                        for p in &pt.elems {
+                            self.bind(p, init, end);
+                        }
+                    }
+                    _ => {}
+                }
+            }
+        }
+        impl<'ast: 'a, 'a> Visit<'ast> for Lets<'_, 'a> {
+            fn visit_local(&mut self, l: &'ast syn::Local) {
+                if let Some(init) = &l.init {
+                    let end = self.0.range(l.semi_token.span).end;
+                    self.bind(&l.pat, &init.expr, end);
+                }
+                syn::visit::visit_local(self, l);
+            }
+            fn visit_item(&mut self, _: &'ast syn::Item) {}
+        }
+        let mut v = Lets(self, HashMap::new());
+        v.visit_block(self.body);
+        v.1
+    }
+
+    /// The last `let` binding of `name` that ends before `pos`.
+    pub fn last_def<'l>(locals: &'l Locals<'a>, name: &str, pos: usize) -> Option<&'l Def<'a>> {
+        locals.get(name)?.iter().rfind(|d| d.end <= pos)
     }
 }
 

@@ -12,10 +12,10 @@ use std::collections::HashSet;
 use std::ops::Range;
 
 use syn::visit::Visit;
-use syn::{Expr, Pat};
+use syn::Expr;
 
 use super::{calls_in, calls_in_expr, expr_text};
-use crate::analysis::{clause_label, FnCtx};
+use crate::analysis::{clause_label, Def, FnCtx};
 use crate::finding::{Finding, Fix, Label};
 use crate::index::ContractedFn;
 use crate::resolve::strip;
@@ -86,6 +86,8 @@ fn buffer_of(e: &Expr) -> &Expr {
 
 fn check_arg(ctx: &FnCtx, call: &Expr, arg: &Expr, w: &WriteIndex) -> Vec<Finding> {
     let mut out = Vec::new();
+    let lets = ctx.lets();
+    let last_def = |name: &str, pos: usize| FnCtx::last_def(&lets, name, pos);
     let call_pos = ctx.expr_range(call).start;
     let buffer = buffer_of(arg);
     // Built right in the argument: `&vec![0; n]`, `&Tensor::new(vec![0; n], &dev)?`.
@@ -103,7 +105,7 @@ fn check_arg(ctx: &FnCtx, call: &Expr, arg: &Expr, w: &WriteIndex) -> Vec<Findin
         Some((root, field)) => (root.to_string(), Some(field.to_string())),
         None => (text.clone(), None),
     };
-    match (&field, last_def(ctx, &root, call_pos)) {
+    match (&field, last_def(&root, call_pos)) {
         // `metadata.slot_mapping`: the field of a struct literal, or the local of the same name that
         // the value was built from (never every local of the builder: a block table padded with 0
         // for reads is legal).
@@ -128,7 +130,7 @@ fn check_arg(ctx: &FnCtx, call: &Expr, arg: &Expr, w: &WriteIndex) -> Vec<Findin
     // Conversions keep the entries: `Tensor::new(&slots, &dev)?`, `slots.to_vec()`, `slots.into()`.
     let mut i = 0;
     while i < sources.len() && i < 4 {
-        if let Some(def) = last_def(ctx, &sources[i], call_pos) {
+        if let Some(def) = last_def(&sources[i], call_pos) {
             if let Some(inner) = converted_local(def.init) {
                 if !sources.contains(&inner) {
                     sources.push(inner);
@@ -138,8 +140,8 @@ fn check_arg(ctx: &FnCtx, call: &Expr, arg: &Expr, w: &WriteIndex) -> Vec<Findin
         i += 1;
     }
     for name in sources {
-        if let Some(def) = last_def(ctx, &name, call_pos) {
-            local_buffer(ctx, &name, &def, call_pos, w, &mut out);
+        if let Some(def) = last_def(&name, call_pos) {
+            local_buffer(ctx, &name, def, call_pos, w, &mut out);
         }
     }
     out
@@ -179,39 +181,6 @@ fn converted_local(init: &Expr) -> Option<String> {
         }
         _ => None,
     }
-}
-
-struct Def<'a> {
-    init: &'a Expr,
-    /// Where the binding statement ends: uses come after.
-    end: usize,
-}
-
-/// The last `let name = init` before `pos`.
-fn last_def<'a>(ctx: &FnCtx<'a>, name: &str, pos: usize) -> Option<Def<'a>> {
-    struct Lets<'ast>(Vec<(&'ast syn::Local, String)>);
-    impl<'ast> Visit<'ast> for Lets<'ast> {
-        fn visit_local(&mut self, l: &'ast syn::Local) {
-            let pat = match &l.pat {
-                Pat::Type(pt) => &*pt.pat,
-                p => p,
-            };
-            if let Pat::Ident(pi) = pat {
-                self.0.push((l, pi.ident.to_string()));
-            }
-            syn::visit::visit_local(self, l);
-        }
-    }
-    let mut v = Lets(Vec::new());
-    v.visit_block(ctx.body);
-    v.0.into_iter()
-        .filter(|(_, n)| n == name)
-        .filter_map(|(l, _)| {
-            let init = &l.init.as_ref()?.expr;
-            let end = ctx.range(l.semi_token.span).end;
-            (end <= pos).then_some(Def { init, end })
-        })
-        .next_back()
 }
 
 /// Locals mentioned by name in an expression.

@@ -8,13 +8,12 @@
 //! through the place itself, a lock or borrow guard of it (`self.plans.lock().unwrap().get(..)`),
 //! or a local bound to one. Evictions (`remove`) are not lookups.
 
-use std::collections::HashMap;
 
 use syn::visit::Visit;
-use syn::{Expr, Pat};
+use syn::Expr;
 
 use super::{calls_in, expr_text, names};
-use crate::analysis::FnCtx;
+use crate::analysis::{FnCtx, Locals};
 use crate::finding::{Finding, Label};
 use crate::index::FileContract;
 use crate::resolve::strip;
@@ -29,7 +28,7 @@ const KEYED_METHODS: &[&str] =
 const GUARDS: &[&str] = &["lock", "read", "write", "borrow", "borrow_mut", "unwrap", "expect", "as_mut", "as_ref", "deref", "deref_mut"];
 
 pub(super) fn check(ctx: &FnCtx, contract: &FileContract, out: &mut Vec<Finding>) {
-    let locals = local_inits(ctx);
+    let locals = ctx.lets();
     for (clause, place, key) in contract.reuses() {
         let place_text = place.to_string();
         let lookups = lookups_on(ctx, &place_text, &locals);
@@ -99,52 +98,6 @@ fn lookups_on<'a>(ctx: &FnCtx<'a>, place: &str, locals: &Locals<'a>) -> Vec<(Str
     v.visit_block(ctx.body);
     found.extend(v.1);
     found
-}
-
-/// One binding of a local: its initializer (the matching element for tuple destructuring), and
-/// where the binding ends (uses after this position see it).
-struct Def<'a> {
-    init: &'a Expr,
-    end: usize,
-}
-
-type Locals<'a> = HashMap<String, Vec<Def<'a>>>;
-
-/// Every `let` binding of the body, by name, in source order.
-fn local_inits<'a>(ctx: &FnCtx<'a>) -> Locals<'a> {
-    struct Lets<'c, 'a>(&'c FnCtx<'a>, Locals<'a>);
-    impl<'c, 'a> Lets<'c, 'a> {
-        fn bind(&mut self, pat: &Pat, init: &'a Expr, end: usize) {
-            match (pat, strip(init)) {
-                (Pat::Type(pt), _) => self.bind(&pt.pat, init, end),
-                (Pat::Ident(pi), _) => self.1.entry(pi.ident.to_string()).or_default().push(Def { init, end }),
-                // `let (a, b) = (x, y);` binds `a` to `x` and `b` to `y`.
-                (Pat::Tuple(pt), Expr::Tuple(t)) if pt.elems.len() == t.elems.len() => {
-                    for (p, e) in pt.elems.iter().zip(t.elems.iter()) {
-                        self.bind(p, e, end);
-                    }
-                }
-                (Pat::Tuple(pt), _) => {
-                    for p in &pt.elems {
-                        self.bind(p, init, end);
-                    }
-                }
-                _ => {}
-            }
-        }
-    }
-    impl<'ast: 'a, 'a> Visit<'ast> for Lets<'_, 'a> {
-        fn visit_local(&mut self, l: &'ast syn::Local) {
-            if let Some(init) = &l.init {
-                let end = self.0.range(l.semi_token.span).end;
-                self.bind(&l.pat, &init.expr, end);
-            }
-            syn::visit::visit_local(self, l);
-        }
-    }
-    let mut v = Lets(ctx, HashMap::new());
-    v.visit_block(ctx.body);
-    v.1
 }
 
 /// The places an expression mentions, locals followed to their last binding before the use.
