@@ -27,6 +27,8 @@ pub struct FnCtx<'a> {
     pub env: TypeEnv,
     /// The function's own contract, with byte ranges in this file.
     pub contract: Option<&'a FileContract>,
+    /// Bodies of the file's functions by name (helpers that run effects).
+    pub helpers: &'a HashMap<String, Vec<&'a syn::Block>>,
 }
 
 impl<'a> FnCtx<'a> {
@@ -153,15 +155,17 @@ pub fn clause_label(callee: &ContractedFn, clause: &reuse_rules::contract::Claus
 
 /// Analyses every function of a parsed file. `module` is the file's module path, crate name first.
 pub fn analyze_file(file: &FileRef, ast: &syn::File, crate_name: &str, module: &[String], index: &Index) -> Vec<Finding> {
-    let imports = Imports::of(&ast.items, crate_name, module);
+    let imports = imports_by_module(&ast.items, crate_name, module);
     let fields = FieldTypes::of(&ast.items);
+    let helpers = fn_bodies(ast);
     let imports_reuse = file.text.contains("use reuse::");
     let mut findings = Vec::new();
     walk_fns(&ast.items, &mut |f: FnItem<'_>| {
         let Some(body) = f.body else { return };
         let mut full_module = module.to_vec();
         full_module.extend(f.modules.iter().cloned());
-        let resolver = Resolver { index, crate_name, module: full_module, imports: &imports, fields: &fields };
+        let Some(imports) = imports.get(f.modules) else { return };
+        let resolver = Resolver { index, crate_name, module: full_module, imports, fields: &fields };
         // Contract errors were reported while indexing; here the contract is only read.
         let own = contract_of(f.attrs, f.sig, file, imports_reuse, &mut Vec::new()).map(|(c, _)| c);
         let ctx = FnCtx {
@@ -173,8 +177,49 @@ pub fn analyze_file(file: &FileRef, ast: &syn::File, crate_name: &str, module: &
             self_type: f.self_type,
             env: TypeEnv::of(f.sig, Some(body)),
             contract: own.as_ref(),
+            helpers: &helpers,
         };
         rules::check_fn(&ctx, &mut findings);
     });
     findings
+}
+
+/// The `use` imports in force in each inline module of a file, by the module path within the file.
+fn imports_by_module(items: &[syn::Item], crate_name: &str, module: &[String]) -> HashMap<Vec<String>, Imports> {
+    fn walk(items: &[syn::Item], crate_name: &str, full: &mut Vec<String>, rel: &mut Vec<String>, out: &mut HashMap<Vec<String>, Imports>) {
+        out.insert(rel.clone(), Imports::of(items, crate_name, full));
+        for item in items {
+            if let syn::Item::Mod(m) = item {
+                if let Some((_, content)) = &m.content {
+                    full.push(m.ident.to_string());
+                    rel.push(m.ident.to_string());
+                    walk(content, crate_name, full, rel, out);
+                    full.pop();
+                    rel.pop();
+                }
+            }
+        }
+    }
+    let mut out = HashMap::new();
+    walk(items, crate_name, &mut module.to_vec(), &mut Vec::new(), &mut out);
+    out
+}
+
+/// The bodies of the functions and methods of a file, by name: calls of helpers without contracts
+/// are followed one level deep for the effects they run.
+fn fn_bodies(ast: &syn::File) -> HashMap<String, Vec<&syn::Block>> {
+    struct Bodies<'ast>(HashMap<String, Vec<&'ast syn::Block>>);
+    impl<'ast> Visit<'ast> for Bodies<'ast> {
+        fn visit_item_fn(&mut self, f: &'ast syn::ItemFn) {
+            self.0.entry(f.sig.ident.to_string()).or_default().push(&f.block);
+            syn::visit::visit_item_fn(self, f);
+        }
+        fn visit_impl_item_fn(&mut self, f: &'ast syn::ImplItemFn) {
+            self.0.entry(f.sig.ident.to_string()).or_default().push(&f.block);
+            syn::visit::visit_impl_item_fn(self, f);
+        }
+    }
+    let mut v = Bodies(HashMap::new());
+    v.visit_file(ast);
+    v.0
 }

@@ -418,6 +418,24 @@ impl<'a> Resolver<'a> {
         free.iter().copied().filter(|f| self.imports.globs.iter().any(|g| f.path[..f.path.len() - 1].ends_with(g))).collect()
     }
 
+    /// The `#[reuse::effect]` function a call names, by the same rules as contracted functions:
+    /// `Arc::clone(..)` is not an effect called `clone` declared in another crate.
+    pub fn effect(&self, call: &CallSite, self_type: Option<&str>) -> Option<&'a crate::index::EffectFn> {
+        let effects = self.index.effects.get(&call.name)?;
+        let path = call.path.as_ref()?;
+        let matches = |full: &[String]| effects.iter().find(|e| e.path.ends_with(full));
+        if path.len() >= 2 {
+            return matches(&self.expand(path, self_type));
+        }
+        if let Some(full) = self.imports.get(&call.name) {
+            return matches(full);
+        }
+        effects.iter().find(|e| {
+            let module = &e.path[..e.path.len() - 1];
+            module == self.module.as_slice() || self.imports.globs.iter().any(|g| module.ends_with(g))
+        })
+    }
+
     /// The type of a receiver: `self`, a typed local, or a field of either (`self.engine`).
     fn type_of(&self, e: &Expr, self_type: Option<&str>, env: &TypeEnv) -> Option<String> {
         match strip(e) {

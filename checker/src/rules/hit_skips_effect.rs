@@ -28,7 +28,21 @@ pub(super) fn effect_exits(ctx: &FnCtx, effects: &[Effect<Range<usize>>]) -> Vec
                 .preserves()
                 .map(|(_, theirs)| theirs.iter().filter_map(|e| position(e.name())).collect())
                 .unwrap_or_default(),
-            _ => Vec::new(),
+            crate::resolve::Resolution::Ambiguous(_) => Vec::new(),
+            // A helper of this file without a contract (`fn effects(&mut self) { self.log_step(); .. }`):
+            // the effects its body calls, in source order, when every function of that name agrees.
+            crate::resolve::Resolution::None => {
+                let Some(bodies) = ctx.helpers.get(&call.name) else { return Vec::new() };
+                let runs = |b: &syn::Block| -> Vec<u8> {
+                    super::calls_in(b).into_iter().filter_map(|c| CallSite::of(c).and_then(|c| position(&c.name))).collect()
+                };
+                let first = bodies.first().map(|b| runs(b)).unwrap_or_default();
+                if bodies.iter().all(|b| runs(b) == first) {
+                    first
+                } else {
+                    Vec::new()
+                }
+            }
         }
     };
     exits(ctx.body, &of_call)

@@ -78,8 +78,7 @@ fn peel(e: &Expr) -> &Expr {
 fn report(ctx: &FnCtx, call_expr: &Expr, how: &str, out: &mut Vec<Finding>) {
     let Some(call) = CallSite::of(call_expr) else { return };
     let name = call.name.clone();
-    if ctx.index.is_effect(&name) && call.path.is_some() {
-        let effect = &ctx.index.effects[&name][0];
+    if let Some(effect) = ctx.resolver.effect(&call, ctx.self_type) {
         out.push(
             Finding::new(&MEMOIZED_EFFECT, format!("the effect `{name}` is cached by {how}: later calls skip it"), ctx.label(call_expr, "runs only on the first call"))
                 .with_secondary(Label::new(&effect.file, effect.range.clone(), "declared as an effect here"))

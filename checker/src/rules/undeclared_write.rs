@@ -33,9 +33,12 @@ pub(super) fn check(ctx: &FnCtx, contract: &FileContract, out: &mut Vec<Finding>
     }
     let mut v = Writes { ctx, params: &undeclared, found: Vec::new() };
     v.visit_block(ctx.body);
+    let lets = ctx.lets();
     let mut reported = Vec::new();
     for (param, at, how) in v.found {
-        if reported.contains(&param) {
+        // `let mut out = Vec::new();` shadows the parameter: later writes are to the local.
+        let shadowed = FnCtx::last_def(&lets, &param, ctx.expr_range(at).start).is_some();
+        if reported.contains(&param) || shadowed {
             continue;
         }
         let attr = contract.clauses.first().map(|c| c.keyword.span.start..c.end.end);
