@@ -33,6 +33,8 @@ pub struct ContractedFn {
     pub has_receiver: bool,
     /// Declared in a contracts file rather than on the definition.
     pub external: bool,
+    /// Declared on a trait method: `self_type` is the trait, and every implementor shares it.
+    pub in_trait: bool,
 }
 
 impl ContractedFn {
@@ -243,6 +245,7 @@ pub fn index_file(file: &FileRef, ast: &syn::File, module: &[String], external: 
                 params: params.named.iter().map(|(n, _)| n.clone()).collect(),
                 has_receiver: params.has_receiver,
                 external,
+                in_trait: f.in_trait,
             });
         }
     });

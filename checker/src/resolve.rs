@@ -472,7 +472,12 @@ impl<'a> Resolver<'a> {
             }
             return methods.into_iter().filter(|f| f.external || f.path[0] == self.crate_name || self.imports.mentions_crate(&f.path[0])).collect();
         };
-        let typed: Vec<&ContractedFn> = methods.iter().copied().filter(|f| f.self_type.as_deref() == Some(ty.as_str())).collect();
+        let mut typed: Vec<&ContractedFn> = methods.iter().copied().filter(|f| f.self_type.as_deref() == Some(ty.as_str())).collect();
+        if typed.is_empty() && ty != BUILTIN {
+            // A contract on a trait method binds its implementors (`impl KvCache for Paged`),
+            // generic receivers (`C: KvCache`) and boxed trait objects alike.
+            typed = methods.iter().copied().filter(|f| f.in_trait).collect();
+        }
         if let Some(full) = self.imports.get(&ty) {
             let imported: Vec<&ContractedFn> = typed.iter().copied().filter(|f| f.path[..f.path.len() - 1].ends_with(full)).collect();
             if !imported.is_empty() {

@@ -32,6 +32,8 @@ pub struct FnItem<'a> {
     pub sig: &'a Signature,
     /// `None` for a signature without a body (contracts files, trait declarations, extern blocks).
     pub body: Option<&'a Block>,
+    /// Declared in a trait: `self_type` is the trait, and implementors share the contract.
+    pub in_trait: bool,
 }
 
 /// Calls `f` for every function of `items`, in source order, descending into inline modules, impl
@@ -45,7 +47,7 @@ fn walk(items: &[Item], modules: &mut Vec<String>, f: &mut dyn FnMut(FnItem<'_>)
     for item in items {
         match item {
             Item::Fn(func) => {
-                f(FnItem { modules, self_type: None, attrs: &func.attrs, sig: &func.sig, body: Some(&func.block) });
+                f(FnItem { modules, self_type: None, attrs: &func.attrs, sig: &func.sig, body: Some(&func.block), in_trait: false });
                 walk_nested(&func.block, modules, f);
             }
             Item::Mod(m) => {
@@ -60,12 +62,12 @@ fn walk(items: &[Item], modules: &mut Vec<String>, f: &mut dyn FnMut(FnItem<'_>)
                 for it in &imp.items {
                     match it {
                         ImplItem::Fn(m) => {
-                            f(FnItem { modules, self_type: self_type.as_deref(), attrs: &m.attrs, sig: &m.sig, body: Some(&m.block) });
+                            f(FnItem { modules, self_type: self_type.as_deref(), attrs: &m.attrs, sig: &m.sig, body: Some(&m.block), in_trait: false });
                             walk_nested(&m.block, modules, f);
                         }
                         ImplItem::Verbatim(tokens) => {
                             if let Ok(decl) = syn::parse2::<syn::ForeignItemFn>(tokens.clone()) {
-                                f(FnItem { modules, self_type: self_type.as_deref(), attrs: &decl.attrs, sig: &decl.sig, body: None })
+                                f(FnItem { modules, self_type: self_type.as_deref(), attrs: &decl.attrs, sig: &decl.sig, body: None, in_trait: false })
                             }
                         }
                         _ => {}
@@ -76,20 +78,20 @@ fn walk(items: &[Item], modules: &mut Vec<String>, f: &mut dyn FnMut(FnItem<'_>)
                 let name = t.ident.to_string();
                 for it in &t.items {
                     if let syn::TraitItem::Fn(m) = it {
-                        f(FnItem { modules, self_type: Some(&name), attrs: &m.attrs, sig: &m.sig, body: m.default.as_ref() })
+                        f(FnItem { modules, self_type: Some(&name), attrs: &m.attrs, sig: &m.sig, body: m.default.as_ref(), in_trait: true })
                     }
                 }
             }
             Item::ForeignMod(fm) => {
                 for it in &fm.items {
                     if let ForeignItem::Fn(decl) = it {
-                        f(FnItem { modules, self_type: None, attrs: &decl.attrs, sig: &decl.sig, body: None })
+                        f(FnItem { modules, self_type: None, attrs: &decl.attrs, sig: &decl.sig, body: None, in_trait: false })
                     }
                 }
             }
             Item::Verbatim(tokens) => {
                 if let Ok(decl) = syn::parse2::<syn::ForeignItemFn>(tokens.clone()) {
-                    f(FnItem { modules, self_type: None, attrs: &decl.attrs, sig: &decl.sig, body: None })
+                    f(FnItem { modules, self_type: None, attrs: &decl.attrs, sig: &decl.sig, body: None, in_trait: false })
                 }
             }
             _ => {}
