@@ -1,20 +1,27 @@
 //! Call-site resolution: which contracted function a call is, from source alone.
 //!
-//! The checker reads source, not types. A call is matched to contracts by name, then narrowed:
+//! The checker reads source, not types. A call is matched to contracts by name and arity, then
+//! narrowed:
 //! - path calls (`kv::write(..)`, `Self::run(..)`, `crate::ops::f(..)`): the first segment is expanded
-//!   through the file's `use` imports, `crate`, `self`, `super` and `Self`, and the contract's path
-//!   must end with the written path;
+//!   through the `use` imports of the call's module, `crate`, `self`, `super` and `Self`, and the
+//!   contract's path must end with the written path; failing that, a free function of that name in
+//!   the crate the path starts from (a re-export);
 //! - plain calls (`f(..)`): an import of `f` decides; otherwise free functions of the current module,
 //!   then of glob imports (as in Rust, never a function of that name elsewhere);
 //! - method calls (`x.run(..)`): the receiver's type is known for `self` (the `impl` type), for
 //!   parameters, for `let` bindings with a type annotation or a `Type::new(..)` / `Type { .. }`
-//!   initializer, and for fields of those whose struct is declared in the same file; candidates must
-//!   be methods of that type (same module first). Unknown receivers
-//!   match every method of that name.
+//!   initializer, for fields of those whose struct is declared in the same file, and for elements of
+//!   indexed slices and `Vec`s; candidates must be methods of that type (same module first), or
+//!   contracts on trait methods when the type has none of its own. Builtin and std receivers
+//!   (`&[T]`, `Vec`, `HashMap`, ...) never match. A receiver of unknown type matches methods of that
+//!   name in this crate, crates the file imports and contracts files, unless the name is one std
+//!   types use everywhere (`get`, `insert`, `write`, ...).
 //!
-//! Limits: trait dispatch, re-exports through `pub use` in other files, macros that generate calls,
-//! and receivers whose type comes from inference are not followed. When several candidates remain
-//! and their contracts differ, the call is reported as `ambiguous_call` rather than guessed.
+//! Limits: trait implementations are not checked to exist (a trait-method contract binds any
+//! receiver with that method name and arity whose type has no contracted method of its own);
+//! re-exports are matched by name within the crate; macros that generate calls and receivers whose
+//! type comes from inference are not followed. When several candidates remain and their contracts
+//! differ, the call is reported as `ambiguous_call` rather than guessed.
 
 use std::collections::HashMap;
 
