@@ -33,6 +33,11 @@ if [ -d "$registry" ]; then
     if [ "$code" -gt 1 ]; then echo "reuse-check failed on the registry sources (exit $code)"; exit 1; fi
 fi
 
+if [ -d "$registry" ]; then
+    step "precision: adversarial contracts in every registry crate, no finding outside them"
+    ./scripts/precision-registry.sh
+fi
+
 for extra in scripts/validate-sarif.sh vscode-extension/run-tests.sh; do
     if [ -x "$extra" ]; then
         step "$extra"

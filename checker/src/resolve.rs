@@ -404,7 +404,13 @@ impl<'a> Resolver<'a> {
             return prefer_module(loose, &self.module);
         }
         // Re-exports (`pub use kernels::write;` then `crate::write(..)` or `engine::write(..)`): a
-        // free function of that name in the crate the path starts from.
+        // free function of that name in the crate the path starts from. Not `Type::from(..)` or
+        // `usize::from(..)`: the segment before the name must be a module.
+        let owner = &path[path.len() - 2];
+        let is_module = owner.chars().next().is_some_and(|c| c.is_lowercase()) && !STD_TYPES.contains(&owner.as_str());
+        if !is_module {
+            return Vec::new();
+        }
         all.iter().copied().filter(|f| f.self_type.is_none() && f.path[0] == full[0]).collect()
     }
 
