@@ -24,6 +24,9 @@ struct Occurrence {
     pos: usize,
     arms: Vec<(usize, usize)>,
     loops: Vec<Range<usize>>,
+    /// For re-bindings: a new variable (`let`, a pattern), scoped to its block, rather than an
+    /// assignment to the same one.
+    binds: bool,
 }
 
 fn compatible(a: &Occurrence, b: &Occurrence) -> bool {
@@ -49,14 +52,21 @@ pub(super) fn check(ctx: &FnCtx, calls: &[&Expr], out: &mut Vec<Finding>) {
             if scan.diverging.iter().chain(&scan.closures).any(|r| r.start <= call_range.start && call_range.end <= r.end) {
                 continue;
             }
+            // A `let` is in scope to the end of its block: it re-binds the name for uses inside
+            // that block only.
+            let scope_of = |pos: usize| scan.blocks.iter().filter(|b| b.contains(&pos)).min_by_key(|b| b.len()).cloned();
+            let in_scope = |r: &Occurrence, u: usize| !r.binds || scope_of(r.pos).is_none_or(|b| b.contains(&u));
             let rebound_between = |from: usize, to: usize, at: &Occurrence| {
-                scan.rebinds.iter().any(|r| r.pos >= from && r.pos <= to && compatible(r, at) && compatible(r, &donation))
+                scan.rebinds.iter().any(|r| r.pos >= from && r.pos <= to && compatible(r, at) && compatible(r, &donation) && in_scope(r, at.pos))
             };
+            // The donated binding itself: a use after the end of its block is another variable.
+            let binding = scan.rebinds.iter().filter(|r| r.pos < arg_pos && compatible(r, &donation)).max_by_key(|r| r.pos).cloned();
+            let same_variable = |u: &Occurrence| binding.as_ref().is_none_or(|b| in_scope(b, u.pos));
             let line = ctx.line_of(call_range.start);
             let mut flagged: Vec<(usize, bool)> = scan
                 .uses
                 .iter()
-                .filter(|u| u.pos >= call_range.end && compatible(u, &donation) && !rebound_between(call_range.end, u.pos, u))
+                .filter(|u| u.pos >= call_range.end && compatible(u, &donation) && same_variable(u) && !rebound_between(call_range.end, u.pos, u))
                 .map(|u| (u.pos, false))
                 .collect();
             if let Some(lp) = donation.loops.last() {
@@ -108,6 +118,8 @@ struct Scan<'c, 'a> {
     rebinds: Vec<Occurrence>,
     /// `return ..` and `break ..` expressions.
     diverging: Vec<Range<usize>>,
+    /// Nested blocks (the scopes of `let`s); the function body is not one of them.
+    blocks: Vec<Range<usize>>,
     closures: Vec<Range<usize>>,
 }
 
@@ -122,6 +134,7 @@ impl<'c, 'a> Scan<'c, 'a> {
             uses: Vec::new(),
             rebinds: Vec::new(),
             diverging: Vec::new(),
+            blocks: Vec::new(),
             closures: Vec::new(),
         };
         s.visit_block(ctx.body);
@@ -129,7 +142,7 @@ impl<'c, 'a> Scan<'c, 'a> {
     }
 
     fn here(&self, pos: usize) -> Occurrence {
-        Occurrence { pos, arms: self.arms.clone(), loops: self.loops.clone() }
+        Occurrence { pos, arms: self.arms.clone(), loops: self.loops.clone(), binds: true }
     }
 
     fn binds(&self, pat: &Pat) -> bool {
@@ -159,6 +172,14 @@ impl<'ast> Visit<'ast> for Scan<'_, '_> {
         }
     }
 
+    fn visit_block(&mut self, b: &'ast syn::Block) {
+        if !std::ptr::eq(b, self.ctx.body) {
+            let r = self.ctx.file.join(b.brace_token.span.open(), b.brace_token.span.close());
+            self.blocks.push(r);
+        }
+        syn::visit::visit_block(self, b);
+    }
+
     fn visit_local(&mut self, l: &'ast syn::Local) {
         if let Some(init) = &l.init {
             self.visit_expr(&init.expr);
@@ -177,7 +198,8 @@ impl<'ast> Visit<'ast> for Scan<'_, '_> {
         match &*a.left {
             Expr::Path(p) if p.path.is_ident(self.var) => {
                 let end = self.ctx.expr_range(&a.right).end;
-                self.rebinds.push(self.here(end));
+                let assignment = Occurrence { binds: false, ..self.here(end) };
+                self.rebinds.push(assignment);
             }
             other => self.visit_expr(other),
         }
