@@ -327,9 +327,41 @@ impl Interp<'_> {
         let parser = syn::punctuated::Punctuated::<Expr, syn::Token![,]>::parse_terminated;
         match mac.parse_body_with(parser) {
             Ok(args) => self.exprs(&args, s),
-            Err(_) => s,
+            // `tracing::info!(step = ?log_step(), "..")` is not a list of expressions: the calls
+            // `name(..)` among its tokens still run, in order.
+            Err(_) => {
+                let mut s = s;
+                for call in calls_in_tokens(mac.tokens.clone()) {
+                    s = self.expr(&call, s);
+                }
+                s
+            }
         }
     }
+}
+
+/// Calls written as `name(..)` or `path::name(..)` anywhere in a token stream, in order.
+fn calls_in_tokens(ts: proc_macro2::TokenStream) -> Vec<Expr> {
+    use proc_macro2::{Delimiter, TokenTree};
+    let tokens: Vec<TokenTree> = ts.into_iter().collect();
+    let mut out = Vec::new();
+    for (i, tt) in tokens.iter().enumerate() {
+        match tt {
+            TokenTree::Ident(name) => {
+                if let Some(TokenTree::Group(g)) = tokens.get(i + 1) {
+                    if g.delimiter() == Delimiter::Parenthesis {
+                        let call: proc_macro2::TokenStream = [TokenTree::Ident(name.clone()), TokenTree::Group(g.clone())].into_iter().collect();
+                        if let Ok(e) = syn::parse2::<Expr>(call) {
+                            out.push(e);
+                        }
+                    }
+                }
+            }
+            TokenTree::Group(g) => out.extend(calls_in_tokens(g.stream())),
+            _ => {}
+        }
+    }
+    out
 }
 
 #[cfg(test)]
@@ -397,6 +429,8 @@ mod tests {
     #[test]
     fn macro_arguments_are_evaluated() {
         let exits = run("fn f() { println!(\"{}\", a()); assert!(b()); }");
+        assert_eq!(exits, vec![(ExitKind::Tail, vec!["ab".into()])]);
+        let exits = run("fn f() { tracing::info!(step = ?a(), rng = %b(), \"stepped\"); }");
         assert_eq!(exits, vec![(ExitKind::Tail, vec!["ab".into()])]);
     }
 }
