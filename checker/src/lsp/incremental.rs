@@ -25,7 +25,7 @@ use crate::finding::{Finding, Label};
 use crate::index::Index;
 use crate::source::{FileRef, SourceFile};
 
-/// The findings of `new` (the edited text of `old`) when only one top-level item changed.
+/// The findings of `new` (the edited text of `old`) when only a run of top-level items changed.
 pub fn recheck(old: &FileRef, old_findings: &[Finding], new: &FileRef, job: &FileJob, index: &Index) -> Option<Vec<Finding>> {
     if job.external || new.text.starts_with('\u{feff}') {
         return None;
@@ -39,37 +39,43 @@ pub fn recheck(old: &FileRef, old_findings: &[Finding], new: &FileRef, job: &Fil
     if old_chunks.len() != new_chunks.len() {
         return None;
     }
-    let k = old_chunks.iter().position(|c| c.start <= old_edit.start && old_edit.end <= c.end)?;
-    let (old_k, new_k) = (old_chunks[k].clone(), new_chunks[k].clone());
+    // The items the edit touches: one, or a run of them (edits at two places of a file).
+    let k1 = old_chunks.iter().position(|c| c.start <= old_edit.start && old_edit.start <= c.end)?;
+    let k2 = old_chunks.iter().rposition(|c| c.start <= old_edit.end && old_edit.end <= c.end)?;
+    if k2 < k1 {
+        return None;
+    }
+    let old_k = old_chunks[k1].start..old_chunks[k2].end;
+    let new_k = new_chunks[k1].start..new_chunks[k2].end;
     if !(new_k.start <= new_edit.start && new_edit.end <= new_k.end) {
         return None;
     }
-    let same_before = old_chunks[..k] == new_chunks[..k];
-    let shifted_after = old_chunks[k + 1..].iter().zip(&new_chunks[k + 1..]).all(|(o, n)| shift(o, delta) == *n);
+    let same_before = old_chunks[..k1] == new_chunks[..k1];
+    let shifted_after = old_chunks[k2 + 1..].iter().zip(&new_chunks[k2 + 1..]).all(|(o, n)| shift(o, delta) == *n);
     if !same_before || !shifted_after || new_k.start != old_k.start {
         return None;
     }
-    // The edited item must declare nothing the index holds (contracts, effects, constants): then
-    // the index stays valid, its ranges in this file only move (`Session::shift_text`). And it
-    // must not be a `use`: imports decide how every other item's calls resolve.
-    let (old_item, new_item) = (&old.text[old_k.clone()], &new.text[new_k.clone()]);
-    if [old_item, new_item].iter().any(|t| declares_item(t) || is_use(t)) {
+    // The edited items must declare nothing the index holds (contracts, effects, constants): then
+    // the index stays valid, its ranges in this file only move (`Session::shift_text`). And none
+    // may be a `use`: imports decide how every other item's calls resolve.
+    let items = old_chunks[k1..=k2].iter().map(|c| &old.text[c.clone()]).chain(new_chunks[k1..=k2].iter().map(|c| &new.text[c.clone()]));
+    if items.into_iter().any(|t| declares_item(t) || is_use(t)) {
         return None;
     }
-    // A finding outside the item that points into it would go stale.
+    // A finding outside the items that points into them would go stale.
     let in_old_item = |l: &Label| same_file(l, old) && l.range.start < old_k.end && l.range.end > old_k.start;
     let outside: Vec<&Finding> = old_findings.iter().filter(|f| !old_k.contains(&f.primary.range.start)).collect();
     if outside.iter().any(|f| in_old_item(&f.primary) || f.secondary.iter().any(in_old_item)) {
         return None;
     }
 
-    let masked = mask(&new.text, &new_chunks, k)?;
+    let masked = mask(&new.text, &new_chunks, k1..=k2)?;
     let masked = Arc::new(SourceFile::new(new.path.clone(), new.rel_path.clone(), masked));
     let fresh = check_masked(&masked, job, index)?;
 
     let mut out: Vec<Finding> = Vec::new();
     for mut f in fresh {
-        if !(new_k.contains(&f.primary.range.start) || (k + 1 == new_chunks.len() && f.primary.range.start == new_k.end)) {
+        if !(new_k.contains(&f.primary.range.start) || (k2 + 1 == new_chunks.len() && f.primary.range.start == new_k.end)) {
             continue;
         }
         relabel(&mut f, &|l| Arc::ptr_eq(&l.file, &masked), new, 0, 0);
@@ -144,11 +150,11 @@ pub fn edited(old: &str, new: &str) -> (Range<usize>, Range<usize>) {
     (p..a.len() - s, p..b.len() - s)
 }
 
-/// The masked text: chunk `keep` and the `use` chunks as they are, every other chunk blanked.
-fn mask(text: &str, chunks: &[Range<usize>], keep: usize) -> Option<String> {
+/// The masked text: the chunks `keep` and the `use` chunks as they are, every other chunk blanked.
+fn mask(text: &str, chunks: &[Range<usize>], keep: std::ops::RangeInclusive<usize>) -> Option<String> {
     let mut bytes = text.as_bytes().to_vec();
     for (i, c) in chunks.iter().enumerate() {
-        if i == keep || is_use(&text[c.clone()]) {
+        if keep.contains(&i) || is_use(&text[c.clone()]) {
             continue;
         }
         for b in &mut bytes[c.clone()] {
@@ -410,6 +416,21 @@ pub fn d(key: &[Row], cache: &mut [Row], n: usize) {
             }
         }
         assert!(used > 40, "the incremental path was taken {used} times");
+
+        // Edits at two places at once (a multi-cursor edit): the run of items between them.
+        let lines: Vec<usize> = USER.match_indices('\n').map(|(i, _)| i).collect();
+        let mut pairs = 0;
+        for (n, &i) in lines.iter().enumerate().step_by(3) {
+            let Some(&j) = lines.get(n + 7) else { break };
+            let text = format!("{} {} {}", &USER[..i], &USER[i..j], &USER[j..]);
+            let new = Arc::new(SourceFile::new(path.clone(), old_file.rel_path.clone(), text.clone()));
+            let expected: Vec<String> = reference.update(&path, text).iter().map(key).collect();
+            if let Some(got) = recheck(&old_file, &start, &new, &job, live.index()) {
+                pairs += 1;
+                assert_eq!(got.iter().map(key).collect::<Vec<_>>(), expected, "edits at {i} and {j}");
+            }
+        }
+        assert!(pairs > 3, "two-place edits took the incremental path {pairs} times");
         let _ = std::fs::remove_dir_all(&dir);
     }
 
