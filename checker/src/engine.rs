@@ -162,7 +162,6 @@ impl Session {
     /// old or the new text can declare contracts, effects or constants (a changed contract changes
     /// its callers), and then only this file is re-read for it.
     pub fn update(&mut self, path: &Path, text: String) -> Vec<Finding> {
-        let declares = |t: &str| may_declare(t);
         let pos = match self.jobs.iter().position(|j| j.file.path == path) {
             Some(p) => p,
             None => {
@@ -173,7 +172,7 @@ impl Session {
             }
         };
         let old = &self.jobs[pos];
-        let reindex = declares(&old.file.text) || declares(&text);
+        let reindex = may_declare(&old.file.text) || may_declare(&text);
         let file = Arc::new(SourceFile::new(path.to_path_buf(), old.file.rel_path.clone(), text));
         self.jobs[pos].file = file;
         if !reindex {
@@ -182,11 +181,11 @@ impl Session {
         }
         // The file is parsed once, for its declarations and for its findings.
         let job = self.jobs[pos].clone();
-        let parsed = (job.external || DECL_MARKERS.iter().any(|m| job.file.text.contains(m))).then(|| syn::parse_file(job.file.parse_text()));
+        let parsed = (job.external || declares(&job.file.text)).then(|| syn::parse_file(job.file.parse_text()));
         let decls = match &parsed {
             Some(Ok(ast)) => Some(index_file(&job.file, ast, &job.module, job.external)),
             Some(Err(e)) => Some(FileDecls { findings: vec![parse_error(&job.file, e)], ..Default::default() }),
-            None => file_decls(&job, &AhoCorasick::new(DECL_MARKERS).expect("fixed patterns")),
+            None => file_decls(&job),
         };
         match decls {
             Some(d) => self.decls.insert(job.file.rel_path.clone(), d),
@@ -245,24 +244,28 @@ pub fn build_index(jobs: &[FileJob]) -> (Index, HashMap<String, Vec<Finding>>) {
     merge_decls(decls.iter().map(|(rel, d)| (rel, d)))
 }
 
-/// Whether a text can declare anything the index holds.
-fn may_declare(text: &str) -> bool {
-    DECL_MARKERS.iter().any(|m| text.contains(m)) || text.contains("const ") || text.contains("static ")
+/// Whether a text can declare contracts or effects (the byte prefilter of phase 1).
+pub fn declares(text: &str) -> bool {
+    DECL_MARKERS.iter().any(|m| text.contains(m))
+}
+
+/// Whether a text can declare anything the index holds: contracts, effects or constants.
+pub fn may_declare(text: &str) -> bool {
+    declares(text) || text.contains("const ") || text.contains("static ")
 }
 
 /// What each file declares (in parallel), by workspace-relative path.
 fn collect_decls(jobs: &[FileJob]) -> Vec<(String, FileDecls)> {
-    let decl_filter = AhoCorasick::new(DECL_MARKERS).expect("fixed patterns");
-    jobs.par_iter().filter_map(|j| Some((j.file.rel_path.clone(), file_decls(j, &decl_filter)?))).collect()
+    jobs.par_iter().filter_map(|j| Some((j.file.rel_path.clone(), file_decls(j)?))).collect()
 }
 
 /// What one file declares: files with contract or effect markers are parsed, the others only
 /// scanned for integer constants. `None`: nothing to declare.
-fn file_decls(j: &FileJob, decl_filter: &AhoCorasick) -> Option<FileDecls> {
+fn file_decls(j: &FileJob) -> Option<FileDecls> {
     if !j.external && !may_declare(&j.file.text) {
         return None;
     }
-    if !j.external && !decl_filter.is_match(&j.file.text) {
+    if !j.external && !declares(&j.file.text) {
         let consts = crate::index::scan_int_consts(&j.file.text);
         return Some(FileDecls { consts, ..Default::default() });
     }

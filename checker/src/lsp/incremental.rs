@@ -59,7 +59,7 @@ pub fn recheck(old: &FileRef, old_findings: &[Finding], new: &FileRef, job: &Fil
     // the index stays valid, its ranges in this file only move (`Session::shift_text`). And none
     // may be a `use`: imports decide how every other item's calls resolve.
     let items = old_chunks[k1..=k2].iter().map(|c| &old.text[c.clone()]).chain(new_chunks[k1..=k2].iter().map(|c| &new.text[c.clone()]));
-    if items.into_iter().any(|t| declares_item(t) || is_use(t)) {
+    if items.into_iter().any(|t| crate::engine::may_declare(t) || is_use(t)) {
         return None;
     }
     // A finding outside the items that points into them would go stale.
@@ -108,10 +108,6 @@ fn check_masked(masked: &FileRef, job: &FileJob, index: &Index) -> Option<Vec<Fi
     Some(findings)
 }
 
-/// Whether an item's text can declare something the index holds.
-fn declares_item(text: &str) -> bool {
-    super::declares(text) || text.contains("const ") || text.contains("static ")
-}
 
 fn same_file(l: &Label, file: &FileRef) -> bool {
     Arc::ptr_eq(&l.file, file) || l.file.path == file.path

@@ -28,6 +28,9 @@ mod transport;
 #[cfg(test)]
 mod tests;
 
+// `declares`: whether a text can declare contracts or effects (the engine's prefilter); editing
+// such a file can change the findings of every other file.
+use crate::engine::declares;
 use std::collections::BTreeMap;
 use std::panic::{catch_unwind, AssertUnwindSafe};
 use std::path::{Path, PathBuf};
@@ -528,11 +531,6 @@ fn path_of(uri: &Url) -> Option<PathBuf> {
     Some(std::fs::canonicalize(&path).unwrap_or(path))
 }
 
-/// Whether a text can declare contracts or effects (the engine's prefilter): editing such a file
-/// can change the findings of every other file.
-fn declares(text: &str) -> bool {
-    ["reuse::", "#[contract", "#[effect"].iter().any(|m| text.contains(m))
-}
 
 fn is_rust(path: &Path) -> bool {
     path.extension().is_some_and(|e| e == "rs")

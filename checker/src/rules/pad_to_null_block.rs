@@ -155,10 +155,7 @@ const CONVERSIONS: &[&str] = &[
 
 /// The local a conversion initializer converts: `Tensor::new(&slots, &dev)?` → `slots`.
 fn converted_local(init: &Expr) -> Option<String> {
-    let e = match strip(init) {
-        Expr::Try(t) => strip(&t.expr),
-        other => other,
-    };
+    let e = strip_try(init);
     let local = |e: &Expr| match strip(buffer_of(e)) {
         Expr::Path(p) => p.path.get_ident().map(|i| i.to_string()),
         _ => None,
@@ -204,14 +201,10 @@ const ZEROS: &[&str] = &["zeros", "zeros_like", "new_zeros", "zeroed", "vec_zero
 /// A zero-filled initializer: `vec![0; n]`, `[0; N]`, `zeros(..)`, or a conversion of one
 /// (`Tensor::new(vec![0; n], &dev)?`). Returns the zero expression's range and text.
 fn zero_fill(ctx: &FnCtx, init: &Expr, w: &WriteIndex) -> Option<(Range<usize>, String)> {
-    let init = match strip(init) {
-        Expr::Try(t) => strip(&t.expr),
-        other => other,
-    };
+    let init = strip_try(init);
     match init {
         Expr::Macro(m) if m.mac.path.is_ident("vec") => {
-            let tokens = &m.mac.tokens;
-            let repeat: syn::ExprRepeat = syn::parse2(quote::quote!([#tokens])).ok()?;
+            let repeat = vec_repeat(&m.mac)?;
             let v = ctx.int_value(&repeat.expr)?;
             w.is_null(v).then(|| (ctx.expr_range(&repeat.expr), source(ctx, &repeat.expr)))
         }
@@ -244,6 +237,20 @@ fn zero_fill(ctx: &FnCtx, init: &Expr, w: &WriteIndex) -> Option<(Range<usize>, 
     }
 }
 
+/// `vec![x; n]` as the repeat expression `[x; n]` (its tokens keep their spans).
+fn vec_repeat(mac: &syn::Macro) -> Option<syn::ExprRepeat> {
+    let tokens = &mac.tokens;
+    syn::parse2(quote::quote!([#tokens])).ok()
+}
+
+/// An expression with `&`, parentheses and a trailing `?` removed.
+fn strip_try(e: &Expr) -> &Expr {
+    match strip(e) {
+        Expr::Try(t) => strip(&t.expr),
+        other => other,
+    }
+}
+
 /// The source text of an expression, as written.
 fn source(ctx: &FnCtx, e: &Expr) -> String {
     ctx.file.text[ctx.expr_range(e)].to_string()
@@ -271,10 +278,7 @@ fn full_reset(ctx: &FnCtx, name: &str, after: usize, before: usize, w: &WriteInd
                     _ => false,
                 },
                 Expr::Assign(a) if is_buffer(&a.left) => match strip(&a.right) {
-                    Expr::Macro(m) if m.mac.path.is_ident("vec") => {
-                        let tokens = &m.mac.tokens;
-                        syn::parse2::<syn::ExprRepeat>(quote::quote!([#tokens])).is_ok_and(|r| sentinel(&r.expr))
-                    }
+                    Expr::Macro(m) if m.mac.path.is_ident("vec") => vec_repeat(&m.mac).is_some_and(|r| sentinel(&r.expr)),
                     _ => false,
                 },
                 Expr::ForLoop(f) => {
@@ -374,10 +378,7 @@ fn uses_of(ctx: &FnCtx, name: &str) -> Vec<usize> {
 /// returns in `..map(|i| ..unwrap_or(0)).collect()`, or a literal 0 returned there. Lengths, slice
 /// bounds and other arguments inside the initializer are not entries and are not looked at.
 fn element_fallbacks(ctx: &FnCtx, init: &Expr, buffer: &str, w: &WriteIndex, out: &mut Vec<Finding>) {
-    let mut e = match strip(init) {
-        Expr::Try(t) => strip(&t.expr),
-        other => other,
-    };
+    let mut e = strip_try(init);
     let Expr::MethodCall(collect) = e else { return };
     if collect.method != "collect" {
         return;
