@@ -1,18 +1,30 @@
 //! The warm-check cache: a re-check with nothing changed answers from disk without discovery,
-//! reading or parsing.
+//! parsing or analysis.
 //!
-//! The cache is keyed on the tool version (and its executable), the command's target, and a stamp (modification time
-//! with nanoseconds, and size) of every input: each checked file, each directory on the way to them
-//! (so that an added file is seen), each manifest (so that configuration changes are seen) and each
-//! contracts file. If any stamp differs, the whole check runs again: a changed contract therefore
-//! re-checks all of its callers, and a changed config all of its files. It lives in
-//! `target/reuse-check/` under the directory the check started from.
+//! The checked tree is untrusted (a pull request), so nothing of the cache lives in it:
+//! - **Where**: `$CARGO_TARGET_DIR/reuse-check/` when that is an absolute path outside the checked
+//!   tree, else `$XDG_CACHE_HOME/reuse-check/` or `~/.cache/reuse-check/`; never inside the tree
+//!   (a committed `target/reuse-check/…` is not read). One file per canonical root and command
+//!   target, so a copied workspace (`cp -a ws ws2`) has a cache of its own.
+//! - **Stamps are content**: each input is hashed (XXH3-128, seeded with a per-user secret kept in
+//!   the cache directory, so a tree cannot craft a file that hashes like another): every checked
+//!   file, every contracts file, every manifest, every ignore file, and the listing of every
+//!   directory the walk visited or that decides what is walked (so a new file, a new member under
+//!   a `members` glob, or a new `.gitignore` is seen). Modification times are not trusted
+//!   (`touch -r`, `cp -p` and pinned-mtime trees keep them). Plus the checker's own executable.
+//! - **Validated when loaded**: the version, the root and the target must match, every stamp must
+//!   lie inside the root, every finding must point into a stamped file at a range inside its text.
+//!   Anything else and the whole check runs again.
+//! - **Written without following links**: a new temporary file (`O_CREAT|O_EXCL`, which refuses an
+//!   existing path or link), renamed over the cache file (a rename replaces a link, never its
+//!   target).
 
-use std::collections::BTreeSet;
-use std::hash::{Hash, Hasher};
-use std::path::{Path, PathBuf};
+use std::collections::{BTreeSet, HashMap};
+use std::io::Write;
+use std::path::{Component, Path, PathBuf};
 use std::sync::Arc;
 
+use rayon::prelude::*;
 use serde::{Deserialize, Serialize};
 
 use crate::engine::{Report, Stats};
@@ -22,19 +34,12 @@ use crate::workspace::{Target, Workspace};
 
 const VERSION: &str = env!("CARGO_PKG_VERSION");
 
-#[derive(Serialize, Deserialize, PartialEq, Eq, Debug)]
+#[derive(Serialize, Deserialize, PartialEq, Eq, Debug, Clone)]
 struct Stamp {
     path: PathBuf,
-    mtime_ns: u128,
-    size: u64,
-}
-
-impl Stamp {
-    fn of(path: &Path) -> Stamp {
-        let meta = std::fs::metadata(path).ok();
-        let mtime_ns = meta.as_ref().and_then(|m| m.modified().ok()).and_then(|t| t.duration_since(std::time::UNIX_EPOCH).ok()).map_or(0, |d| d.as_nanos());
-        Stamp { path: path.to_path_buf(), mtime_ns, size: meta.map_or(u64::MAX, |m| m.len()) }
-    }
+    /// XXH3-128 of the content (a file) or of the sorted entry names and kinds (a directory);
+    /// a fixed value for a path that is missing or unreadable.
+    hash: u128,
 }
 
 #[derive(Serialize, Deserialize)]
@@ -62,6 +67,8 @@ struct CacheFile {
     version: String,
     target: String,
     root: PathBuf,
+    /// The checker's executable, stamped by its metadata (it is outside the tree).
+    exe: Option<(PathBuf, u64, u128)>,
     stamps: Vec<Stamp>,
     files: usize,
     lines: usize,
@@ -70,62 +77,180 @@ struct CacheFile {
     packages: Vec<crate::workspace::PackageInfo>,
 }
 
-/// Where the cache of a target lives.
-pub fn cache_path(target: &Target) -> PathBuf {
+/// Where a target's checks are cached, and the secret its stamps are keyed with.
+pub struct CacheLocation {
+    pub file: PathBuf,
+    seed: u64,
+}
+
+/// The directory the target starts from, canonical: what the cache is keyed by.
+fn start_dir(target: &Target) -> Option<PathBuf> {
     let start = match (&target.manifest_path, &target.path) {
-        (Some(m), _) => m.parent().map(Path::to_path_buf).unwrap_or_default(),
-        (None, Some(p)) if p.is_file() => p.parent().map(Path::to_path_buf).unwrap_or_default(),
+        (Some(m), _) => m.parent().map(Path::to_path_buf).filter(|p| !p.as_os_str().is_empty()).unwrap_or_else(|| PathBuf::from(".")),
+        (None, Some(p)) if p.is_file() => p.parent().map(Path::to_path_buf).filter(|p| !p.as_os_str().is_empty()).unwrap_or_else(|| PathBuf::from(".")),
         (None, Some(p)) => p.clone(),
         (None, None) => PathBuf::from("."),
     };
-    let mut h = std::collections::hash_map::DefaultHasher::new();
-    target_key(target).hash(&mut h);
-    start.join("target").join("reuse-check").join(format!("check-{:016x}.json", h.finish()))
+    std::fs::canonicalize(start).ok()
+}
+
+/// The cache directory for a tree starting at `start`: from the environment (the user's), never
+/// inside the tree.
+fn cache_dir(start: &Path) -> Option<PathBuf> {
+    let env_dir = |var: &str| std::env::var_os(var).map(PathBuf::from).filter(|p| p.is_absolute());
+    let candidates = [
+        env_dir("CARGO_TARGET_DIR").map(|d| d.join("reuse-check")),
+        env_dir("XDG_CACHE_HOME").map(|d| d.join("reuse-check")),
+        env_dir("HOME").map(|d| d.join(".cache").join("reuse-check")),
+    ];
+    candidates.into_iter().flatten().find(|d| !resolved(d).starts_with(start))
+}
+
+/// `path` with its longest existing prefix canonicalized (links resolved).
+fn resolved(path: &Path) -> PathBuf {
+    for a in path.ancestors() {
+        if let Ok(c) = std::fs::canonicalize(a) {
+            return c.join(path.strip_prefix(a).unwrap_or(Path::new("")));
+        }
+    }
+    path.to_path_buf()
+}
+
+/// Where the cache of a target lives; `None`: no usable cache directory (no warm checks).
+pub fn location(target: &Target) -> Option<CacheLocation> {
+    let start = start_dir(target)?;
+    let dir = cache_dir(&start)?;
+    std::fs::create_dir_all(&dir).ok()?;
+    let seed = secret(&dir)?;
+    let key = xxhash_rust::xxh3::xxh3_128_with_seed(format!("{VERSION}\0{}\0{}", start.display(), target_key(target)).as_bytes(), seed);
+    Some(CacheLocation { file: dir.join(format!("check-{key:032x}.json")), seed })
+}
+
+/// The per-user secret that seeds the stamp hashes, created on first use (readable by the owner only).
+fn secret(dir: &Path) -> Option<u64> {
+    use std::hash::{BuildHasher, Hasher};
+    let path = dir.join("secret");
+    if let Ok(bytes) = std::fs::read(&path) {
+        return bytes.get(..8).map(|b| u64::from_le_bytes(b.try_into().expect("8 bytes")));
+    }
+    // `RandomState` is keyed from the operating system's random source.
+    let mut h = std::collections::hash_map::RandomState::new().build_hasher();
+    h.write_u128(std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map_or(0, |d| d.as_nanos()));
+    let seed = h.finish();
+    let mut options = std::fs::OpenOptions::new();
+    options.write(true).create_new(true);
+    #[cfg(unix)]
+    std::os::unix::fs::OpenOptionsExt::mode(&mut options, 0o600);
+    match options.open(&path) {
+        Ok(mut f) => {
+            f.write_all(&seed.to_le_bytes()).ok()?;
+            Some(seed)
+        }
+        // Another checker created it meanwhile.
+        Err(_) => std::fs::read(&path).ok()?.get(..8).map(|b| u64::from_le_bytes(b.try_into().expect("8 bytes"))),
+    }
 }
 
 fn target_key(target: &Target) -> String {
     format!("{:?}|{:?}|{:?}|{}", target.path, target.manifest_path, target.packages, target.workspace)
 }
 
-/// Every input of a check, stamped.
-fn stamps(ws: &Workspace) -> Vec<Stamp> {
+const MISSING: u128 = 0;
+
+/// The content hash of a path: a regular file's bytes, a directory's sorted listing.
+fn hash_of(path: &Path, seed: u64) -> u128 {
+    let Ok(meta) = std::fs::symlink_metadata(path) else { return MISSING };
+    if meta.is_dir() {
+        let Ok(entries) = std::fs::read_dir(path) else { return MISSING };
+        let mut names: Vec<(std::ffi::OsString, bool)> =
+            entries.flatten().map(|e| (e.file_name(), e.file_type().is_ok_and(|t| t.is_dir()))).collect();
+        names.sort();
+        let mut listing = Vec::new();
+        for (name, is_dir) in names {
+            listing.extend_from_slice(name.as_encoded_bytes());
+            listing.push(if is_dir { b'/' } else { 0 });
+        }
+        return xxhash_rust::xxh3::xxh3_128_with_seed(&listing, seed) | 1;
+    }
+    if !meta.is_file() {
+        // A link or a special file is stamped by what it is, never read.
+        return xxhash_rust::xxh3::xxh3_128_with_seed(format!("{:?}", meta.file_type()).as_bytes(), seed) | 1;
+    }
+    match std::fs::read(path) {
+        Ok(bytes) => xxhash_rust::xxh3::xxh3_128_with_seed(&bytes, seed) | 1,
+        Err(_) => MISSING,
+    }
+}
+
+/// Every input of a check, by path (hashed by [`hash_of`]).
+fn inputs(ws: &Workspace) -> BTreeSet<PathBuf> {
     let mut paths: BTreeSet<PathBuf> = ws.manifests.iter().cloned().collect();
+    paths.extend(ws.dirs.iter().cloned());
     for p in &ws.packages {
         paths.insert(p.dir.clone());
-        for f in &p.files {
-            paths.insert(f.clone());
-            let mut dir = f.parent();
-            while let Some(d) = dir {
-                if !d.starts_with(&p.dir) || !paths.insert(d.to_path_buf()) {
-                    break;
-                }
-                dir = d.parent();
+        paths.extend(p.files.iter().cloned());
+    }
+    paths.extend(ws.contracts_files.iter().cloned());
+    paths.extend(ws.unreadable.iter().map(|(p, _)| p.clone()));
+    // The ignore files that decide what the walk saw, in the walked directories and above them
+    // (a new one shows in its directory's listing).
+    let dirs: Vec<PathBuf> = paths.iter().filter(|p| p.is_dir()).cloned().collect();
+    for d in dirs.iter().chain(ws.root.ancestors().skip(1).map(Path::to_path_buf).collect::<Vec<_>>().iter()) {
+        for name in [".gitignore", ".ignore"] {
+            let f = d.join(name);
+            if f.is_file() {
+                paths.insert(f);
             }
         }
     }
-    paths.extend(ws.contracts_files.iter().cloned());
-    // A rebuilt checker may judge differently: its own executable is an input too.
-    paths.extend(std::env::current_exe().ok());
-    paths.iter().map(|p| Stamp::of(p)).collect()
+    paths
 }
 
-/// The cached report, if every stamp still holds.
+fn exe_stamp() -> Option<(PathBuf, u64, u128)> {
+    let exe = std::env::current_exe().ok()?;
+    let meta = std::fs::metadata(&exe).ok()?;
+    let mtime = meta.modified().ok()?.duration_since(std::time::UNIX_EPOCH).ok()?.as_nanos();
+    Some((exe, meta.len(), mtime))
+}
+
+/// The cached report, if it is valid and every stamp still holds.
 pub fn load(target: &Target) -> Option<Report> {
-    let text = std::fs::read(cache_path(target)).ok()?;
+    let loc = location(target)?;
+    let text = read_regular(&loc.file, 256 << 20)?;
     let cache: CacheFile = serde_json::from_slice(&text).ok()?;
-    if cache.version != VERSION || cache.target != target_key(target) {
+    if cache.version != VERSION || cache.target != target_key(target) || cache.exe != exe_stamp() {
         return None;
     }
-    if cache.stamps.iter().any(|s| Stamp::of(&s.path) != *s) {
+    // The root is the tree this target starts in (or the workspace above it), and every stamp
+    // lies inside it, by a path without `..`.
+    let root = std::fs::canonicalize(&cache.root).ok()?;
+    if !start_dir(target)?.starts_with(&root) {
         return None;
     }
-    let mut files: std::collections::HashMap<String, Arc<SourceFile>> = std::collections::HashMap::new();
+    let inside = |p: &Path| (p.starts_with(&cache.root) || p.starts_with(&root)) && !p.components().any(|c| c == Component::ParentDir);
+    if cache.stamps.is_empty() || !cache.stamps.iter().all(|s| inside(&s.path)) {
+        return None;
+    }
+    let stale = cache.stamps.par_iter().any(|s| hash_of(&s.path, loc.seed) != s.hash);
+    if stale {
+        return None;
+    }
+    let stamped: BTreeSet<&Path> = cache.stamps.iter().map(|s| s.path.as_path()).collect();
+    let mut files: HashMap<String, Arc<SourceFile>> = HashMap::new();
     let mut file = |rel: &str| -> Option<Arc<SourceFile>> {
         if let Some(f) = files.get(rel) {
             return Some(f.clone());
         }
-        let path = cache.root.join(rel);
-        let text = std::fs::read_to_string(&path).ok()?;
+        // A finding points into a stamped file of the tree, by a plain relative path.
+        let rel_path = Path::new(rel);
+        if rel.is_empty() || !rel_path.components().all(|c| matches!(c, Component::Normal(_))) {
+            return None;
+        }
+        let path = cache.root.join(rel_path);
+        if !stamped.contains(path.as_path()) {
+            return None;
+        }
+        let text = crate::engine::read_source(&path).unwrap_or_default();
         let f = Arc::new(SourceFile::new(path, rel.to_string(), text));
         files.insert(rel.to_string(), f.clone());
         Some(f)
@@ -134,7 +259,9 @@ pub fn load(target: &Target) -> Option<Report> {
     for c in &cache.findings {
         let rule = reuse_rules::catalogue::find(&c.rule)?;
         let label = |l: &CachedLabel, file: &mut dyn FnMut(&str) -> Option<Arc<SourceFile>>| -> Option<Label> {
-            Some(Label { file: file(&l.file)?, range: l.start..l.end, message: l.message.clone() })
+            let f = file(&l.file)?;
+            let valid = l.start <= l.end && l.end <= f.text.len() && f.text.is_char_boundary(l.start) && f.text.is_char_boundary(l.end);
+            valid.then(|| Label { file: f, range: l.start..l.end, message: l.message.clone() })
         };
         let mut f = Finding::new(rule, c.message.clone(), label(&c.primary, &mut file)?);
         f.level = reuse_rules::Level::from_config(&c.level)?;
@@ -143,7 +270,13 @@ pub fn load(target: &Target) -> Option<Report> {
         }
         f.help = c.help.clone();
         f.notes = c.notes.clone();
-        f.fix = c.fix.as_ref().map(|(m, s, e, r)| Fix { message: m.clone(), range: *s..*e, replacement: r.clone() });
+        if let Some((m, s, e, r)) = &c.fix {
+            let text = &f.primary.file.text;
+            if !(s <= e && *e <= text.len() && text.is_char_boundary(*s) && text.is_char_boundary(*e)) {
+                return None;
+            }
+            f.fix = Some(Fix { message: m.clone(), range: *s..*e, replacement: r.clone() });
+        }
         findings.push(f);
     }
     Some(Report {
@@ -154,8 +287,21 @@ pub fn load(target: &Target) -> Option<Report> {
     })
 }
 
-/// Writes the cache; failures are ignored (a read-only tree just has no warm checks).
+/// A regular file's bytes, at most `cap`; links and special files are not read.
+fn read_regular(path: &Path, cap: u64) -> Option<Vec<u8>> {
+    use std::io::Read;
+    let meta = std::fs::symlink_metadata(path).ok()?;
+    if !meta.is_file() || meta.len() > cap {
+        return None;
+    }
+    let mut bytes = Vec::new();
+    std::fs::File::open(path).ok()?.take(cap).read_to_end(&mut bytes).ok()?;
+    Some(bytes)
+}
+
+/// Writes the cache; failures are ignored (no cache directory just means no warm checks).
 pub fn store(target: &Target, ws: &Workspace, report: &Report) {
+    let Some(loc) = location(target) else { return };
     let cached = |l: &Label| CachedLabel { file: l.file.rel_path.clone(), start: l.range.start, end: l.range.end, message: l.message.clone() };
     let findings = report
         .findings
@@ -176,25 +322,25 @@ pub fn store(target: &Target, ws: &Workspace, report: &Report) {
             fix: f.fix.as_ref().map(|x| (x.message.clone(), x.range.start, x.range.end, x.replacement.clone())),
         })
         .collect();
+    let paths: Vec<PathBuf> = inputs(ws).into_iter().collect();
+    let stamps = paths.into_par_iter().map(|path| Stamp { hash: hash_of(&path, loc.seed), path }).collect();
     let cache = CacheFile {
         version: VERSION.to_string(),
         target: target_key(target),
         root: report.root.clone(),
-        stamps: stamps(ws),
+        exe: exe_stamp(),
+        stamps,
         files: report.stats.files,
         lines: report.stats.lines,
         parsed: report.stats.parsed,
         findings,
         packages: report.packages.clone(),
     };
-    let path = cache_path(target);
-    if let Some(dir) = path.parent() {
-        let _ = std::fs::create_dir_all(dir);
-    }
-    if let Ok(text) = serde_json::to_vec(&cache) {
-        let tmp = path.with_extension("tmp");
-        if std::fs::write(&tmp, text).is_ok() {
-            let _ = std::fs::rename(tmp, path);
-        }
+    let Ok(text) = serde_json::to_vec(&cache) else { return };
+    let Some(dir) = loc.file.parent() else { return };
+    // A fresh name, created exclusively: an existing file or link of that name is an error, not a target.
+    let Ok(mut tmp) = tempfile::Builder::new().prefix(".check-").suffix(".tmp").tempfile_in(dir) else { return };
+    if tmp.write_all(&text).is_ok() {
+        let _ = tmp.persist(&loc.file);
     }
 }

@@ -182,8 +182,13 @@ fn format_name(f: FormatArg) -> &'static str {
     }
 }
 
-/// Runs the command line; both binaries call this.
+/// Runs the command line; both binaries call this. The work runs on a thread with a large stack
+/// (see [`crate::STACK_SIZE`]).
 pub fn main() -> ExitCode {
+    crate::on_big_stack(main_on_this_thread)
+}
+
+fn main_on_this_thread() -> ExitCode {
     let mut args: Vec<String> = std::env::args().collect();
     // `cargo reuse-check ...` runs `cargo-reuse-check reuse-check ...`.
     if args.get(1).map(String::as_str) == Some("reuse-check") {
@@ -239,6 +244,8 @@ fn run(cli: Cli) -> Result<ExitCode, String> {
     let report = crate::check_with(&target, &options).map_err(|e| e.to_string())?;
     let deny_warnings = !cli.deny.is_empty();
     let failed = report.count(Level::Error) > 0 || (deny_warnings && report.count(Level::Warn) > 0);
+    // The checker failed on some file: its findings are printed, and the run is not a verdict.
+    let internal_errors = report.findings.iter().filter(|f| f.rule.name == catalogue::INTERNAL_ERROR.name).count();
     let text = if render_diagnostics {
         // cargo's `json-render-diagnostics`: the diagnostics rendered on stderr, the JSON stream
         // (here only `build-finished`) on stdout.
@@ -253,5 +260,9 @@ fn run(cli: Cli) -> Result<ExitCode, String> {
     let mut stdout = std::io::stdout().lock();
     let _ = stdout.write_all(text.as_bytes());
     let _ = stdout.flush();
+    if internal_errors > 0 {
+        eprintln!("error: reuse-check failed on {internal_errors} file(s) (internal_error above); the result is incomplete");
+        return Ok(ExitCode::from(2));
+    }
     Ok(if failed { ExitCode::from(1) } else { ExitCode::SUCCESS })
 }

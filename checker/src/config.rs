@@ -48,8 +48,9 @@ const KEYS: &[&str] = &["rules", "exclude", "contracts"];
 
 impl ConfigLayer {
     /// Reads the value of `metadata.reuse-check` (`table_path` names it in errors, e.g.
-    /// `workspace.metadata.reuse-check`). Paths in `contracts` are resolved against `base`.
-    pub fn from_value(value: &serde_json::Value, file: &Path, table_path: &str, base: &Path) -> Result<ConfigLayer, ConfigError> {
+    /// `workspace.metadata.reuse-check`). Paths in `contracts` are resolved against `base` and must
+    /// name regular files inside `root` (see [`contracts_file`]).
+    pub fn from_value(value: &serde_json::Value, file: &Path, table_path: &str, base: &Path, root: &Path) -> Result<ConfigLayer, ConfigError> {
         let err = |key: String, message: String| ConfigError { file: file.to_path_buf(), key, message };
         let table = value.as_object().ok_or_else(|| err(table_path.into(), "expected a table".into()))?;
         let mut layer = ConfigLayer::default();
@@ -78,7 +79,10 @@ impl ConfigLayer {
                         }
                         layer.exclude = items;
                     } else {
-                        layer.contracts = items.iter().map(|p| base.join(p)).collect();
+                        layer.contracts = items
+                            .iter()
+                            .map(|p| contracts_file(&base.join(p), root).map_err(|m| err(full.clone(), format!("`{p}`: {m}"))))
+                            .collect::<Result<_, _>>()?;
                     }
                 }
                 _ => return Err(err(full, format!("unknown key; expected one of {}", KEYS.join(", ")))),
@@ -86,6 +90,29 @@ impl ConfigLayer {
         }
         Ok(layer)
     }
+}
+
+/// The largest contracts file read (a contracts file is a page of signatures, not a data file).
+pub const MAX_CONTRACTS_FILE: u64 = 4 << 20;
+
+/// A contracts file named by the configuration, which the checked tree controls: only a regular
+/// file inside the workspace `root`, within [`MAX_CONTRACTS_FILE`], is read. Device files and FIFOs
+/// (`/dev/zero`, `/dev/stdin`) and files elsewhere (`/proc/self/environ`) are refused before they
+/// are opened, so their text is never read nor echoed. Returns the canonical path.
+pub fn contracts_file(path: &Path, root: &Path) -> Result<PathBuf, String> {
+    let canonical = std::fs::canonicalize(path).map_err(|e| format!("cannot be read: {e}"))?;
+    let root = std::fs::canonicalize(root).unwrap_or_else(|_| root.to_path_buf());
+    if !canonical.starts_with(&root) {
+        return Err(format!("is outside the workspace ({}); contracts files must be inside it", root.display()));
+    }
+    let meta = std::fs::metadata(&canonical).map_err(|e| format!("cannot be read: {e}"))?;
+    if !meta.is_file() {
+        return Err("is not a regular file".into());
+    }
+    if meta.len() > MAX_CONTRACTS_FILE {
+        return Err(format!("is larger than the {} MiB limit of a contracts file", MAX_CONTRACTS_FILE >> 20));
+    }
+    Ok(canonical)
 }
 
 fn string_list(v: &serde_json::Value) -> Option<Vec<String>> {
@@ -137,7 +164,7 @@ mod tests {
     use serde_json::json;
 
     fn layer(v: serde_json::Value) -> Result<ConfigLayer, ConfigError> {
-        ConfigLayer::from_value(&v, Path::new("Cargo.toml"), "workspace.metadata.reuse-check", Path::new("/ws"))
+        ConfigLayer::from_value(&v, Path::new("Cargo.toml"), "workspace.metadata.reuse-check", Path::new("/ws"), Path::new("/ws"))
     }
 
     #[test]
@@ -159,6 +186,8 @@ mod tests {
             (json!({"exclude": "vendor"}), "workspace.metadata.reuse-check.exclude", "array of strings"),
             (json!({"exclude": ["a/[b"]}), "workspace.metadata.reuse-check.exclude", "bad glob"),
             (json!({"contracts": [1]}), "workspace.metadata.reuse-check.contracts", "array of strings"),
+            (json!({"contracts": ["/etc/hostname"]}), "workspace.metadata.reuse-check.contracts", "outside the workspace"),
+            (json!({"contracts": ["missing.rs"]}), "workspace.metadata.reuse-check.contracts", "cannot be read"),
             (json!({"rules": ["x"]}), "workspace.metadata.reuse-check.rules", "expected a table"),
         ];
         for (value, key, message) in cases {
@@ -171,8 +200,13 @@ mod tests {
 
     #[test]
     fn excludes_match_globs_and_contracts_resolve() {
-        let l = layer(json!({"exclude": ["vendor/**"], "contracts": ["c/k.rs"]})).unwrap();
-        assert_eq!(l.contracts, vec![PathBuf::from("/ws/c/k.rs")]);
+        let ws = tempfile::tempdir().unwrap();
+        let root = ws.path().canonicalize().unwrap();
+        std::fs::create_dir(root.join("c")).unwrap();
+        std::fs::write(root.join("c/k.rs"), "").unwrap();
+        let v = json!({"exclude": ["vendor/**"], "contracts": ["c/k.rs"]});
+        let l = ConfigLayer::from_value(&v, Path::new("Cargo.toml"), "workspace.metadata.reuse-check", &root, &root).unwrap();
+        assert_eq!(l.contracts, vec![root.join("c/k.rs")]);
         let c = Config::merge(&[&l]);
         assert!(c.excludes("vendor/a/b.rs"));
         assert!(!c.excludes("src/vendor.rs"));

@@ -16,14 +16,14 @@ use std::sync::Arc;
 
 use aho_corasick::AhoCorasick;
 use rayon::prelude::*;
-use reuse_rules::catalogue::PARSE_ERROR;
+use reuse_rules::catalogue::{CONTRACT_SYNTAX, INTERNAL_ERROR, PARSE_ERROR, UNREADABLE_FILE};
 use reuse_rules::Level;
 
 use crate::analysis::analyze_file;
 use crate::config::Config;
 use crate::finding::{Finding, Label};
 use crate::index::{index_file, FileDecls, Index};
-use crate::source::{FileRef, SourceFile};
+use crate::source::{FileRef, ParseFailure, SourceFile};
 use crate::suppress::apply_suppressions;
 use crate::workspace::{module_path, rel_path, Workspace};
 
@@ -37,6 +37,8 @@ pub struct FileJob {
     pub config: Arc<Config>,
     /// A contracts file for code the workspace does not own.
     pub external: bool,
+    /// Why the file could not be read (its text is then empty and it is reported, not checked).
+    pub unreadable: Option<String>,
 }
 
 #[derive(Debug, Default)]
@@ -65,8 +67,10 @@ const DECL_MARKERS: &[&str] = &["reuse::", "#[contract", "#[effect"];
 /// Bytes that mark a file as carrying suppressions.
 const SUPPRESSION_MARKERS: &[&str] = &["reuse-check:", "reuse::allow"];
 
-/// Reads the files of a workspace (in parallel); unreadable files are reported, not fatal.
-pub fn read_jobs(ws: &Workspace) -> (Vec<FileJob>, Vec<String>) {
+/// Reads the files of a workspace (in parallel). A file that cannot be read (or a directory the
+/// walk could not enter) is a job of its own with an empty text and an `unreadable_file` finding,
+/// so it is reported and everything else is still checked.
+pub fn read_jobs(ws: &Workspace) -> Vec<FileJob> {
     // (path, crate name, module path, config, is a contracts file)
     type Wanted = (PathBuf, String, Vec<String>, Arc<Config>, bool);
     let mut wanted: Vec<Wanted> = Vec::new();
@@ -86,24 +90,44 @@ pub fn read_jobs(ws: &Workspace) -> (Vec<FileJob>, Vec<String>) {
     for f in &ws.contracts_files {
         wanted.push((f.clone(), String::new(), Vec::new(), Arc::new(Config::default()), true));
     }
-    let results: Vec<Result<FileJob, String>> = wanted
+    let mut jobs: Vec<FileJob> = wanted
         .into_par_iter()
         .map(|(path, crate_name, module, config, external)| {
-            let text = std::fs::read(&path).map_err(|e| format!("{}: {e}", path.display()))?;
-            let text = String::from_utf8_lossy(&text).into_owned();
             let rel = rel_path(&ws.root, &path);
-            Ok(FileJob { file: Arc::new(SourceFile::new(path, rel, text)), crate_name, module, config, external })
+            let (text, problem) = match read_source(&path) {
+                Ok(text) => (text, None),
+                Err(e) => (String::new(), Some(e)),
+            };
+            let file = Arc::new(SourceFile::new(path, rel, text));
+            FileJob { unreadable: problem, file, crate_name, module, config, external }
         })
         .collect();
-    let mut jobs = Vec::new();
-    let mut errors = Vec::new();
-    for r in results {
-        match r {
-            Ok(j) => jobs.push(j),
-            Err(e) => errors.push(e),
-        }
+    for (path, reason) in &ws.unreadable {
+        let file = Arc::new(SourceFile::new(path.clone(), rel_path(&ws.root, path), String::new()));
+        jobs.push(FileJob { file, crate_name: String::new(), module: Vec::new(), config: Arc::new(Config::default()), external: false, unreadable: Some(reason.clone()) });
     }
-    (jobs, errors)
+    jobs
+}
+
+/// The text of a source file: a regular file (never a FIFO or a device, which could block or
+/// never end), at most [`crate::source::MAX_SOURCE_BYTES`], valid UTF-8 (rustc accepts nothing else).
+pub fn read_source(path: &Path) -> Result<String, String> {
+    use std::io::Read;
+    let file = std::fs::File::open(path).map_err(|e| e.to_string())?;
+    let meta = file.metadata().map_err(|e| e.to_string())?;
+    if !meta.is_file() {
+        return Err("not a regular file".into());
+    }
+    let cap = crate::source::MAX_SOURCE_BYTES;
+    if meta.len() > cap {
+        return Err(format!("{} MiB, over the {} MiB limit of a source file", meta.len() >> 20, cap >> 20));
+    }
+    let mut bytes = Vec::with_capacity(meta.len() as usize);
+    file.take(cap + 1).read_to_end(&mut bytes).map_err(|e| e.to_string())?;
+    if bytes.len() as u64 > cap {
+        return Err(format!("over the {} MiB limit of a source file", cap >> 20));
+    }
+    String::from_utf8(bytes).map_err(|e| format!("not valid UTF-8 (byte {}), so not Rust source", e.utf8_error().valid_up_to()))
 }
 
 /// How a check runs.
@@ -139,7 +163,7 @@ pub struct Session {
 impl Session {
     pub fn open(target: &crate::workspace::Target) -> Result<Session, crate::workspace::DiscoverError> {
         let ws = crate::workspace::discover(target)?;
-        let (jobs, _unreadable) = read_jobs(&ws);
+        let jobs = read_jobs(&ws);
         let decls: BTreeMap<String, FileDecls> = collect_decls(&jobs).into_iter().collect();
         let (index, index_findings) = merge_decls(decls.iter());
         Ok(Session { root: ws.root, jobs, decls, index, index_findings })
@@ -167,7 +191,7 @@ impl Session {
             None => {
                 let (crate_name, module, config) = self.placement(path);
                 let rel = rel_path(&self.root, path);
-                self.jobs.push(FileJob { file: Arc::new(SourceFile::new(path.to_path_buf(), rel, String::new())), crate_name, module, config, external: false });
+                self.jobs.push(FileJob { file: Arc::new(SourceFile::new(path.to_path_buf(), rel, String::new())), crate_name, module, config, external: false, unreadable: None });
                 self.jobs.len() - 1
             }
         };
@@ -175,16 +199,17 @@ impl Session {
         let reindex = may_declare(&old.file.text) || may_declare(&text);
         let file = Arc::new(SourceFile::new(path.to_path_buf(), old.file.rel_path.clone(), text));
         self.jobs[pos].file = file;
+        self.jobs[pos].unreadable = None;
         if !reindex {
             let job = self.jobs[pos].clone();
             return check_one(&job, &self.index, &self.index_findings);
         }
         // The file is parsed once, for its declarations and for its findings.
         let job = self.jobs[pos].clone();
-        let parsed = (job.external || declares(&job.file.text)).then(|| syn::parse_file(job.file.parse_text()));
+        let parsed = (job.external || declares(&job.file.text)).then(|| job.file.parse());
         let decls = match &parsed {
             Some(Ok(ast)) => Some(index_file(&job.file, ast, &job.module, job.external)),
-            Some(Err(e)) => Some(FileDecls { findings: vec![parse_error(&job.file, e)], ..Default::default() }),
+            Some(Err(e)) => Some(FileDecls { findings: vec![parse_error(&job, e)], ..Default::default() }),
             None => file_decls(&job),
         };
         match decls {
@@ -262,6 +287,9 @@ fn collect_decls(jobs: &[FileJob]) -> Vec<(String, FileDecls)> {
 /// What one file declares: files with contract or effect markers are parsed, the others only
 /// scanned for integer constants. `None`: nothing to declare.
 fn file_decls(j: &FileJob) -> Option<FileDecls> {
+    if let Some(reason) = &j.unreadable {
+        return Some(FileDecls { findings: vec![unreadable(j, reason)], ..Default::default() });
+    }
     if !j.external && !may_declare(&j.file.text) {
         return None;
     }
@@ -269,9 +297,9 @@ fn file_decls(j: &FileJob) -> Option<FileDecls> {
         let consts = crate::index::scan_int_consts(&j.file.text);
         return Some(FileDecls { consts, ..Default::default() });
     }
-    let decls = match syn::parse_file(j.file.parse_text()) {
+    let decls = match j.file.parse() {
         Ok(ast) => index_file(&j.file, &ast, &j.module, j.external),
-        Err(e) => FileDecls { findings: vec![parse_error(&j.file, &e)], ..Default::default() },
+        Err(e) => FileDecls { findings: vec![parse_error(j, &e)], ..Default::default() },
     };
     forget_spans();
     Some(decls)
@@ -288,9 +316,22 @@ fn merge_decls<'a>(decls: impl Iterator<Item = (&'a String, &'a FileDecls)>) -> 
     (index, findings)
 }
 
-fn parse_error(file: &FileRef, e: &syn::Error) -> Finding {
-    Finding::new(&PARSE_ERROR, format!("this file does not parse: {e}"), Label::new(file, file.range(e.span()), "syntax error here"))
+/// A file that did not parse. A contracts file that does not parse is an error (`contract_syntax`):
+/// all the contracts it holds would otherwise be dropped while the run stays green.
+fn parse_error(j: &FileJob, e: &ParseFailure) -> Finding {
+    let file = &j.file;
+    let (rule, what) = if j.external { (&CONTRACT_SYNTAX, "this contracts file") } else { (&PARSE_ERROR, "this file") };
+    let label = match e {
+        ParseFailure::Syntax(_) => "syntax error here",
+        ParseFailure::TooDeep { .. } => "too deep from here",
+    };
+    Finding::new(rule, format!("{what} does not parse: {e}"), Label::new(file, file.failure_range(e), label))
         .with_help("its contracts and calls are not checked until it parses; the rest of the workspace is")
+}
+
+fn unreadable(j: &FileJob, reason: &str) -> Finding {
+    Finding::new(&UNREADABLE_FILE, format!("`{}` could not be read: {reason}", j.file.rel_path), Label::new(&j.file, 0..0, "not checked"))
+        .with_help("nothing in it was checked; make it readable or exclude it in the configuration")
 }
 
 /// The spans of files parsed on this thread are not needed any more (all positions are byte
@@ -333,20 +374,32 @@ fn check_one(job: &FileJob, index: &Index, index_findings: &HashMap<String, Vec<
 }
 
 fn check_parsed(j: &FileJob, index: &Index, index_findings: &HashMap<String, Vec<Finding>>) -> Vec<Finding> {
-    let parsed = syn::parse_file(j.file.parse_text());
-    // A bug in a rule must not cost the findings of every other file.
+    if j.unreadable.is_some() {
+        return finish(j, index_findings_for(index_findings, &j.file.rel_path));
+    }
+    let parsed = j.file.parse();
+    // A bug in a rule must not cost the findings of every other file, nor pass silently: it is a
+    // finding of its own, and the run exits 2.
     let findings = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| check_ast(j, parsed.as_ref(), index, index_findings)))
-        .unwrap_or_else(|_| {
-            eprintln!("reuse-check: internal error while checking {}; its findings are incomplete", j.file.rel_path);
-            finish(j, index_findings_for(index_findings, &j.file.rel_path))
+        .unwrap_or_else(|panic| {
+            let what = panic.downcast_ref::<&str>().map(|s| s.to_string()).or_else(|| panic.downcast_ref::<String>().cloned()).unwrap_or_default();
+            let mut findings = finish(j, index_findings_for(index_findings, &j.file.rel_path));
+            findings.push(internal_error(j, &what));
+            findings
         });
     drop(parsed);
     forget_spans();
     findings
 }
 
+/// A rule that panicked on a file (its level is not configurable: see `finish`).
+fn internal_error(j: &FileJob, what: &str) -> Finding {
+    Finding::new(&INTERNAL_ERROR, format!("reuse-check failed while checking `{}`: {what}", j.file.rel_path), Label::new(&j.file, 0..0, "while checking this file"))
+        .with_help("the findings of this file may be incomplete; please report this with the file")
+}
+
 /// The findings of a file parsed (or not) on this thread.
-fn check_ast(j: &FileJob, ast: Result<&syn::File, &syn::Error>, index: &Index, index_findings: &HashMap<String, Vec<Finding>>) -> Vec<Finding> {
+fn check_ast(j: &FileJob, ast: Result<&syn::File, &ParseFailure>, index: &Index, index_findings: &HashMap<String, Vec<Finding>>) -> Vec<Finding> {
     let mut findings = index_findings_for(index_findings, &j.file.rel_path);
     match ast {
         Ok(ast) => {
@@ -356,17 +409,18 @@ fn check_ast(j: &FileJob, ast: Result<&syn::File, &syn::Error>, index: &Index, i
             findings = apply_suppressions(&j.file, Some(ast), findings);
         }
         Err(e) => {
-            if !findings.iter().any(|f| f.rule.name == PARSE_ERROR.name) {
-                findings.push(parse_error(&j.file, e));
+            if !findings.iter().any(|f| f.rule.name == PARSE_ERROR.name || f.rule.name == CONTRACT_SYNTAX.name) {
+                findings.push(parse_error(j, e));
             }
         }
     }
     finish(j, findings)
 }
 
-/// Configured levels: `allow` drops a finding.
+/// Configured levels: `allow` drops a finding. An internal error keeps its level: the checker's
+/// failure is not the checked tree's to silence.
 fn finish(j: &FileJob, mut findings: Vec<Finding>) -> Vec<Finding> {
-    for f in &mut findings {
+    for f in findings.iter_mut().filter(|f| f.rule.name != INTERNAL_ERROR.name) {
         f.level = j.config.level(f.rule);
     }
     findings.retain(|f| f.level != Level::Allow);

@@ -22,6 +22,27 @@ pub mod source;
 pub mod suppress;
 pub mod workspace;
 
+/// The stack of every thread that parses or analyses: syn's parser and the visitors recurse once
+/// per nesting level, and [`source::MAX_NESTING`] levels must fit (the bound is checked before
+/// parsing, so deeper files are reported, not a stack overflow). Only touched pages are committed.
+pub const STACK_SIZE: usize = 256 << 20;
+
+/// Makes rayon's threads use [`STACK_SIZE`]; call once, first thing, in every binary. Returns
+/// false if the global pool was already built (by an earlier call: harmless).
+pub fn init_threads() -> bool {
+    rayon::ThreadPoolBuilder::new().stack_size(STACK_SIZE).build_global().is_ok()
+}
+
+/// Runs `f` on a thread with a [`STACK_SIZE`] stack (the main thread's is 8 MiB).
+pub fn on_big_stack<T: Send + 'static>(f: impl FnOnce() -> T + Send + 'static) -> T {
+    init_threads();
+    let worker = std::thread::Builder::new().name("reuse-check".into()).stack_size(STACK_SIZE).spawn(f).expect("spawn the checker thread");
+    match worker.join() {
+        Ok(v) => v,
+        Err(panic) => std::panic::resume_unwind(panic),
+    }
+}
+
 /// Checks what `target` names: discovery, reading, analysis.
 pub fn check(target: &workspace::Target) -> Result<engine::Report, workspace::DiscoverError> {
     check_with(target, &engine::CheckOptions::default())
@@ -35,10 +56,7 @@ pub fn check_with(target: &workspace::Target, options: &engine::CheckOptions) ->
         }
     }
     let ws = workspace::discover(target)?;
-    let (jobs, unreadable) = engine::read_jobs(&ws);
-    if !unreadable.is_empty() {
-        return Err(workspace::DiscoverError::Other(format!("cannot read {}", unreadable.join(", "))));
-    }
+    let jobs = engine::read_jobs(&ws);
     let mut report = engine::check_jobs(&jobs, &ws.root, options);
     report.packages = ws.packages.iter().map(|p| p.info.clone()).collect();
     if use_cache {

@@ -105,9 +105,191 @@ impl SourceFile {
     }
 }
 
+/// Brackets nested deeper than this are not parsed: the file is reported like a parse error.
+/// rustc compiles a few hundred nested blocks; the checker parses and analyses 1,024 on its
+/// threads' stacks (see [`crate::STACK_SIZE`]), and anything deeper is reported, never a crash.
+pub const MAX_NESTING: usize = 1024;
+/// Operators (`.`, `?`, binary operators) in one run of an expression at one bracket depth. A long
+/// method chain or sum is a left-nested tree as deep as it is long, for the parser's output and
+/// for every visitor of it.
+pub const MAX_CHAIN: usize = 2048;
+/// Larger source files are reported (`unreadable_file`), not read: no hand-written file is this
+/// large, and a generated one would cost seconds and gigabytes to parse.
+pub const MAX_SOURCE_BYTES: u64 = 16 << 20;
+
+/// Why a file's text was not turned into a syntax tree.
+#[derive(Debug)]
+pub enum ParseFailure {
+    Syntax(syn::Error),
+    /// Nested or chained deeper than the checker's bounds, at this byte offset of the text.
+    TooDeep { offset: usize, what: String },
+}
+
+impl SourceFile {
+    /// Parses the file, unless it nests or chains deeper than [`MAX_NESTING`] / [`MAX_CHAIN`].
+    pub fn parse(&self) -> Result<syn::File, ParseFailure> {
+        if let Some((offset, what)) = too_deep(self.parse_text()) {
+            return Err(ParseFailure::TooDeep { offset: offset + self.parse_offset, what });
+        }
+        syn::parse_file(self.parse_text()).map_err(ParseFailure::Syntax)
+    }
+
+    /// The byte range in this file of a parse failure from [`Self::parse`] on this thread.
+    pub fn failure_range(&self, failure: &ParseFailure) -> Range<usize> {
+        match failure {
+            ParseFailure::Syntax(e) => self.range(e.span()),
+            ParseFailure::TooDeep { offset, .. } => {
+                let end = self.text[*offset..].chars().next().map_or(*offset, |c| offset + c.len_utf8());
+                *offset..end
+            }
+        }
+    }
+}
+
+impl std::fmt::Display for ParseFailure {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            ParseFailure::Syntax(e) => write!(f, "{e}"),
+            ParseFailure::TooDeep { what, .. } => f.write_str(what),
+        }
+    }
+}
+
+/// The first place where `text` nests brackets deeper than [`MAX_NESTING`] or chains more than
+/// [`MAX_CHAIN`] operators, found by one pass over the bytes that skips comments, strings and
+/// character literals (a lexer of its own because the point is not to build the token trees).
+pub fn too_deep(text: &str) -> Option<(usize, String)> {
+    let b = text.as_bytes();
+    // Operators counted since the last separator, per open bracket.
+    let mut chain: Vec<usize> = vec![0];
+    let mut i = 0;
+    let ident = |c: u8| c.is_ascii_alphanumeric() || c == b'_' || c >= 0x80;
+    while i < b.len() {
+        let c = b[i];
+        match c {
+            b'/' if b.get(i + 1) == Some(&b'/') => {
+                i = memchr_from(b, i, b'\n');
+                continue;
+            }
+            b'/' if b.get(i + 1) == Some(&b'*') => {
+                let mut depth = 0usize;
+                while i < b.len() {
+                    if b[i] == b'/' && b.get(i + 1) == Some(&b'*') {
+                        depth += 1;
+                        i += 2;
+                    } else if b[i] == b'*' && b.get(i + 1) == Some(&b'/') {
+                        depth -= 1;
+                        i += 2;
+                        if depth == 0 {
+                            break;
+                        }
+                    } else {
+                        i += 1;
+                    }
+                }
+                continue;
+            }
+            b'"' => {
+                i = skip_quoted(b, i + 1, b'"');
+                continue;
+            }
+            b'r' if (i == 0 || !ident(b[i - 1]) || (b[i - 1] == b'b' && (i < 2 || !ident(b[i - 2]))))
+                && matches!(b.get(i + 1), Some(b'"' | b'#')) =>
+            {
+                let hashes = b[i + 1..].iter().take_while(|&&h| h == b'#').count();
+                if b.get(i + 1 + hashes) == Some(&b'"') {
+                    let close: Vec<u8> = std::iter::once(b'"').chain(std::iter::repeat_n(b'#', hashes)).collect();
+                    let body = i + 2 + hashes;
+                    i = b[body..].windows(close.len()).position(|w| w == close.as_slice()).map_or(b.len(), |p| body + p + close.len());
+                    continue;
+                }
+            }
+            b'\'' => {
+                // A char literal (`'a'`, `'\n'`, `'é'`), or a lifetime / label (`'a`).
+                if b.get(i + 1) == Some(&b'\\') {
+                    i = skip_quoted(b, i + 1, b'\'');
+                    continue;
+                }
+                let next = text[i + 1..].chars().next().map_or(0, char::len_utf8);
+                if next > 0 && b.get(i + 1 + next) == Some(&b'\'') {
+                    i += 2 + next;
+                    continue;
+                }
+            }
+            b'(' | b'[' | b'{' => {
+                chain.push(0);
+                if chain.len() > MAX_NESTING + 1 {
+                    return Some((i, format!("brackets nest more than {MAX_NESTING} levels deep here; the file is not checked")));
+                }
+            }
+            b')' | b']' | b'}' => {
+                if chain.len() > 1 {
+                    chain.pop();
+                }
+            }
+            b';' | b',' => *chain.last_mut().expect("never empty") = 0,
+            b'.' | b'?' | b'+' | b'-' | b'*' | b'/' | b'%' | b'&' | b'|' | b'^' | b'<' | b'>' | b'=' | b'!' => {
+                let n = chain.last_mut().expect("never empty");
+                *n += 1;
+                if *n > MAX_CHAIN {
+                    return Some((i, format!("an expression chains more than {MAX_CHAIN} operators here; the file is not checked")));
+                }
+                // A run of operator characters (`..=`, `&&`, `->`) is one operator.
+                while i + 1 < b.len() && b".?+-*/%&|^<>=!".contains(&b[i + 1]) && !(b[i + 1] == b'/' && matches!(b.get(i + 2), Some(b'/' | b'*'))) {
+                    i += 1;
+                }
+            }
+            _ => {}
+        }
+        i += 1;
+    }
+    None
+}
+
+fn memchr_from(b: &[u8], from: usize, needle: u8) -> usize {
+    b[from..].iter().position(|&c| c == needle).map_or(b.len(), |p| from + p)
+}
+
+/// The index after the closing `quote` of a literal whose body starts at `from` (escapes skipped).
+fn skip_quoted(b: &[u8], mut from: usize, quote: u8) -> usize {
+    while from < b.len() {
+        match b[from] {
+            b'\\' => from += 2,
+            c if c == quote => return from + 1,
+            _ => from += 1,
+        }
+    }
+    b.len()
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn deep_nesting_and_long_chains_are_found_outside_literals_and_comments() {
+        let nested = |n: usize| format!("fn f() {{ {} {} }}", "if c {".repeat(n), "}".repeat(n));
+        assert!(too_deep(&nested(400)).is_none());
+        let (offset, what) = too_deep(&nested(MAX_NESTING + 5)).unwrap();
+        assert!(what.contains("nest"), "{what}");
+        assert_eq!(&nested(MAX_NESTING + 5)[offset..offset + 1], "{");
+        let chain = |n: usize| format!("fn f() {{ x{}; }}", ".a()".repeat(n));
+        assert!(too_deep(&chain(1000)).is_none());
+        assert!(too_deep(&chain(MAX_CHAIN + 1)).unwrap().1.contains("chains"));
+        // Separators end a run; brackets in strings, raw strings, chars and comments do not count.
+        assert!(too_deep(&format!("fn f() {{ {} }}", "x.a();".repeat(10_000))).is_none());
+        let hidden = "{".repeat(5000);
+        for text in [
+            format!("// {hidden}\nfn f() {{}}"),
+            format!("/* /* {hidden} */ */ fn f() {{}}"),
+            format!("const S: &str = \"{hidden}\\\" \";"),
+            format!("const S: &str = r#\"{hidden}\"#;"),
+            format!("const S: &[u8] = br\"{hidden}\";"),
+            format!("fn f<'a>(x: &'a u8) -> char {{ '{{' }} const S: &str = \"{hidden}\";"),
+        ] {
+            assert!(too_deep(&text).is_none(), "{}", &text[..40]);
+        }
+    }
 
     #[test]
     fn positions_count_chars_and_utf16_units() {

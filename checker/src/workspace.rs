@@ -1,5 +1,9 @@
 //! Finding what to check: a Cargo workspace through `cargo metadata --no-deps` (which reads
 //! manifests and builds nothing), or a plain directory. Files are walked gitignore-aware.
+//!
+//! The checked tree is untrusted: `cargo metadata` runs from an empty temporary directory with
+//! `--manifest-path`, with the cargo the checker was started with (see [`metadata_command`]), so a
+//! `rust-toolchain.toml` or `.cargo/config.toml` in the tree chooses no binary and installs nothing.
 
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
@@ -113,6 +117,12 @@ pub struct Workspace {
     pub contracts_files: Vec<PathBuf>,
     /// The manifests read (their changes change the configuration and the package list).
     pub manifests: Vec<PathBuf>,
+    /// Every directory the walk visited or that decides what is walked (package directories,
+    /// the directories between them and the root, the parents of `members` globs): a file added to
+    /// any of them changes the input.
+    pub dirs: Vec<PathBuf>,
+    /// Entries the walk could not read (an unreadable directory), with the reason.
+    pub unreadable: Vec<(PathBuf, String)>,
 }
 
 /// Why the tool could not run (exit status 2).
@@ -146,22 +156,50 @@ pub fn discover(target: &Target) -> Result<Workspace, DiscoverError> {
         (None, Some(p)) if p.is_dir() && p.join("Cargo.toml").is_file() => Some(p.join("Cargo.toml")),
         (None, Some(p)) if p.is_dir() => return discover_dir(p),
         (None, Some(p)) => return Err(DiscoverError::Other(format!("`{}`: no such directory or Cargo.toml", p.display()))),
-        (None, None) => None,
+        // What cargo would find from here: the nearest `Cargo.toml` above the current directory.
+        (None, None) => {
+            let cwd = std::env::current_dir().map_err(|e| DiscoverError::Other(format!("no current directory: {e}")))?;
+            let found = cwd.ancestors().map(|d| d.join("Cargo.toml")).find(|m| m.is_file());
+            Some(found.ok_or_else(|| DiscoverError::Other(format!("no Cargo.toml in {} or above it", cwd.display())))?)
+        }
     };
     discover_cargo(manifest.as_deref(), target)
 }
 
-fn discover_cargo(manifest: Option<&Path>, target: &Target) -> Result<Workspace, DiscoverError> {
+/// `cargo metadata --no-deps --offline` for `manifest`, run so that nothing in the checked tree
+/// decides what runs: from a new empty directory (rustup's toolchain files and cargo's
+/// `.cargo/config.toml` are looked up from the current directory, so neither applies), with the
+/// cargo that started the checker (`$CARGO`, set by cargo for its subcommands) or else the `cargo`
+/// of `PATH`, and with rustup told never to install a toolchain. `RUSTUP_TOOLCHAIN`, when the
+/// environment sets it, still applies: the environment is the user's, the tree is not.
+pub fn metadata_command(manifest: &Path, neutral_dir: &Path) -> cargo_metadata::MetadataCommand {
     let mut cmd = cargo_metadata::MetadataCommand::new();
-    cmd.no_deps();
-    if let Some(m) = manifest {
-        cmd.manifest_path(m);
+    if let Some(cargo) = std::env::var_os("CARGO").map(PathBuf::from).filter(|c| c.is_absolute()) {
+        cmd.cargo_path(cargo);
     }
-    let meta = cmd.exec().map_err(|e| DiscoverError::Other(format!("cannot read the Cargo workspace: {e}")))?;
+    cmd.no_deps()
+        .manifest_path(manifest)
+        .current_dir(neutral_dir)
+        .other_options(vec!["--offline".to_string()])
+        .env("RUSTUP_AUTO_INSTALL", "0");
+    cmd
+}
+
+fn discover_cargo(manifest: Option<&Path>, target: &Target) -> Result<Workspace, DiscoverError> {
+    let manifest = manifest.ok_or_else(|| DiscoverError::Other("no Cargo.toml to read".into()))?;
+    let manifest = std::path::absolute(manifest).map_err(|e| DiscoverError::Other(format!("`{}`: {e}", manifest.display())))?;
+    let neutral = tempfile::Builder::new()
+        .prefix("reuse-check-")
+        .tempdir()
+        .map_err(|e| DiscoverError::Other(format!("cannot create a temporary directory to run `cargo metadata` from: {e}")))?;
+    let meta = metadata_command(&manifest, neutral.path())
+        .exec()
+        .map_err(|e| DiscoverError::Other(format!("cannot read the Cargo workspace: {e}")))?;
+    let manifest = Some(manifest.as_path());
     let root: PathBuf = meta.workspace_root.clone().into();
     let root_manifest = root.join("Cargo.toml");
     let ws_layer = match meta.workspace_metadata.get("reuse-check") {
-        Some(v) => ConfigLayer::from_value(v, &root_manifest, "workspace.metadata.reuse-check", &root)?,
+        Some(v) => ConfigLayer::from_value(v, &root_manifest, "workspace.metadata.reuse-check", &root, &root)?,
         None => ConfigLayer::default(),
     };
     let mut contracts_files = ws_layer.contracts.clone();
@@ -189,29 +227,55 @@ fn discover_cargo(manifest: Option<&Path>, target: &Target) -> Result<Workspace,
     let explicit = selected.len() < members.len() || !target.packages.is_empty();
     let all_dirs: Vec<PathBuf> = members.iter().filter_map(|p| p.manifest_path.parent().map(|d| d.into())).collect();
     let mut packages = Vec::new();
+    let mut log = WalkLog::default();
     for p in selected {
         let dir: PathBuf = p.manifest_path.parent().map(Into::into).unwrap_or_else(|| root.clone());
         let pkg_layer = match p.metadata.get("reuse-check") {
-            Some(v) => ConfigLayer::from_value(v, p.manifest_path.as_std_path(), "package.metadata.reuse-check", &dir)?,
+            Some(v) => ConfigLayer::from_value(v, p.manifest_path.as_std_path(), "package.metadata.reuse-check", &dir, &root)?,
             None => ConfigLayer::default(),
         };
         contracts_files.extend(pkg_layer.contracts.iter().cloned());
         let config = Arc::new(Config::merge(&[&ws_layer, &pkg_layer]));
         // Files of nested member packages belong to those packages.
         let nested: Vec<PathBuf> = all_dirs.iter().filter(|d| **d != dir && d.starts_with(&dir)).cloned().collect();
-        let mut files = rust_files(&dir, &nested, &root, Some(&config));
+        let mut files = rust_files(&dir, &nested, &root, Some(&config), &mut log);
         if files.is_empty() && explicit {
             // A package named on the command line is checked even if the workspace excludes it.
-            files = rust_files(&dir, &nested, &root, None);
+            files = rust_files(&dir, &nested, &root, None, &mut log);
         }
         let info = PackageInfo::from_cargo(p, &dir);
         packages.push(Package { crate_name: p.name.replace('-', "_"), dir, files, config, info });
     }
     contracts_files.sort();
     contracts_files.dedup();
-    let mut manifests = vec![root_manifest];
+    let mut manifests = vec![root_manifest.clone()];
     manifests.extend(members.iter().map(|p| p.manifest_path.clone().into_std_path_buf()));
-    Ok(Workspace { root, packages, contracts_files, manifests })
+    // A new member (a directory matched by a `members` glob) shows in the listing of the
+    // directories between the members and the root.
+    log.dirs.push(root.clone());
+    for d in &all_dirs {
+        log.dirs.extend(d.ancestors().skip(1).take_while(|a| a.starts_with(&root)).map(Path::to_path_buf));
+    }
+    log.dirs.extend(member_glob_parents(&root_manifest, &root));
+    Ok(Workspace { root, packages, contracts_files, manifests, dirs: log.dirs, unreadable: log.unreadable })
+}
+
+/// The directories that `[workspace] members` globs enumerate (`crates/*` → `crates`): a member
+/// added there changes the workspace even before its manifest is listed anywhere.
+fn member_glob_parents(root_manifest: &Path, root: &Path) -> Vec<PathBuf> {
+    let Some(manifest) = std::fs::read_to_string(root_manifest).ok().and_then(|t| t.parse::<toml::Table>().ok()) else { return Vec::new() };
+    let members = manifest.get("workspace").and_then(|w| w.get("members")).and_then(|m| m.as_array());
+    members
+        .into_iter()
+        .flatten()
+        .filter_map(|m| m.as_str())
+        .filter(|m| m.contains(['*', '?', '[']) && !m.split('/').any(|c| c == ".."))
+        .map(|m| {
+            let literal: Vec<&str> = m.split('/').take_while(|c| !c.contains(['*', '?', '['])).collect();
+            root.join(literal.join("/"))
+        })
+        .filter(|d| d.starts_with(root))
+        .collect()
 }
 
 /// Whether a `-p` spec names a package: `name`, `name@version` or cargo's package ID.
@@ -225,7 +289,8 @@ fn spec_matches(p: &cargo_metadata::Package, spec: &str) -> bool {
 fn discover_dir(dir: &Path) -> Result<Workspace, DiscoverError> {
     let root = dir.to_path_buf();
     let config = Arc::new(Config::default());
-    let files = rust_files(&root, &[], &root, Some(&config));
+    let mut log = WalkLog::default();
+    let files = rust_files(&root, &[], &root, Some(&config), &mut log);
     let name_of = |d: &Path| {
         d.canonicalize().ok().and_then(|d| d.file_name().map(|n| n.to_string_lossy().replace('-', "_"))).unwrap_or_else(|| "crate".into())
     };
@@ -247,20 +312,41 @@ fn discover_dir(dir: &Path) -> Result<Workspace, DiscoverError> {
             }
         }
     }
-    Ok(Workspace { root, packages, contracts_files: Vec::new(), manifests: Vec::new() })
+    Ok(Workspace { root, packages, contracts_files: Vec::new(), manifests: Vec::new(), dirs: log.dirs, unreadable: log.unreadable })
+}
+
+/// What the walks saw besides files: the directories they visited and what they could not read.
+#[derive(Default)]
+struct WalkLog {
+    dirs: Vec<PathBuf>,
+    unreadable: Vec<(PathBuf, String)>,
 }
 
 /// `.rs` files under `dir`, gitignore-aware, skipping `target/`, nested packages and excluded paths.
-fn rust_files(dir: &Path, nested: &[PathBuf], root: &Path, config: Option<&Config>) -> Vec<PathBuf> {
+/// Symbolic links are not followed (a link to `/dev/stdin` or out of the tree is not a file of it).
+fn rust_files(dir: &Path, nested: &[PathBuf], root: &Path, config: Option<&Config>, log: &mut WalkLog) -> Vec<PathBuf> {
     let mut files = Vec::new();
     let walker = ignore::WalkBuilder::new(dir)
         .hidden(true)
         .git_ignore(true)
         .require_git(false)
+        .follow_links(false)
         .filter_entry(|e| e.file_name() != "target")
         .build();
-    for entry in walker.flatten() {
+    for entry in walker {
+        let entry = match entry {
+            Ok(e) => e,
+            Err(e) => {
+                let path = walk_error_path(&e).unwrap_or_else(|| dir.to_path_buf());
+                log.unreadable.push((path, e.to_string()));
+                continue;
+            }
+        };
         let path = entry.path();
+        if entry.file_type().is_some_and(|t| t.is_dir()) {
+            log.dirs.push(path.to_path_buf());
+            continue;
+        }
         if !entry.file_type().is_some_and(|t| t.is_file()) || path.extension().is_none_or(|e| e != "rs") {
             continue;
         }
@@ -273,9 +359,18 @@ fn rust_files(dir: &Path, nested: &[PathBuf], root: &Path, config: Option<&Confi
     files
 }
 
+/// The path an error of the walk is about.
+fn walk_error_path(e: &ignore::Error) -> Option<PathBuf> {
+    match e {
+        ignore::Error::WithPath { path, .. } => Some(path.clone()),
+        ignore::Error::WithDepth { err, .. } | ignore::Error::WithLineNumber { err, .. } => walk_error_path(err),
+        _ => None,
+    }
+}
+
 /// `path` relative to `root`, with `/` separators.
 pub fn rel_path(root: &Path, path: &Path) -> String {
-    let rel = path.strip_prefix(root).unwrap_or(path);
+    let Ok(rel) = path.strip_prefix(root) else { return path.to_string_lossy().replace('\\', "/") };
     rel.components().map(|c| c.as_os_str().to_string_lossy()).collect::<Vec<_>>().join("/")
 }
 

@@ -67,7 +67,13 @@ fn every_rule_on_every_fixture() {
     );
     // Every rule the checker reports has a fixture that shows it.
     let covered: BTreeSet<&str> = expected.iter().map(|(_, _, r)| r.as_str()).collect();
-    for rule in reuse_rules::catalogue::ALL.iter().filter(|r| r.found_by.contains(&reuse_rules::catalogue::FoundBy::Checker)) {
+    // An unreadable file and a failing rule cannot be committed as fixtures: `tests/hostile.rs`
+    // makes them on temporary workspaces.
+    let made_elsewhere = [reuse_rules::catalogue::UNREADABLE_FILE.name, reuse_rules::catalogue::INTERNAL_ERROR.name];
+    for rule in reuse_rules::catalogue::ALL
+        .iter()
+        .filter(|r| r.found_by.contains(&reuse_rules::catalogue::FoundBy::Checker) && !made_elsewhere.contains(&r.name))
+    {
         assert!(covered.contains(rule.name), "no fixture expects `{}`", rule.name);
     }
 }

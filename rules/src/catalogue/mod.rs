@@ -102,6 +102,7 @@ mod effect_order;
 mod forbidden_write;
 mod hit_mismatch;
 mod hit_skips_effect;
+mod internal_error;
 mod memoized_effect;
 mod pad_to_null_block;
 mod parse_error;
@@ -110,6 +111,7 @@ mod stale_key;
 mod suppression_without_reason;
 mod undeclared_alias;
 mod undeclared_write;
+mod unreadable_file;
 mod unknown_name;
 mod unused_suppression;
 mod use_after_donate;
@@ -122,6 +124,7 @@ pub use effect_order::EFFECT_ORDER;
 pub use forbidden_write::FORBIDDEN_WRITE;
 pub use hit_mismatch::HIT_MISMATCH;
 pub use hit_skips_effect::HIT_SKIPS_EFFECT;
+pub use internal_error::INTERNAL_ERROR;
 pub use memoized_effect::MEMOIZED_EFFECT;
 pub use pad_to_null_block::PAD_TO_NULL_BLOCK;
 pub use parse_error::PARSE_ERROR;
@@ -130,6 +133,7 @@ pub use stale_key::STALE_KEY;
 pub use suppression_without_reason::SUPPRESSION_WITHOUT_REASON;
 pub use undeclared_alias::UNDECLARED_ALIAS;
 pub use undeclared_write::UNDECLARED_WRITE;
+pub use unreadable_file::UNREADABLE_FILE;
 pub use unknown_name::UNKNOWN_NAME;
 pub use unused_suppression::UNUSED_SUPPRESSION;
 pub use use_after_donate::USE_AFTER_DONATE;
@@ -153,6 +157,8 @@ pub static ALL: &[&Rule] = &[
     &UNDECLARED_ALIAS,
     &AMBIGUOUS_CALL,
     &PARSE_ERROR,
+    &UNREADABLE_FILE,
+    &INTERNAL_ERROR,
     &UNUSED_SUPPRESSION,
     &SUPPRESSION_WITHOUT_REASON,
 ];
