@@ -29,6 +29,10 @@ pub struct FnCtx<'a> {
     pub contract: Option<&'a FileContract>,
     /// Bodies of the file's functions by name (helpers that run effects).
     pub helpers: &'a HashMap<String, Vec<&'a syn::Block>>,
+    /// Computed once per function, on first use: every rule and every call site reads the same
+    /// ones (per call site, a function with thousands of calls was quadratic).
+    pub lets_memo: std::cell::OnceCell<Locals<'a>>,
+    pub calls_memo: std::cell::OnceCell<Vec<&'a Expr>>,
 }
 
 impl<'a> FnCtx<'a> {
@@ -105,7 +109,17 @@ pub struct Def<'a> {
 pub type Locals<'a> = HashMap<String, Vec<Def<'a>>>;
 
 impl<'a> FnCtx<'a> {
-    pub fn lets(&self) -> Locals<'a> {
+    /// Every `let` of the body, by name.
+    pub fn lets(&self) -> &Locals<'a> {
+        self.lets_memo.get_or_init(|| self.collect_lets())
+    }
+
+    /// Every call and method call of the body, in source order (see [`crate::rules::calls_in`]).
+    pub fn calls(&self) -> &[&'a Expr] {
+        self.calls_memo.get_or_init(|| crate::rules::calls_in(self.body))
+    }
+
+    fn collect_lets(&self) -> Locals<'a> {
         struct Lets<'c, 'a>(&'c FnCtx<'a>, Locals<'a>);
         impl<'a> Lets<'_, 'a> {
             fn bind(&mut self, pat: &syn::Pat, init: &'a Expr, end: usize) {
@@ -178,6 +192,8 @@ pub fn analyze_file(file: &FileRef, ast: &syn::File, crate_name: &str, module: &
             env: TypeEnv::of(f.sig, Some(body)),
             contract: own.as_ref(),
             helpers: &helpers,
+            lets_memo: Default::default(),
+            calls_memo: Default::default(),
         };
         rules::check_fn(&ctx, &mut findings);
     });

@@ -103,7 +103,7 @@ fn cache_dir(start: &Path) -> Option<PathBuf> {
         env_dir("XDG_CACHE_HOME").map(|d| d.join("reuse-check")),
         env_dir("HOME").map(|d| d.join(".cache").join("reuse-check")),
     ];
-    candidates.into_iter().flatten().find(|d| !resolved(d).starts_with(start))
+    candidates.into_iter().flatten().find(|d| !d.starts_with(start) && !resolved(d).starts_with(start))
 }
 
 /// `path` with its longest existing prefix canonicalized (links resolved).

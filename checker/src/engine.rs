@@ -400,6 +400,11 @@ fn internal_error(j: &FileJob, what: &str) -> Finding {
 
 /// The findings of a file parsed (or not) on this thread.
 fn check_ast(j: &FileJob, ast: Result<&syn::File, &ParseFailure>, index: &Index, index_findings: &HashMap<String, Vec<Finding>>) -> Vec<Finding> {
+    // Debug builds only: how the tests make a rule fail (the environment is the user's, not the tree's).
+    #[cfg(debug_assertions)]
+    if std::env::var("REUSE_CHECK_FAIL_ON_FILE").is_ok_and(|name| j.file.rel_path.ends_with(&name)) {
+        panic!("REUSE_CHECK_FAIL_ON_FILE");
+    }
     let mut findings = index_findings_for(index_findings, &j.file.rel_path);
     match ast {
         Ok(ast) => {

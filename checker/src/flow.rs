@@ -20,6 +20,14 @@ type States = BTreeSet<Trace>;
 
 const MAX_STATES: usize = 64;
 const MAX_TRACE: usize = 16;
+/// Expressions interpreted per function, at most. Loops iterate to a fixpoint, so nested loops
+/// multiply the work; past this bound the function is reported (`analysis_limit`), not analysed
+/// for minutes.
+pub const MAX_STEPS: usize = 200_000;
+
+/// The function needed more than [`MAX_STEPS`] steps.
+#[derive(Debug)]
+pub struct TooComplex;
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
 pub enum ExitKind {
@@ -49,11 +57,17 @@ struct Interp<'f> {
     effects_of_call: &'f dyn Fn(&Expr) -> Vec<u8>,
     exits: Vec<Exit>,
     loops: Vec<LoopFrame>,
+    steps: usize,
+    max_steps: usize,
 }
 
 /// The exits of a function body. `effects_of_call` says which effects a call expression runs.
-pub fn exits(body: &Block, effects_of_call: &dyn Fn(&Expr) -> Vec<u8>) -> Vec<Exit> {
-    let mut interp = Interp { effects_of_call, exits: Vec::new(), loops: Vec::new() };
+pub fn exits(body: &Block, effects_of_call: &dyn Fn(&Expr) -> Vec<u8>) -> Result<Vec<Exit>, TooComplex> {
+    exits_within(body, effects_of_call, MAX_STEPS)
+}
+
+fn exits_within(body: &Block, effects_of_call: &dyn Fn(&Expr) -> Vec<u8>, max_steps: usize) -> Result<Vec<Exit>, TooComplex> {
+    let mut interp = Interp { effects_of_call, exits: Vec::new(), loops: Vec::new(), steps: 0, max_steps };
     let out = interp.block(body, BTreeSet::from([Vec::new()]));
     if !out.is_empty() {
         let span = match body.stmts.last() {
@@ -62,7 +76,10 @@ pub fn exits(body: &Block, effects_of_call: &dyn Fn(&Expr) -> Vec<u8>) -> Vec<Ex
         };
         interp.exit(ExitKind::Tail, span, out);
     }
-    interp.exits
+    if interp.steps > interp.max_steps {
+        return Err(TooComplex);
+    }
+    Ok(interp.exits)
 }
 
 /// First and last token spans of an expression.
@@ -155,8 +172,9 @@ impl Interp<'_> {
     }
 
     fn expr(&mut self, e: &Expr, s: States) -> States {
-        if s.is_empty() {
-            return s;
+        self.steps += 1;
+        if s.is_empty() || self.steps > self.max_steps {
+            return States::new();
         }
         match e {
             Expr::Call(c) => {
@@ -386,6 +404,7 @@ mod tests {
             }
         };
         exits(&f.block, &effects)
+            .unwrap()
             .into_iter()
             .map(|e| {
                 (e.kind, e.traces.iter().map(|t| t.iter().map(|i| ["a", "b", "c"][*i as usize]).collect::<String>()).collect())
@@ -424,6 +443,14 @@ mod tests {
     fn let_else_and_panics() {
         let exits = run("fn f() { let Some(x) = y else { return; }; a(); if bad() { panic!(\"no\") } b() }");
         assert_eq!(exits, vec![(ExitKind::Return, vec!["".into()]), (ExitKind::Tail, vec!["ab".into()])]);
+    }
+
+    #[test]
+    fn the_work_bound_stops_the_interpreter_and_says_so() {
+        let f: syn::ItemFn = syn::parse_str("fn f() { for x in xs { while c() { a(); if d() { continue; } } } b() }").unwrap();
+        let effects = |e: &Expr| if matches!(e, Expr::Call(_)) { vec![0] } else { vec![] };
+        assert!(exits_within(&f.block, &effects, 10).is_err());
+        assert!(exits_within(&f.block, &effects, MAX_STEPS).is_ok());
     }
 
     #[test]

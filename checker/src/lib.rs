@@ -58,6 +58,9 @@ pub fn check_with(target: &workspace::Target, options: &engine::CheckOptions) ->
     let ws = workspace::discover(target)?;
     let jobs = engine::read_jobs(&ws);
     let mut report = engine::check_jobs(&jobs, &ws.root, options);
+    if let Some(only) = &ws.report_only {
+        report.findings.retain(|f| std::fs::canonicalize(&f.primary.file.path).is_ok_and(|p| p == *only));
+    }
     report.packages = ws.packages.iter().map(|p| p.info.clone()).collect();
     if use_cache {
         cache::store(target, &ws, &report);

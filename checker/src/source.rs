@@ -65,7 +65,8 @@ impl SourceFile {
     pub fn line_col(&self, offset: usize) -> LineCol {
         let offset = offset.min(self.text.len());
         let line = self.line_index(offset);
-        let mut start = self.line_starts[line];
+        // A byte-order mark is not a column.
+        let mut start = if line == 0 { self.parse_offset } else { self.line_starts[line] };
         let mut prefix_end = offset;
         while !self.text.is_char_boundary(prefix_end) {
             prefix_end -= 1;
@@ -222,11 +223,10 @@ pub fn too_deep(text: &str) -> Option<(usize, String)> {
                     return Some((i, format!("brackets nest more than {MAX_NESTING} levels deep here; the file is not checked")));
                 }
             }
-            b')' | b']' | b'}' => {
-                if chain.len() > 1 {
+            b')' | b']' | b'}'
+                if chain.len() > 1 => {
                     chain.pop();
                 }
-            }
             b';' | b',' => *chain.last_mut().expect("never empty") = 0,
             b'.' | b'?' | b'+' | b'-' | b'*' | b'/' | b'%' | b'&' | b'|' | b'^' | b'<' | b'>' | b'=' | b'!' => {
                 let n = chain.last_mut().expect("never empty");

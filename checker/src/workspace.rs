@@ -123,6 +123,8 @@ pub struct Workspace {
     pub dirs: Vec<PathBuf>,
     /// Entries the walk could not read (an unreadable directory), with the reason.
     pub unreadable: Vec<(PathBuf, String)>,
+    /// Only findings in this file are reported (a single file was named on the command line).
+    pub report_only: Option<PathBuf>,
 }
 
 /// Why the tool could not run (exit status 2).
@@ -155,6 +157,8 @@ pub fn discover(target: &Target) -> Result<Workspace, DiscoverError> {
         (None, Some(p)) if p.is_file() && p.file_name().is_some_and(|n| n == "Cargo.toml") => Some(p.clone()),
         (None, Some(p)) if p.is_dir() && p.join("Cargo.toml").is_file() => Some(p.join("Cargo.toml")),
         (None, Some(p)) if p.is_dir() => return discover_dir(p),
+        // One source file: checked with everything its package and workspace declare, reported alone.
+        (None, Some(p)) if p.is_file() && p.extension().is_some_and(|e| e == "rs") => return discover_file(p, target),
         (None, Some(p)) => return Err(DiscoverError::Other(format!("`{}`: no such directory or Cargo.toml", p.display()))),
         // What cargo would find from here: the nearest `Cargo.toml` above the current directory.
         (None, None) => {
@@ -164,6 +168,22 @@ pub fn discover(target: &Target) -> Result<Workspace, DiscoverError> {
         }
     };
     discover_cargo(manifest.as_deref(), target)
+}
+
+/// A single `.rs` file: the workspace of the nearest `Cargo.toml` above it (else its directory as a
+/// plain tree) is indexed, and only the file's findings are reported.
+fn discover_file(file: &Path, target: &Target) -> Result<Workspace, DiscoverError> {
+    let file = std::fs::canonicalize(file).map_err(|e| DiscoverError::Other(format!("`{}`: {e}", file.display())))?;
+    let dir = file.parent().unwrap_or(Path::new("/"));
+    let mut ws = match dir.ancestors().map(|d| d.join("Cargo.toml")).find(|m| m.is_file()) {
+        Some(manifest) => discover_cargo(Some(&manifest), &Target { workspace: true, ..target.clone() })?,
+        None => discover_dir(dir)?,
+    };
+    if !ws.packages.iter().any(|p| p.files.iter().any(|f| std::fs::canonicalize(f).is_ok_and(|f| f == file))) {
+        return Err(DiscoverError::Other(format!("`{}` is not a source file of its workspace (excluded, ignored or outside every package)", file.display())));
+    }
+    ws.report_only = Some(file);
+    Ok(ws)
 }
 
 /// `cargo metadata --no-deps --offline` for `manifest`, run so that nothing in the checked tree
@@ -257,7 +277,7 @@ fn discover_cargo(manifest: Option<&Path>, target: &Target) -> Result<Workspace,
         log.dirs.extend(d.ancestors().skip(1).take_while(|a| a.starts_with(&root)).map(Path::to_path_buf));
     }
     log.dirs.extend(member_glob_parents(&root_manifest, &root));
-    Ok(Workspace { root, packages, contracts_files, manifests, dirs: log.dirs, unreadable: log.unreadable })
+    Ok(Workspace { root, packages, contracts_files, manifests, dirs: log.dirs, unreadable: log.unreadable, report_only: None })
 }
 
 /// The directories that `[workspace] members` globs enumerate (`crates/*` → `crates`): a member
@@ -312,7 +332,7 @@ fn discover_dir(dir: &Path) -> Result<Workspace, DiscoverError> {
             }
         }
     }
-    Ok(Workspace { root, packages, contracts_files: Vec::new(), manifests: Vec::new(), dirs: log.dirs, unreadable: log.unreadable })
+    Ok(Workspace { root, packages, contracts_files: Vec::new(), manifests: Vec::new(), dirs: log.dirs, unreadable: log.unreadable, report_only: None })
 }
 
 /// What the walks saw besides files: the directories they visited and what they could not read.

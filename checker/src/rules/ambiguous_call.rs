@@ -12,7 +12,13 @@ pub(super) fn check(ctx: &FnCtx, calls: &[&Expr], out: &mut Vec<Finding>) {
     for &call in calls {
         let Some(site) = CallSite::of(call) else { continue };
         let Resolution::Ambiguous(cands) = ctx.resolve(&site) else { continue };
-        let paths: Vec<String> = cands.iter().map(|c| format!("`{}`", c.display_path())).collect();
+        // The message stays one line whatever the number of candidates (thousands of same-named
+        // contracts would otherwise print megabytes per call).
+        const LISTED: usize = 5;
+        let mut paths: Vec<String> = cands.iter().take(LISTED).map(|c| format!("`{}`", c.display_path())).collect();
+        if cands.len() > LISTED {
+            paths.push(format!("{} more", cands.len() - LISTED));
+        }
         let mut f = Finding::new(
             &AMBIGUOUS_CALL,
             format!("`{}` could be any of {}, whose contracts differ; this call is not checked", site.name, paths.join(", ")),

@@ -8,16 +8,16 @@ use syn::Expr;
 use super::names;
 use crate::analysis::{FnCtx};
 use crate::finding::{Finding, Label};
-use crate::flow::{exits, Exit, ExitKind};
+use crate::flow::{exits, Exit, ExitKind, TooComplex};
 use crate::resolve::CallSite;
 use reuse_rules::catalogue::HIT_SKIPS_EFFECT;
 use reuse_rules::contract::{Clause, Effect};
 
 /// The exits of the body with the preserved effects each path ran. A call of a function whose own
 /// contract preserves some of the same effects counts as running them, in its order.
-pub(super) fn effect_exits(ctx: &FnCtx, effects: &[Effect<Range<usize>>]) -> Vec<Exit> {
+pub(super) fn effect_exits(ctx: &FnCtx, effects: &[Effect<Range<usize>>]) -> Result<Vec<Exit>, TooComplex> {
     let position = |name: &str| effects.iter().position(|e| e.name() == name).map(|i| i as u8);
-    let of_call = |e: &Expr| -> Vec<u8> {
+    let resolve = |e: &Expr| -> Vec<u8> {
         let Some(call) = CallSite::of(e) else { return Vec::new() };
         if let Some(i) = position(&call.name) {
             return vec![i];
@@ -44,6 +44,27 @@ pub(super) fn effect_exits(ctx: &FnCtx, effects: &[Effect<Range<usize>>]) -> Vec
                 }
             }
         }
+    };
+    // Loops are interpreted more than once: each call is resolved once. Calls are told apart by
+    // where their name is written (calls inside macros are re-parsed on each visit, so their
+    // addresses are not stable; their spans are).
+    let memo: std::cell::RefCell<std::collections::HashMap<(usize, usize), Vec<u8>>> = Default::default();
+    let of_call = |e: &Expr| -> Vec<u8> {
+        let name_span = match e {
+            Expr::Call(c) => match &*c.func {
+                Expr::Path(p) => p.path.segments.last().map(|s| s.ident.span()),
+                _ => None,
+            },
+            Expr::MethodCall(m) => Some(m.method.span()),
+            _ => None,
+        };
+        let Some(key) = name_span.map(|s| (s.byte_range().start, s.byte_range().end)) else { return resolve(e) };
+        if let Some(known) = memo.borrow().get(&key) {
+            return known.clone();
+        }
+        let effects = resolve(e);
+        memo.borrow_mut().insert(key, effects.clone());
+        effects
     };
     exits(ctx.body, &of_call)
 }

@@ -15,7 +15,7 @@ const CACHING_METHODS: &[&str] =
 /// Lookups that make a later `insert` a get-then-insert memo.
 const LOOKUPS: &[&str] = &["get", "get_mut", "contains_key", "peek"];
 
-pub(super) fn check(ctx: &FnCtx, calls: &[&Expr], out: &mut Vec<Finding>) {
+pub(super) fn check<'a>(ctx: &FnCtx<'a>, calls: &[&'a Expr], out: &mut Vec<Finding>) {
     for &call in calls {
         let Expr::MethodCall(m) = call else { continue };
         let method = m.method.to_string();

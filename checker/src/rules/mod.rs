@@ -26,19 +26,30 @@ pub fn check_fn(ctx: &FnCtx, out: &mut Vec<Finding>) {
             let mut seen = std::collections::HashSet::new();
             effects.retain(|e| seen.insert(e.name().to_string()));
             let effects = effects.as_slice();
-            let exits = hit_skips_effect::effect_exits(ctx, effects);
-            hit_skips_effect::check(ctx, clause, effects, &exits, out);
-            effect_order::check(ctx, clause, effects, &exits, out);
+            match hit_skips_effect::effect_exits(ctx, effects) {
+                Ok(exits) => {
+                    hit_skips_effect::check(ctx, clause, effects, &exits, out);
+                    effect_order::check(ctx, clause, effects, &exits, out);
+                }
+                Err(crate::flow::TooComplex) => out.push(
+                    Finding::new(
+                        &reuse_rules::catalogue::ANALYSIS_LIMIT,
+                        format!("`{}` is too complex for the path analysis (over {} steps); its `preserves` is not checked", ctx.sig.ident, crate::flow::MAX_STEPS),
+                        crate::finding::Label::new(ctx.file, ctx.range(ctx.sig.ident.span()), "not checked"),
+                    )
+                    .with_help("move inner loops into a helper function so that each body stays small"),
+                ),
+            }
         }
         stale_key::check(ctx, contract, out);
         forbidden_write::check_body(ctx, contract, out);
         undeclared_write::check(ctx, contract, out);
     }
-    let calls = calls_in(ctx.body);
-    memoized_effect::check(ctx, &calls, out);
-    pad_to_null_block::check(ctx, &calls, out);
-    use_after_donate::check(ctx, &calls, out);
-    ambiguous_call::check(ctx, &calls, out);
+    let calls = ctx.calls();
+    memoized_effect::check(ctx, calls, out);
+    pad_to_null_block::check(ctx, calls, out);
+    use_after_donate::check(ctx, calls, out);
+    ambiguous_call::check(ctx, calls, out);
 }
 
 /// Every call and method call of a body, closures and nested blocks included, in source order.

@@ -14,7 +14,7 @@ use std::ops::Range;
 use syn::visit::Visit;
 use syn::Expr;
 
-use super::{calls_in, calls_in_expr, expr_text};
+use super::{calls_in_expr, expr_text};
 use crate::analysis::{clause_label, Def, FnCtx};
 use crate::finding::{Finding, Fix, Label};
 use crate::index::ContractedFn;
@@ -87,7 +87,7 @@ fn buffer_of(e: &Expr) -> &Expr {
 fn check_arg(ctx: &FnCtx, call: &Expr, arg: &Expr, w: &WriteIndex) -> Vec<Finding> {
     let mut out = Vec::new();
     let lets = ctx.lets();
-    let last_def = |name: &str, pos: usize| FnCtx::last_def(&lets, name, pos);
+    let last_def = |name: &str, pos: usize| FnCtx::last_def(lets, name, pos);
     let call_pos = ctx.expr_range(call).start;
     let buffer = buffer_of(arg);
     // Built right in the argument: `&vec![0; n]`, `&Tensor::new(vec![0; n], &dev)?`.
@@ -303,8 +303,10 @@ fn full_reset(ctx: &FnCtx, name: &str, after: usize, before: usize, w: &WriteInd
 
 fn local_buffer(ctx: &FnCtx, name: &str, def: &Def, call_pos: usize, w: &WriteIndex, out: &mut Vec<Finding>) {
     element_fallbacks(ctx, def.init, name, w, out);
-    let mutations: Vec<&Expr> = calls_in(ctx.body)
-        .into_iter()
+    let mutations: Vec<&Expr> = ctx
+        .calls()
+        .iter()
+        .copied()
         .filter(|c| matches!(c, Expr::MethodCall(m) if expr_text(strip(&m.receiver)) == name))
         .filter(|c| {
             let r = ctx.expr_range(c);
@@ -433,7 +435,7 @@ fn persistent(ctx: &FnCtx, call: &Expr, arg: &Expr, field: &str, w: &WriteIndex,
     }
     let call_pos = ctx.expr_range(call).start;
     // `self.slots.fill(S)`, `self.slots[..].fill(S)`, `self.slots = vec![S; n]`, an `iter_mut` loop.
-    let sliced_fill = calls_in(ctx.body).into_iter().any(|c| {
+    let sliced_fill = ctx.calls().iter().copied().any(|c| {
         matches!(c, Expr::MethodCall(m) if m.method == "fill"
             && expr_text(buffer_of(&m.receiver)) == field
             && m.args.first().and_then(|a| ctx.int_value(a)) == w.sentinel

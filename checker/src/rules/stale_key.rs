@@ -12,7 +12,7 @@
 use syn::visit::Visit;
 use syn::Expr;
 
-use super::{calls_in, expr_text, names};
+use super::{expr_text, names};
 use crate::analysis::{FnCtx, Locals};
 use crate::finding::{Finding, Label};
 use crate::index::FileContract;
@@ -31,9 +31,9 @@ pub(super) fn check(ctx: &FnCtx, contract: &FileContract, out: &mut Vec<Finding>
     let locals = ctx.lets();
     for (clause, place, key) in contract.reuses() {
         let place_text = place.to_string();
-        let lookups = lookups_on(ctx, &place_text, &locals);
+        let lookups = lookups_on(ctx, &place_text, locals);
         for (lookup, key_expr) in lookups {
-            let mentioned = mentions(ctx, key_expr, &locals);
+            let mentioned = mentions(ctx, key_expr, locals);
             let missing: Vec<String> = key
                 .iter()
                 .filter(|k| k.root != PlaceRoot::Static)
@@ -77,7 +77,7 @@ fn lookups_on<'a>(ctx: &FnCtx<'a>, place: &str, locals: &Locals<'a>) -> Vec<(Str
         t == place || aliases.contains(&t.as_str())
     };
     let mut found: Vec<(String, &Expr)> = Vec::new();
-    for call in calls_in(ctx.body) {
+    for &call in ctx.calls() {
         if let Expr::MethodCall(m) = call {
             let method = m.method.to_string();
             if KEYED_METHODS.contains(&method.as_str()) && !m.args.is_empty() && is_place(&m.receiver) {

@@ -37,7 +37,7 @@ pub(super) fn check(ctx: &FnCtx, contract: &FileContract, out: &mut Vec<Finding>
     let mut reported = Vec::new();
     for (param, at, how) in v.found {
         // `let mut out = Vec::new();` shadows the parameter: later writes are to the local.
-        let shadowed = FnCtx::last_def(&lets, &param, ctx.expr_range(at).start).is_some();
+        let shadowed = FnCtx::last_def(lets, &param, ctx.expr_range(at).start).is_some();
         if reported.contains(&param) || shadowed {
             continue;
         }

@@ -95,6 +95,7 @@ macro_rules! declare_rule {
 }
 
 mod alias_not_shared;
+mod analysis_limit;
 mod alias_type_mismatch;
 mod ambiguous_call;
 mod contract_syntax;
@@ -117,6 +118,7 @@ mod unused_suppression;
 mod use_after_donate;
 
 pub use alias_not_shared::ALIAS_NOT_SHARED;
+pub use analysis_limit::ANALYSIS_LIMIT;
 pub use alias_type_mismatch::ALIAS_TYPE_MISMATCH;
 pub use ambiguous_call::AMBIGUOUS_CALL;
 pub use contract_syntax::CONTRACT_SYNTAX;
@@ -157,6 +159,7 @@ pub static ALL: &[&Rule] = &[
     &UNDECLARED_ALIAS,
     &AMBIGUOUS_CALL,
     &PARSE_ERROR,
+    &ANALYSIS_LIMIT,
     &UNREADABLE_FILE,
     &INTERNAL_ERROR,
     &UNUSED_SUPPRESSION,
