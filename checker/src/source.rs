@@ -116,7 +116,7 @@ pub const MAX_NESTING: usize = 1024;
 pub const MAX_CHAIN: usize = 2048;
 /// Larger source files are reported (`unreadable_file`), not read: no hand-written file is this
 /// large, and a generated one would cost seconds and gigabytes to parse.
-pub const MAX_SOURCE_BYTES: u64 = 16 << 20;
+pub const MAX_SOURCE_BYTES: u64 = 8 << 20;
 
 /// Why a file's text was not turned into a syntax tree.
 #[derive(Debug)]

@@ -354,7 +354,7 @@ fn unreadable_and_oversized_files_are_reported_and_the_rest_is_checked() {
     let ws = Ws::new();
     // Larger than the cap (a sparse file: no disk used), and not UTF-8.
     let big = std::fs::File::create(ws.root.join("src/huge.rs")).unwrap();
-    big.set_len(17 << 20).unwrap();
+    big.set_len(9 << 20).unwrap();
     std::fs::write(ws.root.join("src/latin1.rs"), b"// caf\xe9\npub fn f() {}\n").unwrap();
     let (code, out) = ws.check(&["--no-cache"]);
     assert_eq!(code, 1, "{out}");

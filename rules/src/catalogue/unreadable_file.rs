@@ -2,7 +2,7 @@ declare_rule! {
     /// ## What it checks
     /// A file of the workspace that the checker could not read, so none of its code was checked:
     /// a file or directory without read permission, a file larger than the checker's cap
-    /// (16 MiB of source), a special file (a FIFO, a device) where a source file was expected.
+    /// (8 MiB of source), a special file (a FIFO, a device) where a source file was expected.
     ///
     /// ## Why it matters
     /// A check that skips a file silently reports "0 errors" for code it never saw. Each such file
