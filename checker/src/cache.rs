@@ -73,8 +73,14 @@ struct CacheFile {
     files: usize,
     lines: usize,
     parsed: usize,
+    contracts: usize,
     findings: Vec<CachedFinding>,
     packages: Vec<crate::workspace::PackageInfo>,
+    warnings: Vec<String>,
+    sources: Vec<String>,
+    /// Path dependencies outside the root whose files are stamped too (registry and git sources
+    /// are immutable: `Cargo.lock` stands for them).
+    outside: Vec<PathBuf>,
 }
 
 /// Where a target's checks are cached, and the secret its stamps are keyed with.
@@ -182,11 +188,18 @@ fn hash_of(path: &Path, seed: u64) -> u128 {
     }
 }
 
+/// The directories of path dependencies outside the root (their sources can change).
+fn outside_path_deps(ws: &Workspace) -> Vec<PathBuf> {
+    ws.packages.iter().filter(|p| !p.dir.starts_with(&ws.root) && p.info.id.starts_with("path+")).map(|p| p.dir.clone()).collect()
+}
+
 /// Every input of a check, by path (hashed by [`hash_of`]).
 fn inputs(ws: &Workspace) -> BTreeSet<PathBuf> {
     let mut paths: BTreeSet<PathBuf> = ws.manifests.iter().cloned().collect();
     paths.extend(ws.dirs.iter().cloned());
-    for p in &ws.packages {
+    let outside = outside_path_deps(ws);
+    // Registry and git sources are immutable (`Cargo.lock` is stamped): not hashed on every run.
+    for p in ws.packages.iter().filter(|p| p.dir.starts_with(&ws.root) || outside.contains(&p.dir)) {
         paths.insert(p.dir.clone());
         paths.extend(p.files.iter().cloned());
     }
@@ -227,7 +240,10 @@ pub fn load(target: &Target) -> Option<Report> {
     if !start_dir(target)?.starts_with(&root) {
         return None;
     }
-    let inside = |p: &Path| (p.starts_with(&cache.root) || p.starts_with(&root)) && !p.components().any(|c| c == Component::ParentDir);
+    let inside = |p: &Path| {
+        let under = p.starts_with(&cache.root) || p.starts_with(&root) || cache.outside.iter().any(|d| p.starts_with(d));
+        under && !p.components().any(|c| c == Component::ParentDir)
+    };
     if cache.stamps.is_empty() || !cache.stamps.iter().all(|s| inside(&s.path)) {
         return None;
     }
@@ -281,9 +297,11 @@ pub fn load(target: &Target) -> Option<Report> {
     }
     Some(Report {
         findings,
-        stats: Stats { files: cache.files, lines: cache.lines, parsed: cache.parsed },
+        stats: Stats { files: cache.files, lines: cache.lines, parsed: cache.parsed, contracts: cache.contracts },
         root: cache.root.clone(),
         packages: cache.packages.clone(),
+        warnings: cache.warnings.clone(),
+        sources: cache.sources.clone(),
     })
 }
 
@@ -333,8 +351,12 @@ pub fn store(target: &Target, ws: &Workspace, report: &Report) {
         files: report.stats.files,
         lines: report.stats.lines,
         parsed: report.stats.parsed,
+        contracts: report.stats.contracts,
         findings,
         packages: report.packages.clone(),
+        warnings: report.warnings.clone(),
+        sources: report.sources.clone(),
+        outside: outside_path_deps(ws),
     };
     let Ok(text) = serde_json::to_vec(&cache) else { return };
     let Some(dir) = loc.file.parent() else { return };

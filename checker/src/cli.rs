@@ -121,7 +121,8 @@ struct CargoCompat {
     jobs: Option<String>,
     #[arg(short = 'q', long, hide = true)]
     quiet: bool,
-    #[arg(short = 'v', long, hide = true, action = clap::ArgAction::Count)]
+    /// Say how many contracts were found and which dependencies declared them.
+    #[arg(short = 'v', long, action = clap::ArgAction::Count)]
     verbose: u8,
     #[arg(short = 'Z', hide = true, value_name = "FLAG")]
     unstable: Vec<String>,
@@ -242,6 +243,15 @@ fn run(cli: Cli) -> Result<ExitCode, String> {
     let target = Target { path: cli.path, manifest_path: cli.manifest_path, packages: cli.packages, workspace: cli.workspace };
     let options = crate::engine::CheckOptions { all_files: cli.all_files, use_cache: !cli.no_cache };
     let report = crate::check_with(&target, &options).map_err(|e| e.to_string())?;
+    for w in &report.warnings {
+        eprintln!("warning: {w}");
+    }
+    if cli.cargo.verbose > 0 {
+        eprintln!("reuse-check: {} contracted functions indexed", report.stats.contracts);
+        for s in &report.sources {
+            eprintln!("reuse-check: contracts from dependency {s}");
+        }
+    }
     let deny_warnings = !cli.deny.is_empty();
     let failed = report.count(Level::Error) > 0 || (deny_warnings && report.count(Level::Warn) > 0);
     // The checker failed on some file: its findings are printed, and the run is not a verdict.

@@ -39,6 +39,9 @@ pub struct FileJob {
     pub external: bool,
     /// Why the file could not be read (its text is then empty and it is reported, not checked).
     pub unreadable: Option<String>,
+    /// Checked and reported; `false`: read only for the contracts it declares (a member left out
+    /// by `-p`, a dependency).
+    pub report: bool,
 }
 
 #[derive(Debug, Default)]
@@ -46,6 +49,8 @@ pub struct Stats {
     pub files: usize,
     pub lines: usize,
     pub parsed: usize,
+    /// Contracted functions in the index (from every file read, dependencies included).
+    pub contracts: usize,
 }
 
 pub struct Report {
@@ -54,6 +59,10 @@ pub struct Report {
     pub root: PathBuf,
     /// The packages checked, as cargo names them (machine-readable outputs attribute findings).
     pub packages: Vec<crate::workspace::PackageInfo>,
+    /// What the user should know about how the workspace was read (printed on stderr).
+    pub warnings: Vec<String>,
+    /// Where contracts came from (`--verbose`).
+    pub sources: Vec<String>,
 }
 
 impl Report {
@@ -71,40 +80,47 @@ const SUPPRESSION_MARKERS: &[&str] = &["reuse-check:", "reuse::allow"];
 /// walk could not enter) is a job of its own with an empty text and an `unreadable_file` finding,
 /// so it is reported and everything else is still checked.
 pub fn read_jobs(ws: &Workspace) -> Vec<FileJob> {
-    // (path, crate name, module path, config, is a contracts file)
-    type Wanted = (PathBuf, String, Vec<String>, Arc<Config>, bool);
+    // (path, crate name, module path, config, is a contracts file, is reported)
+    type Wanted = (PathBuf, String, Vec<String>, Arc<Config>, bool, bool);
     let mut wanted: Vec<Wanted> = Vec::new();
     for p in &ws.packages {
         for f in &p.files {
-            let parts = module_path(&p.dir, f);
-            let in_lib = f.strip_prefix(&p.dir).is_ok_and(|r| r.starts_with("src") && !r.starts_with("src/bin"));
-            // Tests, benches, examples and binaries are crates of their own.
+            let mut parts = module_path(&p.dir, f);
+            if p.flat {
+                // A plain folder of sources: its `lib.rs`/`main.rs` is the crate root, `a/mod.rs` is `a`.
+                if matches!(parts.as_slice(), [only] if only == "lib" || only == "main") || parts.last().is_some_and(|l| l == "mod") {
+                    parts.pop();
+                }
+            }
+            let in_lib = p.flat || f.strip_prefix(&p.dir).is_ok_and(|r| r.starts_with("src") && !r.starts_with("src/bin"));
+            // Tests, benches, examples and binaries (and loose files without a crate root) are
+            // crates of their own.
             let crate_name = if in_lib { p.crate_name.clone() } else { format!("{}_{}", p.crate_name, parts.join("_")) };
             let mut module = vec![crate_name.clone()];
             if in_lib {
                 module.extend(parts);
             }
-            wanted.push((f.clone(), crate_name, module, p.config.clone(), false));
+            wanted.push((f.clone(), crate_name, module, p.config.clone(), false, p.report));
         }
     }
     for f in &ws.contracts_files {
-        wanted.push((f.clone(), String::new(), Vec::new(), Arc::new(Config::default()), true));
+        wanted.push((f.clone(), String::new(), Vec::new(), Arc::new(Config::default()), true, true));
     }
     let mut jobs: Vec<FileJob> = wanted
         .into_par_iter()
-        .map(|(path, crate_name, module, config, external)| {
+        .map(|(path, crate_name, module, config, external, report)| {
             let rel = rel_path(&ws.root, &path);
             let (text, problem) = match read_source(&path) {
                 Ok(text) => (text, None),
                 Err(e) => (String::new(), Some(e)),
             };
             let file = Arc::new(SourceFile::new(path, rel, text));
-            FileJob { unreadable: problem, file, crate_name, module, config, external }
+            FileJob { unreadable: problem, file, crate_name, module, config, external, report }
         })
         .collect();
     for (path, reason) in &ws.unreadable {
         let file = Arc::new(SourceFile::new(path.clone(), rel_path(&ws.root, path), String::new()));
-        jobs.push(FileJob { file, crate_name: String::new(), module: Vec::new(), config: Arc::new(Config::default()), external: false, unreadable: Some(reason.clone()) });
+        jobs.push(FileJob { file, crate_name: String::new(), module: Vec::new(), config: Arc::new(Config::default()), external: false, unreadable: Some(reason.clone()), report: true });
     }
     jobs
 }
@@ -144,8 +160,10 @@ pub struct CheckOptions {
 pub fn check_jobs(jobs: &[FileJob], root: &Path, options: &CheckOptions) -> Report {
     let (index, index_findings) = build_index(jobs);
     let (findings, parsed) = analyze(jobs, &index, &index_findings, options);
-    let lines = jobs.iter().map(|j| j.file.line_count()).sum();
-    Report { findings, stats: Stats { files: jobs.len(), lines, parsed }, root: root.to_path_buf(), packages: Vec::new() }
+    let reported = jobs.iter().filter(|j| j.report);
+    let (files, lines) = reported.fold((0, 0), |(n, l), j| (n + 1, l + j.file.line_count()));
+    let stats = Stats { files, lines, parsed, contracts: index.fns.len() };
+    Report { findings, stats, root: root.to_path_buf(), packages: Vec::new(), warnings: Vec::new(), sources: Vec::new() }
 }
 
 /// A workspace kept in memory between checks (the language server): files can be replaced by
@@ -191,7 +209,7 @@ impl Session {
             None => {
                 let (crate_name, module, config) = self.placement(path);
                 let rel = rel_path(&self.root, path);
-                self.jobs.push(FileJob { file: Arc::new(SourceFile::new(path.to_path_buf(), rel, String::new())), crate_name, module, config, external: false, unreadable: None });
+                self.jobs.push(FileJob { file: Arc::new(SourceFile::new(path.to_path_buf(), rel, String::new())), crate_name, module, config, external: false, unreadable: None, report: true });
                 self.jobs.len() - 1
             }
         };
@@ -346,6 +364,10 @@ fn analyze(jobs: &[FileJob], index: &Index, index_findings: &HashMap<String, Vec
     let per_file: Vec<(Vec<Finding>, bool)> = jobs
         .par_iter()
         .map(|j| {
+            // Read for its contracts only: never analysed, never reported on.
+            if !j.report {
+                return (Vec::new(), false);
+            }
             let parsed = options.all_files || filter.is_match(&j.file.text);
             let findings = if parsed { check_parsed(j, index, index_findings) } else { finish(j, index_findings_for(index_findings, &j.file.rel_path)) };
             (findings, parsed)

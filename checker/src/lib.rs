@@ -58,10 +58,15 @@ pub fn check_with(target: &workspace::Target, options: &engine::CheckOptions) ->
     let ws = workspace::discover(target)?;
     let jobs = engine::read_jobs(&ws);
     let mut report = engine::check_jobs(&jobs, &ws.root, options);
+    report.warnings = ws.warnings.clone();
+    report.sources = ws.sources.clone();
+    if report.stats.contracts == 0 && ws.depends_on_reuse {
+        report.warnings.push("the workspace depends on `reuse` but no contract was found in it or its dependencies: nothing was checked against a contract".into());
+    }
     if let Some(only) = &ws.report_only {
         report.findings.retain(|f| std::fs::canonicalize(&f.primary.file.path).is_ok_and(|p| p == *only));
     }
-    report.packages = ws.packages.iter().map(|p| p.info.clone()).collect();
+    report.packages = ws.packages.iter().filter(|p| p.report).map(|p| p.info.clone()).collect();
     if use_cache {
         cache::store(target, &ws, &report);
     }

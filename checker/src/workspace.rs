@@ -31,6 +31,11 @@ pub struct Package {
     pub config: Arc<Config>,
     /// What cargo calls this package (machine-readable outputs name it).
     pub info: PackageInfo,
+    /// Checked and reported; `false`: only read for its contracts (a member left out by `-p`, a
+    /// dependency that declares contracts).
+    pub report: bool,
+    /// A crate of a plain directory without `src/`: every file is a module of one library crate.
+    pub flat: bool,
 }
 
 /// A package as cargo names it: the `package_id` and `target` of cargo's JSON messages.
@@ -125,6 +130,13 @@ pub struct Workspace {
     pub unreadable: Vec<(PathBuf, String)>,
     /// Only findings in this file are reported (a single file was named on the command line).
     pub report_only: Option<PathBuf>,
+    /// What the user should know about how the workspace was read (a fallback, a dependency whose
+    /// contracts could not be read).
+    pub warnings: Vec<String>,
+    /// Where contracts came from, for `--verbose`: (package, how many files were read for them).
+    pub sources: Vec<String>,
+    /// A member depends on `reuse`: finding no contract at all is then worth a warning.
+    pub depends_on_reuse: bool,
 }
 
 /// Why the tool could not run (exit status 2).
@@ -186,35 +198,125 @@ fn discover_file(file: &Path, target: &Target) -> Result<Workspace, DiscoverErro
     Ok(ws)
 }
 
-/// `cargo metadata --no-deps --offline` for `manifest`, run so that nothing in the checked tree
-/// decides what runs: from a new empty directory (rustup's toolchain files and cargo's
-/// `.cargo/config.toml` are looked up from the current directory, so neither applies), with the
-/// cargo that started the checker (`$CARGO`, set by cargo for its subcommands) or else the `cargo`
-/// of `PATH`, and with rustup told never to install a toolchain. `RUSTUP_TOOLCHAIN`, when the
-/// environment sets it, still applies: the environment is the user's, the tree is not.
-pub fn metadata_command(manifest: &Path, neutral_dir: &Path) -> cargo_metadata::MetadataCommand {
+/// `cargo metadata --offline` for `manifest` (`--no-deps` when `deps` is false), run so that
+/// nothing in the checked tree decides what runs: from a new empty directory (rustup's toolchain
+/// files and cargo's `.cargo/config.toml` are looked up from the current directory, so neither
+/// applies), with the cargo that started the checker (`$CARGO`, set by cargo for its subcommands)
+/// or else the `cargo` of `PATH`, and with rustup told never to install a toolchain.
+/// `RUSTUP_TOOLCHAIN`, when the environment sets it, still applies: the environment is the user's,
+/// the tree is not. Resolving dependencies reads their manifests; it builds nothing, runs no build
+/// script and (offline) downloads nothing.
+pub fn metadata_command(manifest: &Path, neutral_dir: &Path, deps: bool) -> cargo_metadata::MetadataCommand {
     let mut cmd = cargo_metadata::MetadataCommand::new();
     if let Some(cargo) = std::env::var_os("CARGO").map(PathBuf::from).filter(|c| c.is_absolute()) {
         cmd.cargo_path(cargo);
     }
-    cmd.no_deps()
-        .manifest_path(manifest)
-        .current_dir(neutral_dir)
-        .other_options(vec!["--offline".to_string()])
-        .env("RUSTUP_AUTO_INSTALL", "0");
+    if !deps {
+        cmd.no_deps();
+    }
+    cmd.manifest_path(manifest).current_dir(neutral_dir).other_options(vec!["--offline".to_string()]).env("RUSTUP_AUTO_INSTALL", "0");
     cmd
+}
+
+/// The workspace's metadata, with its dependencies resolved when that writes nothing: only with
+/// a `Cargo.lock` (`--locked` keeps it as it is) and cargo's scratch files in the temporary
+/// directory. Otherwise the members alone (`--no-deps`), and path dependencies are followed by
+/// reading their manifests ([`path_dependencies`]).
+fn read_metadata(manifest: &Path, warnings: &mut Vec<String>) -> Result<cargo_metadata::Metadata, String> {
+    let neutral = tempfile::Builder::new()
+        .prefix("reuse-check-")
+        .tempdir()
+        .map_err(|e| format!("cannot create a temporary directory to run `cargo metadata` from: {e}"))?;
+    let lock = manifest.ancestors().skip(1).map(|d| d.join("Cargo.lock")).find(|l| l.is_file());
+    if lock.is_some() {
+        let mut cmd = metadata_command(manifest, neutral.path(), true);
+        cmd.other_options(vec!["--offline".to_string(), "--locked".to_string()]).env("CARGO_TARGET_DIR", neutral.path());
+        match cmd.exec() {
+            Ok(meta) => return Ok(meta),
+            Err(e) => warnings.push(format!(
+                "the dependencies of {} could not be resolved offline from its Cargo.lock, so only path dependencies are read for contracts ({})",
+                manifest.display(),
+                first_line(&e.to_string())
+            )),
+        }
+    }
+    let mut cmd = metadata_command(manifest, neutral.path(), false);
+    cmd.env("CARGO_TARGET_DIR", neutral.path());
+    cmd.exec().map_err(|e| e.to_string())
+}
+
+/// Packages reached through `path = ".."` dependencies (of the members, and of those packages in
+/// turn) that depend on `reuse`, found by reading their manifests as TOML: what `--no-deps` leaves
+/// out. Registry and git dependencies need a `Cargo.lock` (see [`read_metadata`]).
+fn path_dependencies(meta: &cargo_metadata::Metadata, known: &[PathBuf], warnings: &mut Vec<String>) -> Vec<Package> {
+    let mut queue: Vec<PathBuf> = meta
+        .workspace_packages()
+        .iter()
+        .flat_map(|p| p.dependencies.iter().filter_map(|d| d.path.clone().map(PathBuf::from)))
+        .collect();
+    let mut seen: std::collections::HashSet<PathBuf> = known.iter().filter_map(|d| std::fs::canonicalize(d).ok()).collect();
+    let mut out = Vec::new();
+    while let Some(dir) = queue.pop() {
+        let Ok(dir) = std::fs::canonicalize(&dir) else {
+            warnings.push(format!("the path dependency {} does not exist; contracts it may declare are not checked", dir.display()));
+            continue;
+        };
+        if !seen.insert(dir.clone()) || seen.len() > 1000 {
+            continue;
+        }
+        let Some(manifest) = std::fs::read_to_string(dir.join("Cargo.toml")).ok().and_then(|t| t.parse::<toml::Table>().ok()) else { continue };
+        let tables = dependency_tables(&manifest);
+        for (_, dep) in tables.iter().flat_map(|t| t.iter()) {
+            if let Some(path) = dep.get("path").and_then(|p| p.as_str()) {
+                queue.push(dir.join(path));
+            }
+        }
+        if !tables.iter().any(|t| t.contains_key("reuse") || t.contains_key("reuse-macros")) {
+            continue;
+        }
+        let package = manifest.get("package").and_then(|p| p.as_table());
+        let Some(name) = package.and_then(|p| p.get("name")).and_then(|n| n.as_str()) else { continue };
+        let lib = manifest.get("lib").and_then(|l| l.as_table());
+        let crate_name = lib.and_then(|l| l.get("name")).and_then(|n| n.as_str()).unwrap_or(name).replace('-', "_");
+        let lib_path = dir.join(lib.and_then(|l| l.get("path")).and_then(|p| p.as_str()).unwrap_or("src/lib.rs"));
+        let src = lib_path.parent().map(Path::to_path_buf).unwrap_or_else(|| dir.join("src"));
+        let files = rust_files(&src, &[], &dir, None, &mut WalkLog::default());
+        let info = PackageInfo::from_dir(&dir, &crate_name);
+        out.push(Package { crate_name, dir, files, config: Arc::new(Config::default()), info, report: false, flat: false });
+    }
+    out
+}
+
+/// `[dependencies]`, `[build-dependencies]`, `[dev-dependencies]` and their `[target.*]` forms.
+fn dependency_tables(manifest: &toml::Table) -> Vec<&toml::Table> {
+    let kinds = ["dependencies", "dev-dependencies", "build-dependencies"];
+    let mut tables: Vec<&toml::Table> = kinds.iter().filter_map(|k| manifest.get(*k).and_then(|t| t.as_table())).collect();
+    for (_, target) in manifest.get("target").and_then(|t| t.as_table()).into_iter().flatten() {
+        tables.extend(kinds.iter().filter_map(|k| target.get(*k).and_then(|t| t.as_table())));
+    }
+    tables
+}
+
+fn first_line(s: &str) -> &str {
+    s.lines().find(|l| !l.trim().is_empty()).unwrap_or(s).trim()
 }
 
 fn discover_cargo(manifest: Option<&Path>, target: &Target) -> Result<Workspace, DiscoverError> {
     let manifest = manifest.ok_or_else(|| DiscoverError::Other("no Cargo.toml to read".into()))?;
     let manifest = std::path::absolute(manifest).map_err(|e| DiscoverError::Other(format!("`{}`: {e}", manifest.display())))?;
-    let neutral = tempfile::Builder::new()
-        .prefix("reuse-check-")
-        .tempdir()
-        .map_err(|e| DiscoverError::Other(format!("cannot create a temporary directory to run `cargo metadata` from: {e}")))?;
-    let meta = metadata_command(&manifest, neutral.path())
-        .exec()
-        .map_err(|e| DiscoverError::Other(format!("cannot read the Cargo workspace: {e}")))?;
+    let mut warnings = Vec::new();
+    let meta = match read_metadata(&manifest, &mut warnings) {
+        Ok(meta) => meta,
+        // An unusual layout cargo cannot read (a missing path dependency, a broken member): the
+        // tree is still checked, as a plain directory, and the user is told.
+        Err(e) if target.packages.is_empty() => {
+            let dir = manifest.parent().unwrap_or(Path::new("."));
+            let mut ws = discover_dir(dir)?;
+            ws.warnings.insert(0, format!("cargo cannot read the workspace ({}); checked {} as a plain directory, without its configuration", first_line(&e), dir.display()));
+            return Ok(ws);
+        }
+        Err(e) => return Err(DiscoverError::Other(format!("cannot read the Cargo workspace: {e}"))),
+    };
     let manifest = Some(manifest.as_path());
     let root: PathBuf = meta.workspace_root.clone().into();
     let root_manifest = root.join("Cargo.toml");
@@ -248,7 +350,10 @@ fn discover_cargo(manifest: Option<&Path>, target: &Target) -> Result<Workspace,
     let all_dirs: Vec<PathBuf> = members.iter().filter_map(|p| p.manifest_path.parent().map(|d| d.into())).collect();
     let mut packages = Vec::new();
     let mut log = WalkLog::default();
-    for p in selected {
+    // Every member is read, so that `-p` keeps the contracts of the others; only the selected
+    // ones are reported.
+    for p in &members {
+        let report = selected.iter().any(|s| s.id == p.id);
         let dir: PathBuf = p.manifest_path.parent().map(Into::into).unwrap_or_else(|| root.clone());
         let pkg_layer = match p.metadata.get("reuse-check") {
             Some(v) => ConfigLayer::from_value(v, p.manifest_path.as_std_path(), "package.metadata.reuse-check", &dir, &root)?,
@@ -259,16 +364,35 @@ fn discover_cargo(manifest: Option<&Path>, target: &Target) -> Result<Workspace,
         // Files of nested member packages belong to those packages.
         let nested: Vec<PathBuf> = all_dirs.iter().filter(|d| **d != dir && d.starts_with(&dir)).cloned().collect();
         let mut files = rust_files(&dir, &nested, &root, Some(&config), &mut log);
-        if files.is_empty() && explicit {
+        if files.is_empty() && explicit && report {
             // A package named on the command line is checked even if the workspace excludes it.
             files = rust_files(&dir, &nested, &root, None, &mut log);
         }
         let info = PackageInfo::from_cargo(p, &dir);
-        packages.push(Package { crate_name: p.name.replace('-', "_"), dir, files, config, info });
+        packages.push(Package { crate_name: p.name.replace('-', "_"), dir, files, config, info, report, flat: false });
+    }
+    let mut sources = Vec::new();
+    let member_dirs: Vec<PathBuf> = packages.iter().map(|p| p.dir.clone()).collect();
+    let mut resolved_dirs = member_dirs.clone();
+    for p in contract_dependencies(&meta) {
+        let Some(lib) = p.targets.iter().find(|t| t.is_lib() || t.is_rlib() || t.is_proc_macro()) else { continue };
+        let dir: PathBuf = p.manifest_path.parent().map(Into::into).unwrap_or_default();
+        let src: PathBuf = lib.src_path.parent().map(Into::into).unwrap_or_else(|| dir.clone());
+        // Only the library's sources: a dependency's tests and examples declare nothing it exports.
+        let files = rust_files(&src, &[], &dir, None, &mut WalkLog::default());
+        sources.push(format!("{} {} ({}): {} files read for contracts", p.name, p.version, p.source.as_ref().map_or("path", |s| if s.is_crates_io() { "crates.io" } else { "registry or git" }), files.len()));
+        let info = PackageInfo::from_cargo(p, &dir);
+        let crate_name = lib.name.replace('-', "_");
+        resolved_dirs.push(dir.clone());
+        packages.push(Package { crate_name, dir, files, config: Arc::new(Config::default()), info, report: false, flat: false });
+    }
+    for p in path_dependencies(&meta, &resolved_dirs, &mut warnings) {
+        sources.push(format!("{} ({}, path): {} files read for contracts", p.info.name, p.dir.display(), p.files.len()));
+        packages.push(p);
     }
     contracts_files.sort();
     contracts_files.dedup();
-    let mut manifests = vec![root_manifest.clone()];
+    let mut manifests = vec![root_manifest.clone(), root.join("Cargo.lock")];
     manifests.extend(members.iter().map(|p| p.manifest_path.clone().into_std_path_buf()));
     // A new member (a directory matched by a `members` glob) shows in the listing of the
     // directories between the members and the root.
@@ -277,7 +401,22 @@ fn discover_cargo(manifest: Option<&Path>, target: &Target) -> Result<Workspace,
         log.dirs.extend(d.ancestors().skip(1).take_while(|a| a.starts_with(&root)).map(Path::to_path_buf));
     }
     log.dirs.extend(member_glob_parents(&root_manifest, &root));
-    Ok(Workspace { root, packages, contracts_files, manifests, dirs: log.dirs, unreadable: log.unreadable, report_only: None })
+        let depends_on_reuse = members.iter().any(|p| p.dependencies.iter().any(|d| matches!(d.name.as_str(), "reuse" | "reuse-macros")));
+    Ok(Workspace { root, packages, contracts_files, manifests, dirs: log.dirs, unreadable: log.unreadable, report_only: None, warnings, sources, depends_on_reuse })
+}
+
+/// The dependencies (not members) that can declare contracts: those that depend on `reuse` (or
+/// its macros crate) themselves. A crate that does not cannot name the attributes.
+fn contract_dependencies(meta: &cargo_metadata::Metadata) -> Vec<&cargo_metadata::Package> {
+    let members: std::collections::HashSet<&cargo_metadata::PackageId> = meta.workspace_members.iter().collect();
+    let mut deps: Vec<&cargo_metadata::Package> = meta
+        .packages
+        .iter()
+        .filter(|p| !members.contains(&p.id))
+        .filter(|p| p.dependencies.iter().any(|d| matches!(d.name.as_str(), "reuse" | "reuse-macros")))
+        .collect();
+    deps.sort_by(|a, b| (&a.name, &a.version).cmp(&(&b.name, &b.version)));
+    deps
 }
 
 /// The directories that `[workspace] members` globs enumerate (`crates/*` → `crates`): a member
@@ -304,17 +443,49 @@ fn spec_matches(p: &cargo_metadata::Package, spec: &str) -> bool {
     spec == name || spec == p.id.repr || spec.strip_prefix(name).and_then(|r| r.strip_prefix('@')).is_some_and(|v| v == p.version.to_string())
 }
 
-/// A tree that is not a Cargo workspace: each directory with a `Cargo.toml` or a `src/` below the
-/// root is a crate of its own (named after the directory), the rest is one crate named after the root.
+/// A tree that is not a Cargo workspace. A Cargo workspace in a subfolder (`v3/Cargo.toml` with a
+/// `[workspace]` table, one level down) is checked as a workspace, with its own configuration; of
+/// the rest, each directory with a `Cargo.toml` or a `src/` is a crate of its own (named after the
+/// directory), and the remaining files belong to the root: one crate whose `lib.rs` or `main.rs`
+/// is the crate root when there is one, else each file a crate of its own.
 fn discover_dir(dir: &Path) -> Result<Workspace, DiscoverError> {
     let root = dir.to_path_buf();
     let config = Arc::new(Config::default());
     let mut log = WalkLog::default();
-    let files = rust_files(&root, &[], &root, Some(&config), &mut log);
+    let mut ws = Workspace {
+        root: root.clone(),
+        packages: Vec::new(),
+        contracts_files: Vec::new(),
+        manifests: Vec::new(),
+        dirs: Vec::new(),
+        unreadable: Vec::new(),
+        report_only: None,
+        warnings: Vec::new(),
+        sources: Vec::new(),
+        depends_on_reuse: false,
+    };
+    let mut nested_workspaces = Vec::new();
+    for manifest in workspace_manifests_below(&root) {
+        let sub_dir = manifest.parent().unwrap_or(&root).to_path_buf();
+        match discover_cargo(Some(&manifest), &Target { workspace: true, ..Target::default() }) {
+            Ok(sub) => {
+                ws.packages.extend(sub.packages);
+                ws.contracts_files.extend(sub.contracts_files);
+                ws.manifests.extend(sub.manifests);
+                ws.dirs.extend(sub.dirs);
+                ws.unreadable.extend(sub.unreadable);
+                ws.warnings.extend(sub.warnings);
+                ws.sources.extend(sub.sources);
+                ws.depends_on_reuse |= sub.depends_on_reuse;
+                nested_workspaces.push(sub_dir);
+            }
+            Err(e) => ws.warnings.push(format!("{}: {e}; checked as a plain directory", manifest.display())),
+        }
+    }
+    let files = rust_files(&root, &nested_workspaces, &root, Some(&config), &mut log);
     let name_of = |d: &Path| {
         d.canonicalize().ok().and_then(|d| d.file_name().map(|n| n.to_string_lossy().replace('-', "_"))).unwrap_or_else(|| "crate".into())
     };
-    let mut packages: Vec<Package> = Vec::new();
     for file in files {
         let pkg_dir = file
             .ancestors()
@@ -323,16 +494,41 @@ fn discover_dir(dir: &Path) -> Result<Workspace, DiscoverError> {
             .find(|a| a.join("Cargo.toml").is_file() || a.join("src").is_dir())
             .unwrap_or(&root)
             .to_path_buf();
-        match packages.iter_mut().find(|p| p.dir == pkg_dir) {
+        match ws.packages.iter_mut().find(|p| p.dir == pkg_dir) {
             Some(p) => p.files.push(file),
             None => {
                 let crate_name = name_of(&pkg_dir);
                 let info = PackageInfo::from_dir(&pkg_dir, &crate_name);
-                packages.push(Package { crate_name, dir: pkg_dir, files: vec![file], config: config.clone(), info })
+                // A folder of loose files is a crate only when it has a root (`lib.rs`, `main.rs`);
+                // otherwise each file stands alone (a folder of examples or fixtures).
+                let flat = !pkg_dir.join("src").is_dir() && (pkg_dir.join("lib.rs").is_file() || pkg_dir.join("main.rs").is_file());
+                ws.packages.push(Package { crate_name, dir: pkg_dir, files: vec![file], config: config.clone(), info, report: true, flat })
             }
         }
     }
-    Ok(Workspace { root, packages, contracts_files: Vec::new(), manifests: Vec::new(), dirs: log.dirs, unreadable: log.unreadable, report_only: None })
+    ws.dirs.extend(log.dirs);
+    ws.unreadable.extend(log.unreadable);
+    Ok(ws)
+}
+
+/// The manifests of Cargo workspaces one directory below `root` (a `[workspace]` table), read as
+/// TOML, never run. Not deeper: a tree of many crates (a registry, a vendor folder) is not a tree
+/// of workspaces to resolve one by one.
+fn workspace_manifests_below(root: &Path) -> Vec<PathBuf> {
+    let Ok(entries) = std::fs::read_dir(root) else { return Vec::new() };
+    let mut found: Vec<PathBuf> = entries
+        .flatten()
+        .filter(|e| e.file_type().is_ok_and(|t| t.is_dir()) && !e.file_name().to_string_lossy().starts_with('.') && e.file_name() != "target")
+        .map(|e| e.path().join("Cargo.toml"))
+        .filter(|m| {
+            let Ok(meta) = std::fs::symlink_metadata(m) else { return false };
+            meta.is_file()
+                && meta.len() < 1 << 20
+                && std::fs::read_to_string(m).ok().and_then(|t| t.parse::<toml::Table>().ok()).is_some_and(|t| t.contains_key("workspace"))
+        })
+        .collect();
+    found.sort();
+    found
 }
 
 /// What the walks saw besides files: the directories they visited and what they could not read.

@@ -77,7 +77,8 @@ proptest! {
             .with_secondary(Label::new(&file, boundary(c)..boundary(c), "there"))
             .with_help("help")
             .with_note("note");
-        let report = Report { findings: vec![f], stats: Stats { files: 1, lines: file.line_count(), parsed: 1 }, root: "/ws".into(), packages: Vec::new() };
+        let stats = Stats { files: 1, lines: file.line_count(), parsed: 1, contracts: 0 };
+        let report = Report { findings: vec![f], stats, root: "/ws".into(), packages: Vec::new(), warnings: Vec::new(), sources: Vec::new() };
         let options = RenderOptions { color: c % 2 == 0, success: false, repo_root: None };
         for format in [Format::Human, Format::Short, Format::Json(Rendered::Plain), Format::Json(Rendered::Ansi), Format::Json(Rendered::Short), Format::Sarif, Format::Github] {
             let out = render::render(format, &report, &options);
@@ -129,6 +130,7 @@ proptest! {
             config: Arc::new(Config::default()),
             external: false,
             unreadable: None,
+            report: true,
         };
         let jobs = vec![
             job("src/lib.rs", kernel.to_string(), vec!["fixture_paged_kv".into()]),

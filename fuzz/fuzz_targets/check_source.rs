@@ -22,6 +22,7 @@ fn job(rel: &str, text: String, module: &[&str]) -> FileJob {
         config: Arc::new(Config::default()),
         external: false,
         unreadable: None,
+        report: true,
     }
 }
 

@@ -1,0 +1,205 @@
+//! Adoption on real layouts, end to end on temporary workspaces: contracts declared in a
+//! dependency (path, vendored registry) hold at the call site; `-p` keeps a sibling's contracts;
+//! discovery falls back instead of failing; nested workspaces, single files and plain folders.
+
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+/// A kernel crate whose contract says padding must be -1.
+const KV_LIB: &str = "pub const PAD: i64 = -1;\n\
+#[reuse::contract(writes(cache[slots], skip = PAD))]\n\
+pub fn write(cache: &mut [f32], slots: &[i64]) { let _ = (cache, slots); }\n";
+/// A caller that pads with 0.
+const APP_LIB: &str = "use kv::write;\npub fn warmup(cache: &mut [f32], n: usize) {\n    let slots = vec![0; n];\n    write(cache, &slots);\n}\n";
+
+fn write(root: &Path, rel: &str, text: &str) {
+    let path = root.join(rel);
+    std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+    std::fs::write(path, text).unwrap();
+}
+
+fn manifest(name: &str, deps: &str) -> String {
+    format!("[package]\nname = \"{name}\"\nversion = \"0.1.0\"\nedition = \"2021\"\n\n[dependencies]\n{deps}")
+}
+
+/// `reuse` itself, as a path dependency the kernel crate can name (its sources are not needed:
+/// nothing is built).
+fn reuse_stub(root: &Path) -> String {
+    write(root, "reuse/Cargo.toml", &manifest("reuse", ""));
+    write(root, "reuse/src/lib.rs", "");
+    format!("reuse = {{ path = \"{}\" }}\n", root.join("reuse").display())
+}
+
+fn check(dir: &Path, args: &[&str]) -> (i32, String) {
+    let out = Command::new(env!("CARGO_BIN_EXE_reuse-check"))
+        .current_dir(dir)
+        .args(args)
+        .args(["--color", "never", "--no-cache"])
+        .output()
+        .unwrap();
+    (out.status.code().unwrap_or(-1), format!("{}{}", String::from_utf8_lossy(&out.stdout), String::from_utf8_lossy(&out.stderr)))
+}
+
+fn tmp() -> (tempfile::TempDir, PathBuf) {
+    let d = tempfile::tempdir().unwrap();
+    let p = d.path().canonicalize().unwrap();
+    (d, p)
+}
+
+#[test]
+fn a_contract_in_a_path_dependency_outside_the_workspace_holds_at_the_call_site() {
+    let (_d, t) = tmp();
+    let reuse = reuse_stub(&t);
+    write(&t, "libs/kv/Cargo.toml", &manifest("kv", &reuse));
+    write(&t, "libs/kv/src/lib.rs", KV_LIB);
+    write(&t, "app/Cargo.toml", &manifest("app", "kv = { path = \"../libs/kv\" }\n"));
+    write(&t, "app/src/lib.rs", APP_LIB);
+    let (code, out) = check(&t.join("app"), &["-v"]);
+    assert_eq!(code, 1, "{out}");
+    assert!(out.contains("[reuse::pad_to_null_block]") && out.contains("src/lib.rs"), "{out}");
+    assert!(out.contains("contracts from dependency kv (") && out.contains("path): 1 files"), "{out}");
+    // The dependency's own sources are read, never reported on.
+    write(&t, "libs/kv/src/lib.rs", &format!("{KV_LIB}pub fn bad(c: &mut [f32]) {{ write(c, &vec![0; 2]); }}\n"));
+    let (code, out) = check(&t.join("app"), &[]);
+    assert_eq!(code, 1, "{out}");
+    assert_eq!(out.matches("[reuse::pad_to_null_block]").count(), 1, "{out}");
+}
+
+#[test]
+fn a_contract_in_a_vendored_registry_dependency_holds_at_the_call_site() {
+    let (_d, t) = tmp();
+    // A directory source standing in for crates.io, configured in a CARGO_HOME of the test's own
+    // (the environment is the user's: the tree's `.cargo/config.toml` is never read).
+    let home = t.join("cargo-home");
+    let vendor = t.join("vendor");
+    write(&vendor, "kv/Cargo.toml", &manifest("kv", ""));
+    write(&vendor, "kv/src/lib.rs", KV_LIB);
+    write(&vendor, "kv/.cargo-checksum.json", "{\"files\":{},\"package\":null}");
+    // The vendored `kv` names `reuse` as a dependency of its own.
+    write(&vendor, "kv/Cargo.toml", &manifest("kv", "reuse = \"0.1\"\n"));
+    write(&vendor, "reuse/Cargo.toml", &manifest("reuse", ""));
+    write(&vendor, "reuse/src/lib.rs", "");
+    write(&vendor, "reuse/.cargo-checksum.json", "{\"files\":{},\"package\":null}");
+    write(&home, "config.toml", &format!("[source.crates-io]\nreplace-with = \"vendored\"\n\n[source.vendored]\ndirectory = \"{}\"\n", vendor.display()));
+    write(&t, "app/Cargo.toml", &manifest("app", "kv = \"0.1\"\n"));
+    write(&t, "app/src/lib.rs", APP_LIB);
+    // Registry dependencies are resolved from the lock file (the checker never writes one).
+    let cargo = std::env::var("CARGO").unwrap_or_else(|_| "cargo".into());
+    let lock = Command::new(cargo).args(["generate-lockfile", "--offline"]).current_dir(t.join("app")).env("CARGO_HOME", &home).output().unwrap();
+    assert!(lock.status.success(), "{}", String::from_utf8_lossy(&lock.stderr));
+    let out = Command::new(env!("CARGO_BIN_EXE_reuse-check"))
+        .current_dir(t.join("app"))
+        .args(["--color", "never", "--no-cache", "-v"])
+        .env("CARGO_HOME", &home)
+        .output()
+        .unwrap();
+    let text = format!("{}{}", String::from_utf8_lossy(&out.stdout), String::from_utf8_lossy(&out.stderr));
+    assert_eq!(out.status.code(), Some(1), "{text}");
+    assert!(text.contains("[reuse::pad_to_null_block]"), "{text}");
+    assert!(text.contains("contracts from dependency kv 0.1.0"), "{text}");
+}
+
+#[test]
+fn dash_p_keeps_the_contracts_of_sibling_members() {
+    let (_d, t) = tmp();
+    let reuse = reuse_stub(&t);
+    write(&t, "Cargo.toml", "[workspace]\nmembers = [\"kv\", \"engine\"]\nresolver = \"2\"\n");
+    write(&t, "kv/Cargo.toml", &manifest("kv", &reuse));
+    write(&t, "kv/src/lib.rs", &format!("{KV_LIB}pub fn own(c: &mut [f32]) {{ write(c, &vec![0; 2]); }}\n"));
+    write(&t, "engine/Cargo.toml", &manifest("engine", "kv = { path = \"../kv\" }\n"));
+    write(&t, "engine/src/lib.rs", APP_LIB);
+    let (code, out) = check(&t, &["-p", "engine"]);
+    assert_eq!(code, 1, "{out}");
+    // The finding in `engine`, none in the unselected `kv`.
+    assert_eq!(out.matches("[reuse::pad_to_null_block]").count(), 1, "{out}");
+    assert!(out.contains("engine/src/lib.rs") && !out.contains("kv/src/lib.rs:4"), "{out}");
+    assert!(out.contains("in 1 file"), "{out}");
+}
+
+#[test]
+fn a_workspace_cargo_cannot_read_is_checked_as_a_plain_directory_with_a_warning() {
+    let (_d, t) = tmp();
+    write(&t, "Cargo.toml", &manifest("app", "missing = { path = \"../does-not-exist\" }\n"));
+    write(&t, "src/lib.rs", "pub mod kv;\npub mod step;\n");
+    write(&t, "src/kv.rs", KV_LIB);
+    write(&t, "src/step.rs", &APP_LIB.replace("use kv::write;", "use crate::kv::write;"));
+    // Dependencies that cannot be resolved: the members are still read, and the user is told.
+    let (code, out) = check(&t, &[]);
+    assert_eq!(code, 1, "{out}");
+    assert!(out.contains("warning: the path dependency") && out.contains("does-not-exist does not exist"), "{out}");
+    assert!(out.contains("[reuse::pad_to_null_block]"), "{out}");
+    // A manifest cargo cannot read at all (a member that is not there): a plain directory.
+    write(&t, "Cargo.toml", &format!("{}\n[workspace]\nmembers = [\"gone\"]\n", manifest("app", "")));
+    let (code, out) = check(&t, &[]);
+    assert_eq!(code, 1, "{out}");
+    assert!(out.contains("warning: cargo cannot read the workspace") && out.contains("plain directory"), "{out}");
+    assert!(out.contains("[reuse::pad_to_null_block]"), "{out}");
+}
+
+#[test]
+fn a_workspace_in_a_subfolder_is_checked_with_its_own_configuration() {
+    let (_d, t) = tmp();
+    let reuse = reuse_stub(&t.join("elsewhere"));
+    write(&t, "v3/Cargo.toml", "[workspace]\nmembers = [\"kv\", \"app\"]\nresolver = \"2\"\n\n[workspace.metadata.reuse-check.rules]\npad_to_null_block = \"warn\"\n");
+    write(&t, "v3/kv/Cargo.toml", &manifest("kv", &reuse));
+    write(&t, "v3/kv/src/lib.rs", KV_LIB);
+    write(&t, "v3/app/Cargo.toml", &manifest("app", "kv = { path = \"../kv\" }\n"));
+    write(&t, "v3/app/src/lib.rs", APP_LIB);
+    write(&t, "scripts/tool.rs", "fn main() {}\n");
+    let (code, out) = check(&t, &["."]);
+    // The subfolder's configuration makes the finding a warning.
+    assert_eq!(code, 0, "{out}");
+    assert!(out.contains("[reuse::pad_to_null_block] Warning"), "{out}");
+    assert!(out.contains("v3/app/src/lib.rs"), "{out}");
+}
+
+#[test]
+fn a_single_file_is_checked_against_its_workspace() {
+    let (_d, t) = tmp();
+    write(&t, "Cargo.toml", &manifest("app", ""));
+    write(&t, "src/lib.rs", "pub mod kv;\npub mod step;\npub mod other;\n");
+    write(&t, "src/kv.rs", KV_LIB);
+    write(&t, "src/step.rs", &APP_LIB.replace("use kv::write;", "use crate::kv::write;"));
+    write(&t, "src/other.rs", &APP_LIB.replace("use kv::write;", "use crate::kv::write;"));
+    let (code, out) = check(&t, &["src/step.rs"]);
+    assert_eq!(code, 1, "{out}");
+    assert_eq!(out.matches("[reuse::pad_to_null_block]").count(), 1, "{out}");
+    assert!(out.contains("src/step.rs") && !out.contains("src/other.rs"), "{out}");
+}
+
+#[test]
+fn in_a_plain_directory_lib_rs_is_the_crate_root() {
+    let (_d, t) = tmp();
+    write(&t, "lib.rs", "pub mod kv;\npub mod step;\n");
+    write(&t, "kv.rs", KV_LIB);
+    write(&t, "step.rs", &APP_LIB.replace("use kv::write;", "use crate::kv::write;"));
+    let (code, out) = check(&t, &["."]);
+    assert_eq!(code, 1, "{out}");
+    assert!(out.contains("[reuse::pad_to_null_block]"), "{out}");
+}
+
+#[test]
+fn depending_on_reuse_without_any_contract_is_a_warning() {
+    let (_d, t) = tmp();
+    let reuse = reuse_stub(&t.join("elsewhere"));
+    write(&t, "app/Cargo.toml", &manifest("app", &reuse));
+    write(&t, "app/src/lib.rs", "pub fn f() {}\n");
+    let (code, out) = check(&t.join("app"), &[]);
+    assert_eq!(code, 0, "{out}");
+    assert!(out.contains("warning: the workspace depends on `reuse` but no contract was found"), "{out}");
+}
+
+#[test]
+fn resolving_dependencies_writes_nothing_into_the_tree() {
+    let (_d, t) = tmp();
+    let reuse = reuse_stub(&t.join("elsewhere"));
+    write(&t, "kv/Cargo.toml", &manifest("kv", &reuse));
+    write(&t, "kv/src/lib.rs", KV_LIB);
+    write(&t, "app/Cargo.toml", &manifest("app", "kv = { path = \"../kv\" }\n"));
+    write(&t, "app/src/lib.rs", APP_LIB);
+    let (code, out) = check(&t.join("app"), &[]);
+    assert_eq!(code, 1, "{out}");
+    let mut entries: Vec<String> = std::fs::read_dir(t.join("app")).unwrap().map(|e| e.unwrap().file_name().to_string_lossy().into_owned()).collect();
+    entries.sort();
+    assert_eq!(entries, ["Cargo.toml", "src"], "no Cargo.lock, no target/");
+}
