@@ -117,6 +117,8 @@
 
 mod cache;
 mod config;
+#[cfg(feature = "cuda")]
+pub mod cuda;
 mod index;
 mod report;
 mod storage;
