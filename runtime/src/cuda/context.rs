@@ -2,8 +2,8 @@
 //! a [`DeviceError`] for the caller who asked ([`super::context`]), a logged "device checks off"
 //! for a check that could not run. Nothing here panics: every driver call goes through [`guard`].
 
-use std::collections::HashMap;
 use std::panic::{catch_unwind, AssertUnwindSafe};
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex, OnceLock};
 
 use cudarc::driver::{CudaContext, CudaFunction, DriverError};
@@ -109,62 +109,79 @@ pub fn device_count() -> Result<usize, DeviceError> {
     guard("cuInit/cuDeviceGetCount", CudaContext::device_count).map(|n| n.max(0) as usize)
 }
 
-/// The primary context of device `ordinal`, created once per process.
-pub fn context(ordinal: usize) -> Result<Arc<CudaContext>, DeviceError> {
-    static CONTEXTS: Mutex<Vec<(usize, Result<Arc<CudaContext>, DeviceError>)>> = Mutex::new(Vec::new());
-    let mut contexts = CONTEXTS.lock().unwrap_or_else(|e| e.into_inner());
-    if let Some((_, r)) = contexts.iter().find(|(o, _)| *o == ordinal) {
+/// Results made once per key, failures included (a device that is not there stays not there).
+type Cache<K, V> = Mutex<Vec<(K, Result<V, DeviceError>)>>;
+
+fn cached<K: PartialEq + Copy, V: Clone>(
+    cache: &Cache<K, V>,
+    key: K,
+    make: impl FnOnce() -> Result<V, DeviceError>,
+) -> Result<V, DeviceError> {
+    let mut entries = cache.lock().unwrap_or_else(|e| e.into_inner());
+    if let Some((_, r)) = entries.iter().find(|(k, _)| *k == key) {
         return r.clone();
     }
-    let made = device_count().and_then(|count| {
+    let made = make();
+    entries.push((key, made.clone()));
+    made
+}
+
+/// The primary context of device `ordinal`, created once per process.
+pub fn context(ordinal: usize) -> Result<Arc<CudaContext>, DeviceError> {
+    static CONTEXTS: Cache<usize, Arc<CudaContext>> = Mutex::new(Vec::new());
+    cached(&CONTEXTS, ordinal, || {
+        let count = device_count()?;
         if ordinal >= count {
             return Err(DeviceError::NoDevice { ordinal, count });
         }
         guard("cuDevicePrimaryCtxRetain", || CudaContext::new(ordinal))
-    });
-    contexts.push((ordinal, made.clone()));
-    made
+    })
 }
+
+/// A loaded kernel, and how many blocks of [`THREADS`] threads fill the device when they are all
+/// resident at once (the grid of its grid-stride loop: no second wave that would run alone).
+pub(crate) struct Kernel {
+    pub function: CudaFunction,
+    pub blocks: u32,
+}
+
+/// Threads per block of every kernel of the shim.
+pub(crate) const THREADS: u32 = 256;
 
 /// The kernels, loaded into one context.
 pub(crate) struct Kernels {
-    pub fingerprint: CudaFunction,
-    pub scan_i32: CudaFunction,
-    pub scan_i64: CudaFunction,
-    pub scan_u32: CudaFunction,
-    pub scan_u64: CudaFunction,
-    /// Blocks to launch for a grid-stride kernel that should fill the device.
-    pub blocks: u32,
+    pub fingerprint: Kernel,
+    pub scan_i32: Kernel,
+    pub scan_i64: Kernel,
+    pub scan_u32: Kernel,
+    pub scan_u64: Kernel,
 }
 
 /// The kernels of `ctx`'s context, loaded at its first use (one module per context).
 pub(crate) fn kernels(ctx: &Arc<CudaContext>) -> Result<Arc<Kernels>, DeviceError> {
-    type Loaded = HashMap<usize, Result<Arc<Kernels>, DeviceError>>;
-    static LOADED: OnceLock<Mutex<Loaded>> = OnceLock::new();
-    let key = ctx.cu_ctx() as usize;
-    let mut loaded = LOADED.get_or_init(Default::default).lock().unwrap_or_else(|e| e.into_inner());
-    if let Some(r) = loaded.get(&key) {
-        return r.clone();
-    }
-    let made = load(ctx).map(Arc::new);
-    loaded.insert(key, made.clone());
-    made
+    static LOADED: Cache<usize, Arc<Kernels>> = Mutex::new(Vec::new());
+    cached(&LOADED, ctx.cu_ctx() as usize, || load(ctx).map(Arc::new))
 }
 
 fn load(ctx: &Arc<CudaContext>) -> Result<Kernels, DeviceError> {
     use cudarc::driver::sys::CUdevice_attribute;
     let module = guard("cuModuleLoadData (reuse_kernels.ptx)", || ctx.load_module(Ptx::from_src(PTX)))?;
-    let function = |name: &'static str| guard("cuModuleGetFunction", || module.load_function(name));
     let sms = guard("cuDeviceGetAttribute", || {
         ctx.attribute(CUdevice_attribute::CU_DEVICE_ATTRIBUTE_MULTIPROCESSOR_COUNT)
     })?;
+    let kernel = |name: &'static str| -> Result<Kernel, DeviceError> {
+        let function = guard("cuModuleGetFunction", || module.load_function(name))?;
+        let per_sm = guard("cuOccupancyMaxActiveBlocksPerMultiprocessor", || {
+            function.occupancy_max_active_blocks_per_multiprocessor(THREADS, 0, None)
+        })?;
+        Ok(Kernel { function, blocks: sms.max(1) as u32 * per_sm.max(1) })
+    };
     Ok(Kernels {
-        fingerprint: function("reuse_fingerprint")?,
-        scan_i32: function("reuse_scan_i32")?,
-        scan_i64: function("reuse_scan_i64")?,
-        scan_u32: function("reuse_scan_u32")?,
-        scan_u64: function("reuse_scan_u64")?,
-        blocks: (sms.max(1) as u32) * 8,
+        fingerprint: kernel("reuse_fingerprint")?,
+        scan_i32: kernel("reuse_scan_i32")?,
+        scan_i64: kernel("reuse_scan_i64")?,
+        scan_u32: kernel("reuse_scan_u32")?,
+        scan_u64: kernel("reuse_scan_u64")?,
     })
 }
 
@@ -174,6 +191,8 @@ pub fn checks_off() -> Option<DeviceError> {
 }
 
 static OFF: Mutex<Option<DeviceError>> = Mutex::new(None);
+/// `OFF` is still empty (read on every device check, so not behind the lock).
+static ON: AtomicBool = AtomicBool::new(true);
 
 /// A device check could not run: it is skipped (the contract is not checked for this call, never a
 /// finding and never a panic), and the reason is logged to stderr once per kind of error. An error
@@ -186,6 +205,7 @@ pub(crate) fn check_skipped(what: &str, err: &DeviceError) {
     };
     if err.is_permanent() {
         OFF.lock().unwrap_or_else(|e| e.into_inner()).get_or_insert_with(|| err.clone());
+        ON.store(false, Ordering::Relaxed);
     }
     let mut logged = LOGGED.lock().unwrap_or_else(|e| e.into_inner());
     if !logged.contains(&kind) {
@@ -197,5 +217,5 @@ pub(crate) fn check_skipped(what: &str, err: &DeviceError) {
 
 /// Whether device checks are still on (no permanent error so far).
 pub(crate) fn checks_on() -> bool {
-    OFF.lock().map(|o| o.is_none()).unwrap_or(false)
+    ON.load(Ordering::Relaxed)
 }

@@ -7,11 +7,10 @@ use std::sync::Arc;
 
 use cudarc::driver::{CudaStream, DeviceRepr, LaunchConfig, PushKernelArg};
 
-use super::context::{self, guard, DeviceError, Kernels};
+use super::context::{self, guard, DeviceError, Kernel, THREADS};
 
-const THREADS: u32 = 256;
-
-fn grid(k: &Kernels, items: u64) -> LaunchConfig {
+/// The launch of a grid-stride kernel over `items` items: no more blocks than fit on the device.
+fn grid(k: &Kernel, items: u64) -> LaunchConfig {
     let needed = items.div_ceil(u64::from(THREADS)).max(1);
     LaunchConfig { grid_dim: (needed.min(u64::from(k.blocks)) as u32, 1, 1), block_dim: (THREADS, 1, 1), shared_mem_bytes: 0 }
 }
@@ -67,11 +66,11 @@ pub unsafe fn fingerprint(stream: &Arc<CudaStream>, ptr: u64, bytes: usize) -> R
     let n = bytes as u64;
     if n > 0 {
         guard("cuLaunchKernel (reuse_fingerprint)", || {
-            let mut launch = stream.launch_builder(&k.fingerprint);
+            let mut launch = stream.launch_builder(&k.fingerprint.function);
             launch.arg(&ptr).arg(&n).arg(&mut out);
             // SAFETY: the kernel reads `n` bytes at `ptr` (the caller's promise) and writes one
             // u64 to `out`, which it owns.
-            unsafe { launch.launch(grid(&k, n.div_ceil(16))) }.map(drop)
+            unsafe { launch.launch(grid(&k.fingerprint, n.div_ceil(16))) }.map(drop)
         })?;
     }
     let [sum] = read_back::<1>(stream, &out)?;
@@ -153,7 +152,7 @@ pub(crate) unsafe fn scan(
         return Ok(Some((0, None)));
     }
     let k = context::kernels(stream.context())?;
-    let func = match ty {
+    let kernel = match ty {
         IndexType::I32 => &k.scan_i32,
         IndexType::I64 => &k.scan_i64,
         IndexType::U32 => &k.scan_u32,
@@ -162,11 +161,11 @@ pub(crate) unsafe fn scan(
     let mut out = guard("cuMemAllocAsync", || stream.clone_htod(&[0u64, u64::MAX][..]))?;
     let count = n as u64;
     guard("cuLaunchKernel (reuse_scan)", || {
-        let mut launch = stream.launch_builder(func);
+        let mut launch = stream.launch_builder(&kernel.function);
         launch.arg(&ptr).arg(&count).arg(&params).arg(&mut out);
         // SAFETY: the kernel reads `n` entries at `ptr` (the caller's promise) and writes two
         // u64s to `out`, which it owns.
-        unsafe { launch.launch(grid(&k, count)) }.map(drop)
+        unsafe { launch.launch(grid(kernel, count)) }.map(drop)
     })?;
     let [bad, first] = read_back::<2>(stream, &out)?;
     if bad == 0 {
@@ -212,11 +211,12 @@ mod tests {
 
     #[test]
     fn rules_the_kernel_cannot_hold_go_to_the_host() {
-        assert!(ScanParams::new(Some(-1), Some(10), &[0..4]).is_some());
+        let (null_block, one) = (std::slice::from_ref(&(0..4)), std::slice::from_ref(&(2..3)));
+        assert!(ScanParams::new(Some(-1), Some(10), null_block).is_some());
         assert!(ScanParams::new(Some(i128::from(i64::MAX)), Some(10), &[]).is_none());
         assert!(ScanParams::new(Some(i128::MAX), None, &[]).is_none());
         assert!(ScanParams::new(None, None, &vec![0..1; 9]).is_none());
-        let p = ScanParams::new(None, None, &[2..3]).expect("fits");
+        let p = ScanParams::new(None, None, one).expect("fits");
         assert_eq!((p.has_sentinel, p.len, p.regions, p.start[0], p.end[0]), (0, i64::MAX, 1, 2, 3));
     }
 }

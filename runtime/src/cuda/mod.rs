@@ -47,11 +47,10 @@
 //! - What is seen is the state of memory *in stream order* on the buffer's stream, before and after
 //!   the work the call queued on it. Work the call queues on *another* stream without joining it
 //!   back, or that a later call queues, is not seen; neither is a write that restores the bytes.
-//! - A CUDA graph captured while the shim is on: the checks' own kernels and read-backs would be
-//!   captured with it, and the synchronous read-backs are illegal during capture. Turn the shim off
-//!   (`reuse::runtime::set_enabled(false)`) around capture; the kernels a graph launch replays are
-//!   not instrumented. A contracted function that launches a whole graph is checked like any other
-//!   call (the graph runs on the stream before the after-fingerprint).
+//! - CUDA graphs: during stream capture the checks' read-backs are illegal (the check is skipped and
+//!   device checks go off, logged): turn the shim off (`reuse::runtime::set_enabled(false)`) around
+//!   capture. The kernels a graph replays are not instrumented; a contracted function that launches
+//!   a graph is checked like any call (the graph runs on the stream before the after-fingerprint).
 //! - The checks use each slice's stream; a [`DeviceRegion`] without [`DeviceRegion::on_stream`]
 //!   uses the device's default (legacy) stream, which orders with other blocking streams only.
 //! - `use_after_donate` needs handles with identities; `cudarc` slices have none (a donated slice
