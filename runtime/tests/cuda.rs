@@ -326,7 +326,12 @@ fn gpu_findings_agree_with_the_cpu_backend_on_the_fixture_workload() {
         let mut cache_d = stream.clone_htod(&marked_cache()).unwrap();
         let gpu = collect(|| reshape_and_cache(&f, &key_d, &mut cache_d, &slots_d));
         assert_eq!(findings(&gpu), findings(&cpu), "{name}");
-        assert_eq!(stream.clone_dtoh(&cache_d).unwrap(), host_cache, "{name}: the kernel wrote what the CPU did");
+        let mut written: Vec<i64> = slots.iter().copied().filter(|&s| s != PAD_SLOT_ID).collect();
+        written.sort_unstable();
+        if written.windows(2).all(|w| w[0] != w[1]) {
+            // (Rows written twice race on the device; the CPU's last write wins.)
+            assert_eq!(stream.clone_dtoh(&cache_d).unwrap(), host_cache, "{name}: the kernel wrote what the CPU did");
+        }
         println!("{name}: {:?}", findings(&gpu).iter().map(|f| f.0.clone()).collect::<Vec<_>>());
     }
     let mut host_cache = marked_cache();

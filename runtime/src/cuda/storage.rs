@@ -18,10 +18,12 @@ use crate::storage::{Extent, Pod, Space, Storage};
 /// returning one from [`AsDeviceRegion`] and implementing [`Storage`] with
 /// [`crate::device_storage!`]:
 ///
-/// ```ignore
+/// ```no_run
+/// use reuse::runtime::cuda::{AsDeviceRegion, DeviceRegion};
+///
 /// struct KvCache { ptr: u64, rows: usize, row_bytes: usize, id: u64 }
 ///
-/// impl reuse::runtime::cuda::AsDeviceRegion for KvCache {
+/// impl AsDeviceRegion for KvCache {
 ///     fn device_region(&self) -> Option<reuse::runtime::cuda::DeviceRegion> {
 ///         // SAFETY: `ptr` points to `rows * row_bytes` bytes on device 0 while `self` lives.
 ///         Some(unsafe { DeviceRegion::new(0, self.ptr, self.rows, self.row_bytes) }.with_id(self.id))
