@@ -9,7 +9,7 @@ step() { printf '\n=== %s\n' "$*"; }
 
 step "NVRTC and ptxas from PyPI (no GPU needed): the CUDA backend's PTX is regenerated and assembled for sm_90"
 # Pinned: the shipped PTX is NVRTC 12.4's output, byte for byte (scripts/gen-ptx.sh).
-python3 -m pip install -q --disable-pip-version-check nvidia-cuda-nvrtc-cu12==12.4.127 nvidia-cuda-nvcc-cu12==12.4.131
+python3 -m pip install -q --disable-pip-version-check --root-user-action=ignore nvidia-cuda-nvrtc-cu12==12.4.127 nvidia-cuda-nvcc-cu12==12.4.131
 export REUSE_REQUIRE_NVRTC=1
 
 step "clippy, warnings denied (the fixtures and the macro expansion included)"

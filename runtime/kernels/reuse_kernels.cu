@@ -63,21 +63,24 @@ extern "C" __global__ void reuse_fingerprint(const unsigned char* p, u64 n, u64*
     u64 stride = (u64)gridDim.x * blockDim.x;
     u64 acc = 0;
     if ((((u64)p) & 15) == 0) {
-        // 16-byte loads over the full pairs of words, four pairs in flight per thread.
+        // 16-byte loads over the full pairs of words, four pairs in flight per thread. The position
+        // keys k*P advance by additions: pair j's first word is 2j, and j advances by `stride`.
         const ulonglong2* q = (const ulonglong2*)p;
         u64 pairs = n / 16;
         u64 j = tid;
-        for (; j + 3 * stride < pairs; j += 4 * stride) {
+        u64 kp = (2 * j) * FP_P;
+        const u64 step = (2 * stride) * FP_P;
+        for (; j + 3 * stride < pairs; j += 4 * stride, kp += 4 * step) {
             ulonglong2 a = q[j], b = q[j + stride], c = q[j + 2 * stride], d = q[j + 3 * stride];
-            acc += fp_term(a.x, (2 * j) * FP_P) + fp_term(a.y, (2 * j + 1) * FP_P);
-            u64 jb = j + stride, jc = j + 2 * stride, jd = j + 3 * stride;
-            acc += fp_term(b.x, (2 * jb) * FP_P) + fp_term(b.y, (2 * jb + 1) * FP_P);
-            acc += fp_term(c.x, (2 * jc) * FP_P) + fp_term(c.y, (2 * jc + 1) * FP_P);
-            acc += fp_term(d.x, (2 * jd) * FP_P) + fp_term(d.y, (2 * jd + 1) * FP_P);
+            u64 kb = kp + step, kc = kp + 2 * step, kd = kp + 3 * step;
+            acc += fp_term(a.x, kp) + fp_term(a.y, kp + FP_P);
+            acc += fp_term(b.x, kb) + fp_term(b.y, kb + FP_P);
+            acc += fp_term(c.x, kc) + fp_term(c.y, kc + FP_P);
+            acc += fp_term(d.x, kd) + fp_term(d.y, kd + FP_P);
         }
-        for (; j < pairs; j += stride) {
+        for (; j < pairs; j += stride, kp += step) {
             ulonglong2 a = q[j];
-            acc += fp_term(a.x, (2 * j) * FP_P) + fp_term(a.y, (2 * j + 1) * FP_P);
+            acc += fp_term(a.x, kp) + fp_term(a.y, kp + FP_P);
         }
         for (u64 k = 2 * pairs + tid; k < words; k += stride) {
             acc += fp_term(fp_word(p, n, k), k * FP_P);

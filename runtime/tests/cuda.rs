@@ -186,6 +186,75 @@ fn shipped_ptx_is_generated_from_the_source_and_assembles_for_sm_90() {
     println!("{checked} kernel files: shipped PTX matches NVRTC's, and ptxas assembles it for sm_90");
 }
 
+/// The shim's kernels, compiled as C++ for the host with CUDA's built-ins emulated
+/// (`tests/emulation/kernels_on_host.cpp`): their indexing, grid-stride loops, 16-byte and
+/// unaligned paths and block reductions run here, and must agree with the host references.
+#[test]
+fn kernels_run_in_a_host_emulation() {
+    use reuse::runtime::__private::RegionSpec;
+    use reuse::runtime::{IndexList, IndexScan};
+    let dir = std::env::temp_dir().join(format!("reuse-kernels-on-host-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).expect("temp dir");
+    let exe = dir.join("kernels_on_host");
+    let src = root().join("runtime/tests/emulation/kernels_on_host.cpp");
+    let cxx = std::env::var("CXX").unwrap_or_else(|_| "c++".into());
+    match Command::new(&cxx).args(["-std=c++17", "-O1", "-pthread", "-o"]).arg(&exe).arg(&src).status() {
+        Ok(s) if s.success() => {}
+        Ok(s) => panic!("{cxx} failed to build the kernels for the host: {s}"),
+        Err(e) => return skipped(format!("no C++ compiler ({cxx}: {e}) to run the kernels on the host")),
+    }
+    let run = |args: &[String]| -> String {
+        let o = Command::new(&exe).args(args).output().expect("run kernels_on_host");
+        assert!(o.status.success(), "kernels_on_host {args:?}: {}", String::from_utf8_lossy(&o.stderr));
+        String::from_utf8_lossy(&o.stdout).trim().to_string()
+    };
+    let bytes: Vec<u8> = (0..50_003u32).map(|i| (i.wrapping_mul(2_654_435_761) >> 13) as u8).collect();
+    let file = dir.join("bytes.bin");
+    std::fs::write(&file, &bytes).expect("write bytes");
+    let f = file.display().to_string();
+    for (start, end, grid) in [(0, 0, 1), (0, 5, 1), (0, 16, 1), (3, 4099, 2), (8, 50_003, 3), (16, 50_000, 1), (0, 50_003, 7), (1, 33, 1)] {
+        let sum: u64 = run(&["fp".into(), f.clone(), start.to_string(), end.to_string(), grid.to_string()]).parse().expect("a sum");
+        assert_eq!(
+            cuda::finish_fingerprint(sum, (end - start) as u64),
+            cuda::device_fingerprint_reference(&bytes[start..end]),
+            "bytes {start}..{end}, {grid} blocks"
+        );
+    }
+    let mut x = 99u64;
+    let entries: Vec<i64> = (0..20_000)
+        .map(|_| {
+            x = x.wrapping_mul(6_364_136_223_846_793_005).wrapping_add(1);
+            match (x >> 33) % 50 {
+                0 => -5,
+                1 => 1 << 40,
+                r => r as i64 - 10,
+            }
+        })
+        .collect();
+    let file = dir.join("entries.bin");
+    std::fs::write(&file, entries.iter().flat_map(|e| e.to_le_bytes()).collect::<Vec<u8>>()).expect("write entries");
+    let f = file.display().to_string();
+    for (ty, sentinel, grid) in [("i64", Some(-1), 1), ("i64", None, 4), ("i32", Some(-1), 2), ("u32", None, 3), ("u64", None, 1), ("u64", Some(7), 5)] {
+        let (len, region) = (30usize, (0i128, 4i128));
+        let mut scan = IndexScan::new(sentinel, Some(len), &[RegionSpec::range(Some(region.0), Some(region.1), false)]);
+        match ty {
+            "i64" => entries.scan_indices(&mut scan),
+            "i32" => entries.iter().map(|&e| e as i32).collect::<Vec<_>>().scan_indices(&mut scan),
+            "u32" => entries.iter().map(|&e| e as u32).collect::<Vec<_>>().scan_indices(&mut scan),
+            _ => entries.iter().map(|&e| e as u64).collect::<Vec<_>>().scan_indices(&mut scan),
+        }
+        let sentinel_arg = sentinel.map_or("none".to_string(), |s| s.to_string());
+        let args = [
+            "scan".into(), f.clone(), ty.into(), sentinel_arg, len.to_string(), region.0.to_string(), region.1.to_string(), grid.to_string(),
+        ];
+        let got = run(&args);
+        let want = format!("{} {}", scan.bad, scan.first.map_or(u64::MAX, |b| b.position as u64));
+        assert_eq!(got, want, "{ty}, sentinel {sentinel:?}, {grid} blocks");
+        assert!(scan.bad > 0);
+    }
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
 /// A device buffer handle that a donating op replaces: `Copy`, as device pointers are, with an
 /// identity per handle (the pattern of XLA's buffers: the output is a new buffer object over the
 /// donated memory).

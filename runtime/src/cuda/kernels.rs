@@ -27,7 +27,8 @@ fn term(w: u64, k: u64) -> u64 {
 }
 
 /// The fingerprint from the kernel's sum and the length in bytes.
-fn finish(sum: u64, bytes: u64) -> u64 {
+#[doc(hidden)]
+pub fn finish(sum: u64, bytes: u64) -> u64 {
     let mut h = (sum ^ bytes.wrapping_mul(Q)).wrapping_mul(P);
     h ^= h >> 29;
     h.wrapping_mul(Q) ^ (h >> 32)

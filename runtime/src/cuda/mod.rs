@@ -64,6 +64,8 @@ mod storage;
 
 pub use context::{checks_off, context, device_count, driver_present, DeviceError, KERNEL_SOURCE};
 pub use kernels::{device_fingerprint_reference, fingerprint};
+#[doc(hidden)]
+pub use kernels::finish as finish_fingerprint;
 pub use storage::{fresh_id, region_fingerprint, AsDeviceRegion, DeviceIndexInt, DeviceRegion};
 
 /// The shipped PTX (for the agreement test of `scripts/gen-ptx.sh`).
