@@ -111,12 +111,17 @@ pub trait AsDeviceRegion {
 }
 
 /// Implements [`Storage`] for types that implement [`AsDeviceRegion`], computing fingerprints on
-/// the device: `reuse::runtime::device_storage!(KvCache, BlockTable<T>);` (generic types need their
-/// parameters declared: `device_storage!(<T: Pod> DeviceVec<T>)`).
+/// the device: `reuse::runtime::device_storage!(KvCache, BlockTable);`. A generic type names its
+/// parameters after `impl`: `device_storage!(impl<T: Pod> DeviceVec<T>)`.
 #[macro_export]
 macro_rules! device_storage {
-    ($(<$($g:ident $(: $b:path)?),*>)? $ty:ty $(, $($rest:tt)*)?) => {
-        impl $(<$($g $(: $b)?),*>)? $crate::Storage for $ty {
+    () => {};
+    (impl<$($g:ident $(: $b:path)?),*> $ty:ty $(, $($rest:tt)*)?) => {
+        $crate::device_storage!(@impl [$($g $(: $b)?),*] $ty);
+        $($crate::device_storage!($($rest)*);)?
+    };
+    (@impl [$($generics:tt)*] $ty:ty) => {
+        impl<$($generics)*> $crate::Storage for $ty {
             fn extent(&self) -> ::core::option::Option<$crate::Extent> {
                 $crate::cuda::AsDeviceRegion::device_region(self).map(|r| r.extent())
             }
@@ -130,9 +135,11 @@ macro_rules! device_storage {
                 $crate::cuda::AsDeviceRegion::device_region(self)?.handle_id()
             }
         }
+    };
+    ($ty:ty $(, $($rest:tt)*)?) => {
+        $crate::device_storage!(@impl [] $ty);
         $($crate::device_storage!($($rest)*);)?
     };
-    () => {};
 }
 
 impl Storage for DeviceRegion {
@@ -244,3 +251,40 @@ macro_rules! cudarc_index {
     )* };
 }
 cudarc_index!(CudaSlice<T>, CudaView<'_, T>, CudaViewMut<'_, T>);
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A user type generic over its element, exposed through the macro (no device memory is read).
+    struct DeviceVec<T> {
+        ptr: u64,
+        len: usize,
+        _t: std::marker::PhantomData<T>,
+    }
+    impl<T: Pod> AsDeviceRegion for DeviceVec<T> {
+        fn device_region(&self) -> Option<DeviceRegion> {
+            // SAFETY: never read in these tests.
+            Some(unsafe { DeviceRegion::new(1, self.ptr, self.len, std::mem::size_of::<T>()) })
+        }
+    }
+    crate::device_storage!(impl<T: Pod> DeviceVec<T>);
+
+    #[test]
+    fn device_regions_are_device_address_ranges_in_elements() {
+        let v = DeviceVec::<[f32; 4]> { ptr: 0x7f00_0000_0000, len: 10, _t: std::marker::PhantomData };
+        let whole = v.extent().expect("an extent");
+        assert_eq!(whole.space, Space::Device(1));
+        assert_eq!(whole.range, 0x7f00_0000_0000..0x7f00_0000_0000 + 160);
+        assert_eq!(v.element_count(), Some(10));
+        assert_eq!(v.handle_id(), None);
+        // SAFETY: never read.
+        let row3 = unsafe { DeviceRegion::new(1, 0x7f00_0000_0000 + 48, 1, 16) }.with_id(fresh_id());
+        assert!(whole.contains(&row3.extent()));
+        assert!(row3.handle_id().is_some());
+        // SAFETY: never read.
+        let elsewhere = unsafe { DeviceRegion::new(0, 0x7f00_0000_0000, 10, 16) };
+        assert!(!whole.overlaps(&elsewhere.extent()), "devices are separate address spaces");
+        assert_ne!(fresh_id(), fresh_id());
+    }
+}
