@@ -178,6 +178,7 @@ pub(crate) unsafe fn scan(
     };
     let mut raw = [0u8; 8];
     guard("cuMemcpyDtoHAsync", || {
+        stream.context().bind_to_thread()?;
         // SAFETY: `first < n`, so the entry lies inside the caller's range.
         unsafe { cudarc::driver::result::memcpy_dtoh_async(&mut raw[..size], ptr + first * size as u64, stream.cu_stream()) }?;
         stream.synchronize()
