@@ -54,7 +54,8 @@ if grep -E '^test gpu_[a-z0-9_]+ \.\.\. skipped' "$out/gpu-tests.log" > "$out/sk
 else
     note "PASS no gpu_* test skipped ($(grep -cE '^test gpu_' "$out/gpu-tests.log") ran)"
 fi
-grep -E '^(dummy_run|execute|write_padded)' "$out/gpu-tests.log" | sed 's/^/  same findings as the CPU backend: /' | tee -a "$summary"
+grep -oE '(dummy_run|execute|execute_with_fallback|write_padded|clear_blocks \(buggy\)): .*' "$out/gpu-tests.log" \
+    | sed 's/^/  same findings as the CPU backend: /' | tee -a "$summary"
 
 step "runtime tests, feature on" "$out/runtime-tests.log" 120 \
     cargo test --release "${flags[@]}" -- --test-threads=4
