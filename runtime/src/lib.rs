@@ -82,6 +82,9 @@
 //! (about 100 GB/s on hot data; the cost follows the guarded bytes, not the buffer), and for `reuses`
 //! a lock and an O(entries) signature of the cache. `cargo bench -p reuse-runtime --bench paged_kv`
 //! measures a paged-KV write workload unchecked and checked.
+//! On device memory ([`cuda`]), each fingerprint and each index scan is a kernel launch plus a
+//! read-back of a few bytes that synchronizes the buffer's stream: a fixed cost per region or index,
+//! then the guarded bytes at device bandwidth (`scripts/gpu-check.sh` measures both on a GPU).
 //!
 //! # Limits (honest ones)
 //!

@@ -35,8 +35,8 @@
 //! # Cost
 //!
 //! A fingerprint is one kernel over the guarded bytes (a bandwidth-bound reduction) plus a
-//! synchronization of the buffer's stream to read back eight bytes; small regions (a null block)
-//! cost the launch and the round trip, about 10-30 µs. The index scan is one kernel over the index
+//! synchronization of the buffer's stream to read back eight bytes; for small regions (a null
+//! block) the launch and the round trip dominate. The index scan is one kernel over the index
 //! plus a read-back. The synchronizations serialize the host with the stream around each contracted
 //! call: leave the shim on for tests and debug runs, not for production throughput.
 //! `scripts/gpu-check.sh` measures fingerprint throughput against the device's copy bandwidth and
