@@ -12,18 +12,29 @@
 # OUTDIR/bench.txt, bench.json  fingerprint throughput vs the device's dtod copy bandwidth (same
 #                        run); checked vs unchecked paged-KV writes, with and without the null-block guard
 #
-# Needs cargo and the crates of Cargo.lock (a `vendor/` directory made by `cargo vendor` is used
-# offline if present); no NVRTC: the kernels ship as PTX.
+# Needs cargo and the crates of Cargo.lock; no NVRTC (the kernels ship as PTX). A GPU machine that
+# cannot reach crates.io builds offline from `target/gpu-vendor.tar.gz`, which
+#   ./scripts/gpu-check.sh --pack
+# makes on a machine that can (`cargo vendor`, about 20 MB): carry that one file along.
 set -uo pipefail
-out="${1:?usage: scripts/gpu-check.sh OUTDIR}"
 cd "$(dirname "$0")/.."
+pack="target/gpu-vendor.tar.gz"
+if [ "${1:-}" = "--pack" ]; then
+    tmp="$(mktemp -d)"
+    cargo vendor --versioned-dirs --locked "$tmp/gpu-vendor" > /dev/null && mkdir -p target \
+        && tar czf "$pack" -C "$tmp" gpu-vendor && rm -rf "$tmp" && ls -la "$pack"
+    exit $?
+fi
+out="${1:?usage: scripts/gpu-check.sh OUTDIR | --pack}"
 mkdir -p "$out"
 out="$(cd "$out" && pwd)"
 export CARGO_TERM_COLOR=never
 export CARGO_TARGET_DIR="${CARGO_TARGET_DIR:-$PWD/target}"
 flags=(-p reuse-runtime --features cuda)
-if [ -d vendor ]; then
-    flags+=(--offline --config 'source.crates-io.replace-with="vendored-sources"' --config 'source.vendored-sources.directory="vendor"')
+if [ -f "$pack" ]; then
+    rm -rf target/gpu-vendor && tar xzf "$pack" -C target
+    flags+=(--offline --config 'source.crates-io.replace-with="vendored-sources"'
+            --config "source.vendored-sources.directory=\"$PWD/target/gpu-vendor\"")
 fi
 summary="$out/summary.txt"
 : > "$summary"
