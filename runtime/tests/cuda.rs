@@ -86,6 +86,7 @@ const CHILD_ENV: &str = "REUSE_FAKE_LIBCUDA_CHILD";
 
 /// A driver is there but sees no device: `cuInit` returns `CUDA_ERROR_NO_DEVICE`. This test builds
 /// the fake driver and runs `fake_driver_child` in a child process that loads it.
+#[cfg(unix)]
 #[test]
 fn driver_without_a_device_is_a_clean_error() {
     let dir = std::env::temp_dir().join(format!("reuse-fake-libcuda-{}", std::process::id()));
