@@ -270,7 +270,7 @@ impl Call {
     /// donated (`handle`: its extent and identity, where its type has one).
     pub fn check_donated(&mut self, param: &'static str, handle: Option<(Extent, u64)>) {
         let Some((extent, id)) = handle else { return };
-        let donation = donated().lock().unwrap_or_else(|e| e.into_inner()).get(&id).cloned();
+        let donation = donated().lock().unwrap_or_else(|e| e.into_inner()).get(&(extent.space, id)).cloned();
         let Some(d) = donation else { return };
         self.violations.push(Violation {
             rule: &USE_AFTER_DONATE,
@@ -291,7 +291,7 @@ impl Call {
     /// `aliases(OUT = IN)`, after the call: IN was donated to OUT. Its handle is poisoned unless OUT
     /// carries the same identity (then a later use of IN cannot be told from a use of OUT).
     pub fn donate(&mut self, clause: usize, input: &'static str, inp: Option<(Extent, u64)>, out: Option<(Extent, u64)>) {
-        let Some((_, id)) = inp else { return };
+        let Some((extent, id)) = inp else { return };
         if out.is_some_and(|(_, out_id)| out_id == id) {
             return;
         }
@@ -304,13 +304,13 @@ impl Call {
         let mut map = donated().lock().unwrap_or_else(|e| e.into_inner());
         if map.len() >= MAX_DONATED {
             // Bounded memory for long runs: forget the oldest half (ids grow with time).
-            let mut ids: Vec<u64> = map.keys().copied().collect();
-            ids.sort_unstable();
-            for old in &ids[..ids.len() / 2] {
+            let mut keys: Vec<(Space, u64)> = map.keys().copied().collect();
+            keys.sort_unstable_by_key(|&(_, id)| id);
+            for old in &keys[..keys.len() / 2] {
                 map.remove(old);
             }
         }
-        map.insert(id, donation);
+        map.insert((extent.space, id), donation);
         ANY_DONATED.store(true, Ordering::Relaxed);
     }
 
@@ -446,8 +446,11 @@ const MAX_DONATED: usize = 1 << 20;
 
 static ANY_DONATED: AtomicBool = AtomicBool::new(false);
 
-fn donated() -> &'static Mutex<HashMap<u64, Donation>> {
-    static DONATED: OnceLock<Mutex<HashMap<u64, Donation>>> = OnceLock::new();
+/// Donated handles by address space and identity (identities need only be unique in their space).
+type Donated = Mutex<HashMap<(Space, u64), Donation>>;
+
+fn donated() -> &'static Donated {
+    static DONATED: OnceLock<Donated> = OnceLock::new();
     DONATED.get_or_init(Default::default)
 }
 
