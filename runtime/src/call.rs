@@ -290,7 +290,7 @@ impl Call {
 
     /// `aliases(OUT = IN)`, after the call: IN was donated to OUT. Its handle is poisoned unless OUT
     /// carries the same identity (then a later use of IN cannot be told from a use of OUT).
-    pub fn donate(&mut self, clause: usize, input: &'static str, inp: Option<(Extent, u64)>, out: Option<(Extent, u64)>) {
+    pub fn donate(&self, clause: usize, input: &'static str, inp: Option<(Extent, u64)>, out: Option<(Extent, u64)>) {
         let Some((extent, id)) = inp else { return };
         if out.is_some_and(|(_, out_id)| out_id == id) {
             return;
