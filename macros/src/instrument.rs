@@ -441,6 +441,23 @@ fn wrapper(contract: &Contract, sig: &syn::Signature, info: &Sig, body: &syn::Bl
         raw_ptrs.extend(quote!(let #ptr = ::core::ptr::addr_of!(#e);));
     };
 
+    // use_after_donate: a handle an earlier contracted call donated, passed to this one. Only
+    // handles with an identity (`Storage::handle_id`) take part; nothing is read until a handle
+    // has been donated somewhere.
+    let mut donated = TokenStream::new();
+    if matches!(info.receiver, Some(Kind::Shared | Kind::Mut)) {
+        let ps = probe(quote!(self));
+        donated.extend(quote!(#call.check_donated("self", #ps.__handle());));
+    }
+    for p in &info.params {
+        let id = &p.ident;
+        let (pp, name) = (probe(quote!(&#id)), id.to_string());
+        donated.extend(quote!(#call.check_donated(#name, #pp.__handle());));
+    }
+    if !donated.is_empty() {
+        before.extend(quote!(if #active && #rt::any_donated() { #donated }));
+    }
+
     // writes(P[IDX], skip = S): scan IDX before the call.
     for (c, target, skip) in contract.writes() {
         let ci = clause_of(&c.kind);
@@ -553,12 +570,19 @@ fn wrapper(contract: &Contract, sig: &syn::Signature, info: &Sig, body: &syn::Bl
             let in_id = hyg(&format!("__reuse_alias_in_{k}"));
             let e = place_expr(&alias.input);
             let pe = probe(quote!(&#e));
-            decls.extend(quote!(let #in_id = if #active { #pe.__extent() } else { ::core::option::Option::None };));
+            let in_handle = hyg(&format!("__reuse_alias_handle_{k}"));
+            decls.extend(quote! {
+                let #in_id = if #active { #pe.__extent() } else { ::core::option::Option::None };
+                let #in_handle = if #active { #pe.__handle() } else { ::core::option::Option::None };
+            });
             let out_expr = output_expr(&out, &alias.output);
             let po = probe(quote!(&#out_expr));
             let (out_text, in_text) = (alias.output.to_string(), alias.input.to_string());
             declared.push(out_text.clone());
-            alias_checks.extend(quote!(#call.check_alias(#ci, #out_text, #in_text, #po.__extent(), #in_id);));
+            alias_checks.extend(quote! {
+                #call.check_alias(#ci, #out_text, #in_text, #po.__extent(), #in_id);
+                #call.donate(#ci, #in_text, #in_handle, #po.__handle());
+            });
         }
         let mut undeclared = Vec::new();
         if !declared.iter().any(|d| d == "return") {

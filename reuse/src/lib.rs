@@ -16,7 +16,8 @@
 //! ```
 //!
 //! `cargo reuse-check` checks the contract statically at every call site and in the body; with the
-//! `runtime` feature, the same contract is checked while the program runs (see [`runtime`]).
+//! `runtime` feature, the same contract is checked while the program runs (see [`runtime`]), and with
+//! `runtime-cuda` also on GPU memory, on the device (`runtime::cuda`).
 //! Without it, the attributes expand to the function exactly as written.
 
 pub use reuse_macros::{allow, contract, effect};

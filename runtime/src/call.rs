@@ -2,15 +2,16 @@
 //! macro, release to release.
 
 use std::cell::Cell;
+use std::collections::HashMap;
 use std::hash::Hash;
 use std::ops::Range;
 use std::panic::Location;
-use std::sync::atomic::{AtomicU64, Ordering};
-use std::sync::OnceLock;
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+use std::sync::{Mutex, OnceLock};
 
 use reuse_rules::catalogue::{
     ALIAS_NOT_SHARED, EFFECT_ORDER, FORBIDDEN_WRITE, HIT_MISMATCH, HIT_SKIPS_EFFECT, PAD_TO_NULL_BLOCK, STALE_HIT,
-    UNDECLARED_ALIAS,
+    UNDECLARED_ALIAS, USE_AFTER_DONATE,
 };
 use reuse_rules::Rule;
 
@@ -265,6 +266,54 @@ impl Call {
         }
     }
 
+    /// `use_after_donate`, before the call: `param` is a handle that an earlier contracted call
+    /// donated (`handle`: its extent and identity, where its type has one).
+    pub fn check_donated(&mut self, param: &'static str, handle: Option<(Extent, u64)>) {
+        let Some((extent, id)) = handle else { return };
+        let donation = donated().lock().unwrap_or_else(|e| e.into_inner()).get(&(extent.space, id)).cloned();
+        let Some(d) = donation else { return };
+        self.violations.push(Violation {
+            rule: &USE_AFTER_DONATE,
+            function: self.info.function,
+            clause: d.clause,
+            location: self.location,
+            message: format!(
+                "`{param}` ({extent}, handle {id}) was donated as `{}` to a call of `{}` at {}:{}, and is used after it",
+                d.input,
+                d.function,
+                d.location.file(),
+                d.location.line()
+            ),
+            detail: Detail::Donated { input: param, extent, donated_to: d.function, at: d.location },
+        });
+    }
+
+    /// `aliases(OUT = IN)`, after the call: IN was donated to OUT. Its handle is poisoned unless OUT
+    /// carries the same identity (then a later use of IN cannot be told from a use of OUT).
+    pub fn donate(&self, clause: usize, input: &'static str, inp: Option<(Extent, u64)>, out: Option<(Extent, u64)>) {
+        let Some((extent, id)) = inp else { return };
+        if out.is_some_and(|(_, out_id)| out_id == id) {
+            return;
+        }
+        let donation = Donation {
+            function: self.info.function,
+            clause: self.info.clause(clause),
+            input,
+            location: self.location,
+        };
+        let mut map = donated().lock().unwrap_or_else(|e| e.into_inner());
+        if map.len() >= MAX_DONATED {
+            // Bounded memory for long runs: forget the oldest half (ids grow with time).
+            let mut keys: Vec<(Space, u64)> = map.keys().copied().collect();
+            keys.sort_unstable_by_key(|&(_, id)| id);
+            for old in &keys[..keys.len() / 2] {
+                map.remove(old);
+            }
+        }
+        map.insert((extent.space, id), donation);
+        ANY_DONATED.store(true, Ordering::Relaxed);
+    }
+
     /// Whether this call is a hit that the `hit_mismatch` sampling picks for a recomputation.
     pub fn hit_mismatch_due(&self) -> bool {
         if !self.active || self.hit != Some(true) {
@@ -383,6 +432,34 @@ impl Drop for Call {
     }
 }
 
+/// A donated handle: which call took it.
+#[derive(Clone)]
+struct Donation {
+    function: &'static str,
+    clause: &'static str,
+    input: &'static str,
+    location: &'static Location<'static>,
+}
+
+/// How many donated handles are remembered at most.
+const MAX_DONATED: usize = 1 << 20;
+
+static ANY_DONATED: AtomicBool = AtomicBool::new(false);
+
+/// Donated handles by address space and identity (identities need only be unique in their space).
+type Donated = Mutex<HashMap<(Space, u64), Donation>>;
+
+fn donated() -> &'static Donated {
+    static DONATED: OnceLock<Donated> = OnceLock::new();
+    DONATED.get_or_init(Default::default)
+}
+
+/// Whether any handle was donated so far (the generated code asks before looking at its inputs).
+#[inline]
+pub fn any_donated() -> bool {
+    ANY_DONATED.load(Ordering::Relaxed)
+}
+
 fn quoted(names: &[&str]) -> String {
     let v: Vec<String> = names.iter().map(|n| format!("`{n}`")).collect();
     format!("[{}]", v.join(", "))
@@ -410,6 +487,7 @@ pub struct Probe<'a, T: ?Sized>(pub &'a T);
 
 pub trait ViaStorage {
     fn __extent(&self) -> Option<Extent>;
+    fn __handle(&self) -> Option<(Extent, u64)>;
     fn __element_count(&self) -> Option<usize>;
     fn __region_fp(&self, region: &RegionSpec) -> Option<(Range<usize>, u64)>;
 }
@@ -417,6 +495,11 @@ impl<T: Storage + ?Sized> ViaStorage for Probe<'_, T> {
     #[inline]
     fn __extent(&self) -> Option<Extent> {
         self.0.extent()
+    }
+    #[inline]
+    fn __handle(&self) -> Option<(Extent, u64)> {
+        let id = self.0.handle_id()?;
+        Some((self.0.extent()?, id))
     }
     #[inline]
     fn __element_count(&self) -> Option<usize> {
@@ -431,6 +514,9 @@ impl<T: Storage + ?Sized> ViaStorage for Probe<'_, T> {
 }
 pub trait NoStorage {
     fn __extent(&self) -> Option<Extent> {
+        None
+    }
+    fn __handle(&self) -> Option<(Extent, u64)> {
         None
     }
     fn __element_count(&self) -> Option<usize> {

@@ -199,6 +199,25 @@ impl IndexScan {
         }
     }
 
+    /// The skip sentinel, the element count of the written place and the forbidden regions (half-open
+    /// element ranges): what a device scan needs.
+    #[cfg_attr(not(feature = "cuda"), allow(dead_code))]
+    pub(crate) fn rule(&self) -> (Option<i128>, Option<i128>, &[std::ops::Range<i128>]) {
+        (self.sentinel, self.len, &self.regions)
+    }
+
+    /// Records the result of a scan done elsewhere (on the device): `entries` were scanned, `bad` of
+    /// them offend, the first at `first = (position, value)` (positions relative to this list).
+    #[cfg_attr(not(feature = "cuda"), allow(dead_code))]
+    pub(crate) fn record(&mut self, entries: usize, bad: usize, first: Option<(usize, i128)>) {
+        let base = self.scanned;
+        self.scanned += entries;
+        self.bad += bad;
+        if let Some((position, value)) = first {
+            self.note_first(base + position, value);
+        }
+    }
+
     /// Whether every entry is valid: one branch-free pass in `i64` (the common case, and the cost
     /// the shim adds to every call: about a cycle an entry).
     fn all_valid<T: IndexInt>(&self, entries: &[T]) -> bool {
@@ -238,25 +257,31 @@ impl IndexScan {
         if self.all_valid(entries) {
             return;
         }
-        let sentinel = self.sentinel;
-        let len = self.len.unwrap_or(i128::MAX);
-        let regions = &self.regions;
-        let is_bad = |v: i128| Some(v) != sentinel && (v < 0 || v >= len || regions.iter().any(|r| r.contains(&v)));
         for (i, e) in entries.iter().enumerate() {
             let v = e.to_i128();
-            if !is_bad(v) {
-                continue;
+            if self.is_bad(v) {
+                self.bad += 1;
+                self.note_first(base + i, v);
             }
-            self.bad += 1;
-            if self.first.is_none() {
-                let region_index = self.regions.iter().position(|r| r.contains(&v));
-                self.first = Some(BadIndex {
-                    position: base + i,
-                    value: v,
-                    region: region_index.map(|k| self.regions[k].clone()),
-                    region_index,
-                });
-            }
+        }
+    }
+
+    /// The rule, entry by entry (the careful path).
+    fn is_bad(&self, v: i128) -> bool {
+        Some(v) != self.sentinel
+            && (v < 0 || v >= self.len.unwrap_or(i128::MAX) || self.regions.iter().any(|r| r.contains(&v)))
+    }
+
+    /// Keeps the first offending entry.
+    fn note_first(&mut self, position: usize, value: i128) {
+        if self.first.is_none() {
+            let region_index = self.regions.iter().position(|r| r.contains(&value));
+            self.first = Some(BadIndex {
+                position,
+                value,
+                region: region_index.map(|k| self.regions[k].clone()),
+                region_index,
+            });
         }
     }
 }

@@ -1,5 +1,6 @@
 //! The runtime shim of reuse-check: the same contracts the static checker reads, checked while the
-//! program runs, under the same rule names (CPU backend).
+//! program runs, under the same rule names: on host memory, and with the feature `cuda` on device
+//! memory too, computed on the device ([`cuda`]; `docs/runtime-cuda.md`).
 //!
 //! Turn it on with the `runtime` feature of the `reuse` crate; every `#[reuse::contract]` function is
 //! then instrumented, and every `#[reuse::effect]` function records its calls. With the feature off,
@@ -19,6 +20,7 @@
 //! | `forbids_write(P[C])` | `forbidden_write` | a fingerprint of the region (its bytes, see [`Storage`]) before and after the call must agree. The cost is proportional to the region's bytes, not to P's |
 //! | `aliases(OUT = IN)` | `alias_not_shared` | OUT's storage must lie inside IN's (same pointer range or a view of it) |
 //! | (no `aliases` for an output) | `undeclared_alias` | an output that is not declared as an alias must overlap no input |
+//! | `aliases(OUT = IN)`, a later call | `use_after_donate` | for handles with an identity ([`Storage::handle_id`]): IN is poisoned when the call returns unless OUT has the same identity; a later contracted call passed it is reported |
 //! | `reuses(PLACE, key(K, ...))` | `stale_hit` | the components K of every miss are recorded for the cache instance; a hit whose current components were never stored is stale |
 //! | `reuses` (opt-in, sampled) | `hit_mismatch` | a hit is recomputed with the cache emptied, and the two values compared |
 //!
@@ -50,7 +52,8 @@
 //! - [`Storage`]: where the value lives ([`Extent`]: a host byte range, a device range, or an opaque
 //!   handle), its element count, and the bytes of a region of elements. Implemented for `[T]`, `[T; N]`,
 //!   `Vec<T>`, `Box<[T]>` of [`Pod`] elements, `str`, `String`, `u64` (taken as an opaque device handle),
-//!   and through `&`, `&mut`, `Box`. A user type implements it by hand (no derive needed).
+//!   and through `&`, `&mut`, `Box`; with feature `cuda`, `cudarc`'s slices and views, and user types
+//!   that own device memory (`device_storage!`). A user type implements it by hand (no derive needed).
 //! - [`IndexList`]: the entries of an index argument (integers, slices, arrays, `Vec`s of them).
 //! - [`CachePlace`]: what the shim observes of a `reuses` place (maps and sets, and through
 //!   `RefCell`, `Mutex`, `RwLock`, `Rc`, `Arc`, `Box`; a user cache implements it, e.g. with a counter
@@ -79,6 +82,9 @@
 //! (about 100 GB/s on hot data; the cost follows the guarded bytes, not the buffer), and for `reuses`
 //! a lock and an O(entries) signature of the cache. `cargo bench -p reuse-runtime --bench paged_kv`
 //! measures a paged-KV write workload unchecked and checked.
+//! On device memory ([`cuda`]), each fingerprint and each index scan is a kernel launch plus a
+//! read-back of a few bytes that synchronizes the buffer's stream: a fixed cost per region or index,
+//! then the guarded bytes at device bandwidth (`scripts/gpu-check.sh` measures both on a GPU).
 //!
 //! # Limits (honest ones)
 //!
@@ -103,9 +109,11 @@
 //! - A bare `u64` is taken as an opaque handle (a device pointer) for declared aliases; it is too
 //!   common a value to count as evidence of an *undeclared* alias (`fn f(n: u64) -> u64 { n }`), so
 //!   only handle types with a kind of their own (a newtype implementing [`Storage`]) are checked for that.
-//! - `use_after_donate` needs the output to be a different handle from the donated input (a poisoned
-//!   handle); an in-place op that returns the same handle value gives the shim nothing to tell a later
-//!   use of the input from a use of the output, so that rule stays with the static checker on CPU.
+//! - `use_after_donate` needs handles with an identity ([`Storage::handle_id`]; device handles made
+//!   with [`cuda`]'s `DeviceRegion::with_id`) and an output with another identity than the donated
+//!   input (a poisoned handle); an in-place op that returns the same handle value gives the shim
+//!   nothing to tell a later use of the input from a use of the output, so that case stays with the
+//!   static checker. Only arguments of contracted calls are looked at: a plain read is not seen.
 //! - Effects are traced per thread: an effect run on another thread (a pool) does not count.
 //! - `hit_mismatch` recomputes by running the body again with the cache place emptied (it must be a
 //!   [`CachePlace`] with `Default`, reached through `&mut self` or a `&mut` parameter), with every
@@ -117,6 +125,8 @@
 
 mod cache;
 mod config;
+#[cfg(feature = "cuda")]
+pub mod cuda;
 mod index;
 mod report;
 mod storage;

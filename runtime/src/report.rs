@@ -40,6 +40,9 @@ pub enum Detail {
     Region { place: &'static str, elements: Range<usize>, before: u64, after: u64 },
     /// `alias_not_shared`, `undeclared_alias`: the output and the input, and where each lives.
     Alias { output: &'static str, input: &'static str, output_extent: Extent, input_extent: Option<Extent> },
+    /// `use_after_donate`: the input that was passed a donated handle, where the handle's storage
+    /// lives, and the contracted function it was donated to, called at `at`.
+    Donated { input: &'static str, extent: Extent, donated_to: &'static str, at: &'static Location<'static> },
     /// `stale_hit`: the key components of the call (as `Debug` text, where the type has it).
     Stale { components: Vec<(&'static str, Option<String>)> },
     /// `hit_mismatch`: the cached and the recomputed value (as `Debug` text, where the type has it).

@@ -121,6 +121,17 @@ pub trait Storage {
     fn fingerprint(&self, elements: Range<usize>) -> Option<u64> {
         self.region_bytes(elements).map(fingerprint_bytes)
     }
+
+    /// An identity of this handle, distinct from the memory it names: a buffer id or generation
+    /// that a donating op does not hand on to its output. `None` (the default): no identity, and
+    /// the value takes no part in `use_after_donate`. With one, an input of an `aliases(OUT = IN)`
+    /// call whose output has another identity (or none) is poisoned when the call returns, and a
+    /// later contracted call that is passed a handle of that identity (in the same address space,
+    /// [`Extent::space`]) is reported. Identities must be unique within a space for the life of
+    /// the process: a counter, or the CUDA backend's `fresh_id`.
+    fn handle_id(&self) -> Option<u64> {
+        None
+    }
 }
 
 fn slice_bytes<T: Pod>(slice: &[T]) -> &[u8] {
@@ -217,6 +228,9 @@ macro_rules! forward {
             }
             fn fingerprint(&self, elements: Range<usize>) -> Option<u64> {
                 (**self).fingerprint(elements)
+            }
+            fn handle_id(&self) -> Option<u64> {
+                (**self).handle_id()
             }
         }
     )* };

@@ -132,3 +132,56 @@ fn types_without_storage_are_not_checked() {
     assert!(collect(|| assert_eq!(opaque(Opaque(1)), Opaque(2))).is_empty());
     assert!(collect(|| assert_eq!(generic(&vec![1u8]), vec![1u8])).is_empty());
 }
+
+/// A buffer handle with an identity of its own (`Storage::handle_id`), as a runtime's buffer objects
+/// have: a donating op returns a new handle over the same storage.
+#[derive(Clone, Copy, Debug)]
+struct Buffer {
+    slot: u64,
+    id: u64,
+}
+
+impl reuse::runtime::Storage for Buffer {
+    fn extent(&self) -> Option<reuse::runtime::Extent> {
+        Some(reuse::runtime::Extent::handle("buffer", self.slot))
+    }
+    fn handle_id(&self) -> Option<u64> {
+        Some(self.id)
+    }
+}
+
+/// Donates `buf` to its output, a new handle.
+#[reuse::contract(aliases(return = buf))]
+fn donate(buf: Buffer) -> Buffer {
+    Buffer { slot: buf.slot, id: buf.id + 1000 }
+}
+
+/// Works in place and hands back the same handle: nothing tells a later use of `buf` from one of
+/// the output, so nothing is poisoned.
+#[reuse::contract(aliases(return = buf))]
+fn same_handle(buf: Buffer) -> Buffer {
+    buf
+}
+
+#[reuse::contract()]
+fn consume(buf: Buffer, n: usize) -> usize {
+    (buf.slot as usize) + n
+}
+
+#[test]
+fn a_donated_handle_passed_to_a_later_contracted_call_is_use_after_donate() {
+    let v = collect(|| {
+        let a = Buffer { slot: 1, id: 1 };
+        let out = donate(a);
+        consume(out, 0);
+        consume(a, 1); // reported
+        let b = Buffer { slot: 2, id: 2 };
+        let kept = same_handle(b);
+        consume(b, 2); // not: the output is the same handle
+        consume(kept, 3);
+    });
+    assert_eq!(rules(&v), ["use_after_donate"]);
+    assert_eq!(v[0].clause, "aliases(return = buf)");
+    assert!(v[0].message.starts_with("`buf` (buffer handle 1, handle 1) was donated as `buf` to a call of `aliases::donate` at "), "{}", v[0].message);
+    assert!(matches!(&v[0].detail, Detail::Donated { input: "buf", donated_to: "aliases::donate", .. }));
+}
