@@ -25,8 +25,10 @@ pub struct FnCtx<'a> {
     pub body: &'a syn::Block,
     pub self_type: Option<&'a str>,
     pub env: TypeEnv,
-    /// The function's own contract, with byte ranges in this file.
+    /// The function's own contract: its attribute, or a contracts file's contract for its path.
     pub contract: Option<&'a FileContract>,
+    /// The file that holds `contract` (this file, or the contracts file), for labels at clauses.
+    pub contract_file: &'a FileRef,
     /// Bodies of the file's functions by name (helpers that run effects).
     pub helpers: &'a HashMap<String, Vec<&'a syn::Block>>,
     /// Computed once per function, on first use: every rule and every call site reads the same
@@ -179,9 +181,13 @@ pub fn analyze_file(file: &FileRef, ast: &syn::File, crate_name: &str, module: &
         let mut full_module = module.to_vec();
         full_module.extend(f.modules.iter().cloned());
         let Some(imports) = imports.get(f.modules) else { return };
+        let here = definition_path(&full_module, f.self_type, &f.sig.ident);
         let resolver = Resolver { index, crate_name, module: full_module, imports, fields: &fields };
-        // Contract errors were reported while indexing; here the contract is only read.
+        // Contract errors were reported while indexing; here the contract is only read. Without
+        // an attribute, a contracts file's contract for this function's path is its own: the
+        // body rules hold exactly as if the attribute stood here.
         let own = contract_of(f.attrs, f.sig, file, imports_reuse, &mut Vec::new()).map(|(c, _)| c);
+        let external = if own.is_none() { index.external_for(&here) } else { None };
         let ctx = FnCtx {
             file,
             index,
@@ -190,7 +196,8 @@ pub fn analyze_file(file: &FileRef, ast: &syn::File, crate_name: &str, module: &
             body,
             self_type: f.self_type,
             env: TypeEnv::of(f.sig, Some(body)),
-            contract: own.as_ref(),
+            contract: own.as_ref().or(external.map(|c| &c.contract)),
+            contract_file: external.map_or(file, |c| &c.file),
             helpers: &helpers,
             lets_memo: Default::default(),
             calls_memo: Default::default(),
@@ -198,6 +205,14 @@ pub fn analyze_file(file: &FileRef, ast: &syn::File, crate_name: &str, module: &
         rules::check_fn(&ctx, &mut findings);
     });
     findings
+}
+
+/// Where a function is defined: module path (crate name first), then its `impl` type, then its name.
+pub fn definition_path(module: &[String], self_type: Option<&str>, name: &syn::Ident) -> Vec<String> {
+    let mut path = module.to_vec();
+    path.extend(self_type.map(str::to_string));
+    path.push(name.to_string());
+    path
 }
 
 /// The `use` imports in force in each inline module of a file, by the module path within the file.

@@ -158,8 +158,16 @@ pub struct CheckOptions {
 
 /// Checks the jobs of a workspace.
 pub fn check_jobs(jobs: &[FileJob], root: &Path, options: &CheckOptions) -> Report {
+    check_jobs_with(jobs, root, options, &[])
+}
+
+/// Checks the jobs of a workspace whose dependencies not read for contracts are `dependency_sources`
+/// (see [`crate::workspace::Workspace::dependency_sources`]): contracts files are matched against them too.
+pub fn check_jobs_with(jobs: &[FileJob], root: &Path, options: &CheckOptions, dependency_sources: &[(String, PathBuf, PathBuf)]) -> Report {
     let (index, index_findings) = build_index(jobs);
-    let (findings, parsed) = analyze(jobs, &index, &index_findings, options);
+    let (mut findings, parsed) = analyze(jobs, &index, &index_findings, options);
+    findings.extend(unmatched_contracts(jobs, &index, dependency_sources));
+    findings.sort_by(|a, b| a.sort_key().cmp(&b.sort_key()));
     let reported = jobs.iter().filter(|j| j.report);
     let (files, lines) = reported.fold((0, 0), |(n, l), j| (n + 1, l + j.file.line_count()));
     let stats = Stats { files, lines, parsed, contracts: index.fns.len() };
@@ -279,6 +287,73 @@ impl Session {
     pub fn check_all(&self) -> Report {
         check_jobs(&self.jobs, &self.root, &CheckOptions::default())
     }
+}
+
+/// Contracts of contracts files that bind no function: their crate (the first segment) is no crate
+/// of the workspace or of its dependencies, or has no function at that path. Only files that
+/// mention a contracted name are parsed for it.
+fn unmatched_contracts(jobs: &[FileJob], index: &Index, dependency_sources: &[(String, PathBuf, PathBuf)]) -> Vec<Finding> {
+    let external: Vec<&crate::index::ContractedFn> = index.fns.iter().filter(|c| c.external && c.path.len() > 1).collect();
+    if external.is_empty() {
+        return Vec::new();
+    }
+    let names: Vec<&str> = external.iter().map(|c| c.name.as_str()).collect();
+    let mentions = AhoCorasick::new(&names).expect("plain string patterns");
+    // Files to look in, with their module path (crate name first).
+    let mut files: Vec<(FileRef, Vec<String>)> = jobs
+        .iter()
+        .filter(|j| !j.external && j.unreadable.is_none() && mentions.is_match(&j.file.text))
+        .map(|j| (j.file.clone(), j.module.clone()))
+        .collect();
+    let crates: std::collections::HashSet<&str> = jobs.iter().filter(|j| !j.external).map(|j| j.crate_name.as_str()).collect();
+    let mut known_crates: std::collections::HashSet<String> = crates.iter().map(|c| c.to_string()).collect();
+    for (name, dir, src) in dependency_sources {
+        known_crates.insert(name.clone());
+        if !external.iter().any(|c| c.path[0] == *name) {
+            continue;
+        }
+        for path in crate::workspace::rust_files_of(src) {
+            let Ok(text) = read_source(&path) else { continue };
+            if mentions.is_match(&text) {
+                let mut module = vec![name.clone()];
+                module.extend(module_path(dir, &path));
+                files.push((Arc::new(SourceFile::new(path.clone(), path.display().to_string(), text)), module));
+            }
+        }
+    }
+    let defined: std::collections::HashSet<Vec<String>> = files
+        .par_iter()
+        .flat_map_iter(|(file, module)| {
+            let mut paths = Vec::new();
+            if let Ok(ast) = file.parse() {
+                reuse_rules::external::walk_fns(&ast.items, &mut |f| {
+                    let mut m = module.clone();
+                    m.extend(f.modules.iter().cloned());
+                    paths.push(crate::analysis::definition_path(&m, f.self_type, &f.sig.ident));
+                });
+            }
+            forget_spans();
+            paths
+        })
+        .collect();
+    external
+        .into_iter()
+        .filter(|c| !defined.contains(&c.path))
+        .map(|c| {
+            let krate = &c.path[0];
+            let why = if known_crates.contains(krate) {
+                format!("`{krate}` has no function at this path")
+            } else {
+                format!("there is no crate `{krate}` in the workspace or its dependencies")
+            };
+            Finding::new(
+                &reuse_rules::catalogue::UNMATCHED_CONTRACT,
+                format!("the contract for `{}` matches no function: {why}", c.display_path()),
+                Label::new(&c.file, c.attr_range.clone(), "binds nothing"),
+            )
+            .with_help("write the function's definition path as nested `mod` blocks: the crate (`-` as `_`), its modules, the `impl` type of a method")
+        })
+        .collect()
 }
 
 /// Phase 1: the index, and the well-formedness findings of each file (by workspace-relative path).

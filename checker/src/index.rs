@@ -88,6 +88,11 @@ impl Index {
         self.by_name.get(name).into_iter().flatten().map(|&i| &self.fns[i])
     }
 
+    /// The contracts-file contract for a function defined at `path`.
+    pub fn external_for(&self, path: &[String]) -> Option<&ContractedFn> {
+        self.candidates(path.last()?).find(|c| c.external && c.path == path)
+    }
+
     pub fn is_effect(&self, name: &str) -> bool {
         self.effects.contains_key(name)
     }
@@ -223,12 +228,9 @@ pub fn index_file(file: &FileRef, ast: &syn::File, module: &[String], external: 
     let imports_reuse = file.text.contains("use reuse::");
     let mut decls = FileDecls::default();
     walk_fns(&ast.items, &mut |f: FnItem<'_>| {
-        let mut path: Vec<String> = module.to_vec();
-        path.extend(f.modules.iter().cloned());
-        if let Some(t) = f.self_type {
-            path.push(t.to_string());
-        }
-        path.push(f.sig.ident.to_string());
+        let mut module = module.to_vec();
+        module.extend(f.modules.iter().cloned());
+        let path = crate::analysis::definition_path(&module, f.self_type, &f.sig.ident);
         if f.attrs.iter().any(|a| reuse_attr(a, imports_reuse) == Some(ReuseAttr::Effect)) {
             let range = file.range(f.sig.ident.span());
             decls.effects.push((f.sig.ident.to_string(), EffectFn { path: path.clone(), file: file.clone(), range }));

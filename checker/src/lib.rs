@@ -57,7 +57,7 @@ pub fn check_with(target: &workspace::Target, options: &engine::CheckOptions) ->
     }
     let ws = workspace::discover(target)?;
     let jobs = engine::read_jobs(&ws);
-    let mut report = engine::check_jobs(&jobs, &ws.root, options);
+    let mut report = engine::check_jobs_with(&jobs, &ws.root, options, &ws.dependency_sources);
     report.warnings = ws.warnings.clone();
     report.sources = ws.sources.clone();
     if report.stats.contracts == 0 && ws.depends_on_reuse {

@@ -137,6 +137,10 @@ pub struct Workspace {
     pub sources: Vec<String>,
     /// A member depends on `reuse`: finding no contract at all is then worth a warning.
     pub depends_on_reuse: bool,
+    /// Dependencies that are not read for contracts (they do not depend on `reuse`), as
+    /// (crate name, package directory, source directory): where a contracts file's contract for
+    /// code the workspace does not own is looked up (see `engine::unmatched_contracts`).
+    pub dependency_sources: Vec<(String, PathBuf, PathBuf)>,
 }
 
 /// Why the tool could not run (exit status 2).
@@ -402,7 +406,37 @@ fn discover_cargo(manifest: Option<&Path>, target: &Target) -> Result<Workspace,
     }
     log.dirs.extend(member_glob_parents(&root_manifest, &root));
         let depends_on_reuse = members.iter().any(|p| p.dependencies.iter().any(|d| matches!(d.name.as_str(), "reuse" | "reuse-macros")));
-    Ok(Workspace { root, packages, contracts_files, manifests, dirs: log.dirs, unreadable: log.unreadable, report_only: None, warnings, sources, depends_on_reuse })
+    let read: Vec<&PathBuf> = packages.iter().map(|p| &p.dir).collect();
+    let mut dependency_sources: Vec<(String, PathBuf, PathBuf)> = Vec::new();
+    for p in meta.packages.iter().filter(|p| !meta.workspace_members.contains(&p.id)) {
+        let Some(lib) = p.targets.iter().find(|t| t.is_lib() || t.is_rlib() || t.is_proc_macro()) else { continue };
+        let dir: PathBuf = p.manifest_path.parent().map(Into::into).unwrap_or_default();
+        if !read.contains(&&dir) {
+            dependency_sources.push((lib.name.replace('-', "_"), dir.clone(), lib.src_path.parent().map(Into::into).unwrap_or(dir)));
+        }
+    }
+    // Without a lock file only the members are known: their path dependencies are found by
+    // reading the manifests.
+    for d in members.iter().flat_map(|p| p.dependencies.iter()) {
+        let Some(dir) = d.path.as_ref().map(PathBuf::from).and_then(|d| std::fs::canonicalize(d).ok()) else { continue };
+        if !read.contains(&&dir) && !dependency_sources.iter().any(|(_, known, _)| *known == dir) {
+            let name = d.rename.as_deref().unwrap_or(d.name.as_str()).replace('-', "_");
+            dependency_sources.push((name, dir.clone(), dir.join("src")));
+        }
+    }
+    Ok(Workspace {
+        root,
+        packages,
+        contracts_files,
+        manifests,
+        dirs: log.dirs,
+        unreadable: log.unreadable,
+        report_only: None,
+        warnings,
+        sources,
+        depends_on_reuse,
+        dependency_sources,
+    })
 }
 
 /// The dependencies (not members) that can declare contracts: those that depend on `reuse` (or
@@ -463,6 +497,7 @@ fn discover_dir(dir: &Path) -> Result<Workspace, DiscoverError> {
         warnings: Vec::new(),
         sources: Vec::new(),
         depends_on_reuse: false,
+        dependency_sources: Vec::new(),
     };
     let mut nested_workspaces = Vec::new();
     for manifest in workspace_manifests_below(&root) {
@@ -477,6 +512,7 @@ fn discover_dir(dir: &Path) -> Result<Workspace, DiscoverError> {
                 ws.warnings.extend(sub.warnings);
                 ws.sources.extend(sub.sources);
                 ws.depends_on_reuse |= sub.depends_on_reuse;
+                ws.dependency_sources.extend(sub.dependency_sources);
                 nested_workspaces.push(sub_dir);
             }
             Err(e) => ws.warnings.push(format!("{}: {e}; checked as a plain directory", manifest.display())),
@@ -540,6 +576,10 @@ struct WalkLog {
 
 /// `.rs` files under `dir`, gitignore-aware, skipping `target/`, nested packages and excluded paths.
 /// Symbolic links are not followed (a link to `/dev/stdin` or out of the tree is not a file of it).
+pub(crate) fn rust_files_of(dir: &Path) -> Vec<PathBuf> {
+    rust_files(dir, &[], dir, None, &mut WalkLog::default())
+}
+
 fn rust_files(dir: &Path, nested: &[PathBuf], root: &Path, config: Option<&Config>, log: &mut WalkLog) -> Vec<PathBuf> {
     let mut files = Vec::new();
     let walker = ignore::WalkBuilder::new(dir)

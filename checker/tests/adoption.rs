@@ -203,3 +203,49 @@ fn resolving_dependencies_writes_nothing_into_the_tree() {
     entries.sort();
     assert_eq!(entries, ["Cargo.toml", "src"], "no Cargo.lock, no target/");
 }
+
+/// A workspace whose contracts file states the contracts of `kernels`, a member without attributes.
+fn contracts_file_workspace(t: &Path, contracts: &str) {
+    write(t, "Cargo.toml", "[workspace]\nmembers = [\"kernels\", \"engine\"]\nresolver = \"2\"\n\n[workspace.metadata.reuse-check]\ncontracts = [\"contracts/kernels.rs\"]\n");
+    write(t, "kernels/Cargo.toml", &manifest("kernels", ""));
+    write(
+        t,
+        "kernels/src/lib.rs",
+        "pub mod ops;\npub use ops::write;\npub fn log_step() {}\npub fn check_errors() {}\n\
+         pub struct Plans { hit: Option<u64> }\n\
+         impl Plans {\n    pub fn run(&mut self, g: u64) -> u64 {\n        if let Some(p) = self.hit {\n            return p;\n        }\n        log_step();\n        check_errors();\n        g\n    }\n}\n",
+    );
+    write(t, "kernels/src/ops.rs", "pub fn write(cache: &mut [f32], slots: &[i64]) { let _ = (cache, slots); }\n");
+    write(t, "engine/Cargo.toml", &manifest("engine", "kernels = { path = \"../kernels\" }\n"));
+    write(t, "engine/src/lib.rs", "pub fn step(c: &mut [f32]) { kernels::ops::write(c, &vec![0; 4]); }\n");
+    write(t, "contracts/kernels.rs", contracts);
+}
+
+#[test]
+fn a_contracts_file_contract_holds_in_the_body_of_the_function_it_names() {
+    let (_d, t) = tmp();
+    contracts_file_workspace(
+        &t,
+        "mod kernels {\n    impl Plans {\n        #[reuse::contract(preserves(log_step, check_errors))]\n        fn run(&mut self, g: u64) -> u64;\n    }\n    mod ops {\n        #[reuse::contract(writes(cache[slots], skip = -1))]\n        fn write(cache: &mut [f32], slots: &[i64]);\n    }\n}\n",
+    );
+    let (code, out) = check(&t, &["--format", "short"]);
+    assert_eq!(code, 1, "{out}");
+    // The hit path of `Plans::run` skips the effects the contracts file says it preserves.
+    assert!(out.contains("kernels/src/lib.rs:9:") && out.contains("reuse::hit_skips_effect"), "{out}");
+    // The call at the definition path is checked; no contract is unmatched.
+    assert!(out.contains("engine/src/lib.rs:1:") && out.contains("reuse::pad_to_null_block"), "{out}");
+    assert!(!out.contains("unmatched_contract"), "{out}");
+}
+
+#[test]
+fn a_contract_that_matches_nothing_is_a_warning_at_the_contract() {
+    let (_d, t) = tmp();
+    contracts_file_workspace(
+        &t,
+        "mod kernels {\n    mod ops {\n        #[reuse::contract(writes(cache[slots], skip = -1))]\n        fn wirte(cache: &mut [f32], slots: &[i64]);\n    }\n}\nmod kernles {\n    #[reuse::contract(writes(cache[slots], skip = -1))]\n    fn write(cache: &mut [f32], slots: &[i64]);\n}\n",
+    );
+    let (code, out) = check(&t, &["--format", "short"]);
+    assert_eq!(code, 0, "{out}");
+    assert!(out.contains("contracts/kernels.rs:3:") && out.contains("`kernels::ops::wirte` matches no function: `kernels` has no function at this path"), "{out}");
+    assert!(out.contains("contracts/kernels.rs:8:") && out.contains("there is no crate `kernles`"), "{out}");
+}

@@ -115,6 +115,8 @@ pad_to_null_block = "warn"
             ("b/src/lib.rs", "pad_to_null_block", "error"),
             ("c/src/lib.rs", "pad_to_null_block", "warning"),
             ("c/src/lib.rs", "unused_suppression", "warning"),
+            // No crate `kernels` is in these workspaces: the contract binds nothing.
+            ("contracts/kernels.rs", "unmatched_contract", "warning"),
         ])
     );
 }
@@ -133,7 +135,11 @@ fn defaults_apply_without_configuration_and_contracts_files_are_opt_in() {
     write(root, "a/Cargo.toml", &package_manifest("a", "\n[package.metadata.reuse-check]\ncontracts = [\"../contracts/kernels.rs\"]\n"));
     assert_eq!(
         findings(root),
-        set(&[("a/src/lib.rs", "pad_to_null_block", "error"), ("a/src/lib.rs", "unused_suppression", "warning")])
+        set(&[
+            ("a/src/lib.rs", "pad_to_null_block", "error"),
+            ("a/src/lib.rs", "unused_suppression", "warning"),
+            ("contracts/kernels.rs", "unmatched_contract", "warning"),
+        ])
     );
 }
 

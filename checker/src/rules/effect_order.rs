@@ -30,7 +30,7 @@ pub(super) fn check(ctx: &FnCtx, clause: &Clause<Range<usize>>, effects: &[Effec
                 format!("preserved effects run out of order on {}: {problem}", describe_exit(exit.kind)),
                 Label::new(ctx.file, ctx.file.join(exit.span.0, exit.span.1), format!("returns here, and on this path {problem}")),
             )
-            .with_secondary(Label::new(ctx.file, clause.keyword.span.start..clause.end.end, "the declared order"))
+            .with_secondary(Label::new(ctx.contract_file, clause.keyword.span.start..clause.end.end, "the declared order"))
             .with_help(format!("call the effects once each, in the order {}", order.join(", "))),
         );
     }

@@ -98,7 +98,7 @@ impl Writes<'_, '_> {
         let region = format!("{}[{}]", f.place, f.region.index);
         self.out.push(
             Finding::new(&FORBIDDEN_WRITE, format!("{how} writes `{region}`, which this function's contract forbids"), self.ctx.label(at, "writes forbidden storage"))
-                .with_secondary(Label::new(self.ctx.file, f.clause.keyword.span.start..f.clause.end.end, "declared never written here"))
+                .with_secondary(Label::new(self.ctx.contract_file, f.clause.keyword.span.start..f.clause.end.end, "declared never written here"))
                 .with_help(format!("leave `{region}` untouched: skip it, or write only outside the region")),
         );
     }

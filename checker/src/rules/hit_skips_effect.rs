@@ -98,7 +98,7 @@ pub(super) fn check(ctx: &FnCtx, clause: &Clause<Range<usize>>, effects: &[Effec
                 Label::new(ctx.file, range, format!("returns without calling {}", names(&missing))),
             )
             .with_secondary(Label::new(
-                ctx.file,
+                ctx.contract_file,
                 clause.keyword.span.start..clause.end.end,
                 "the contract requires these effects on every path, hit or miss",
             ))

@@ -51,7 +51,7 @@ pub(super) fn check(ctx: &FnCtx, contract: &FileContract, out: &mut Vec<Finding>
                     format!("this {lookup} on `{place_text}` uses a key built without {}", names(&missing_refs)),
                     ctx.label(key_expr, format!("key lacks {}", names(&missing_refs))),
                 )
-                .with_secondary(Label::new(ctx.file, clause.keyword.span.start..clause.end.end, "entries are valid only for these key components"))
+                .with_secondary(Label::new(ctx.contract_file, clause.keyword.span.start..clause.end.end, "entries are valid only for these key components"))
                 .with_help(format!("build the key from all of ({}), so a changed component misses the cache", all.join(", "))),
             );
         }

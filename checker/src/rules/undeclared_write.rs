@@ -49,7 +49,7 @@ pub(super) fn check(ctx: &FnCtx, contract: &FileContract, out: &mut Vec<Finding>
         )
         .with_help(format!("declare it (`writes({param}[INDEX], skip = ..)`) or stop writing it"));
         if let Some(range) = attr {
-            f = f.with_secondary(Label::new(ctx.file, range, "the write set is declared here"));
+            f = f.with_secondary(Label::new(ctx.contract_file, range, "the write set is declared here"));
         }
         out.push(f);
         reported.push(param);

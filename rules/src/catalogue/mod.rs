@@ -112,6 +112,7 @@ mod stale_key;
 mod suppression_without_reason;
 mod undeclared_alias;
 mod undeclared_write;
+mod unmatched_contract;
 mod unreadable_file;
 mod unknown_name;
 mod unused_suppression;
@@ -135,6 +136,7 @@ pub use stale_key::STALE_KEY;
 pub use suppression_without_reason::SUPPRESSION_WITHOUT_REASON;
 pub use undeclared_alias::UNDECLARED_ALIAS;
 pub use undeclared_write::UNDECLARED_WRITE;
+pub use unmatched_contract::UNMATCHED_CONTRACT;
 pub use unreadable_file::UNREADABLE_FILE;
 pub use unknown_name::UNKNOWN_NAME;
 pub use unused_suppression::UNUSED_SUPPRESSION;
@@ -158,6 +160,7 @@ pub static ALL: &[&Rule] = &[
     &ALIAS_NOT_SHARED,
     &UNDECLARED_ALIAS,
     &AMBIGUOUS_CALL,
+    &UNMATCHED_CONTRACT,
     &PARSE_ERROR,
     &ANALYSIS_LIMIT,
     &UNREADABLE_FILE,
