@@ -31,6 +31,9 @@ if grep -q 'shipped_ptx_is_generated_from_the_source_and_assembles_for_sm_90 ...
     echo "the PTX agreement test was skipped: NVRTC/ptxas did not install"; exit 1
 fi
 
+step "the engine-shapes fixture workspace compiles (its findings are checked with the other fixtures)"
+cargo check -q --offline --manifest-path fixtures/engine-shapes/Cargo.toml --target-dir target
+
 step "dogfood: reuse-check on its own workspace finds nothing"
 cargo run -q -p reuse-check -- --workspace --color never
 

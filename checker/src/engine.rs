@@ -222,7 +222,7 @@ impl Session {
             }
         };
         let old = &self.jobs[pos];
-        let reindex = may_declare(&old.file.text) || may_declare(&text);
+        let reindex = may_declare(&old.file.text) || may_declare(&text) || reexports_something(&old.file.text) || reexports_something(&text);
         let file = Arc::new(SourceFile::new(path.to_path_buf(), old.file.rel_path.clone(), text));
         self.jobs[pos].file = file;
         self.jobs[pos].unreadable = None;
@@ -234,7 +234,11 @@ impl Session {
         let job = self.jobs[pos].clone();
         let parsed = (job.external || declares(&job.file.text)).then(|| job.file.parse());
         let decls = match &parsed {
-            Some(Ok(ast)) => Some(index_file(&job.file, ast, &job.module, job.external)),
+            Some(Ok(ast)) => {
+                let mut d = index_file(&job.file, ast, &job.module, job.external);
+                d.reexports = crate::index::scan_reexports(&job.file.text, &job.module);
+                Some(d)
+            }
             Some(Err(e)) => Some(FileDecls { findings: vec![parse_error(&job, e)], ..Default::default() }),
             None => file_decls(&job),
         };
@@ -383,19 +387,27 @@ fn file_decls(j: &FileJob) -> Option<FileDecls> {
     if let Some(reason) = &j.unreadable {
         return Some(FileDecls { findings: vec![unreadable(j, reason)], ..Default::default() });
     }
+    // Re-exports are read from any file that has one, without parsing it.
+    let reexports = if !j.external && reexports_something(&j.file.text) { crate::index::scan_reexports(&j.file.text, &j.module) } else { Vec::new() };
     if !j.external && !may_declare(&j.file.text) {
-        return None;
+        return (!reexports.is_empty()).then(|| FileDecls { reexports, ..Default::default() });
     }
     if !j.external && !declares(&j.file.text) {
         let consts = crate::index::scan_int_consts(&j.file.text);
-        return Some(FileDecls { consts, ..Default::default() });
+        return Some(FileDecls { consts, reexports, ..Default::default() });
     }
-    let decls = match j.file.parse() {
+    let mut decls = match j.file.parse() {
         Ok(ast) => index_file(&j.file, &ast, &j.module, j.external),
         Err(e) => FileDecls { findings: vec![parse_error(j, &e)], ..Default::default() },
     };
+    decls.reexports = reexports;
     forget_spans();
     Some(decls)
+}
+
+/// Whether a text may hold a `pub use` (the prefilter for re-exports).
+pub fn reexports_something(text: &str) -> bool {
+    text.contains("pub use") || text.contains("pub(crate) use")
 }
 
 /// The index of all files' declarations, and the well-formedness findings of each file.

@@ -68,7 +68,24 @@ pub struct Index {
     pub effects: HashMap<String, Vec<EffectFn>>,
     /// Integer constants by name; several definitions with different values make a name unknown.
     consts: HashMap<String, Vec<i128>>,
+    /// `pub use` re-exports by the module they are in: what a path through them names.
+    reexports: HashMap<Vec<String>, Vec<Reexport>>,
 }
+
+/// A `pub use` item: `name` (or `*` for a glob) in `module` stands for `target`.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Reexport {
+    pub module: Vec<String>,
+    pub name: String,
+    /// The written path with `crate`/`self`/`super` expanded. A path that starts with another
+    /// name is either a crate or an item of `module` (Rust 2018): both are tried.
+    pub target: Vec<String>,
+    pub relative: bool,
+}
+
+/// Re-exports are followed at most this many times for one path (chains through crates are short;
+/// cycles `pub use a::*` / `pub use b::*` must end).
+const MAX_REEXPORT_HOPS: usize = 8;
 
 impl Index {
     pub fn add(&mut self, decl: FileDecls) {
@@ -82,10 +99,58 @@ impl Index {
         for (name, v) in decl.consts {
             self.consts.entry(name).or_default().push(v);
         }
+        for r in decl.reexports {
+            self.reexports.entry(r.module.clone()).or_default().push(r);
+        }
     }
 
     pub fn candidates(&self, name: &str) -> impl Iterator<Item = &ContractedFn> {
         self.by_name.get(name).into_iter().flatten().map(|&i| &self.fns[i])
+    }
+
+    /// Every path that `path` may name through `pub use` re-exports (renames and globs included),
+    /// `path` itself first. Unknown stays unknown: a path no re-export matches names only itself.
+    pub fn aliases(&self, path: &[String]) -> Vec<Vec<String>> {
+        let mut out: Vec<Vec<String>> = vec![path.to_vec()];
+        let mut next = 0;
+        while next < out.len() && out.len() < 64 {
+            let p = out[next].clone();
+            next += 1;
+            if next > MAX_REEXPORT_HOPS * 8 {
+                break;
+            }
+            for split in 1..p.len() {
+                let (module, name, rest) = (&p[..split], &p[split], &p[split + 1..]);
+                for r in self.reexports.get(module).into_iter().flatten() {
+                    // A glob stands for the items of its target, the last segment of a path: not
+                    // for a module on the way (`kv::ops::write` is not `kv::layers::ops::write`).
+                    let heads: Vec<Vec<String>> = if r.name == "*" && rest.is_empty() {
+                        let mut t = r.target.clone();
+                        t.push(name.clone());
+                        vec![t]
+                    } else if r.name == *name && r.name != "*" {
+                        vec![r.target.clone()]
+                    } else {
+                        continue;
+                    };
+                    for head in heads {
+                        let mut forms = vec![head.clone()];
+                        if r.relative {
+                            let mut local = r.module.clone();
+                            local.extend(head);
+                            forms.push(local);
+                        }
+                        for mut full in forms {
+                            full.extend(rest.iter().cloned());
+                            if !out.contains(&full) {
+                                out.push(full);
+                            }
+                        }
+                    }
+                }
+            }
+        }
+        out
     }
 
     /// The contracts-file contract for a function defined at `path`.
@@ -124,6 +189,7 @@ pub struct FileDecls {
     pub fns: Vec<ContractedFn>,
     pub effects: Vec<(String, EffectFn)>,
     pub consts: Vec<(String, i128)>,
+    pub reexports: Vec<Reexport>,
     /// Malformed contracts, found while indexing.
     pub findings: Vec<Finding>,
 }
@@ -290,6 +356,73 @@ fn collect_consts(items: &[Item], out: &mut Vec<(String, i128)>) {
 /// Integer constants of a file that is not parsed (`pub const PAD_SLOT_ID: i64 = -1;`), read from
 /// the text line by line: sentinels and null-block constants are often defined far from the
 /// contracts that use them, and parsing every file just for them would cost what the prefilter saves.
+/// The `pub use` items of a file's text, without parsing the file: each `pub use ...;` statement
+/// is cut out and parsed alone. (Items in inline modules are taken as the file's: a re-export is
+/// almost always at a module's top level.)
+pub fn scan_reexports(text: &str, module: &[String]) -> Vec<Reexport> {
+    let mut out = Vec::new();
+    let mut rest = text;
+    while let Some(at) = rest.find("pub") {
+        let tail = &rest[at..];
+        // At the start of a statement (`#[cfg(..)] pub use` included), not inside a word.
+        let before = rest[..at].trim_end_matches([' ', '\t', '\r']);
+        let statement_start = before.is_empty() || before.ends_with(['\n', ';', '{', '}', ']']);
+        let after_vis = tail.strip_prefix("pub(crate)").or_else(|| tail.strip_prefix("pub(super)")).or_else(|| tail.strip_prefix("pub"));
+        let is_use = after_vis.is_some_and(|a| a.trim_start().starts_with("use ") || a.trim_start().starts_with("use\t"));
+        if statement_start && is_use {
+            if let Some(end) = tail.find(';') {
+                if let Ok(item) = syn::parse_str::<syn::ItemUse>(&tail[..=end]) {
+                    use_tree_reexports(&item.tree, &mut Vec::new(), module, &mut out);
+                }
+                rest = &tail[end + 1..];
+                continue;
+            }
+        }
+        rest = &tail[3..];
+    }
+    out
+}
+
+fn use_tree_reexports(tree: &syn::UseTree, prefix: &mut Vec<String>, module: &[String], out: &mut Vec<Reexport>) {
+    let expand = |prefix: &[String], last: Option<&str>| -> (Vec<String>, bool) {
+        let mut p: Vec<String> = prefix.to_vec();
+        p.extend(last.map(str::to_string));
+        let first = p.first().cloned().unwrap_or_default();
+        match first.as_str() {
+            "crate" => (module[..1.min(module.len())].iter().cloned().chain(p[1..].iter().cloned()).collect(), false),
+            "self" => (module.iter().cloned().chain(p[1..].iter().cloned()).collect(), false),
+            "super" => (module[..module.len().saturating_sub(1)].iter().cloned().chain(p[1..].iter().cloned()).collect(), false),
+            _ => (p, true),
+        }
+    };
+    match tree {
+        syn::UseTree::Path(p) => {
+            prefix.push(p.ident.to_string());
+            use_tree_reexports(&p.tree, prefix, module, out);
+            prefix.pop();
+        }
+        syn::UseTree::Name(n) => {
+            let name = n.ident.to_string();
+            let (target, relative) = if name == "self" { expand(prefix, None) } else { expand(prefix, Some(&name)) };
+            let exported = if name == "self" { prefix.last().cloned().unwrap_or_default() } else { name };
+            out.push(Reexport { module: module.to_vec(), name: exported, target, relative });
+        }
+        syn::UseTree::Rename(r) => {
+            let (target, relative) = expand(prefix, Some(&r.ident.to_string()));
+            out.push(Reexport { module: module.to_vec(), name: r.rename.to_string(), target, relative });
+        }
+        syn::UseTree::Glob(_) => {
+            let (target, relative) = expand(prefix, None);
+            out.push(Reexport { module: module.to_vec(), name: "*".into(), target, relative });
+        }
+        syn::UseTree::Group(g) => {
+            for t in &g.items {
+                use_tree_reexports(t, prefix, module, out);
+            }
+        }
+    }
+}
+
 pub fn scan_int_consts(text: &str) -> Vec<(String, i128)> {
     let mut out = Vec::new();
     for line in text.lines() {
@@ -334,4 +467,61 @@ pub fn int_value(expr: &Expr) -> Option<i128> {
 /// Whether the finding's rule is one of the well-formedness rules reported while indexing.
 pub fn is_wellformedness(rule: &reuse_rules::Rule) -> bool {
     [&catalogue::CONTRACT_SYNTAX, &catalogue::UNKNOWN_NAME, &catalogue::ALIAS_TYPE_MISMATCH].contains(&rule)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn p(s: &str) -> Vec<String> {
+        s.split("::").map(str::to_string).collect()
+    }
+
+    fn index_with(files: &[(&str, &str)]) -> Index {
+        let mut index = Index::default();
+        for (module, text) in files {
+            index.add(FileDecls { reexports: scan_reexports(text, &p(module)), ..Default::default() });
+        }
+        index
+    }
+
+    #[test]
+    fn pub_uses_are_read_without_parsing_the_file() {
+        let text = "//! docs\npub mod ops;\npub use ops::write;\npub use ops::{read, write as cache_kv};\n#[cfg(unix)] pub use self::inner::*;\npub(crate) use crate::x::y;\nfn republic() { let pub_use = 1; }\nuse private::z;\n";
+        let found: Vec<(String, Vec<String>, bool)> = scan_reexports(text, &p("kv")).into_iter().map(|r| (r.name, r.target, r.relative)).collect();
+        assert_eq!(
+            found,
+            vec![
+                ("write".into(), p("ops::write"), true),
+                ("read".into(), p("ops::read"), true),
+                ("cache_kv".into(), p("ops::write"), true),
+                ("*".into(), p("kv::inner"), false),
+                ("y".into(), p("kv::x::y"), false),
+            ]
+        );
+    }
+
+    #[test]
+    fn re_export_chains_renames_and_globs_reach_the_definition() {
+        let index = index_with(&[
+            ("kv", "pub mod ops;\npub use ops::write;\npub use ops::write as cache_kv;\npub use layers::*;\n"),
+            ("engine", "pub use kv::cache_kv as store;\n"),
+        ]);
+        let reaches = |from: &str, to: &str| index.aliases(&p(from)).contains(&p(to));
+        assert!(reaches("kv::write", "kv::ops::write"));
+        assert!(reaches("kv::cache_kv", "kv::ops::write"));
+        // A chain through another crate's re-export of a renamed re-export.
+        assert!(reaches("engine::store", "kv::ops::write"));
+        // A glob re-export: any name of `kv` may be one of `kv::layers`.
+        assert!(reaches("kv::attention", "kv::layers::attention"));
+        // Nothing is guessed: names no re-export mentions name only themselves.
+        assert_eq!(index.aliases(&p("kv::ops::write")), vec![p("kv::ops::write")]);
+        assert_eq!(index.aliases(&p("other::write")), vec![p("other::write")]);
+    }
+
+    #[test]
+    fn re_export_cycles_end() {
+        let index = index_with(&[("a", "pub use crate::b::*;\n"), ("a::b", "pub use crate::*;\n")]);
+        assert!(index.aliases(&p("a::f")).len() <= 64);
+    }
 }

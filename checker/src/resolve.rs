@@ -94,6 +94,17 @@ impl Imports {
     }
 }
 
+/// The same functions once each, in their first order (a function reached by two paths).
+fn dedup(fns: Vec<&ContractedFn>) -> Vec<&ContractedFn> {
+    let mut out: Vec<&ContractedFn> = Vec::with_capacity(fns.len());
+    for f in fns {
+        if !out.iter().any(|o| std::ptr::eq(*o, f)) {
+            out.push(f);
+        }
+    }
+    out
+}
+
 /// `crate` → the crate name, `self` → the module, `super` → its parent; other names unchanged.
 fn expand_first(seg: &str, first: bool, crate_name: &str, module: &[String]) -> Vec<String> {
     if !first {
@@ -351,7 +362,22 @@ pub struct Resolver<'a> {
 
 impl<'a> Resolver<'a> {
     pub fn resolve(&self, call: &CallSite, self_type: Option<&str>, env: &TypeEnv) -> Resolution<'a> {
-        let all: Vec<&ContractedFn> = self.index.candidates(&call.name).collect();
+        // What a path call may name, through imports (renames included) and `pub use` re-exports:
+        // its candidates are found by the names at the end of those paths, not only the name written.
+        let targets = match &call.path {
+            Some(path) if path.len() >= 2 => vec![self.index.aliases(&self.expand(path, self_type))],
+            Some(_) => self.plain_targets(&call.name),
+            None => Vec::new(),
+        };
+        let mut names: Vec<&str> = vec![call.name.as_str()];
+        for t in targets.iter().flatten() {
+            if let Some(last) = t.last() {
+                if !names.contains(&last.as_str()) {
+                    names.push(last.as_str());
+                }
+            }
+        }
+        let all: Vec<&ContractedFn> = names.iter().flat_map(|n| self.index.candidates(n)).collect();
         if all.is_empty() {
             return Resolution::None;
         }
@@ -365,8 +391,8 @@ impl<'a> Resolver<'a> {
             })
             .collect();
         let narrowed: Vec<&ContractedFn> = match (&call.path, call.receiver) {
-            (Some(path), _) if path.len() >= 2 => self.by_path(&all, path, self_type),
-            (Some(_), _) => self.by_plain_name(&all, &call.name),
+            (Some(path), _) if path.len() >= 2 => self.by_path(&all, path, &targets[0]),
+            (Some(_), _) => self.by_plain_name(&all, &targets),
             (None, Some(recv)) => self.by_receiver(&all, recv, self_type, env),
             (None, None) => all.clone(),
         };
@@ -391,12 +417,44 @@ impl<'a> Resolver<'a> {
         out
     }
 
-    fn by_path<'i>(&self, all: &[&'i ContractedFn], path: &[String], self_type: Option<&str>) -> Vec<&'i ContractedFn> {
-        let full = self.expand(path, self_type);
-        let exact: Vec<&ContractedFn> = all.iter().copied().filter(|f| f.path.ends_with(&full)).collect();
-        if !exact.is_empty() {
-            return exact;
+    /// What a plain name `f` may name, in Rust's order: its import (a rename included), an item
+    /// of this module, then each glob import; each followed through re-exports.
+    fn plain_targets(&self, name: &str) -> Vec<Vec<Vec<String>>> {
+        let mut tiers = Vec::new();
+        if let Some(full) = self.imports.get(name) {
+            // `use ops::write;` (Rust 2018): a crate named `ops`, or this module's `ops`.
+            let mut local = self.module.clone();
+            local.extend(full.iter().cloned());
+            let mut paths = self.index.aliases(full);
+            paths.extend(self.index.aliases(&local));
+            tiers.push(paths);
+        } else {
+            tiers.push(Vec::new());
         }
+        let mut here = self.module.clone();
+        here.push(name.to_string());
+        tiers.push(self.index.aliases(&here));
+        let mut globbed = Vec::new();
+        for g in &self.imports.globs {
+            for base in [g.clone(), self.module.iter().chain(g.iter()).cloned().collect()] {
+                let mut p = base;
+                p.push(name.to_string());
+                globbed.extend(self.index.aliases(&p));
+            }
+        }
+        tiers.push(globbed);
+        tiers
+    }
+
+    fn by_path<'i>(&self, all: &[&'i ContractedFn], path: &[String], targets: &[Vec<String>]) -> Vec<&'i ContractedFn> {
+        let full = &targets[0];
+        let exact: Vec<&ContractedFn> = all.iter().copied().filter(|f| targets.iter().any(|t| f.path.ends_with(t))).collect();
+        if !exact.is_empty() {
+            return dedup(exact);
+        }
+        // Only the written name from here on: a rename is known by its target alone.
+        let all: Vec<&ContractedFn> = all.iter().copied().filter(|f| f.name == path[path.len() - 1]).collect();
+        let all = all.as_slice();
         // `Type::method` where `Type` is defined in this module or imported under another path.
         let tail = &path[path.len() - 2..];
         let loose: Vec<&ContractedFn> = all.iter().copied().filter(|f| f.path.ends_with(tail)).collect();
@@ -414,21 +472,17 @@ impl<'a> Resolver<'a> {
         all.iter().copied().filter(|f| f.self_type.is_none() && f.path[0] == full[0]).collect()
     }
 
-    fn by_plain_name<'i>(&self, all: &[&'i ContractedFn], name: &str) -> Vec<&'i ContractedFn> {
+    /// As in Rust, a plain name is an import, an item of this module, or a glob import (each
+    /// through re-exports): never a function of the same name elsewhere.
+    fn by_plain_name<'i>(&self, all: &[&'i ContractedFn], tiers: &[Vec<Vec<String>>]) -> Vec<&'i ContractedFn> {
         let free: Vec<&ContractedFn> = all.iter().copied().filter(|f| f.self_type.is_none()).collect();
-        if let Some(full) = self.imports.get(name) {
-            let imported: Vec<&ContractedFn> = free.iter().copied().filter(|f| f.path.ends_with(full)).collect();
-            if !imported.is_empty() {
-                return imported;
+        for tier in tiers {
+            let found: Vec<&ContractedFn> = free.iter().copied().filter(|f| tier.iter().any(|t| f.path.ends_with(t))).collect();
+            if !found.is_empty() {
+                return dedup(found);
             }
         }
-        let here: Vec<&ContractedFn> = free.iter().copied().filter(|f| f.path[..f.path.len() - 1] == self.module[..]).collect();
-        if !here.is_empty() {
-            return here;
-        }
-        // As in Rust, a plain name is an item of this module, an import, or a glob import: never a
-        // function of the same name elsewhere.
-        free.iter().copied().filter(|f| self.imports.globs.iter().any(|g| f.path[..f.path.len() - 1].ends_with(g))).collect()
+        Vec::new()
     }
 
     /// The `#[reuse::effect]` function a call names, by the same rules as contracted functions:

@@ -626,7 +626,15 @@ fn walk_error_path(e: &ignore::Error) -> Option<PathBuf> {
 
 /// `path` relative to `root`, with `/` separators.
 pub fn rel_path(root: &Path, path: &Path) -> String {
-    let Ok(rel) = path.strip_prefix(root) else { return path.to_string_lossy().replace('\\', "/") };
+    let canonical = || Some((std::fs::canonicalize(root).ok()?, std::fs::canonicalize(path).ok()?));
+    let rel = match path.strip_prefix(root) {
+        Ok(rel) => rel.to_path_buf(),
+        // One of the two is written differently (`checker/../fixtures` and cargo's canonical paths).
+        Err(_) => match canonical().and_then(|(r, p)| p.strip_prefix(&r).ok().map(Path::to_path_buf)) {
+            Some(rel) => rel,
+            None => return path.to_string_lossy().replace('\\', "/"),
+        },
+    };
     rel.components().map(|c| c.as_os_str().to_string_lossy()).collect::<Vec<_>>().join("/")
 }
 

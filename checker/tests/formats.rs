@@ -143,6 +143,8 @@ fn json_lines_parse_as_cargo_messages_whose_spans_point_at_the_text() {
         let top = f.primary.file.rel_path.split('/').next().unwrap();
         let crate_name = match top {
             "plan-cache" | "paged-kv" | "donation" => format!("fixture_{}", top.replace('-', "_")),
+            // A workspace of its own: `engine-shapes/<package>/src/..`.
+            "engine-shapes" => f.primary.file.rel_path.split('/').nth(1).unwrap().to_string(),
             _ => "fixtures".to_string(),
         };
         assert_eq!(m.target.name, crate_name, "{}", f.primary.file.rel_path);

@@ -100,7 +100,9 @@ fn check_arg(ctx: &FnCtx, call: &Expr, arg: &Expr, w: &WriteIndex) -> Vec<Findin
         persistent(ctx, call, arg, &text, w, &mut out);
         return out;
     }
-    let mut sources: Vec<String> = Vec::new();
+    // (local, position its definition comes before): a shadowing `let slots = convert(slots)`
+    // refers to the previous `slots`, not to itself.
+    let mut sources: Vec<(String, usize)> = Vec::new();
     let (root, field) = match text.split_once('.') {
         Some((root, field)) => (root.to_string(), Some(field.to_string())),
         None => (text.clone(), None),
@@ -121,26 +123,29 @@ fn check_arg(ctx: &FnCtx, call: &Expr, arg: &Expr, w: &WriteIndex) -> Vec<Findin
             let built_from = mentioned_locals(def.init);
             let last = field.rsplit('.').next().unwrap_or(field);
             if built_from.iter().any(|l| l == last) {
-                sources.push(last.to_string());
+                sources.push((last.to_string(), call_pos));
             }
         }
-        (None, Some(_)) => sources.push(root),
+        (None, Some(_)) => sources.push((root, call_pos)),
         _ => {}
     }
-    // Conversions keep the entries: `Tensor::new(&slots, &dev)?`, `slots.to_vec()`, `slots.into()`.
+    // Conversions keep the entries: `Tensor::new(&slots, &dev)?`, `slots.to_vec()`, `slots.into()`,
+    // `let slots = slots;`.
     let mut i = 0;
-    while i < sources.len() && i < 4 {
-        if let Some(def) = last_def(&sources[i], call_pos) {
+    while i < sources.len() && i < 8 {
+        let (name, before) = sources[i].clone();
+        if let Some(def) = last_def(&name, before) {
             if let Some(inner) = converted_local(def.init) {
-                if !sources.contains(&inner) {
-                    sources.push(inner);
+                let entry = (inner, def.end.saturating_sub(1));
+                if !sources.contains(&entry) {
+                    sources.push(entry);
                 }
             }
         }
         i += 1;
     }
-    for name in sources {
-        if let Some(def) = last_def(&name, call_pos) {
+    for (name, before) in sources {
+        if let Some(def) = last_def(&name, before) {
             local_buffer(ctx, &name, def, call_pos, w, &mut out);
         }
     }
@@ -161,6 +166,7 @@ fn converted_local(init: &Expr) -> Option<String> {
         _ => None,
     };
     match e {
+        Expr::Path(_) => local(e),
         Expr::Call(c) => {
             let Expr::Path(p) = &*c.func else { return None };
             let name = p.path.segments.last()?.ident.to_string();
@@ -231,6 +237,24 @@ fn zero_fill(ctx: &FnCtx, init: &Expr, w: &WriteIndex) -> Option<(Range<usize>, 
             if CONVERSIONS.contains(&name.as_str()) {
                 return zero_fill(ctx, &m.receiver, w);
             }
+            // `std::iter::repeat(0).take(n).collect()`, `repeat_n(0, n).collect()`.
+            if name == "collect" {
+                let mut inner = strip(&m.receiver);
+                while let Expr::MethodCall(t) = inner {
+                    if t.method != "take" {
+                        return None;
+                    }
+                    inner = strip(&t.receiver);
+                }
+                let Expr::Call(c) = inner else { return None };
+                let Expr::Path(p) = &*c.func else { return None };
+                if !p.path.segments.last().is_some_and(|s| s.ident == "repeat" || s.ident == "repeat_n") {
+                    return None;
+                }
+                let value = c.args.first()?;
+                let v = ctx.int_value(value)?;
+                return w.is_null(v).then(|| (ctx.expr_range(value), source(ctx, value)));
+            }
             None
         }
         _ => None,
@@ -265,8 +289,75 @@ fn full_reset(ctx: &FnCtx, name: &str, after: usize, before: usize, w: &WriteInd
         name: &'c str,
         w: &'c WriteIndex<'c>,
         found: Vec<usize>,
+        /// The branches being visited (if/else arms, match arms, loop bodies that may run no
+        /// time, closures), each with the resets found in it: a reset in a branch runs only on
+        /// some paths, unless every branch of its `if`/`match` resets too, or the call itself is
+        /// in the branch.
+        branches: Vec<(Range<usize>, Vec<usize>)>,
+        call: usize,
+    }
+    impl Resets<'_, '_> {
+        /// Visits `f` as a branch; returns the resets found in it.
+        fn branch(&mut self, range: Range<usize>, f: impl FnOnce(&mut Self)) -> Vec<usize> {
+            self.branches.push((range, Vec::new()));
+            f(self);
+            self.branches.pop().map(|(_, hits)| hits).unwrap_or_default()
+        }
+
+        /// A reset at `pos`: it counts if every enclosing branch holds the call, else it is the
+        /// innermost branch's.
+        fn hit(&mut self, pos: usize) {
+            if self.branches.iter().all(|(r, _)| r.contains(&self.call)) {
+                self.found.push(pos);
+            } else if let Some((_, hits)) = self.branches.last_mut() {
+                hits.push(pos);
+            }
+        }
+
+        /// Branches that together cover every path (`if`/`else`, all `match` arms): if each resets,
+        /// the whole construct does.
+        fn all_branches(&mut self, at: usize, resets: &[Vec<usize>]) {
+            if !resets.is_empty() && resets.iter().all(|r| !r.is_empty()) {
+                self.hit(at);
+            }
+        }
     }
     impl<'ast> Visit<'ast> for Resets<'_, '_> {
+        fn visit_expr_if(&mut self, i: &'ast syn::ExprIf) {
+            self.visit_expr(&i.cond);
+            let then = self.ctx.range(i.then_branch.brace_token.span.join());
+            let mut resets = vec![self.branch(then, |v| v.visit_block(&i.then_branch))];
+            match &i.else_branch {
+                Some((_, els)) => {
+                    let r = self.ctx.expr_range(els);
+                    resets.push(self.branch(r, |v| v.visit_expr(els)));
+                }
+                None => resets.push(Vec::new()),
+            }
+            let at = self.ctx.range(i.if_token.span).start;
+            self.all_branches(at, &resets);
+        }
+        fn visit_expr_match(&mut self, m: &'ast syn::ExprMatch) {
+            self.visit_expr(&m.expr);
+            let resets: Vec<Vec<usize>> = m
+                .arms
+                .iter()
+                .map(|a| {
+                    let r = self.ctx.expr_range(&a.body);
+                    self.branch(r, |v| syn::visit::visit_arm(v, a))
+                })
+                .collect();
+            let at = self.ctx.range(m.match_token.span).start;
+            self.all_branches(at, &resets);
+        }
+        fn visit_expr_closure(&mut self, c: &'ast syn::ExprClosure) {
+            let r = self.ctx.expr_range(&c.body);
+            self.branch(r, |v| syn::visit::visit_expr_closure(v, c));
+        }
+        fn visit_expr_while(&mut self, l: &'ast syn::ExprWhile) {
+            let r = self.ctx.range(l.body.brace_token.span.join());
+            self.branch(r, |v| syn::visit::visit_expr_while(v, l));
+        }
         fn visit_expr(&mut self, e: &'ast Expr) {
             let sentinel = |v: &Expr| self.ctx.int_value(v).is_some() && self.ctx.int_value(v) == self.w.sentinel;
             let is_buffer = |e: &Expr| expr_text(strip(e)) == self.name;
@@ -286,17 +377,42 @@ fn full_reset(ctx: &FnCtx, name: &str, after: usize, before: usize, w: &WriteInd
                     let assigns_sentinel = f.body.stmts.iter().any(|s| {
                         matches!(s, syn::Stmt::Expr(Expr::Assign(a), _) if matches!(&*a.left, Expr::Unary(u) if matches!(u.op, syn::UnOp::Deref(_))) && sentinel(&a.right))
                     });
-                    over_buffer && assigns_sentinel
+                    // `for i in 0..n { name[i] = S; }`: every entry from the first on.
+                    let var = match &*f.pat {
+                        syn::Pat::Ident(p) => Some(p.ident.to_string()),
+                        _ => None,
+                    };
+                    let from_zero = matches!(strip(&f.expr), Expr::Range(r) if r.start.as_deref().is_some_and(|s| self.ctx.int_value(s) == Some(0)));
+                    let stores_each = var.is_some_and(|var| {
+                        f.body.stmts.iter().any(|s| {
+                            matches!(s, syn::Stmt::Expr(Expr::Assign(a), _)
+                                if matches!(&*a.left, Expr::Index(ix) if is_buffer(&ix.expr) && expr_text(strip(&ix.index)) == var)
+                                    && sentinel(&a.right))
+                        })
+                    });
+                    (over_buffer && assigns_sentinel) || (from_zero && stores_each)
                 }
                 _ => false,
             };
             if hit {
-                self.found.push(self.ctx.expr_range(e).start);
+                let at = self.ctx.expr_range(e).start;
+                self.hit(at);
             }
-            syn::visit::visit_expr(self, e);
+            match e {
+                Expr::If(i) => self.visit_expr_if(i),
+                Expr::Match(m) => self.visit_expr_match(m),
+                Expr::While(l) => self.visit_expr_while(l),
+                Expr::Closure(c) => self.visit_expr_closure(c),
+                Expr::ForLoop(f) => {
+                    self.visit_expr(&f.expr);
+                    let r = self.ctx.range(f.body.brace_token.span.join());
+                    self.branch(r, |v| v.visit_block(&f.body));
+                }
+                _ => syn::visit::visit_expr(self, e),
+            }
         }
     }
-    let mut v = Resets { ctx, name, w, found: Vec::new() };
+    let mut v = Resets { ctx, name, w, found: Vec::new(), branches: Vec::new(), call: before };
     v.visit_block(ctx.body);
     v.found.into_iter().filter(|p| *p >= after && *p < before).min()
 }
@@ -343,10 +459,21 @@ fn local_buffer(ctx: &FnCtx, name: &str, def: &Def, call_pos: usize, w: &WriteIn
             _ => {}
         }
     }
-    let Some((zero_range, zero_text)) = zero_fill(ctx, def.init, w) else { return };
+    let (zero, via) = match zero_fill(ctx, def.init, w) {
+        Some(z) => (z, None),
+        None => match helper_zero(ctx, def.init, w) {
+            Some((z, helper)) => (z, Some(helper)),
+            None => return,
+        },
+    };
+    let (zero_range, zero_text) = zero;
     let reset_at = full_reset(ctx, name, def.end, call_pos, w);
     let first_use = uses_of(ctx, name).into_iter().filter(|p| *p >= def.end && *p < call_pos && !mutation_receivers.contains(p)).min();
-    let mut finding = zero_finding(ctx, zero_range, &zero_text, name, w, format!("`{name}` starts filled with {zero_text}"));
+    let label = match &via {
+        Some(helper) => format!("`{helper}` pads the buffer it returns with {zero_text}, and `{name}` is that buffer"),
+        None => format!("`{name}` starts filled with {zero_text}"),
+    };
+    let mut finding = zero_finding(ctx, zero_range, &zero_text, name, w, label);
     match (reset_at, first_use) {
         (Some(r), Some(u)) if r <= u => return,
         (Some(_), None) => return,
@@ -359,6 +486,41 @@ fn local_buffer(ctx: &FnCtx, name: &str, def: &Def, call_pos: usize, w: &WriteIn
         _ => {}
     }
     out.push(finding);
+}
+
+/// A buffer returned by a helper of this file that pads it with the null index:
+/// `fn pad(s: &[i64], n: usize) -> Vec<i64> { let mut v = s.to_vec(); v.resize(n, 0); v }`.
+/// The helper's summary, in the contract's terms: "returns a buffer padded with 0". Returns the
+/// zero (in the helper) and the helper's name.
+fn helper_zero(ctx: &FnCtx, init: &Expr, w: &WriteIndex) -> Option<((Range<usize>, String), String)> {
+    let Expr::Call(c) = strip_try(init) else { return None };
+    let Expr::Path(p) = &*c.func else { return None };
+    let helper = p.path.get_ident()?.to_string();
+    let [body] = ctx.helpers.get(&helper)?.as_slice() else { return None };
+    let Some(syn::Stmt::Expr(tail, None)) = body.stmts.last() else { return None };
+    let returned = expr_text(strip(tail));
+    for stmt in &body.stmts {
+        let found = match stmt {
+            syn::Stmt::Local(l) => {
+                let binds = matches!(&l.pat, syn::Pat::Ident(i) if i.ident == returned)
+                    || matches!(&l.pat, syn::Pat::Type(t) if matches!(&*t.pat, syn::Pat::Ident(i) if i.ident == returned));
+                l.init.as_ref().filter(|_| binds).and_then(|i| zero_fill(ctx, &i.expr, w))
+            }
+            syn::Stmt::Expr(Expr::MethodCall(m), _) if expr_text(strip(&m.receiver)) == returned => {
+                let value = match m.method.to_string().as_str() {
+                    "resize" => m.args.get(1),
+                    "fill" | "push" => m.args.first(),
+                    _ => None,
+                };
+                value.filter(|v| ctx.int_value(v).is_some_and(|v| w.is_null(v))).map(|v| (ctx.expr_range(v), source(ctx, v)))
+            }
+            _ => None,
+        };
+        if found.is_some() {
+            return found.map(|z| (z, helper));
+        }
+    }
+    None
 }
 
 /// Positions where `name` is mentioned.
