@@ -207,8 +207,10 @@ fn inputs(ws: &Workspace) -> BTreeSet<PathBuf> {
     paths.extend(ws.unreadable.iter().map(|(p, _)| p.clone()));
     // The ignore files that decide what the walk saw, in the walked directories and above them
     // (a new one shows in its directory's listing).
-    let dirs: Vec<PathBuf> = paths.iter().filter(|p| p.is_dir()).cloned().collect();
-    for d in dirs.iter().chain(ws.root.ancestors().skip(1).map(Path::to_path_buf).collect::<Vec<_>>().iter()) {
+    let mut dirs: Vec<PathBuf> = paths.iter().filter(|p| p.is_dir()).cloned().collect();
+    let root = std::fs::canonicalize(&ws.root).unwrap_or_else(|_| ws.root.clone());
+    dirs.extend(root.ancestors().skip(1).map(Path::to_path_buf));
+    for d in &dirs {
         for name in [".gitignore", ".ignore"] {
             let f = d.join(name);
             if f.is_file() {
@@ -240,8 +242,12 @@ pub fn load(target: &Target) -> Option<Report> {
     if !start_dir(target)?.starts_with(&root) {
         return None;
     }
+    // (The ignore files above the root decide what the walk saw: they are stamped too.)
+    let ignore_file_above = |p: &Path| {
+        p.file_name().is_some_and(|n| n == ".gitignore" || n == ".ignore") && p.parent().is_some_and(|d| root.starts_with(d))
+    };
     let inside = |p: &Path| {
-        let under = p.starts_with(&cache.root) || p.starts_with(&root) || cache.outside.iter().any(|d| p.starts_with(d));
+        let under = p.starts_with(&cache.root) || p.starts_with(&root) || cache.outside.iter().any(|d| p.starts_with(d)) || ignore_file_above(p);
         under && !p.components().any(|c| c == Component::ParentDir)
     };
     if cache.stamps.is_empty() || !cache.stamps.iter().all(|s| inside(&s.path)) {

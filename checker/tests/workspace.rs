@@ -87,6 +87,8 @@ fn the_warm_cache_sees_a_changed_contract() {
     let root = workspace("cache");
     let cached = CheckOptions { use_cache: true, ..CheckOptions::default() };
     let first = findings(&root, &cached);
+    let target = Target { path: Some(root.clone()), ..Target::default() };
+    assert!(reuse_check::cache::load(&target).is_some(), "nothing changed: the cache answers");
     assert_eq!(findings(&root, &cached), first, "nothing changed: the same answer");
     // The contract now skips 0 instead of -1: the caller's zeros are its sentinel, no finding.
     std::thread::sleep(std::time::Duration::from_millis(20));
@@ -95,6 +97,7 @@ fn the_warm_cache_sees_a_changed_contract() {
         "contracts/kernels.rs",
         "mod kernels {\n    #[reuse::contract(writes(cache[slots], skip = 0))]\n    fn reshape_and_cache(key: &[f32], cache: &mut [f32], slots: &[i64]);\n}\n",
     );
+    assert!(reuse_check::cache::load(&target).is_none(), "a changed contracts file is a miss");
     assert_eq!(findings(&root, &cached), vec!["engine/src/lib.rs:15 use_after_donate"]);
     // A new file is seen too.
     write(&root, "engine/src/extra.rs", "pub fn f(h: u64) -> u64 { let o = crate::donate(h); h + o }\n");
