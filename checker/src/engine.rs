@@ -42,6 +42,9 @@ pub struct FileJob {
     /// Checked and reported; `false`: read only for the contracts it declares (a member left out
     /// by `-p`, a dependency).
     pub report: bool,
+    /// The crates whose contracted functions this file can call: its own and those its package
+    /// reaches through dependencies. `None`: unknown, any.
+    pub reach: Option<Arc<std::collections::HashSet<String>>>,
 }
 
 #[derive(Debug, Default)]
@@ -80,10 +83,12 @@ const SUPPRESSION_MARKERS: &[&str] = &["reuse-check:", "reuse::allow"];
 /// walk could not enter) is a job of its own with an empty text and an `unreadable_file` finding,
 /// so it is reported and everything else is still checked.
 pub fn read_jobs(ws: &Workspace) -> Vec<FileJob> {
-    // (path, crate name, module path, config, is a contracts file, is reported)
-    type Wanted = (PathBuf, String, Vec<String>, Arc<Config>, bool, bool);
+    // (path, crate name, module path, config, is a contracts file, is reported, reach)
+    type Reach = Option<Arc<std::collections::HashSet<String>>>;
+    type Wanted = (PathBuf, String, Vec<String>, Arc<Config>, bool, bool, Reach);
     let mut wanted: Vec<Wanted> = Vec::new();
-    for p in &ws.packages {
+    let reaches = reach(ws);
+    for (p, reach) in ws.packages.iter().zip(reaches) {
         for f in &p.files {
             let mut parts = module_path(&p.dir, f);
             if p.flat {
@@ -100,29 +105,56 @@ pub fn read_jobs(ws: &Workspace) -> Vec<FileJob> {
             if in_lib {
                 module.extend(parts);
             }
-            wanted.push((f.clone(), crate_name, module, p.config.clone(), false, p.report));
+            wanted.push((f.clone(), crate_name, module, p.config.clone(), false, p.report, reach.clone()));
         }
     }
     for f in &ws.contracts_files {
-        wanted.push((f.clone(), String::new(), Vec::new(), Arc::new(Config::default()), true, true));
+        wanted.push((f.clone(), String::new(), Vec::new(), Arc::new(Config::default()), true, true, None));
     }
     let mut jobs: Vec<FileJob> = wanted
         .into_par_iter()
-        .map(|(path, crate_name, module, config, external, report)| {
+        .map(|(path, crate_name, module, config, external, report, reach)| {
             let rel = rel_path(&ws.root, &path);
             let (text, problem) = match read_source(&path) {
                 Ok(text) => (text, None),
                 Err(e) => (String::new(), Some(e)),
             };
             let file = Arc::new(SourceFile::new(path, rel, text));
-            FileJob { unreadable: problem, file, crate_name, module, config, external, report }
+            FileJob { unreadable: problem, file, crate_name, module, config, external, report, reach }
         })
         .collect();
     for (path, reason) in &ws.unreadable {
         let file = Arc::new(SourceFile::new(path.clone(), rel_path(&ws.root, path), String::new()));
-        jobs.push(FileJob { file, crate_name: String::new(), module: Vec::new(), config: Arc::new(Config::default()), external: false, unreadable: Some(reason.clone()), report: true });
+        jobs.push(FileJob { file, crate_name: String::new(), module: Vec::new(), config: Arc::new(Config::default()), external: false, unreadable: Some(reason.clone()), report: true, reach: None });
     }
     jobs
+}
+
+/// For each package, the crates its files can call into: its own and every crate reachable
+/// through the dependencies of the packages the workspace knows (`None` when a package on the way
+/// has unknown dependencies: then anything may be reached).
+fn reach(ws: &Workspace) -> Vec<Option<Arc<std::collections::HashSet<String>>>> {
+    let deps: HashMap<&str, Option<&Vec<String>>> = ws.packages.iter().map(|p| (p.crate_name.as_str(), p.deps.as_ref())).collect();
+    ws.packages
+        .iter()
+        .map(|p| {
+            let mut seen: std::collections::HashSet<String> = std::collections::HashSet::from([p.crate_name.clone()]);
+            let mut queue: Vec<&str> = p.deps.as_ref()?.iter().map(String::as_str).collect();
+            while let Some(c) = queue.pop() {
+                if !seen.insert(c.to_string()) {
+                    continue;
+                }
+                // A crate the workspace does not read cannot declare contracts (but contracts files,
+                // which bind anywhere); one whose dependencies are unknown could re-export anything.
+                match deps.get(c) {
+                    Some(Some(next)) => queue.extend(next.iter().map(String::as_str)),
+                    Some(None) => return None,
+                    None => {}
+                }
+            }
+            Some(Arc::new(seen))
+        })
+        .collect()
 }
 
 /// The text of a source file: a regular file (never a FIFO or a device, which could block or
@@ -217,7 +249,7 @@ impl Session {
             None => {
                 let (crate_name, module, config) = self.placement(path);
                 let rel = rel_path(&self.root, path);
-                self.jobs.push(FileJob { file: Arc::new(SourceFile::new(path.to_path_buf(), rel, String::new())), crate_name, module, config, external: false, unreadable: None, report: true });
+                self.jobs.push(FileJob { file: Arc::new(SourceFile::new(path.to_path_buf(), rel, String::new())), crate_name, module, config, external: false, unreadable: None, report: true, reach: None });
                 self.jobs.len() - 1
             }
         };
@@ -447,7 +479,7 @@ fn forget_spans() {
 
 /// Phases 2 and 3.
 fn analyze(jobs: &[FileJob], index: &Index, index_findings: &HashMap<String, Vec<Finding>>, options: &CheckOptions) -> (Vec<Finding>, usize) {
-    let filter = analysis_filter(index);
+    let filter = AnalysisFilter::new(index);
     let per_file: Vec<(Vec<Finding>, bool)> = jobs
         .par_iter()
         .map(|j| {
@@ -455,7 +487,7 @@ fn analyze(jobs: &[FileJob], index: &Index, index_findings: &HashMap<String, Vec
             if !j.report {
                 return (Vec::new(), false);
             }
-            let parsed = options.all_files || filter.is_match(&j.file.text);
+            let parsed = options.all_files || filter.wants(j);
             let findings = if parsed { check_parsed(j, index, index_findings) } else { finish(j, index_findings_for(index_findings, &j.file.rel_path)) };
             (findings, parsed)
         })
@@ -467,12 +499,65 @@ fn analyze(jobs: &[FileJob], index: &Index, index_findings: &HashMap<String, Vec
     (all, parsed)
 }
 
-/// The names that make a file worth parsing in phase 2.
-fn analysis_filter(index: &Index) -> AhoCorasick {
-    let mut markers = index.interesting_names();
-    markers.extend(SUPPRESSION_MARKERS.iter().map(|s| s.to_string()));
-    markers.extend(DECL_MARKERS.iter().map(|s| s.to_string()));
-    AhoCorasick::new(&markers).expect("plain string patterns")
+/// What makes a file worth parsing in phase 2: a call of a contracted function or an effect that
+/// the file's crate can reach, or a declaration or suppression marker. A name that appears only
+/// as a word elsewhere (a module `mod launch;`, a `use` line, a longer identifier, a method of a
+/// crate the file cannot reach) does not.
+struct AnalysisFilter {
+    automaton: AhoCorasick,
+    /// Per pattern: `None` for markers, else the crates that declare the name (`None` inside:
+    /// any crate, for effects and contracts files).
+    owners: Vec<Option<Vec<Option<String>>>>,
+}
+
+impl AnalysisFilter {
+    fn new(index: &Index) -> AnalysisFilter {
+        let names = index.interesting_names();
+        let mut owners: Vec<Option<Vec<Option<String>>>> = names
+            .iter()
+            .map(|n| {
+                let declared = index.candidates(n).map(|c| (!c.external).then(|| c.path[0].clone()));
+                let any = index.is_effect(n) || !index.candidates(n).any(|_| true);
+                Some(declared.chain(any.then_some(None)).collect())
+            })
+            .collect();
+        let mut patterns = names;
+        // Second names given by re-exports (`pub use ops::write as cache_kv;`): a file that calls
+        // `cache_kv` through a glob import never writes `write`.
+        for (alias, krate) in index.renamed_reexports(&patterns) {
+            if !patterns.contains(&alias) {
+                patterns.push(alias);
+                owners.push(Some(vec![Some(krate)]));
+            }
+        }
+        for m in SUPPRESSION_MARKERS.iter().chain(DECL_MARKERS) {
+            patterns.push(m.to_string());
+            owners.push(None);
+        }
+        let automaton = AhoCorasick::builder().build(&patterns).expect("plain string patterns");
+        AnalysisFilter { automaton, owners }
+    }
+
+    fn wants(&self, j: &FileJob) -> bool {
+        let text = j.file.text.as_bytes();
+        let ident = |b: u8| b.is_ascii_alphanumeric() || b == b'_';
+        self.automaton.find_overlapping_iter(&j.file.text).any(|m| {
+            let Some(owners) = &self.owners[m.pattern().as_usize()] else { return true };
+            let word = (m.start() == 0 || !ident(text[m.start() - 1])) && text.get(m.end()).is_none_or(|b| !ident(*b));
+            let reachable = match &j.reach {
+                None => true,
+                Some(reach) => owners.iter().any(|o| o.as_ref().is_none_or(|c| reach.contains(c))),
+            };
+            word && reachable && call_like(&j.file.text, m.end())
+        })
+    }
+}
+
+/// Whether the name ending at `end` is called there (`name(`, `name::<T>(`; `name!` is not) or
+/// imported under another name (`use kv::write as cache_kv;`: the calls then use the new name).
+fn call_like(text: &str, end: usize) -> bool {
+    let after = text[end..].trim_start();
+    after.starts_with('(') || after.starts_with("::<") || after.starts_with("as ")
 }
 
 /// One file, whatever the prefilter says (an editor buffer is always checked).

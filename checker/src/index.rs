@@ -153,6 +153,20 @@ impl Index {
         out
     }
 
+    /// `(new name, crate)` of every re-export that renames one of `names`.
+    pub fn renamed_reexports(&self, names: &[String]) -> Vec<(String, String)> {
+        let mut out: Vec<(String, String)> = self
+            .reexports
+            .values()
+            .flatten()
+            .filter(|r| r.name != "*" && r.target.last().is_some_and(|t| *t != r.name && names.contains(t)))
+            .filter_map(|r| Some((r.name.clone(), r.module.first()?.clone())))
+            .collect();
+        out.sort();
+        out.dedup();
+        out
+    }
+
     /// The contracts-file contract for a function defined at `path`.
     pub fn external_for(&self, path: &[String]) -> Option<&ContractedFn> {
         self.candidates(path.last()?).find(|c| c.external && c.path == path)

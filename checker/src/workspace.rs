@@ -36,6 +36,10 @@ pub struct Package {
     pub report: bool,
     /// A crate of a plain directory without `src/`: every file is a module of one library crate.
     pub flat: bool,
+    /// The crates this package depends on, as its code names them (`-` as `_`); `None`: unknown
+    /// (a plain directory). A file can call a contracted function only of its own crate or of a
+    /// crate it reaches through these (see `engine::reach`).
+    pub deps: Option<Vec<String>>,
 }
 
 /// A package as cargo names it: the `package_id` and `target` of cargo's JSON messages.
@@ -286,7 +290,8 @@ fn path_dependencies(meta: &cargo_metadata::Metadata, known: &[PathBuf], warning
         let src = lib_path.parent().map(Path::to_path_buf).unwrap_or_else(|| dir.join("src"));
         let files = rust_files(&src, &[], &dir, None, &mut WalkLog::default());
         let info = PackageInfo::from_dir(&dir, &crate_name);
-        out.push(Package { crate_name, dir, files, config: Arc::new(Config::default()), info, report: false, flat: false });
+        let deps = tables.iter().flat_map(|t| t.keys()).map(|k| k.replace('-', "_")).collect();
+        out.push(Package { crate_name, dir, files, config: Arc::new(Config::default()), info, report: false, flat: false, deps: Some(deps) });
     }
     out
 }
@@ -373,7 +378,7 @@ fn discover_cargo(manifest: Option<&Path>, target: &Target) -> Result<Workspace,
             files = rust_files(&dir, &nested, &root, None, &mut log);
         }
         let info = PackageInfo::from_cargo(p, &dir);
-        packages.push(Package { crate_name: p.name.replace('-', "_"), dir, files, config, info, report, flat: false });
+        packages.push(Package { crate_name: p.name.replace('-', "_"), dir, files, config, info, report, flat: false, deps: Some(code_names(p)) });
     }
     let mut sources = Vec::new();
     let member_dirs: Vec<PathBuf> = packages.iter().map(|p| p.dir.clone()).collect();
@@ -388,7 +393,7 @@ fn discover_cargo(manifest: Option<&Path>, target: &Target) -> Result<Workspace,
         let info = PackageInfo::from_cargo(p, &dir);
         let crate_name = lib.name.replace('-', "_");
         resolved_dirs.push(dir.clone());
-        packages.push(Package { crate_name, dir, files, config: Arc::new(Config::default()), info, report: false, flat: false });
+        packages.push(Package { crate_name, dir, files, config: Arc::new(Config::default()), info, report: false, flat: false, deps: Some(code_names(p)) });
     }
     for p in path_dependencies(&meta, &resolved_dirs, &mut warnings) {
         sources.push(format!("{} ({}, path): {} files read for contracts", p.info.name, p.dir.display(), p.files.len()));
@@ -437,6 +442,11 @@ fn discover_cargo(manifest: Option<&Path>, target: &Target) -> Result<Workspace,
         depends_on_reuse,
         dependency_sources,
     })
+}
+
+/// The names a package's code uses for its dependencies (a `package = ".."` rename included).
+fn code_names(p: &cargo_metadata::Package) -> Vec<String> {
+    p.dependencies.iter().map(|d| d.rename.as_deref().unwrap_or(d.name.as_str()).replace('-', "_")).collect()
 }
 
 /// The dependencies (not members) that can declare contracts: those that depend on `reuse` (or
@@ -538,7 +548,7 @@ fn discover_dir(dir: &Path) -> Result<Workspace, DiscoverError> {
                 // A folder of loose files is a crate only when it has a root (`lib.rs`, `main.rs`);
                 // otherwise each file stands alone (a folder of examples or fixtures).
                 let flat = !pkg_dir.join("src").is_dir() && (pkg_dir.join("lib.rs").is_file() || pkg_dir.join("main.rs").is_file());
-                ws.packages.push(Package { crate_name, dir: pkg_dir, files: vec![file], config: config.clone(), info, report: true, flat })
+                ws.packages.push(Package { crate_name, dir: pkg_dir, files: vec![file], config: config.clone(), info, report: true, flat, deps: None })
             }
         }
     }

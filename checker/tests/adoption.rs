@@ -249,3 +249,29 @@ fn a_contract_that_matches_nothing_is_a_warning_at_the_contract() {
     assert!(out.contains("contracts/kernels.rs:3:") && out.contains("`kernels::ops::wirte` matches no function: `kernels` has no function at this path"), "{out}");
     assert!(out.contains("contracts/kernels.rs:8:") && out.contains("there is no crate `kernles`"), "{out}");
 }
+
+#[test]
+fn common_names_pull_in_only_files_that_can_call_the_contracted_function() {
+    let (_d, t) = tmp();
+    let reuse = reuse_stub(&t.join("elsewhere"));
+    write(&t, "Cargo.toml", "[workspace]\nmembers = [\"kernels\", \"app\", \"other\"]\nresolver = \"2\"\n");
+    write(&t, "kernels/Cargo.toml", &manifest("kernels", &reuse));
+    write(&t, "kernels/src/lib.rs", "pub mod launch;\npub use launch::launch;\n");
+    write(&t, "kernels/src/launch.rs", "#[reuse::contract(writes(cache[slots], skip = -1))]\npub fn launch(cache: &mut [f32], slots: &[i64]) { let _ = (cache, slots); }\n");
+    write(&t, "app/Cargo.toml", &manifest("app", "kernels = { path = \"../kernels\" }\n"));
+    write(&t, "app/src/lib.rs", "pub mod calls;\npub mod words;\n");
+    write(&t, "app/src/calls.rs", "pub fn step(c: &mut [f32]) { kernels::launch(c, &vec![0; 4]); }\n");
+    // Mentions of the name that are no calls: a module, a `use` of the module, a longer word.
+    write(&t, "app/src/words.rs", "use kernels::launch as _;\npub fn launcher() {}\n// launch later\n");
+    // A crate that does not depend on `kernels` calls a method of the same name: it cannot be
+    // the contracted function, and its file is not even parsed.
+    write(&t, "other/Cargo.toml", &manifest("other", ""));
+    write(&t, "other/src/lib.rs", "pub struct Stream;\nimpl Stream { pub fn launch(&self, _c: &mut [f32], _s: &[i64]) {} }\npub fn go(s: &Stream, c: &mut [f32]) { s.launch(c, &vec![0; 4]); }\n");
+    let target = reuse_check::workspace::Target { path: Some(t.clone()), ..Default::default() };
+    let report = reuse_check::check_with(&target, &reuse_check::engine::CheckOptions { use_cache: false, all_files: false }).unwrap();
+    let found: Vec<String> = report.findings.iter().map(|f| format!("{}:{}", f.primary.file.rel_path, f.rule.name)).collect();
+    assert_eq!(found, ["app/src/calls.rs:pad_to_null_block"]);
+    // kernels/src/launch.rs (declares), app/src/calls.rs (calls) and app/src/words.rs (`as`):
+    // not kernels/src/lib.rs, app/src/lib.rs nor other/src/lib.rs.
+    assert_eq!(report.stats.parsed, 3, "{found:?}");
+}

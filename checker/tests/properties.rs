@@ -131,6 +131,7 @@ proptest! {
             external: false,
             unreadable: None,
             report: true,
+            reach: None,
         };
         let jobs = vec![
             job("src/lib.rs", kernel.to_string(), vec!["fixture_paged_kv".into()]),

@@ -23,6 +23,7 @@ fn job(rel: &str, text: String, module: &[&str]) -> FileJob {
         external: false,
         unreadable: None,
         report: true,
+        reach: None,
     }
 }
 
