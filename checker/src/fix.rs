@@ -96,7 +96,7 @@ mod tests {
     #[test]
     fn fixes_apply_from_the_end_and_overlaps_are_skipped() {
         let text = "let a = vec![0; n]; let b = vec![0; m];";
-        let (a, b, c) = (fix(13..14, "PAD"), fix(32..33, "-1"), fix(12..15, "X"));
+        let (a, b, c) = (fix(13..14, "PAD"), fix(33..34, "-1"), fix(12..15, "X"));
         let (out, n) = fixed_text(text, &[&a, &b, &c]);
         assert_eq!(n, 2);
         assert_eq!(out, "let a = vec![PAD; n]; let b = vec![-1; m];");

@@ -160,8 +160,16 @@ impl SourceFile {
             Some(rest) => format!("the parser expected {rest} before it"),
             None => format!("the parser says: {wanted}"),
         };
-        if found.is_empty() || range_at_end(self, at.line) {
+        if wanted.ends_with("cannot parse string into token stream") {
+            // syn's lexer: the token trees do not close.
+            format!(
+                "its brackets do not balance, or a string, character or comment is not closed (the parser gave up at line {}, column {})",
+                at.line, at.column
+            )
+        } else if range_at_end(self, at.line) {
             format!("the code ends in the middle of an item at line {} (an unclosed bracket or a missing `}}`?): {wanted}", at.line)
+        } else if found.is_empty() {
+            format!("line {}, column {} is not valid Rust: {wanted}", at.line, at.column)
         } else {
             format!("`{found}` at line {}, column {} is not valid Rust here: {wanted}", at.line, at.column)
         }

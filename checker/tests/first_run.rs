@@ -269,5 +269,5 @@ fn a_parse_error_says_what_did_not_parse() {
     assert!(out.contains("`log_step` at line 6, column 5 is not valid Rust here: the parser expected `;` before it"), "{out}");
     write(dir.path(), "lib.rs", "#[reuse::effect]\nfn log_step() {}\n\nfn f() {\n    log_step();\n");
     let (_, out, _) = run(bin().arg(dir.path()).args(["--format", "short", "--no-cache"]));
-    assert!(out.contains("the code ends in the middle of an item"), "{out}");
+    assert!(out.contains("its brackets do not balance"), "{out}");
 }
