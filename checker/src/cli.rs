@@ -262,9 +262,11 @@ fn rule_named(name: &str, flag: &str) -> Result<&'static Rule, String> {
     })
 }
 
-/// `-A`/`-W`/`-D RULE` in the order given (later ones win, as clippy's), and whether `-D warnings`
-/// was given.
-fn level_flags(matches: &ArgMatches) -> Result<(Vec<(&'static Rule, Level)>, bool), String> {
+/// Rule levels from the command line, in the order given (later ones win, as clippy's).
+type LevelFlags = Vec<(&'static Rule, Level)>;
+
+/// `-A`/`-W`/`-D RULE`, and whether `-D warnings` was given.
+fn level_flags(matches: &ArgMatches) -> Result<(LevelFlags, bool), String> {
     let mut flags: Vec<(usize, &str, Level, &String)> = Vec::new();
     for (id, flag, level) in [("allow", "--allow", Level::Allow), ("warn", "--warn", Level::Warn), ("deny", "--deny", Level::Error)] {
         if let (Some(values), Some(indices)) = (matches.get_many::<String>(id), matches.indices_of(id)) {
