@@ -25,17 +25,7 @@ fn rules_page() -> String {
     }
     for r in reuse_rules::catalogue::ALL {
         out.push('\n');
-        let mut in_code = false;
-        for line in r.explain().lines() {
-            if line.starts_with("```") {
-                in_code = !in_code;
-            }
-            if !in_code && line.starts_with('#') {
-                out.push('#');
-            }
-            out.push_str(line);
-            out.push('\n');
-        }
+        out.push_str(&r.explain_nested(1));
     }
     out
 }

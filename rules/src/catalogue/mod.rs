@@ -74,6 +74,24 @@ impl Rule {
         out
     }
 
+    /// [`Self::explain`] with every Markdown heading `levels` deeper (`# rule` → `## rule` for 1),
+    /// for a page or a hover that holds several rules; code blocks are left alone.
+    pub fn explain_nested(&self, levels: usize) -> String {
+        let mut out = String::new();
+        let mut in_code = false;
+        for line in self.explain().lines() {
+            if line.trim_start().starts_with("```") {
+                in_code = !in_code;
+            }
+            if !in_code && line.starts_with('#') {
+                out.push_str(&"#".repeat(levels));
+            }
+            out.push_str(line);
+            out.push('\n');
+        }
+        out
+    }
+
     /// `reuse::hit_skips_effect`: the diagnostic code used in JSON, SARIF and LSP.
     pub fn code(&self) -> String {
         format!("reuse::{}", self.name)
