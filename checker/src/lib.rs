@@ -12,6 +12,7 @@ pub mod cli;
 pub mod config;
 pub mod engine;
 pub mod finding;
+pub mod fix;
 pub mod flow;
 pub mod index;
 pub mod lsp;
@@ -49,13 +50,28 @@ pub fn check(target: &workspace::Target) -> Result<engine::Report, workspace::Di
 }
 
 pub fn check_with(target: &workspace::Target, options: &engine::CheckOptions) -> Result<engine::Report, workspace::DiscoverError> {
-    let use_cache = options.use_cache && !options.all_files;
+    check_with_levels(target, options, &[])
+}
+
+/// [`check_with`], with rule levels that override the configuration (`-A`/`-W`/`-D RULE`, later
+/// ones winning). Such a run neither reads nor writes the cache, which holds configured levels.
+pub fn check_with_levels(
+    target: &workspace::Target,
+    options: &engine::CheckOptions,
+    levels: &[(&'static reuse_rules::Rule, reuse_rules::Level)],
+) -> Result<engine::Report, workspace::DiscoverError> {
+    let use_cache = options.use_cache && !options.all_files && levels.is_empty();
     if use_cache {
         if let Some(report) = cache::load(target) {
             return Ok(report);
         }
     }
-    let ws = workspace::discover(target)?;
+    let mut ws = workspace::discover(target)?;
+    if !levels.is_empty() {
+        for p in &mut ws.packages {
+            p.config = std::sync::Arc::new(p.config.with_levels(levels));
+        }
+    }
     let jobs = engine::read_jobs(&ws);
     let mut report = engine::check_jobs_with(&jobs, &ws.root, options, &ws.dependency_sources);
     report.warnings = ws.warnings.clone();

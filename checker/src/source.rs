@@ -147,6 +147,39 @@ impl SourceFile {
     }
 }
 
+impl SourceFile {
+    /// A parse failure in words: what stands where the parser gave up and what it wanted there,
+    /// rather than only syn's "expected `;`" (computed on the thread that parsed the file).
+    pub fn describe_failure(&self, failure: &ParseFailure) -> String {
+        let ParseFailure::Syntax(e) = failure else { return failure.to_string() };
+        let range = self.failure_range(failure);
+        let at = self.line_col(range.start);
+        let found: String = self.text.get(range).unwrap_or("").trim().chars().take(40).collect();
+        let wanted = e.to_string();
+        let wanted = match wanted.strip_prefix("expected ") {
+            Some(rest) => format!("the parser expected {rest} before it"),
+            None => format!("the parser says: {wanted}"),
+        };
+        if wanted.ends_with("cannot parse string into token stream") {
+            // syn's lexer: the token trees do not close.
+            format!(
+                "its brackets do not balance, or a string, character or comment is not closed (the parser gave up at line {}, column {})",
+                at.line, at.column
+            )
+        } else if range_at_end(self, at.line) {
+            format!("the code ends in the middle of an item at line {} (an unclosed bracket or a missing `}}`?): {wanted}", at.line)
+        } else if found.is_empty() {
+            format!("line {}, column {} is not valid Rust: {wanted}", at.line, at.column)
+        } else {
+            format!("`{found}` at line {}, column {} is not valid Rust here: {wanted}", at.line, at.column)
+        }
+    }
+}
+
+fn range_at_end(file: &SourceFile, line: usize) -> bool {
+    file.text.trim_end().lines().count() < line
+}
+
 impl std::fmt::Display for ParseFailure {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         match self {

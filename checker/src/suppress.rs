@@ -92,7 +92,7 @@ fn comment_suppressions(file: &FileRef, strings: &[Range<usize>], statements: &[
         for (rule, range) in &allow.rules {
             let name_range = comment_start + range.start..comment_start + range.end;
             if reuse_rules::catalogue::find(rule).is_none() {
-                findings.push(Finding::new(&UNKNOWN_NAME, format!("unknown rule `{rule}`: `reuse-check --list-rules` lists them"), Label::new(file, name_range, "not a rule")));
+                findings.push(Finding::new(&UNKNOWN_NAME, format!("unknown rule `{rule}`{}: `reuse-check --list-rules` lists them", reuse_rules::catalogue::did_you_mean_rule(rule)), Label::new(file, name_range, "not a rule")));
                 continue;
             }
             out.push(Suppression { rule: rule.clone(), name_range, covers: covers.clone(), used: false });

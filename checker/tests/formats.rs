@@ -30,7 +30,7 @@ fn check_fixtures() -> Report {
 }
 
 fn options(success: bool) -> RenderOptions {
-    RenderOptions { color: false, success, repo_root: Some(repo_dir()) }
+    RenderOptions { color: false, success, repo_root: Some(repo_dir()), ..RenderOptions::default() }
 }
 
 fn render(format: Format, report: &Report) -> String {

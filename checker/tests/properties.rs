@@ -79,7 +79,7 @@ proptest! {
             .with_note("note");
         let stats = Stats { files: 1, lines: file.line_count(), parsed: 1, contracts: 0 };
         let report = Report { findings: vec![f], stats, root: "/ws".into(), packages: Vec::new(), warnings: Vec::new(), sources: Vec::new() };
-        let options = RenderOptions { color: c % 2 == 0, success: false, repo_root: None };
+        let options = RenderOptions { color: c % 2 == 0, success: false, repo_root: None, ..RenderOptions::default() };
         for format in [Format::Human, Format::Short, Format::Json(Rendered::Plain), Format::Json(Rendered::Ansi), Format::Json(Rendered::Short), Format::Sarif, Format::Github] {
             let out = render::render(format, &report, &options);
             if matches!(format, Format::Json(_)) {

@@ -33,11 +33,14 @@ pub fn effect(attr: TokenStream, item: TokenStream) -> TokenStream {
     expand::effect(attr.into(), item.into()).into()
 }
 
-/// Suppresses reuse-check rules on an item: `#[reuse::allow(rule, reason = "...")]`. The reason is required.
+/// Suppresses reuse-check rules on an item: `#[reuse::allow(rule, reason = "...")]`. A malformed
+/// attribute or an unknown rule is a compile error; a missing reason is not (it is the checker's
+/// `suppression_without_reason` warning, as for the `// reuse-check: allow(rule)` comment).
 #[proc_macro_attribute]
 pub fn allow(attr: TokenStream, item: TokenStream) -> TokenStream {
     let span = first_span(&attr.clone().into());
-    let (_, errors) = reuse_rules::suppress::parse_allow_attr(attr.into(), span);
+    let (_, mut errors) = reuse_rules::suppress::parse_allow_attr(attr.into(), span);
+    errors.retain(|e| e.rule.name != reuse_rules::catalogue::SUPPRESSION_WITHOUT_REASON.name);
     with_errors(item.into(), &errors).into()
 }
 

@@ -49,7 +49,7 @@ pub fn parse_allow_attr(tokens: TokenStream, attr_span: Span) -> (Option<Allow>,
     }
     for rule in &allow.rules {
         if catalogue::find(&rule.text).is_none() {
-            errors.push(ContractError::new(&UNKNOWN_NAME, rule.span, format!("unknown rule `{}`: `reuse-check --list-rules` lists them", rule.text)));
+            errors.push(ContractError::new(&UNKNOWN_NAME, rule.span, format!("unknown rule `{}`{}: `reuse-check --list-rules` lists them", rule.text, catalogue::did_you_mean_rule(&rule.text))));
         }
     }
     if allow.reason.as_deref().is_none_or(|r| r.trim().is_empty()) {

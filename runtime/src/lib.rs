@@ -33,7 +33,8 @@
 //! What happens to a violation, first match wins:
 //! 1. inside [`collect`] / [`collect_with`] on the same thread: it is returned to the caller (tests);
 //! 2. [`set_policy`] was called: that policy;
-//! 3. the `REUSE_POLICY` environment variable: `panic`, `log` or `collect` (read once);
+//! 3. the `REUSE_POLICY` environment variable: `panic`, `log` or `collect` (read once; any other
+//!    non-blank value is an error: the first violation panics and names it, see [`policy_from_env`]);
 //! 4. otherwise `panic` if the contracted function was compiled with `cfg(test)` (the user's unit
 //!    tests: the generated code passes `cfg!(test)` of the user's crate), else `log` (stderr).
 //!
@@ -143,7 +144,7 @@ pub mod testing;
 pub use cache::{CachePlace, CacheSignature};
 pub use config::{enabled, hit_mismatch_every, set_enabled, set_hit_mismatch_every, with_hit_mismatch_every};
 pub use index::{BadIndex, IndexInt, IndexList, IndexScan};
-pub use report::{collect, collect_with, policy, set_policy, take_collected, Detail, Policy, Violation};
+pub use report::{collect, collect_with, policy, policy_from_env, set_policy, take_collected, try_policy, Detail, Policy, Violation};
 pub use reuse_rules::{catalogue, Rule};
 pub use storage::{fingerprint_bytes, Extent, Pod, Space, Storage};
 pub use trace::{hit, miss};

@@ -111,7 +111,7 @@ impl Policy {
 }
 
 static POLICY: AtomicU8 = AtomicU8::new(0);
-static ENV_POLICY: OnceLock<Option<Policy>> = OnceLock::new();
+static ENV_POLICY: OnceLock<Result<Option<Policy>, String>> = OnceLock::new();
 static COLLECTED: Mutex<Vec<Violation>> = Mutex::new(Vec::new());
 
 thread_local! {
@@ -123,14 +123,29 @@ pub fn set_policy(policy: Policy) {
     POLICY.store(policy.to_u8(), Ordering::Relaxed);
 }
 
-/// The policy in force for a violation raised now, outside any [`collect`] scope, by a function
-/// compiled with `cfg(test)` on (`in_test`) or off.
-pub fn policy(in_test: bool) -> Policy {
-    if let Some(p) = Policy::from_u8(POLICY.load(Ordering::Relaxed)) {
-        return p;
+/// The policy a value of `REUSE_POLICY` asks for: unset or blank, none; `panic`, `log` or
+/// `collect`; anything else is an error (a typo must not quietly turn `panic` into `log`).
+pub fn policy_from_env(value: Option<&str>) -> Result<Option<Policy>, String> {
+    match value.map(str::trim) {
+        None | Some("") => Ok(None),
+        Some(v) => Policy::parse(v).map(Some).ok_or_else(|| format!("REUSE_POLICY=`{v}` is not a policy: expected panic, log or collect")),
     }
-    let env = *ENV_POLICY.get_or_init(|| std::env::var("REUSE_POLICY").ok().and_then(|v| Policy::parse(&v)));
-    env.unwrap_or(if in_test { Policy::Panic } else { Policy::Log })
+}
+
+/// The policy in force for a violation raised now, outside any [`collect`] scope, by a function
+/// compiled with `cfg(test)` on (`in_test`) or off. Panics when `REUSE_POLICY` holds an invalid
+/// value and no [`set_policy`] overrides it.
+pub fn policy(in_test: bool) -> Policy {
+    try_policy(in_test).unwrap_or_else(|e| panic!("reuse-check runtime: {e}"))
+}
+
+/// [`policy`], with an invalid `REUSE_POLICY` as an error.
+pub fn try_policy(in_test: bool) -> Result<Policy, String> {
+    if let Some(p) = Policy::from_u8(POLICY.load(Ordering::Relaxed)) {
+        return Ok(p);
+    }
+    let env = ENV_POLICY.get_or_init(|| policy_from_env(std::env::var("REUSE_POLICY").ok().as_deref())).clone()?;
+    Ok(env.unwrap_or(if in_test { Policy::Panic } else { Policy::Log }))
 }
 
 /// Runs `f` and returns the violations raised on this thread while it ran, whatever the policy.
@@ -179,9 +194,15 @@ fn to_scope(violations: Vec<Violation>) -> Option<Vec<Violation>> {
 /// instead (a panic while unwinding would abort).
 pub(crate) fn deliver_unwinding(violations: Vec<Violation>, in_test: bool) {
     let Some(violations) = to_scope(violations) else { return };
-    match policy(in_test) {
-        Policy::Collect => COLLECTED.lock().unwrap_or_else(|e| e.into_inner()).extend(violations),
-        Policy::Log | Policy::Panic => {
+    match try_policy(in_test) {
+        Ok(Policy::Collect) => COLLECTED.lock().unwrap_or_else(|e| e.into_inner()).extend(violations),
+        Ok(Policy::Log | Policy::Panic) => {
+            for v in &violations {
+                eprintln!("reuse-check runtime: {v}");
+            }
+        }
+        Err(e) => {
+            eprintln!("reuse-check runtime: {e}");
             for v in &violations {
                 eprintln!("reuse-check runtime: {v}");
             }
@@ -196,16 +217,15 @@ pub(crate) fn deliver(violations: Vec<Violation>, in_test: bool) {
         return;
     }
     let Some(violations) = to_scope(violations) else { return };
-    match policy(in_test) {
-        Policy::Collect => COLLECTED.lock().unwrap_or_else(|e| e.into_inner()).extend(violations),
-        Policy::Log => {
+    let text = || violations.iter().map(|v| v.to_string()).collect::<Vec<String>>().join("\n");
+    match try_policy(in_test) {
+        Ok(Policy::Collect) => COLLECTED.lock().unwrap_or_else(|e| e.into_inner()).extend(violations),
+        Ok(Policy::Log) => {
             for v in &violations {
                 eprintln!("reuse-check runtime: {v}");
             }
         }
-        Policy::Panic => {
-            let text: Vec<String> = violations.iter().map(|v| v.to_string()).collect();
-            panic!("reuse-check runtime: contract violated\n{}", text.join("\n"));
-        }
+        Ok(Policy::Panic) => panic!("reuse-check runtime: contract violated\n{}", text()),
+        Err(e) => panic!("reuse-check runtime: {e}; contract violated\n{}", text()),
     }
 }

@@ -37,14 +37,18 @@ pub struct RenderOptions {
     /// The repository root: SARIF and GitHub annotations name files relative to it (code scanning
     /// and the runner resolve paths against the checkout). `None`: the checked root.
     pub repo_root: Option<PathBuf>,
+    /// How human and short output name files (the command line: from the current directory).
+    pub paths: human::PathStyle,
+    /// No summary line (`-q`).
+    pub quiet: bool,
 }
 
 /// Renders a whole report to a string (what goes to stdout).
 pub fn render(format: Format, report: &Report, options: &RenderOptions) -> String {
     let base = options.repo_root.as_deref().unwrap_or(&report.root);
     match format {
-        Format::Human => human::render(report, options.color),
-        Format::Short => human::render_short(report),
+        Format::Human => human::render_with(report, options.color, &options.paths, options.quiet),
+        Format::Short => human::render_short_with(report, &options.paths, options.quiet),
         Format::Json(rendered) => json::render(report, rendered, options.success),
         Format::Sarif => sarif::render(report, base),
         Format::Github => github::render(report, base),

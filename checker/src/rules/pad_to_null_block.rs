@@ -36,6 +36,8 @@ struct WriteIndex<'a> {
     clause: &'a Clause<Range<usize>>,
     /// The sentinel as written (`PAD_SLOT_ID`, `-1`) and its value when known.
     sentinel_text: String,
+    /// The sentinel as the calling file can write it (the replacement of the fix).
+    sentinel_here: String,
     sentinel: Option<i128>,
     /// Positions that belong to the null block (0, and the callee's forbidden region of P).
     null: Vec<(i128, i128)>,
@@ -64,7 +66,8 @@ pub(super) fn check(ctx: &FnCtx, calls: &[&Expr], out: &mut Vec<Finding>) {
                     null.extend(ctx.region_bounds(&region.index));
                 }
             }
-            let w = WriteIndex { callee, clause, sentinel_text: skip.to_string(), sentinel, null, param: target.index.to_string() };
+            let sentinel_here = sentinel_in_caller(ctx, callee, skip, sentinel);
+            let w = WriteIndex { callee, clause, sentinel_text: skip.to_string(), sentinel_here, sentinel, null, param: target.index.to_string() };
             let Some(arg) = site.arg_named(callee, target.index.root_name()) else { continue };
             for finding in check_arg(ctx, call, arg, &w) {
                 if seen.insert((finding.primary.range.clone(), finding.message.clone())) {
@@ -73,6 +76,42 @@ pub(super) fn check(ctx: &FnCtx, calls: &[&Expr], out: &mut Vec<Finding>) {
             }
         }
     }
+}
+
+/// The sentinel as the calling file can write it, so that the fix compiles where it is applied:
+/// its name when the file imports or defines it; else its path from the callee's module
+/// (`crate::kv::PAD_SLOT_ID` in the same crate, `kv::PAD_SLOT_ID` from another) when the callee's
+/// file defines it or the contract names it by an absolute path; else its value (`-1`).
+fn sentinel_in_caller(ctx: &FnCtx, callee: &ContractedFn, skip: &Sentinel<Range<usize>>, value: Option<i128>) -> String {
+    let Sentinel::Const(place) = skip else { return skip.to_string() };
+    let segments: Vec<&str> = place.segments.iter().map(|s| s.text.as_str()).collect();
+    let name = place.last_name();
+    let resolver = ctx.resolver;
+    if segments.len() == 1 && (resolver.imports.get(name).is_some() || defines_const(&ctx.file.text, name)) {
+        return name.to_string();
+    }
+    // The callee's module, crate name first (`krate::kv` of `krate::kv::Pool::write`).
+    let module_len = callee.path.len().saturating_sub(if callee.self_type.is_some() { 2 } else { 1 });
+    let module = &callee.path[..module_len];
+    let full: Option<Vec<String>> = match segments.as_slice() {
+        _ if callee.external || module.is_empty() => None,
+        ["crate", rest @ ..] => Some(module[..1].iter().cloned().chain(rest.iter().map(|s| s.to_string())).collect()),
+        ["self", rest @ ..] => Some(module.iter().cloned().chain(rest.iter().map(|s| s.to_string())).collect()),
+        [single] if defines_const(&callee.file.text, single) => Some(module.iter().cloned().chain([single.to_string()]).collect()),
+        _ => None,
+    };
+    match (full, value) {
+        (Some(full), _) if full[0] == resolver.crate_name => format!("crate::{}", full[1..].join("::")),
+        (Some(full), _) => full.join("::"),
+        (None, Some(v)) => v.to_string(),
+        (None, None) => place.to_string(),
+    }
+}
+
+/// Whether `text` defines a constant or static named `name` (a byte search: it only chooses how
+/// a fix spells the sentinel).
+fn defines_const(text: &str, name: &str) -> bool {
+    ["const ", "static "].iter().any(|kw| text.contains(&format!("{kw}{name}:")))
 }
 
 /// The buffer an argument designates: `&x[..n]` → `x`, `x.as_slice()` → `x`, `&m.f` → `m.f`.
@@ -584,7 +623,7 @@ fn fallback(ctx: &FnCtx, value: &Expr, buffer: &str, w: &WriteIndex, out: &mut V
     if let Some((range, text)) = zero {
         let mut f = zero_finding(ctx, range.clone(), &text, buffer, w, format!("the `{method}` fallback is 0"));
         if method == "unwrap_or_default" {
-            f.fix = Some(Fix { message: format!("use `unwrap_or({})`", w.sentinel_text), range, replacement: format!("unwrap_or({})", w.sentinel_text) });
+            f.fix = Some(Fix { message: format!("use `unwrap_or({})`", w.sentinel_here), range, replacement: format!("unwrap_or({})", w.sentinel_here) });
         }
         out.push(f);
     }
@@ -632,5 +671,5 @@ fn zero_finding(ctx: &FnCtx, range: Range<usize>, zero: &str, buffer: &str, w: &
     )
     .with_secondary(clause_label(w.callee, w.clause, format!("`{}` skips only entries equal to {}", w.callee.name, w.sentinel_text)))
     .with_help(format!("pad with {} so the kernel skips these rows", w.sentinel_text))
-    .with_fix(Fix { message: format!("replace with {}", w.sentinel_text), range, replacement: w.sentinel_text.clone() })
+    .with_fix(Fix { message: format!("replace with {}", w.sentinel_here), range, replacement: w.sentinel_here.clone() })
 }

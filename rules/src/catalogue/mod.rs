@@ -15,11 +15,14 @@ pub enum Level {
 }
 
 impl Level {
-    /// Parses a config value: `allow`, `warn`, `deny` (or its synonym `error`).
+    /// The values a configuration accepts: clippy's names, and the names the output prints.
+    pub const CONFIG_VALUES: &'static [&'static str] = &["allow", "warn", "deny", "warning", "error"];
+
+    /// Parses a config value: `allow`, `warn` (or `warning`, as printed), `deny` (or `error`).
     pub fn from_config(s: &str) -> Option<Level> {
         match s {
             "allow" => Some(Level::Allow),
-            "warn" => Some(Level::Warn),
+            "warn" | "warning" => Some(Level::Warn),
             "deny" | "error" => Some(Level::Error),
             _ => None,
         }
@@ -66,6 +69,24 @@ impl Rule {
         let mut out = format!("# {}\n\n{}\n\nDefault level: {}.\n\n", self.name, self.summary, self.default_level);
         for line in self.docs.lines() {
             out.push_str(line.strip_prefix(' ').unwrap_or(line));
+            out.push('\n');
+        }
+        out
+    }
+
+    /// [`Self::explain`] with every Markdown heading `levels` deeper (`# rule` → `## rule` for 1),
+    /// for a page or a hover that holds several rules; code blocks are left alone.
+    pub fn explain_nested(&self, levels: usize) -> String {
+        let mut out = String::new();
+        let mut in_code = false;
+        for line in self.explain().lines() {
+            if line.trim_start().starts_with("```") {
+                in_code = !in_code;
+            }
+            if !in_code && line.starts_with('#') {
+                out.push_str(&"#".repeat(levels));
+            }
+            out.push_str(line);
             out.push('\n');
         }
         out
@@ -174,6 +195,32 @@ pub fn find(name: &str) -> Option<&'static Rule> {
     ALL.iter().copied().find(|r| r.name == name)
 }
 
+/// Looks a rule up by its name or by its code as printed (`reuse::pad_to_null_block`).
+pub fn find_name_or_code(name: &str) -> Option<&'static Rule> {
+    find(name.strip_prefix("reuse::").unwrap_or(name))
+}
+
+/// The candidate closest to a misspelled `word`, when it is close enough to be what was meant
+/// (Jaro-Winkler similarity of at least 0.8, as cargo's and clap's hints).
+pub fn closest<'a>(word: &str, candidates: impl IntoIterator<Item = &'a str>) -> Option<&'a str> {
+    candidates
+        .into_iter()
+        .map(|c| (strsim::jaro_winkler(word, c), c))
+        .filter(|(score, _)| *score >= 0.8)
+        .max_by(|a, b| a.0.total_cmp(&b.0))
+        .map(|(_, c)| c)
+}
+
+/// `` (did you mean `name`?)`` for a misspelled rule, or nothing.
+pub fn did_you_mean_rule(name: &str) -> String {
+    did_you_mean(name.strip_prefix("reuse::").unwrap_or(name), ALL.iter().map(|r| r.name))
+}
+
+/// `` (did you mean `word`?)`` for the closest candidate, or nothing.
+pub fn did_you_mean<'a>(word: &str, candidates: impl IntoIterator<Item = &'a str>) -> String {
+    closest(word, candidates).map(|c| format!(" (did you mean `{c}`?)")).unwrap_or_default()
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -215,5 +262,14 @@ mod tests {
             assert_eq!(find(rule.name), Some(*rule));
         }
         assert_eq!(find("no_such_rule"), None);
+        assert_eq!(find_name_or_code("reuse::pad_to_null_block"), Some(&PAD_TO_NULL_BLOCK));
+    }
+
+    #[test]
+    fn misspelled_names_get_a_hint() {
+        assert_eq!(did_you_mean_rule("pad_to_null_blok"), " (did you mean `pad_to_null_block`?)");
+        assert_eq!(did_you_mean_rule("reuse::stale_keys"), " (did you mean `stale_key`?)");
+        assert_eq!(did_you_mean_rule("zzzz"), "");
+        assert_eq!(closest("warnn", ["allow", "warn", "deny"]), Some("warn"));
     }
 }
