@@ -255,8 +255,9 @@ fn deep_nesting_is_checked_or_reported_never_a_crash() {
     assert_eq!(out.matches("[reuse::pad_to_null_block]").count(), 2, "{out}");
     // Deeper than the bound: reported like a parse error; the rest is still checked. (Both files
     // call the kernel, so the prefilter hands them to the parser.)
-    ws.write("src/deep.rs", &format!("use crate::kernel::write;\n{}", nested_ifs(5_000)));
-    ws.write("src/chain.rs", &format!("use crate::kernel::write;\npub fn chain(x: Vec<u8>) -> usize {{ x{}.len() }}\n", ".clone()".repeat(30_000)));
+    let call = "pub fn again(cache: &mut [f32]) { write(cache, &vec![0; 4]); }\n";
+    ws.write("src/deep.rs", &format!("use crate::kernel::write;\n{call}{}", nested_ifs(5_000)));
+    ws.write("src/chain.rs", &format!("use crate::kernel::write;\n{call}pub fn chain(x: Vec<u8>) -> usize {{ x{}.len() }}\n", ".clone()".repeat(30_000)));
     let (code, out) = ws.check(&["--no-cache"]);
     assert_eq!(code, 1, "{out}");
     assert!(out.contains("src/deep.rs") && out.contains("nest more than"), "{out}");
