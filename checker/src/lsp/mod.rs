@@ -96,8 +96,64 @@ pub struct Outcome {
     pub exit_without_shutdown: bool,
 }
 
-/// Runs the server on a connection until `exit` or until the client side is closed.
+/// The stack of the thread that parses and analyses (and of the pool that indexes at
+/// `initialize`): deep nesting in the text of a document (1,500 nested `if`s, a 30,000-link method
+/// chain) must not overflow where the CLI's parse would report it. Only touched pages are
+/// committed.
+const WORKER_STACK: usize = 256 << 20;
+
+/// Runs the server on a connection until `exit` or until the client side is closed, on a thread
+/// of its own with a [`WORKER_STACK`]-sized stack.
 pub fn serve(conn: &Connection) -> Outcome {
+    std::thread::scope(|scope| {
+        let worker = std::thread::Builder::new().name("lsp-server".into()).stack_size(WORKER_STACK).spawn_scoped(scope, || serve_here(conn));
+        match worker.map(|w| w.join()) {
+            Ok(Ok(outcome)) => outcome,
+            // Every message is handled under `catch_unwind`; this is a panic outside of them.
+            Ok(Err(_)) => {
+                eprintln!("reuse-check lsp: internal error in the server loop");
+                Outcome::default()
+            }
+            Err(e) => {
+                eprintln!("reuse-check lsp: cannot start the server thread ({e}); serving on this one");
+                serve_here(conn)
+            }
+        }
+    })
+}
+
+/// Serves the frames in `input` (the bytes a client writes to the server's stdin) until `exit` or
+/// their end, and returns how it ended and every byte the server wrote. The fuzz target and the
+/// transport tests drive the whole server through it.
+pub fn serve_bytes(input: Vec<u8>) -> (Outcome, Vec<u8>) {
+    #[derive(Clone, Default)]
+    struct Shared(Arc<std::sync::Mutex<Vec<u8>>>);
+    impl std::io::Write for Shared {
+        fn write(&mut self, b: &[u8]) -> std::io::Result<usize> {
+            self.0.lock().unwrap_or_else(|p| p.into_inner()).extend_from_slice(b);
+            Ok(b.len())
+        }
+        fn flush(&mut self) -> std::io::Result<()> {
+            Ok(())
+        }
+    }
+    let out = Shared::default();
+    let (conn, io) = transport::spawn(std::io::Cursor::new(input), out.clone());
+    let outcome = serve(&conn);
+    drop(conn);
+    io.join_writer(std::time::Duration::from_secs(10));
+    let bytes = std::mem::take(&mut *out.0.lock().unwrap_or_else(|p| p.into_inner()));
+    (outcome, bytes)
+}
+
+/// The pool that opens sessions: `Session::open` parses the declaring files in parallel, and a
+/// deeply nested one must not overflow a default-sized stack before `initialize` is answered.
+fn index_pool() -> Option<&'static rayon::ThreadPool> {
+    static POOL: std::sync::OnceLock<Option<rayon::ThreadPool>> = std::sync::OnceLock::new();
+    POOL.get_or_init(|| rayon::ThreadPoolBuilder::new().thread_name(|i| format!("lsp-index-{i}")).stack_size(WORKER_STACK).build().ok()).as_ref()
+}
+
+fn serve_here(conn: &Connection) -> Outcome {
     let mut server = Server::new(conn);
     while let Ok(first) = conn.receiver.recv() {
         let mut batch = vec![first];
@@ -320,7 +376,11 @@ impl<'c> Server<'c> {
     /// Opens what `reuse-check <dir>` would check.
     fn open_session(&mut self, dir: &Path) {
         let target = Target { path: Some(dir.to_path_buf()), ..Default::default() };
-        match catch_unwind(|| Session::open(&target)) {
+        let open = || match index_pool() {
+            Some(pool) => pool.install(|| Session::open(&target)),
+            None => Session::open(&target),
+        };
+        match catch_unwind(open) {
             Ok(Ok(s)) => {
                 eprintln!("reuse-check lsp: indexed {} contracted functions under {}", s.index().fns.len(), s.root.display());
                 self.session = Some(s);

@@ -369,3 +369,86 @@ fn an_item_checked_alone_and_a_contract_edited_elsewhere_agree() {
     assert_eq!(pads(&c.diagnostics(&user)), 6);
     c.shutdown();
 }
+
+/// One framed message, as a client writes it.
+fn frame(msg: &Value) -> String {
+    let body = msg.to_string();
+    format!("Content-Length: {}\r\n\r\n{body}", body.len())
+}
+
+/// The JSON-RPC messages in what the server wrote.
+fn frames(out: &[u8]) -> Vec<Value> {
+    let text = String::from_utf8_lossy(out);
+    let mut rest: &str = &text;
+    let mut v = Vec::new();
+    while let Some(at) = rest.find("Content-Length: ") {
+        let after = &rest[at + "Content-Length: ".len()..];
+        let (len, tail) = after.split_once("\r\n\r\n").unwrap();
+        let len: usize = len.trim().parse().unwrap();
+        v.push(serde_json::from_str(&tail[..len]).unwrap());
+        rest = &tail[len..];
+    }
+    v
+}
+
+/// Issue 9: a body without `Content-Length`, or a `Content-Length` one byte too large, used to
+/// leave the server deaf (0 of the next 20 requests answered, `exit` lost).
+#[test]
+fn after_a_bad_frame_twenty_requests_are_answered_and_exit_works() {
+    let fx = Fixture::new("resync");
+    let init = frame(&json!({ "jsonrpc": "2.0", "id": 0, "method": "initialize", "params": { "rootUri": Url::from_file_path(&fx.0).unwrap(), "capabilities": {} } }));
+    let hover = |id: i32| frame(&json!({ "jsonrpc": "2.0", "id": id, "method": "textDocument/hover", "params": { "textDocument": { "uri": fx.uri("src/buggy.rs") }, "position": { "line": 0, "character": 0 } } }));
+    let tail = frame(&json!({ "jsonrpc": "2.0", "id": 99, "method": "shutdown" })) + &frame(&json!({ "jsonrpc": "2.0", "method": "exit" }));
+    let one_too_long = {
+        let body = json!({ "jsonrpc": "2.0", "method": "initialized", "params": {} }).to_string();
+        format!("Content-Length: {}\r\n\r\n{body}", body.len() + 1)
+    };
+    for bad in ["Content-Type: application/json\r\n\r\n{}".to_string(), one_too_long] {
+        let mut input = init.clone() + &bad;
+        for id in 1..=20 {
+            input += &hover(id);
+        }
+        input += &tail;
+        let (outcome, out) = super::serve_bytes(input.into_bytes());
+        let answered: Vec<i64> = frames(&out).iter().filter(|m| m.get("method").is_none()).filter_map(|m| m["id"].as_i64()).collect();
+        let want: Vec<i64> = std::iter::once(0).chain(1..=20).chain([99]).collect();
+        assert_eq!(answered, want, "after {bad:?}");
+        assert_eq!(outcome, Outcome { shutdown: true, exit_without_shutdown: false }, "after {bad:?}");
+    }
+}
+
+/// `depth` nested `if`s in a function that calls a contracted function.
+fn nested_ifs(depth: usize) -> String {
+    format!("use crate::*;\npub fn deep(c: bool) {{\n{}{}\n}}\n", "if c { ".repeat(depth), "} ".repeat(depth))
+}
+
+/// Issue 5 (editor part): text nested deeper than a default stack allows (1,500 `if`s, a
+/// 30,000-link method chain) is checked on the server's large stack; the next request is answered.
+#[test]
+fn deeply_nested_text_in_a_did_change_does_not_kill_the_server() {
+    let fx = Fixture::new("deep-change");
+    let mut c = Client::initialized(&fx.0);
+    let uri = fx.uri("src/buggy.rs");
+    c.open(&uri, BUGGY);
+    c.diagnostics(&uri);
+    let chain = format!("pub fn chain(v: Vec<u8>) {{\n    v{};\n}}\n", ".clone()".repeat(30_000));
+    for (version, text) in [(2, nested_ifs(1_500)), (3, chain)] {
+        c.change(&uri, version, &text);
+        let p = c.diagnostics(&uri);
+        assert_eq!(p.version, Some(version));
+        let resp = c.request("textDocument/hover", json!({ "textDocument": { "uri": uri }, "position": { "line": 1, "character": 4 } }));
+        assert!(resp.error.is_none(), "{resp:?}");
+    }
+    c.shutdown();
+}
+
+/// Issue 5 (editor part): a deeply nested file that declares a contract is parsed while the
+/// workspace is opened, before `initialize` is answered.
+#[test]
+fn initialize_is_answered_when_the_workspace_holds_a_deeply_nested_file() {
+    let fx = Fixture::new("deep-open");
+    let deep = format!("#[reuse::contract(writes(c[s], skip = -1))]\npub fn w(c: &mut [u8], s: &[i64]) {{}}\n{}", nested_ifs(1_500));
+    std::fs::write(fx.0.join("src/deep.rs"), deep).unwrap();
+    let c = Client::initialized(&fx.0);
+    c.shutdown();
+}
