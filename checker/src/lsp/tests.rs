@@ -452,3 +452,27 @@ fn initialize_is_answered_when_the_workspace_holds_a_deeply_nested_file() {
     let c = Client::initialized(&fx.0);
     c.shutdown();
 }
+
+/// Issue 12: a lone `\r` in a comment is a line end for the client. Diagnostics and the client's
+/// incremental edits must count it too.
+#[test]
+fn a_lone_carriage_return_in_a_comment_shifts_neither_diagnostics_nor_edits() {
+    let fx = Fixture::new("lone-cr");
+    let mut c = Client::initialized(&fx.0);
+    let uri = fx.uri("src/buggy.rs");
+    let text = format!("// one\rtwo (a lone CR: two lines for the editor, one for rustc)\n{BUGGY}");
+    c.open(&uri, &text);
+    // As the client counts lines: split at `\r\n`, `\n` and a lone `\r`.
+    let editor_lines: Vec<&str> = text.split("\r\n").flat_map(|l| l.split('\n')).flat_map(|l| l.split('\r')).collect();
+    let want: Vec<(u32, String)> = markers(BUGGY).into_iter().map(|(l, r)| (l + 2, r)).collect();
+    assert_eq!(found(&c.diagnostics(&uri)), want);
+    // The client replaces the `0` of the first zero-filled slot mapping, at its own position.
+    let line = editor_lines.iter().position(|l| l.contains("let slot_mapping = vec![0; num_tokens];")).unwrap();
+    let character = editor_lines[line].find("vec![0").unwrap() + 5;
+    let range = json!({ "start": { "line": line, "character": character }, "end": { "line": line, "character": character + 1 } });
+    c.notify("textDocument/didChange", json!({ "textDocument": { "uri": uri, "version": 2 }, "contentChanges": [{ "range": range, "text": "PAD_SLOT_ID" }] }));
+    let after = found(&c.diagnostics(&uri));
+    assert!(!after.contains(&(line as u32, "pad_to_null_block".into())), "{after:?}");
+    assert_eq!(after.len(), want.len() - 1, "{after:?}");
+    c.shutdown();
+}
