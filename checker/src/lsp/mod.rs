@@ -315,19 +315,22 @@ impl<'c> Server<'c> {
                 let Some(path) = path_of(&p.text_document.uri) else { return };
                 if let Some(doc) = self.docs.remove(&path) {
                     // The file is what is on disk again; its diagnostics go with the editor.
-                    self.reload_from_disk(&path, declares(&doc.text));
+                    self.reload_from_disk(&path, &path, declares(&doc.text));
                     self.publish(doc.uri, None, Vec::new());
                 }
             }
             notif::DidChangeWatchedFiles::METHOD => {
                 let Ok(p) = serde_json::from_value::<DidChangeWatchedFilesParams>(n.params) else { return };
                 for change in p.changes {
+                    // The path as the client names it: a link is judged by its own name, and its
+                    // target only by `read_workspace_file`.
+                    let Ok(named) = change.uri.to_file_path() else { continue };
                     let Some(path) = path_of(&change.uri) else { continue };
-                    if self.docs.contains_key(&path) || path.extension().is_none_or(|e| e != "rs") {
+                    if self.docs.contains_key(&path) || !is_rust(&named) {
                         continue;
                     }
                     let deleted = change.typ == FileChangeType::DELETED;
-                    self.reload_from_disk(&path, deleted);
+                    self.reload_from_disk(&named, &path, deleted);
                 }
             }
             // `$/cancelRequest`, `$/setTrace`, and whatever else: nothing to do.
@@ -438,11 +441,22 @@ impl<'c> Server<'c> {
         self.send(Request::new(id, req::RegisterCapability::METHOD.into(), params).into());
     }
 
-    /// Puts the disk version of a file that is not open (or no longer open) into the session. A
-    /// change that can touch contracts re-checks every open document.
-    fn reload_from_disk(&mut self, path: &Path, force_recheck: bool) {
+    /// Puts the disk version of a file that is not open (or no longer open) into the session
+    /// (`named`: the path the client gave, `path`: the session's canonical one). A change that can
+    /// touch contracts re-checks every open document. Only a regular file inside the workspace is
+    /// read ([`read_workspace_file`]); anything else is reported and counts as gone.
+    fn reload_from_disk(&mut self, named: &Path, path: &Path, force_recheck: bool) {
+        let Some(session) = self.session.as_ref() else { return };
+        let text = match read_workspace_file(named, &session.root) {
+            Ok(text) => text.unwrap_or_default(),
+            Err(why) => {
+                let why = format!("reuse-check did not read {}: {why}", named.display());
+                eprintln!("reuse-check lsp: {why}");
+                self.log_message(lsp_types::MessageType::WARNING, why);
+                String::new()
+            }
+        };
         let Some(session) = self.session.as_mut() else { return };
-        let text = std::fs::read(path).map(|b| String::from_utf8_lossy(&b).into_owned()).unwrap_or_default();
         let before = session.file(path).map(|f| declares(&f.text)).unwrap_or(false);
         let touches_contracts = before || declares(&text) || force_recheck;
         if session.file(path).is_none() && text.is_empty() {
@@ -566,6 +580,11 @@ impl<'c> Server<'c> {
         self.send(Notification::new(notif::PublishDiagnostics::METHOD.into(), params).into());
     }
 
+    fn log_message(&self, typ: lsp_types::MessageType, message: String) {
+        let params = lsp_types::LogMessageParams { typ, message };
+        self.send(Notification::new(notif::LogMessage::METHOD.into(), params).into());
+    }
+
     fn show_message(&self, typ: lsp_types::MessageType, message: String) {
         let params = lsp_types::ShowMessageParams { typ, message };
         self.send(Notification::new(notif::ShowMessage::METHOD.into(), params).into());
@@ -591,6 +610,54 @@ fn path_of(uri: &Url) -> Option<PathBuf> {
     Some(std::fs::canonicalize(&path).unwrap_or(path))
 }
 
+/// Files larger than this are not read from disk (a generated file, or a device that never ends).
+const MAX_FILE_BYTES: u64 = 16 << 20;
+
+/// The text of a file the client says changed: `None` when it does not exist. Only a regular file
+/// inside `root` is read: the client names paths from the workspace, and the workspace is not
+/// trusted (a committed `x.rs -> /dev/stdin` would make the server read its own input and hang, a
+/// link to a FIFO would block the open, a link out of the tree would read files the user never
+/// asked to check). Links are resolved first and the target must lie under `root`; the file is
+/// opened without following a last link and without blocking, then checked again on the open
+/// handle (`fstat`), so a swap between the check and the open is caught; at most
+/// [`MAX_FILE_BYTES`] are read.
+fn read_workspace_file(path: &Path, root: &Path) -> Result<Option<String>, String> {
+    use std::io::Read;
+    let real = match std::fs::canonicalize(path) {
+        Ok(p) => p,
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound && std::fs::symlink_metadata(path).is_err() => return Ok(None),
+        Err(e) => return Err(format!("it cannot be resolved ({e})")),
+    };
+    let root = std::fs::canonicalize(root).unwrap_or_else(|_| root.to_path_buf());
+    if !real.starts_with(&root) {
+        return Err(format!("it is outside the workspace (it resolves to {})", real.display()));
+    }
+    let meta = std::fs::symlink_metadata(&real).map_err(|e| e.to_string())?;
+    if !meta.is_file() {
+        return Err("it is not a regular file".into());
+    }
+    let mut options = std::fs::OpenOptions::new();
+    options.read(true);
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::OpenOptionsExt;
+        options.custom_flags(libc::O_NOFOLLOW | libc::O_NONBLOCK);
+    }
+    let file = options.open(&real).map_err(|e| e.to_string())?;
+    let meta = file.metadata().map_err(|e| e.to_string())?;
+    if !meta.is_file() {
+        return Err("it is not a regular file".into());
+    }
+    if meta.len() > MAX_FILE_BYTES {
+        return Err(format!("it has {} bytes, more than the {MAX_FILE_BYTES} the server reads", meta.len()));
+    }
+    let mut bytes = Vec::with_capacity(meta.len() as usize);
+    file.take(MAX_FILE_BYTES + 1).read_to_end(&mut bytes).map_err(|e| e.to_string())?;
+    if bytes.len() as u64 > MAX_FILE_BYTES {
+        return Err(format!("it grew past the {MAX_FILE_BYTES} bytes the server reads"));
+    }
+    Ok(Some(String::from_utf8_lossy(&bytes).into_owned()))
+}
 
 fn is_rust(path: &Path) -> bool {
     path.extension().is_some_and(|e| e == "rs")

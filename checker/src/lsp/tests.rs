@@ -106,6 +106,7 @@ impl Client {
                 },
             };
             if n.method != "textDocument/publishDiagnostics" {
+                self.pending.push(n);
                 continue;
             }
             let p: PublishDiagnosticsParams = serde_json::from_value(n.params).unwrap();
@@ -474,5 +475,46 @@ fn a_lone_carriage_return_in_a_comment_shifts_neither_diagnostics_nor_edits() {
     let after = found(&c.diagnostics(&uri));
     assert!(!after.contains(&(line as u32, "pad_to_null_block".into())), "{after:?}");
     assert_eq!(after.len(), want.len() - 1, "{after:?}");
+    c.shutdown();
+}
+
+/// Issue 10: a committed `x.rs -> /dev/stdin` reported as created made the server read its own
+/// input and hang. Only regular files inside the workspace are read; the others are reported.
+#[cfg(unix)]
+#[test]
+fn only_regular_files_inside_the_workspace_are_read_when_the_client_reports_a_change() {
+    use std::os::unix::fs::symlink;
+    let fx = Fixture::new("links");
+    let outside = Fixture::new("links-outside");
+    let contract = |name: &str| format!("#[reuse::contract(writes(c[s], skip = -1))]\npub fn {name}(c: &mut [u8], s: &[i64]) {{}}\n");
+    std::fs::write(outside.0.join("src/secret.rs"), contract("outside_write")).unwrap();
+    symlink("/dev/stdin", fx.0.join("src/stdin.rs")).unwrap();
+    symlink(outside.0.join("src/secret.rs"), fx.0.join("src/outside.rs")).unwrap();
+    let fifo = fx.0.join("src/fifo.rs");
+    let made = std::process::Command::new("mkfifo").arg(&fifo).status();
+    let mut c = Client::initialized(&fx.0);
+    std::fs::write(fx.0.join("src/inside.rs"), contract("inside_write")).unwrap();
+    let mut names = vec!["stdin.rs", "outside.rs", "inside.rs"];
+    if made.is_ok_and(|s| s.success()) {
+        names.push("fifo.rs");
+    }
+    let changes: Vec<Value> = names.iter().map(|n| json!({ "uri": fx.uri(&format!("src/{n}")), "type": 1 })).collect();
+    c.notify("workspace/didChangeWatchedFiles", json!({ "changes": changes }));
+    // The server still answers, and says which files it did not read.
+    let uri = fx.uri("src/user.rs");
+    let user = "use crate::*;\npub fn f(c: &mut [u8], s: &[i64]) {\n    inside_write(c, s);\n    outside_write(c, s);\n}\n";
+    c.open(&uri, user);
+    c.diagnostics(&uri);
+    let hover = |c: &mut Client, line: u32| {
+        let resp = c.request("textDocument/hover", json!({ "textDocument": { "uri": uri }, "position": { "line": line, "character": 6 } }));
+        assert!(resp.error.is_none(), "{resp:?}");
+        resp.result.unwrap()
+    };
+    assert!(hover(&mut c, 2).to_string().contains("inside_write"), "a regular file inside the workspace is read");
+    assert_eq!(hover(&mut c, 3), Value::Null, "a link out of the workspace is not followed");
+    let logged: Vec<String> = c.pending.iter().filter(|n| n.method == "window/logMessage").map(|n| n.params["message"].as_str().unwrap().to_string()).collect();
+    for n in names.iter().filter(|n| **n != "inside.rs") {
+        assert!(logged.iter().any(|m| m.contains(n)), "{n} is reported: {logged:?}");
+    }
     c.shutdown();
 }
