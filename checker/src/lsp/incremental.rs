@@ -438,13 +438,14 @@ pub fn d(key: &[Row], cache: &mut [Row], n: usize) {
 }
 "#;
 
-    fn session(dir: &std::path::Path) -> Session {
+    pub(super) fn session(dir: &std::path::Path) -> Session {
         Session::open(&Target { path: Some(dir.to_path_buf()), ..Default::default() }).unwrap()
     }
 
-    fn key(f: &Finding) -> String {
+    /// Everything a user sees of a finding, as one comparable string.
+    pub(super) fn key(f: &Finding) -> String {
         let labels: Vec<String> = std::iter::once(&f.primary).chain(&f.secondary).map(|l| format!("{}:{:?}:{}", l.file.rel_path, l.range, l.message)).collect();
-        format!("{} {:?} {} | {} | {:?} {:?}", f.rule.name, f.level, f.message, labels.join(" ; "), f.fix.as_ref().map(|x| (&x.range, &x.replacement)), f.help)
+        format!("{} {:?} {} | {} | {:?} {:?} {:?}", f.rule.name, f.level, f.message, labels.join(" ; "), f.fix.as_ref().map(|x| (&x.range, &x.replacement)), f.help, f.notes)
     }
 
     /// Every edit that keeps the file parseable: the incremental result equals a full check.
@@ -561,16 +562,14 @@ pub fn d(key: &[Row], cache: &mut [Row], n: usize) {
 /// messages that name a line.
 #[cfg(test)]
 mod equivalence {
-    use std::path::{Path, PathBuf};
+    use std::path::PathBuf;
     use std::sync::Arc;
 
     use proptest::prelude::*;
 
     use super::recheck;
-    use crate::engine::Session;
-    use crate::finding::Finding;
+    use super::tests::{key, session};
     use crate::source::{FileRef, SourceFile};
-    use crate::workspace::Target;
 
     const LIB: &str = r#"pub mod user;
 
@@ -685,11 +684,6 @@ pub fn later(a: Buf) -> Buf {
         lines.join("\n")
     }
 
-    fn key(f: &Finding) -> String {
-        let labels: Vec<String> = std::iter::once(&f.primary).chain(&f.secondary).map(|l| format!("{}:{:?}:{}", l.file.rel_path, l.range, l.message)).collect();
-        format!("{} {:?} {} | {} | {:?} {:?} {:?}", f.rule.name, f.level, f.message, labels.join(" ; "), f.fix.as_ref().map(|x| (&x.range, &x.replacement)), f.help, f.notes)
-    }
-
     /// A fresh copy of the workspace (tests and proptest cases run in parallel).
     fn workspace() -> PathBuf {
         static NEXT: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
@@ -700,10 +694,6 @@ pub fn later(a: Buf) -> Buf {
         std::fs::write(dir.join("src/lib.rs"), LIB).unwrap();
         std::fs::write(dir.join("src/user.rs"), USER).unwrap();
         std::fs::canonicalize(&dir).unwrap()
-    }
-
-    fn session(dir: &Path) -> Session {
-        Session::open(&Target { path: Some(dir.to_path_buf()), ..Default::default() }).unwrap()
     }
 
     /// The reported case: the finding through `self.kv` is there on open and after a blank line

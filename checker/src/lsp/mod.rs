@@ -126,24 +126,12 @@ pub fn serve(conn: &Connection) -> Outcome {
 /// their end, and returns how it ended and every byte the server wrote. The fuzz target and the
 /// transport tests drive the whole server through it.
 pub fn serve_bytes(input: Vec<u8>) -> (Outcome, Vec<u8>) {
-    #[derive(Clone, Default)]
-    struct Shared(Arc<std::sync::Mutex<Vec<u8>>>);
-    impl std::io::Write for Shared {
-        fn write(&mut self, b: &[u8]) -> std::io::Result<usize> {
-            self.0.lock().unwrap_or_else(|p| p.into_inner()).extend_from_slice(b);
-            Ok(b.len())
-        }
-        fn flush(&mut self) -> std::io::Result<()> {
-            Ok(())
-        }
-    }
-    let out = Shared::default();
+    let out = transport::SharedBuffer::default();
     let (conn, io) = transport::spawn(std::io::Cursor::new(input), out.clone());
     let outcome = serve(&conn);
     drop(conn);
     io.join_writer(std::time::Duration::from_secs(10));
-    let bytes = std::mem::take(&mut *out.0.lock().unwrap_or_else(|p| p.into_inner()));
-    (outcome, bytes)
+    (outcome, out.take())
 }
 
 /// The pool that opens sessions: `Session::open` parses the declaring files in parallel, and a

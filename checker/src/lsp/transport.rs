@@ -51,6 +51,26 @@ pub fn stdio() -> (Connection, IoThreads) {
     spawn(io::BufReader::new(io::stdin()), io::stdout())
 }
 
+/// An in-memory output that the caller can read back while the writer thread holds a clone.
+#[derive(Clone, Default)]
+pub struct SharedBuffer(pub Arc<Mutex<Vec<u8>>>);
+
+impl SharedBuffer {
+    pub fn take(&self) -> Vec<u8> {
+        std::mem::take(&mut *self.0.lock().unwrap_or_else(|p| p.into_inner()))
+    }
+}
+
+impl Write for SharedBuffer {
+    fn write(&mut self, b: &[u8]) -> io::Result<usize> {
+        self.0.lock().unwrap_or_else(|p| p.into_inner()).extend_from_slice(b);
+        Ok(b.len())
+    }
+    fn flush(&mut self) -> io::Result<()> {
+        Ok(())
+    }
+}
+
 /// A connection over any byte streams (tests use in-memory ones).
 pub fn spawn<R, W>(input: R, output: W) -> (Connection, IoThreads)
 where
@@ -300,24 +320,12 @@ mod tests {
 
     /// Feeds `input` to a transport and returns what the server received and what the client got.
     fn run(input: String) -> (Vec<Message>, String) {
-        #[derive(Clone, Default)]
-        struct Shared(Arc<Mutex<Vec<u8>>>);
-        impl Write for Shared {
-            fn write(&mut self, b: &[u8]) -> io::Result<usize> {
-                self.0.lock().unwrap().extend_from_slice(b);
-                Ok(b.len())
-            }
-            fn flush(&mut self) -> io::Result<()> {
-                Ok(())
-            }
-        }
-        let out = Shared::default();
+        let out = SharedBuffer::default();
         let (conn, threads) = spawn(io::Cursor::new(input.into_bytes()), out.clone());
         let received: Vec<Message> = conn.receiver.iter().collect();
         drop(conn);
         threads.join_writer(std::time::Duration::from_secs(10));
-        let text = String::from_utf8(out.0.lock().unwrap().clone()).unwrap();
-        (received, text)
+        (received, String::from_utf8(out.take()).unwrap())
     }
 
     #[test]
