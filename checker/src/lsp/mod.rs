@@ -7,7 +7,8 @@
 //! Hovers show the contract of a called function and the rule docs of a contract clause; code
 //! actions insert a suppression comment or apply a finding's [`crate::finding::Fix`].
 //!
-//! One thread does all the work, in a loop: wait for a message, then drain every message already
+//! One thread does all the work (on a 256 MiB stack, so deeply nested text cannot overflow it), in
+//! a loop: wait for a message, then drain every message already
 //! queued (edits are applied to the text, requests answered), then check each document that
 //! changed, once, at its latest version. A fast typist queues many `didChange`s while a check runs;
 //! they cost one check, not one each. An edit inside one item of a file that declares no contract
@@ -15,7 +16,8 @@
 //! whole file takes tens. Each message and each check runs under `catch_unwind`: a bug
 //! answers one request with an error instead of killing the server. The [`transport`] answers
 //! malformed JSON-RPC itself and keeps reading; end of input without `shutdown` ends the server
-//! cleanly.
+//! cleanly. Files are read from disk only through [`read_workspace_file`]: regular files inside
+//! the workspace, never a device, a FIFO or a link out of the tree.
 //!
 //! Only this module knows about LSP; it talks to the checker through [`crate::engine::Session`].
 
