@@ -132,7 +132,7 @@ pub fn serve_bytes(input: Vec<u8>) -> (Outcome, Vec<u8>) {
     let (conn, io) = transport::spawn(std::io::Cursor::new(input), out.clone());
     let outcome = serve(&conn);
     drop(conn);
-    io.join_writer(std::time::Duration::from_secs(10));
+    io.join();
     (outcome, out.take())
 }
 

@@ -46,6 +46,15 @@ impl IoThreads {
     }
 }
 
+impl IoThreads {
+    /// Waits for both threads: for an input that ends on its own (in memory), so that nothing of
+    /// the connection outlives the call (the fuzz target runs thousands in one process).
+    pub fn join(self) {
+        let _ = self.reader.join();
+        let _ = self.writer.join();
+    }
+}
+
 /// A connection over this process's stdin and stdout.
 pub fn stdio() -> (Connection, IoThreads) {
     spawn(io::BufReader::new(io::stdin()), io::stdout())
@@ -324,7 +333,7 @@ mod tests {
         let (conn, threads) = spawn(io::Cursor::new(input.into_bytes()), out.clone());
         let received: Vec<Message> = conn.receiver.iter().collect();
         drop(conn);
-        threads.join_writer(std::time::Duration::from_secs(10));
+        threads.join();
         (received, String::from_utf8(out.take()).unwrap())
     }
 
