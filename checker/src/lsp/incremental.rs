@@ -561,7 +561,7 @@ pub fn d(key: &[Row], cache: &mut [Row], n: usize) {
 /// sequence of edits, including findings that depend on another item (a field's type) and
 /// messages that name a line.
 #[cfg(test)]
-mod equivalence {
+pub(super) mod equivalence {
     use std::path::PathBuf;
     use std::sync::Arc;
 
@@ -571,7 +571,7 @@ mod equivalence {
     use super::tests::{key, session};
     use crate::source::{FileRef, SourceFile};
 
-    const LIB: &str = r#"pub mod user;
+    pub(in crate::lsp) const LIB: &str = r#"pub mod user;
 
 pub const PAD_SLOT_ID: i64 = -1;
 
@@ -599,7 +599,7 @@ pub fn read(_: Buf) {}
 
     /// A caller file that declares nothing: a finding through a field's type (`self.kv`), one
     /// whose message names a line, a suppression, and items in between.
-    const USER: &str = r#"use crate::{read, relu_inplace, Buf, PagedKv, PAD_SLOT_ID};
+    pub(in crate::lsp) const USER: &str = r#"use crate::{read, relu_inplace, Buf, PagedKv, PAD_SLOT_ID};
 
 pub struct Runner {
     kv: PagedKv,

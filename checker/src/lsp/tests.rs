@@ -518,3 +518,29 @@ fn only_regular_files_inside_the_workspace_are_read_when_the_client_reports_a_ch
     }
     c.shutdown();
 }
+
+/// Issue 11, as the editor saw it: the finding through `self.kv` (a field whose type is another
+/// item's) is published on open and must still be there after a blank line is typed inside the
+/// method; the `(line N)` of a later finding moves with the edit.
+#[test]
+fn a_blank_line_typed_in_a_method_keeps_its_findings_and_moves_line_numbers() {
+    use super::incremental::equivalence::{LIB, USER};
+    let fx = Fixture::new("field-types");
+    std::fs::write(fx.0.join("src/lib.rs"), LIB).unwrap();
+    std::fs::write(fx.0.join("src/user.rs"), USER).unwrap();
+    let mut c = Client::initialized(&fx.0);
+    let uri = fx.uri("src/user.rs");
+    c.open(&uri, USER);
+    let rules = |p: &PublishDiagnosticsParams| found(p).into_iter().map(|(_, r)| r).collect::<Vec<_>>();
+    let opened = c.diagnostics(&uri);
+    assert_eq!(rules(&opened), ["pad_to_null_block", "use_after_donate", "use_after_donate"]);
+    let line = USER.lines().position(|l| l.contains("self.kv.write(&slots);")).unwrap();
+    let at = json!({ "line": line, "character": 0 });
+    c.notify("textDocument/didChange", json!({ "textDocument": { "uri": uri, "version": 2 }, "contentChanges": [{ "range": { "start": at, "end": at }, "text": "\n" }] }));
+    let edited = c.diagnostics(&uri);
+    assert_eq!(edited.version, Some(2));
+    assert_eq!(rules(&edited), ["pad_to_null_block", "use_after_donate", "use_after_donate"]);
+    let last = |p: &PublishDiagnosticsParams| p.diagnostics.last().unwrap().message.clone();
+    assert!(last(&opened).contains("(line 33)") && last(&edited).contains("(line 34)"), "{} / {}", last(&opened), last(&edited));
+    c.shutdown();
+}
