@@ -183,7 +183,8 @@ fn shift_line_refs(text: &str, delta: isize) -> String {
 
 /// Whether an item defines a struct (its field types are the file's, see [`crate::resolve::FieldTypes`]).
 fn defines_struct(chunk: &str) -> bool {
-    words(chunk).any(|w| w == "struct")
+    // The substring search first: every chunk of a file is asked, on every keystroke.
+    chunk.contains("struct") && words(chunk).any(|w| w == "struct")
 }
 
 /// The names of the functions an item defines (`fn name`).
