@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # The editor tests of reuse-check, with everything they need installed first (idempotently: a warm
 # machine skips each install whose result is already there):
+#   0. test/server-path.test.mjs  which binary the extension runs (never one from the workspace)
 #   1. test/server.test.mjs   the `reuse-check lsp` binary driven over JSON-RPC (vscode-jsonrpc)
 #   2. e2e/neovim.test.mjs    Neovim headless, its built-in LSP client reading the diagnostics back
 #   3. e2e/vscode.test.mjs    real VS Code: code-server + the packaged .vsix + headless Chromium
@@ -81,7 +82,7 @@ npm run -s package
 ls -l reuse-check.vsix
 
 step "tests"
-node --test --test-concurrency=1 test/server.test.mjs e2e/neovim.test.mjs e2e/vscode.test.mjs
+node --test --test-concurrency=1 test/server-path.test.mjs test/server.test.mjs e2e/neovim.test.mjs e2e/vscode.test.mjs
 
 if ((BENCH)); then
   step "latency benchmark (release build)"

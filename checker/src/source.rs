@@ -18,6 +18,9 @@ pub struct SourceFile {
     line_starts: Vec<usize>,
     /// A leading byte-order mark is not handed to the parser; spans are shifted back by this much.
     parse_offset: usize,
+    /// Where lines start for an editor (see [`editor_line_starts`]), when that differs from
+    /// `line_starts`: only in a text with a lone `\r`.
+    editor_line_starts: Option<Vec<usize>>,
 }
 
 pub type FileRef = Arc<SourceFile>;
@@ -35,7 +38,29 @@ impl SourceFile {
         let mut line_starts = vec![0];
         line_starts.extend(text.match_indices('\n').map(|(i, _)| i + 1));
         let parse_offset = if text.starts_with('\u{feff}') { 3 } else { 0 };
-        SourceFile { path, rel_path, text, line_starts, parse_offset }
+        let lone_cr = text.match_indices('\r').any(|(i, _)| text.as_bytes().get(i + 1) != Some(&b'\n'));
+        let editor_line_starts = lone_cr.then(|| std::iter::once(0).chain(editor_line_starts(&text)).collect());
+        SourceFile { path, rel_path, text, line_starts, parse_offset, editor_line_starts }
+    }
+
+    /// The 0-based editor line (`\r\n`, `\n` and a lone `\r` end a line, as in LSP) and UTF-16
+    /// column of a byte offset.
+    pub fn editor_position(&self, offset: usize) -> (usize, usize) {
+        let offset = floor_char_boundary(&self.text, offset.min(self.text.len()));
+        let starts = self.editor_line_starts.as_deref().unwrap_or(&self.line_starts);
+        let line = starts.partition_point(|&s| s <= offset) - 1;
+        let start = starts[line].min(offset);
+        (line, self.text[start..offset].encode_utf16().count())
+    }
+
+    /// The byte offset of a 0-based editor line and UTF-16 column; past the end of a line or of
+    /// the text, it clamps.
+    pub fn editor_offset(&self, line: usize, utf16_col: usize) -> usize {
+        let starts = self.editor_line_starts.as_deref().unwrap_or(&self.line_starts);
+        match starts.get(line) {
+            Some(&start) => column_offset(&self.text, start, utf16_col),
+            None => self.text.len(),
+        }
     }
 
     /// The text handed to the parser.
@@ -74,20 +99,6 @@ impl SourceFile {
         start = start.min(prefix_end);
         let prefix = &self.text[start..prefix_end];
         LineCol { line: line + 1, column: prefix.chars().count() + 1, utf16: prefix.encode_utf16().count() + 1 }
-    }
-
-    /// The byte offset of a 0-based line and UTF-16 column (LSP positions).
-    pub fn offset_of_utf16(&self, line: usize, utf16_col: usize) -> usize {
-        let Some(&start) = self.line_starts.get(line) else { return self.text.len() };
-        let end = self.line_starts.get(line + 1).copied().unwrap_or(self.text.len());
-        let mut units = 0;
-        for (i, c) in self.text[start..end].char_indices() {
-            if units >= utf16_col || c == '\n' {
-                return start + i;
-            }
-            units += c.len_utf16();
-        }
-        end
     }
 
     /// The text of a 0-based line, without its newline.
@@ -295,6 +306,34 @@ fn skip_quoted(b: &[u8], mut from: usize, quote: u8) -> usize {
     b.len()
 }
 
+/// Where lines after the first start when `\r\n`, `\n` and a lone `\r` each end a line: the way
+/// LSP positions and editors count lines. (Line numbers in the checker's own output count `\n`
+/// only, as rustc does.) A lone `\r` is legal in a Rust comment or string.
+pub fn editor_line_starts(text: &str) -> impl Iterator<Item = usize> + '_ {
+    let b = text.as_bytes();
+    b.iter().enumerate().filter(move |&(i, &c)| c == b'\n' || (c == b'\r' && b.get(i + 1) != Some(&b'\n'))).map(|(i, _)| i + 1)
+}
+
+/// The byte offset `utf16_col` UTF-16 units into the line starting at `start`: at the line's end
+/// if the line is shorter, at the next char boundary if the column falls inside a surrogate pair.
+pub fn column_offset(text: &str, start: usize, utf16_col: usize) -> usize {
+    let mut units = 0usize;
+    for (i, c) in text[start..].char_indices() {
+        if units >= utf16_col || c == '\n' || c == '\r' {
+            return start + i;
+        }
+        units += c.len_utf16();
+    }
+    text.len()
+}
+
+fn floor_char_boundary(text: &str, mut i: usize) -> usize {
+    while !text.is_char_boundary(i) {
+        i -= 1;
+    }
+    i
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -329,7 +368,8 @@ mod tests {
         let f = SourceFile::new("a.rs".into(), "a.rs".into(), "let é = 1;\n/* 😀 */ x\n".into());
         let x = f.text.find('x').unwrap();
         assert_eq!(f.line_col(x), LineCol { line: 2, column: 9, utf16: 10 });
-        assert_eq!(f.offset_of_utf16(1, 9), x);
+        assert_eq!(f.editor_offset(1, 9), x);
+        assert_eq!(f.editor_position(x), (1, 9));
         assert_eq!(f.line_text(1), "/* 😀 */ x");
     }
 }

@@ -158,3 +158,13 @@ test('VS Code says clearly when the server binary is missing', async (t) => {
   const buttons = await page.locator('.notification-list-item .monaco-button').allTextContents();
   assert.ok(buttons.some((b) => b.includes('Open Settings')), `buttons: ${buttons}`);
 });
+
+test('VS Code refuses a relative reuseCheck.server.path instead of running a binary from the workspace', async (t) => {
+  const { page } = await launch(t, 'relative', { 'reuseCheck.server.path': 'target/debug/reuse-check' }, fixture);
+  await quickOpen(page, 'buggy.rs');
+  await page.waitForFunction(
+    () => [...document.querySelectorAll('.notification-list-item-message')].some((m) => m.textContent.includes('must be an absolute path')),
+    null,
+    { timeout: 60000 },
+  );
+});

@@ -1,12 +1,14 @@
 // The reuse-check extension: a language client for `reuse-check lsp`.
 //
 // The server does the work (diagnostics on open/change/save, hovers, quick fixes); this file only
-// finds the binary, starts it over stdio, and says clearly what to do when it is missing.
+// finds the binary (server-path.ts: never one from the workspace), starts it over stdio, and says
+// clearly what to do when it is missing. In an untrusted workspace VS Code ignores the workspace's
+// values of the `reuseCheck.server.*` settings (package.json: `capabilities.untrustedWorkspaces`).
 
 import * as fs from 'fs';
-import * as path from 'path';
 import * as vscode from 'vscode';
 import { LanguageClient, LanguageClientOptions, ServerOptions, TransportKind } from 'vscode-languageclient/node';
+import { findServer, ServerChoice } from './server-path';
 
 let client: LanguageClient | undefined;
 let output: vscode.OutputChannel | undefined;
@@ -17,66 +19,57 @@ export async function activate(context: vscode.ExtensionContext): Promise<void> 
     output,
     vscode.commands.registerCommand('reuseCheck.restartServer', async () => {
       await stop();
-      await start();
+      await start(context);
     }),
     vscode.commands.registerCommand('reuseCheck.showOutput', () => output?.show()),
     vscode.workspace.onDidChangeConfiguration(async (e) => {
       if (e.affectsConfiguration('reuseCheck.server')) {
         await stop();
-        await start();
+        await start(context);
       }
     }),
   );
-  await start();
+  await start(context);
 }
 
 export async function deactivate(): Promise<void> {
   await stop();
 }
 
-/** The binary to run: the setting, else `reuse-check` on PATH, else the workspace's build. */
-function findServer(): { command?: string; tried: string[] } {
+/** The binary to run (see server-path.ts: never one from the workspace). */
+function locateServer(context: vscode.ExtensionContext): ServerChoice {
   const config = vscode.workspace.getConfiguration('reuseCheck');
-  const exe = process.platform === 'win32' ? 'reuse-check.exe' : 'reuse-check';
-  const tried: string[] = [];
-  const isFile = (p: string) => {
-    tried.push(p);
-    try {
-      return fs.statSync(p).isFile();
-    } catch {
-      return false;
-    }
-  };
-  const configured = (config.get<string>('server.path') ?? '').trim();
-  if (configured) {
-    const folder = vscode.workspace.workspaceFolders?.[0]?.uri.fsPath;
-    const resolved = path.isAbsolute(configured) || !folder ? configured : path.join(folder, configured);
-    return { command: isFile(resolved) ? resolved : undefined, tried };
-  }
-  for (const dir of (process.env.PATH ?? '').split(path.delimiter).filter(Boolean)) {
-    const candidate = path.join(dir, exe);
-    if (isFile(candidate)) {
-      return { command: candidate, tried };
-    }
-  }
-  for (const folder of vscode.workspace.workspaceFolders ?? []) {
-    for (const profile of ['release', 'debug']) {
-      const candidate = path.join(folder.uri.fsPath, 'target', profile, exe);
-      if (isFile(candidate)) {
-        return { command: candidate, tried };
+  return findServer({
+    configured: config.get<string>('server.path') ?? '',
+    extensionDir: context.extensionPath,
+    pathEnv: process.env.PATH ?? '',
+    workspaceFolders: (vscode.workspace.workspaceFolders ?? []).map((f) => f.uri.fsPath),
+    platform: process.platform,
+    isFile: (p) => {
+      try {
+        return fs.statSync(p).isFile();
+      } catch {
+        return false;
       }
-    }
-  }
-  return { tried };
+    },
+  });
 }
 
-async function start(): Promise<void> {
+async function start(context: vscode.ExtensionContext): Promise<void> {
   const config = vscode.workspace.getConfiguration('reuseCheck');
-  const { command, tried } = findServer();
+  const { command, error, tried } = locateServer(context);
+  if (error) {
+    output?.appendLine(`reuse-check: ${error}`);
+    const choice = await vscode.window.showErrorMessage(`reuse-check: ${error}`, 'Open Settings');
+    if (choice === 'Open Settings') {
+      await vscode.commands.executeCommand('workbench.action.openSettings', 'reuseCheck.server.path');
+    }
+    return;
+  }
   if (!command) {
     const message =
       'reuse-check: the language server binary was not found. Install it (`cargo install --path checker` in the reuse-check repository) ' +
-      'or set "reuseCheck.server.path".';
+      'or set "reuseCheck.server.path" to its absolute path.';
     output?.appendLine(`${message}\nLooked for: ${tried.join(', ') || '(nothing)'}`);
     const choice = await vscode.window.showErrorMessage(message, 'Open Settings', 'Show Log');
     if (choice === 'Open Settings') {

@@ -8,7 +8,7 @@
 use std::collections::HashMap;
 use std::path::Path;
 
-use lsp_types::{CodeAction, CodeActionKind, CodeActionOrCommand, Position, TextEdit, Url, WorkspaceEdit};
+use lsp_types::{CodeAction, CodeActionKind, CodeActionOrCommand, TextEdit, Url, WorkspaceEdit};
 
 use super::convert;
 use crate::finding::Finding;
@@ -54,7 +54,8 @@ pub fn suppression_edit(file: &SourceFile, offset: usize, rule: &str) -> TextEdi
     let indent = &text[..text.len() - text.trim_start().len()];
     let next = file.line_start(line + 1);
     let eol = if file.text.get(next.saturating_sub(2)..next) == Some("\r\n") { "\r\n" } else { "\n" };
-    let at = Position { line: line as u32, character: 0 };
+    // The line's first byte as the client counts lines (a lone `\r` earlier ends a line too).
+    let at = convert::position(file, file.line_start(line));
     TextEdit { range: lsp_types::Range { start: at, end: at }, new_text: format!("{indent}// reuse-check: allow({rule}) {REASON_PLACEHOLDER}{eol}") }
 }
 

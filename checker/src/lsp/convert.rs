@@ -11,15 +11,15 @@ use lsp_types::{Diagnostic, DiagnosticRelatedInformation, DiagnosticSeverity, Lo
 use reuse_rules::Level;
 
 use crate::finding::{Finding, Label};
-use crate::source::SourceFile;
+use crate::source::{column_offset, editor_line_starts, SourceFile};
 
 /// The `source` of every diagnostic the server publishes.
 pub const SOURCE: &str = "reuse-check";
 
-/// The LSP position of a byte offset.
+/// The LSP position of a byte offset. LSP ends a line at `\r\n`, `\n` and a lone `\r`.
 pub fn position(file: &SourceFile, offset: usize) -> Position {
-    let lc = file.line_col(offset);
-    Position { line: (lc.line - 1) as u32, character: (lc.utf16 - 1) as u32 }
+    let (line, character) = file.editor_position(offset);
+    Position { line: line as u32, character: character as u32 }
 }
 
 pub fn range(file: &SourceFile, r: &Range<usize>) -> lsp_types::Range {
@@ -28,27 +28,20 @@ pub fn range(file: &SourceFile, r: &Range<usize>) -> lsp_types::Range {
 
 /// The byte offset of an LSP position; positions past the end of a line or of the file clamp.
 pub fn offset(file: &SourceFile, p: Position) -> usize {
-    file.offset_of_utf16(p.line as usize, p.character as usize)
+    file.editor_offset(p.line as usize, p.character as usize)
 }
 
 /// The byte offset of an LSP position in plain text (documents being edited, which have no line
 /// index yet). A position inside a surrogate pair or past the line's end clamps to a char boundary.
 pub fn offset_in_text(text: &str, p: Position) -> usize {
-    let mut start = 0;
-    for _ in 0..p.line {
-        match text[start..].find('\n') {
-            Some(i) => start += i + 1,
+    let start = match p.line {
+        0 => 0,
+        n => match editor_line_starts(text).nth(n as usize - 1) {
+            Some(start) => start,
             None => return text.len(),
-        }
-    }
-    let mut units = 0usize;
-    for (i, c) in text[start..].char_indices() {
-        if units >= p.character as usize || c == '\n' || c == '\r' {
-            return start + i;
-        }
-        units += c.len_utf16();
-    }
-    text.len()
+        },
+    };
+    column_offset(text, start, p.character as usize)
 }
 
 /// The `file://` URI of a path (made absolute against `root` if it is relative).
@@ -140,6 +133,28 @@ mod tests {
         assert_eq!(offset_in_text(&f.text, Position { line: 0, character: 99 }), "a😀b".len());
         assert_eq!(offset_in_text(&f.text, Position { line: 9, character: 0 }), f.text.len());
         assert_eq!(offset_in_text(&f.text, Position { line: 1, character: 1 }), f.text.find('c').unwrap() + 1);
+    }
+
+    /// Issue 12: a lone `\r` (legal in a comment) ends a line for LSP; the server must count it,
+    /// or every later position is one line off and the client's edits land on the wrong line.
+    #[test]
+    fn a_lone_carriage_return_ends_a_line_as_in_lsp() {
+        let f = file("// a\rb\r\nlet é = 0;\n\rx\r");
+        let zero = f.text.find('0').unwrap();
+        assert_eq!(position(&f, zero), Position { line: 2, character: 8 });
+        let x = f.text.find('x').unwrap();
+        assert_eq!(position(&f, x), Position { line: 4, character: 0 });
+        assert_eq!(position(&f, f.text.len()), Position { line: 5, character: 0 });
+        assert_eq!(offset(&f, Position { line: 1, character: 0 }), f.text.find('b').unwrap());
+        assert_eq!(offset(&f, Position { line: 1, character: 9 }), f.text.find('b').unwrap() + 1, "clamped before `\\r\\n`");
+        for (i, _) in f.text.char_indices() {
+            // Between the `\r` and `\n` of a `\r\n` is no LSP position of its own.
+            if f.text[..i].ends_with('\r') && f.text[i..].starts_with('\n') {
+                continue;
+            }
+            assert_eq!(offset(&f, position(&f, i)), i, "offset {i}");
+            assert_eq!(offset_in_text(&f.text, position(&f, i)), i, "offset {i} in plain text");
+        }
     }
 
     #[test]

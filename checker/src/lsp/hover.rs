@@ -29,7 +29,7 @@ pub struct HoverCtx<'a> {
 }
 
 pub fn hover(ctx: &HoverCtx, offset: usize) -> Option<Hover> {
-    let found = match syn::parse_file(ctx.file.parse_text()) {
+    let found = match ctx.file.parse() {
         Ok(ast) => find(ctx, &ast, offset),
         Err(_) => None,
     };

@@ -2,18 +2,24 @@
 //!
 //! A keystroke in a 5,000-line file changes one function; parsing and analysing the whole file
 //! again is most of the cost of a check (the parse alone is half of it). Every rule the checker
-//! runs on a file that declares no contract looks at one function body at a time, with the file's
-//! `use` imports and the workspace index, and a suppression comment covers the next line, inside
-//! the same item. So the findings of the other items cannot change, only move.
+//! runs on a file that declares no contract looks at one function body at a time, with three
+//! things of the whole file: its `use` imports, the field types of its structs (the receiver of
+//! `self.kv.write(..)`), and the bodies of its helpers (followed for the effects of a function
+//! with `preserves(..)`); and the workspace index. A suppression comment covers the next line,
+//! inside the same item. So when the edited item is none of those, the findings of the other
+//! items cannot change, only move.
 //!
 //! The edited item is checked in a *masked* copy of the file: every other item is blanked to
-//! spaces (newlines kept), `use` items are kept. The masked copy has the byte offsets of the real
-//! text, so its findings are the real findings; the old findings before the item are kept, those
-//! after it are shifted. Anything this reasoning does not cover returns `None` and the caller runs
-//! the engine's full check: an edited item that declares contracts, effects or constants, or is a
-//! `use`; an edit across items; a text that does not parse; a finding elsewhere pointing into the
-//! edited item. In a file that declares contracts elsewhere, the index's positions after the edit
-//! move with it (`Session::shift_text`).
+//! spaces (newlines kept), `use` items and items that define structs are kept. The masked copy
+//! has the byte offsets of the real text, so its findings are the real findings; the old
+//! findings before the item are kept, those after it are shifted (with the `(line N)` their
+//! messages name). Anything this reasoning does not cover returns `None` and the caller runs the
+//! engine's full check: an edited item that declares contracts, effects or constants, is a `use`,
+//! defines a struct, or defines a function named elsewhere in a file that has `preserves`; an
+//! edit across items; a text that does not parse; a finding elsewhere pointing into the edited
+//! item. In a file that declares contracts elsewhere, the index's positions after the edit move
+//! with it (`Session::shift_text`). The `equivalence` tests hold this against a fresh check after
+//! random sequences of edits.
 
 use std::ops::Range;
 use std::sync::Arc;
@@ -58,8 +64,17 @@ pub fn recheck(old: &FileRef, old_findings: &[Finding], new: &FileRef, job: &Fil
     // The edited items must declare nothing the index holds (contracts, effects, constants): then
     // the index stays valid, its ranges in this file only move (`Session::shift_text`). And none
     // may be a `use`: imports decide how every other item's calls resolve.
-    let items = old_chunks[k1..=k2].iter().map(|c| &old.text[c.clone()]).chain(new_chunks[k1..=k2].iter().map(|c| &new.text[c.clone()]));
-    if items.into_iter().any(|t| crate::engine::may_declare(t) || is_use(t)) {
+    // Nor a `struct`: the file's field types resolve the receivers of every item's calls
+    // (`self.kv.write(..)`), so a changed struct can change findings anywhere in the file.
+    let mut items = old_chunks[k1..=k2].iter().map(|c| &old.text[c.clone()]).chain(new_chunks[k1..=k2].iter().map(|c| &new.text[c.clone()]));
+    if items.clone().any(|t| crate::engine::may_declare(t) || is_use(t) || defines_struct(t)) {
+        return None;
+    }
+    // Nor a helper whose body another item follows for the effects it runs (a function with
+    // `preserves(..)` calling `self.effects()`): its callers' findings would go stale.
+    if (old.text.contains("preserves") || new.text.contains("preserves"))
+        && items.any(|t| fn_names(t).any(|name| mentioned_outside(&new.text, name, &new_k)))
+    {
         return None;
     }
     // A finding outside the items that points into them would go stale.
@@ -81,8 +96,13 @@ pub fn recheck(old: &FileRef, old_findings: &[Finding], new: &FileRef, job: &Fil
         relabel(&mut f, &|l| Arc::ptr_eq(&l.file, &masked), new, 0, 0);
         out.push(f);
     }
+    // Messages that name a line (`... (line 12)`) of an item after the edit move with it.
+    let line_delta = new.text[new_k.clone()].matches('\n').count() as isize - old.text[old_k.clone()].matches('\n').count() as isize;
     for f in outside {
         let mut f = f.clone();
+        if f.primary.range.start >= old_k.end {
+            shift_line_numbers(&mut f, line_delta);
+        }
         relabel(&mut f, &|l| same_file(l, old), new, old_k.end, delta);
         out.push(f);
     }
@@ -92,7 +112,7 @@ pub fn recheck(old: &FileRef, old_findings: &[Finding], new: &FileRef, job: &Fil
 
 /// The engine's per-file check (analysis, suppressions, configured levels) on the masked text.
 fn check_masked(masked: &FileRef, job: &FileJob, index: &Index) -> Option<Vec<Finding>> {
-    let findings = match syn::parse_file(masked.parse_text()) {
+    let findings = match masked.parse() {
         Ok(ast) => {
             let found = crate::analysis::analyze_file(masked, &ast, &job.crate_name, &job.module, index);
             Some(crate::suppress::apply_suppressions(masked, Some(&ast), found))
@@ -127,6 +147,68 @@ fn relabel(f: &mut Finding, is_here: &dyn Fn(&Label) -> bool, file: &FileRef, fr
     }
 }
 
+/// Adds `delta` to every `(line N)` in the texts of a finding. The rules name lines of the
+/// finding's own function this way (`use_after_donate`: where the value was donated), so for a
+/// finding in an item after the edit, the line moved exactly as far as the item did.
+fn shift_line_numbers(f: &mut Finding, delta: isize) {
+    if delta == 0 {
+        return;
+    }
+    let texts = std::iter::once(&mut f.message).chain(f.help.iter_mut()).chain(f.notes.iter_mut());
+    let labels = std::iter::once(&mut f.primary.message).chain(f.secondary.iter_mut().map(|l| &mut l.message));
+    for text in texts.chain(labels) {
+        if text.contains("(line ") {
+            *text = shift_line_refs(text, delta);
+        }
+    }
+}
+
+fn shift_line_refs(text: &str, delta: isize) -> String {
+    const OPEN: &str = "(line ";
+    let mut out = String::with_capacity(text.len());
+    let mut rest = text;
+    while let Some(at) = rest.find(OPEN) {
+        let after = &rest[at + OPEN.len()..];
+        let digits = after.len() - after.trim_start_matches(|c: char| c.is_ascii_digit()).len();
+        out.push_str(&rest[..at + OPEN.len()]);
+        match (after[..digits].parse::<isize>(), after[digits..].starts_with(')')) {
+            (Ok(n), true) => out.push_str(&(n + delta).max(1).to_string()),
+            _ => out.push_str(&after[..digits]),
+        }
+        rest = &after[digits..];
+    }
+    out.push_str(rest);
+    out
+}
+
+/// Whether an item defines a struct (its field types are the file's, see [`crate::resolve::FieldTypes`]).
+fn defines_struct(chunk: &str) -> bool {
+    // The substring search first: every chunk of a file is asked, on every keystroke.
+    chunk.contains("struct") && words(chunk).any(|w| w == "struct")
+}
+
+/// The names of the functions an item defines (`fn name`).
+fn fn_names(chunk: &str) -> impl Iterator<Item = &str> + Clone {
+    let ws: Vec<&str> = words(chunk).collect();
+    let names: Vec<&str> = ws.windows(2).filter(|w| w[0] == "fn").map(|w| w[1]).collect();
+    names.into_iter()
+}
+
+/// Whether `name` occurs as a word in `text` outside `skip`.
+fn mentioned_outside(text: &str, name: &str, skip: &Range<usize>) -> bool {
+    let ident = |c: u8| c.is_ascii_alphanumeric() || c == b'_';
+    let b = text.as_bytes();
+    text.match_indices(name).any(|(i, _)| {
+        let end = i + name.len();
+        !(skip.start <= i && end <= skip.end) && (i == 0 || !ident(b[i - 1])) && b.get(end).is_none_or(|&c| !ident(c))
+    })
+}
+
+/// The identifier-like words of a text.
+fn words(text: &str) -> impl Iterator<Item = &str> + Clone {
+    text.split(|c: char| !(c.is_alphanumeric() || c == '_')).filter(|w| !w.is_empty())
+}
+
 fn shift(r: &Range<usize>, delta: isize) -> Range<usize> {
     (r.start as isize + delta) as usize..(r.end as isize + delta) as usize
 }
@@ -146,11 +228,12 @@ pub fn edited(old: &str, new: &str) -> (Range<usize>, Range<usize>) {
     (p..a.len() - s, p..b.len() - s)
 }
 
-/// The masked text: the chunks `keep` and the `use` chunks as they are, every other chunk blanked.
+/// The masked text: the chunks `keep`, the `use` chunks and the chunks that define structs (the
+/// field types the kept items' calls resolve through) as they are, every other chunk blanked.
 fn mask(text: &str, chunks: &[Range<usize>], keep: std::ops::RangeInclusive<usize>) -> Option<String> {
     let mut bytes = text.as_bytes().to_vec();
     for (i, c) in chunks.iter().enumerate() {
-        if keep.contains(&i) || is_use(&text[c.clone()]) {
+        if keep.contains(&i) || is_use(&text[c.clone()]) || defines_struct(&text[c.clone()]) {
             continue;
         }
         for b in &mut bytes[c.clone()] {
@@ -356,13 +439,14 @@ pub fn d(key: &[Row], cache: &mut [Row], n: usize) {
 }
 "#;
 
-    fn session(dir: &std::path::Path) -> Session {
+    pub(super) fn session(dir: &std::path::Path) -> Session {
         Session::open(&Target { path: Some(dir.to_path_buf()), ..Default::default() }).unwrap()
     }
 
-    fn key(f: &Finding) -> String {
+    /// Everything a user sees of a finding, as one comparable string.
+    pub(super) fn key(f: &Finding) -> String {
         let labels: Vec<String> = std::iter::once(&f.primary).chain(&f.secondary).map(|l| format!("{}:{:?}:{}", l.file.rel_path, l.range, l.message)).collect();
-        format!("{} {:?} {} | {} | {:?} {:?}", f.rule.name, f.level, f.message, labels.join(" ; "), f.fix.as_ref().map(|x| (&x.range, &x.replacement)), f.help)
+        format!("{} {:?} {} | {} | {:?} {:?} {:?}", f.rule.name, f.level, f.message, labels.join(" ; "), f.fix.as_ref().map(|x| (&x.range, &x.replacement)), f.help, f.notes)
     }
 
     /// Every edit that keeps the file parseable: the incremental result equals a full check.
@@ -471,5 +555,216 @@ pub fn d(key: &[Row], cache: &mut [Row], n: usize) {
         }
         assert!(used > 10, "the incremental path was taken {used} times");
         let _ = std::fs::remove_dir_all(&dir);
+    }
+}
+
+/// Issue 11: the incremental path must give what a fresh check of the final text gives, after any
+/// sequence of edits, including findings that depend on another item (a field's type) and
+/// messages that name a line.
+#[cfg(test)]
+pub(super) mod equivalence {
+    use std::path::PathBuf;
+    use std::sync::Arc;
+
+    use proptest::prelude::*;
+
+    use super::recheck;
+    use super::tests::{key, session};
+    use crate::source::{FileRef, SourceFile};
+
+    pub(in crate::lsp) const LIB: &str = r#"pub mod user;
+
+pub const PAD_SLOT_ID: i64 = -1;
+
+pub struct PagedKv {
+    pub cache: Vec<f32>,
+}
+
+impl PagedKv {
+    #[reuse::contract(writes(self.cache[slots], skip = PAD_SLOT_ID))]
+    pub fn write(&mut self, slots: &[i64]) {
+        let _ = slots;
+    }
+}
+
+#[derive(Clone, Copy)]
+pub struct Buf(pub u64);
+
+#[reuse::contract(aliases(return = x))]
+pub fn relu_inplace(x: Buf) -> Buf {
+    x
+}
+
+pub fn read(_: Buf) {}
+"#;
+
+    /// A caller file that declares nothing: a finding through a field's type (`self.kv`), one
+    /// whose message names a line, a suppression, and items in between.
+    pub(in crate::lsp) const USER: &str = r#"use crate::{read, relu_inplace, Buf, PagedKv, PAD_SLOT_ID};
+
+pub struct Runner {
+    kv: PagedKv,
+    spare: PagedKv,
+}
+
+impl Runner {
+    pub fn step(&mut self, n: usize) {
+        let slots = vec![0; n];
+        self.kv.write(&slots);
+    }
+
+    pub fn fine(&mut self, n: usize) {
+        let slots = vec![PAD_SLOT_ID; n];
+        self.spare.write(&slots);
+    }
+}
+
+pub fn donate(a: Buf) -> Buf {
+    let y = relu_inplace(a);
+    read(a);
+    y
+}
+
+pub fn quiet(r: &mut Runner, n: usize) {
+    // reuse-check: allow(pad_to_null_block) scratch rows
+    let slots = vec![0; n];
+    r.kv.write(&slots);
+}
+
+pub fn later(a: Buf) -> Buf {
+    let y = relu_inplace(a);
+    let z = y;
+    read(a);
+    z
+}
+"#;
+
+    #[derive(Clone, Debug)]
+    enum Edit {
+        BlankLineBefore(usize),
+        DeleteLineIfBlank(usize),
+        SpacesAtStart(usize, usize),
+        SpacesAtEnd(usize, usize),
+        DuplicateLine(usize),
+        DeleteLine(usize),
+    }
+
+    fn edit_strategy() -> impl Strategy<Value = Edit> {
+        prop_oneof![
+            4 => any::<usize>().prop_map(Edit::BlankLineBefore),
+            2 => any::<usize>().prop_map(Edit::DeleteLineIfBlank),
+            2 => (any::<usize>(), 1..4usize).prop_map(|(l, n)| Edit::SpacesAtStart(l, n)),
+            2 => (any::<usize>(), 1..4usize).prop_map(|(l, n)| Edit::SpacesAtEnd(l, n)),
+            1 => any::<usize>().prop_map(Edit::DuplicateLine),
+            1 => any::<usize>().prop_map(Edit::DeleteLine),
+        ]
+    }
+
+    fn apply(text: &str, edit: &Edit) -> String {
+        let mut lines: Vec<String> = text.split('\n').map(str::to_string).collect();
+        let n = lines.len();
+        match *edit {
+            Edit::BlankLineBefore(l) => lines.insert(l % n, String::new()),
+            Edit::DeleteLineIfBlank(l) => {
+                if lines[l % n].trim().is_empty() && n > 1 {
+                    lines.remove(l % n);
+                }
+            }
+            Edit::SpacesAtStart(l, k) => lines[l % n].insert_str(0, &" ".repeat(k)),
+            Edit::SpacesAtEnd(l, k) => lines[l % n].push_str(&" ".repeat(k)),
+            Edit::DuplicateLine(l) => {
+                let line = lines[l % n].clone();
+                lines.insert(l % n, line);
+            }
+            Edit::DeleteLine(l) => {
+                if n > 1 {
+                    lines.remove(l % n);
+                }
+            }
+        }
+        lines.join("\n")
+    }
+
+    /// A fresh copy of the workspace (tests and proptest cases run in parallel).
+    fn workspace() -> PathBuf {
+        static NEXT: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
+        let n = NEXT.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+        let dir = std::env::temp_dir().join(format!("reuse-check-incremental-prop-{}-{n}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&dir);
+        std::fs::create_dir_all(dir.join("src")).unwrap();
+        std::fs::write(dir.join("src/lib.rs"), LIB).unwrap();
+        std::fs::write(dir.join("src/user.rs"), USER).unwrap();
+        std::fs::canonicalize(&dir).unwrap()
+    }
+
+    /// The reported case: the finding through `self.kv` is there on open and after a blank line
+    /// inserted in the method; a `(line N)` after the edit moves with it.
+    #[test]
+    fn a_blank_line_in_a_method_keeps_a_finding_that_needs_a_field_type() {
+        let dir = workspace();
+        let path = dir.join("src/user.rs");
+        let mut live = session(&dir);
+        let start = live.update(&path, USER.to_string());
+        let rules: Vec<&str> = start.iter().map(|f| f.rule.name).collect();
+        assert_eq!(rules, ["pad_to_null_block", "use_after_donate", "use_after_donate"], "{:#?}", start.iter().map(key).collect::<Vec<_>>());
+        let old: FileRef = live.file(&path).unwrap().clone();
+        let at = USER.find("        self.kv.write(&slots);").unwrap();
+        let text = format!("{}\n{}", &USER[..at], &USER[at..]);
+        let new: FileRef = Arc::new(SourceFile::new(path.clone(), old.rel_path.clone(), text.clone()));
+        let got = recheck(&old, &start, &new, live.job(&path).unwrap(), live.index()).expect("the item path");
+        let want = session(&dir).update(&path, text);
+        assert_eq!(got.iter().map(key).collect::<Vec<_>>(), want.iter().map(key).collect::<Vec<_>>());
+        assert!(got.iter().any(|f| f.rule.name == "pad_to_null_block"));
+        assert!(got.iter().any(|f| f.message.contains("(line 22)")), "{:#?}", got.iter().map(key).collect::<Vec<_>>());
+        let _ = std::fs::remove_dir_all(&dir);
+    }
+
+    /// A helper's body counts for the effects of a function with `preserves(..)` in another item:
+    /// editing the helper must not keep that function's old findings.
+    #[test]
+    fn editing_a_helper_that_a_preserving_function_follows_takes_the_full_check() {
+        let dir = workspace();
+        let path = dir.join("src/plans.rs");
+        let text = "use std::collections::HashMap;\n\n#[reuse::effect]\npub fn log_step() {}\n\npub struct Plans {\n    plans: HashMap<u64, u64>,\n}\n\nimpl Plans {\n    #[reuse::contract(preserves(log_step))]\n    pub fn get(&mut self, k: u64) -> u64 {\n        self.effects();\n        *self.plans.entry(k).or_insert(k)\n    }\n}\n\nimpl Plans {\n    fn effects(&mut self) {\n        log_step();\n    }\n}\n";
+        std::fs::write(&path, text).unwrap();
+        let mut live = session(&dir);
+        let start = live.update(&path, text.to_string());
+        assert!(start.iter().all(|f| f.rule.name != "hit_skips_effect"), "{:#?}", start.iter().map(key).collect::<Vec<_>>());
+        let edited = text.replace("        log_step();\n    }\n}\n", "    }\n}\n");
+        let want = session(&dir).update(&path, edited.clone());
+        assert!(want.iter().any(|f| f.rule.name == "hit_skips_effect"), "{:#?}", want.iter().map(key).collect::<Vec<_>>());
+        let old = live.file(&path).unwrap().clone();
+        let new: FileRef = Arc::new(SourceFile::new(path.clone(), old.rel_path.clone(), edited));
+        assert!(recheck(&old, &start, &new, live.job(&path).unwrap(), live.index()).is_none());
+        let _ = std::fs::remove_dir_all(&dir);
+    }
+
+    proptest! {
+        #![proptest_config(ProptestConfig { cases: 48, ..ProptestConfig::default() })]
+
+        /// What the server does: each edit goes through the item path when it can, else the full
+        /// check, on the text and findings of the step before. Every step must equal a fresh check.
+        #[test]
+        fn any_sequence_of_edits_gives_the_findings_of_a_fresh_check(edits in proptest::collection::vec(edit_strategy(), 1..12)) {
+            let dir = workspace();
+            let path = dir.join("src/user.rs");
+            let (mut live, mut fresh) = (session(&dir), session(&dir));
+            let mut findings = live.update(&path, USER.to_string());
+            let mut file: FileRef = live.file(&path).unwrap().clone();
+            for edit in &edits {
+                let text = apply(&file.text, edit);
+                let new: FileRef = Arc::new(SourceFile::new(path.clone(), file.rel_path.clone(), text.clone()));
+                let job = live.job(&path).unwrap().clone();
+                findings = match recheck(&file, &findings, &new, &job, live.index()) {
+                    Some(f) => f,
+                    None => live.update(&path, text.clone()),
+                };
+                file = new;
+                let want: Vec<String> = fresh.update(&path, text.clone()).iter().map(key).collect();
+                let got: Vec<String> = findings.iter().map(key).collect();
+                prop_assert_eq!(got, want, "after {:?}\n{}", edit, text);
+            }
+            let _ = std::fs::remove_dir_all(&dir);
+        }
     }
 }

@@ -7,7 +7,8 @@
 //! Hovers show the contract of a called function and the rule docs of a contract clause; code
 //! actions insert a suppression comment or apply a finding's [`crate::finding::Fix`].
 //!
-//! One thread does all the work, in a loop: wait for a message, then drain every message already
+//! One thread does all the work (on a 256 MiB stack, so deeply nested text cannot overflow it), in
+//! a loop: wait for a message, then drain every message already
 //! queued (edits are applied to the text, requests answered), then check each document that
 //! changed, once, at its latest version. A fast typist queues many `didChange`s while a check runs;
 //! they cost one check, not one each. An edit inside one item of a file that declares no contract
@@ -15,7 +16,8 @@
 //! whole file takes tens. Each message and each check runs under `catch_unwind`: a bug
 //! answers one request with an error instead of killing the server. The [`transport`] answers
 //! malformed JSON-RPC itself and keeps reading; end of input without `shutdown` ends the server
-//! cleanly.
+//! cleanly. Files are read from disk only through [`read_workspace_file`]: regular files inside
+//! the workspace, never a device, a FIFO or a link out of the tree.
 //!
 //! Only this module knows about LSP; it talks to the checker through [`crate::engine::Session`].
 
@@ -96,8 +98,52 @@ pub struct Outcome {
     pub exit_without_shutdown: bool,
 }
 
-/// Runs the server on a connection until `exit` or until the client side is closed.
+/// The stack of the thread that parses and analyses (and of the pool that indexes at
+/// `initialize`): deep nesting in the text of a document (1,500 nested `if`s, a 30,000-link method
+/// chain) must not overflow where the CLI's parse would report it. Only touched pages are
+/// committed.
+const WORKER_STACK: usize = 256 << 20;
+
+/// Runs the server on a connection until `exit` or until the client side is closed, on a thread
+/// of its own with a [`WORKER_STACK`]-sized stack.
 pub fn serve(conn: &Connection) -> Outcome {
+    std::thread::scope(|scope| {
+        let worker = std::thread::Builder::new().name("lsp-server".into()).stack_size(WORKER_STACK).spawn_scoped(scope, || serve_here(conn));
+        match worker.map(|w| w.join()) {
+            Ok(Ok(outcome)) => outcome,
+            // Every message is handled under `catch_unwind`; this is a panic outside of them.
+            Ok(Err(_)) => {
+                eprintln!("reuse-check lsp: internal error in the server loop");
+                Outcome::default()
+            }
+            Err(e) => {
+                eprintln!("reuse-check lsp: cannot start the server thread ({e}); serving on this one");
+                serve_here(conn)
+            }
+        }
+    })
+}
+
+/// Serves the frames in `input` (the bytes a client writes to the server's stdin) until `exit` or
+/// their end, and returns how it ended and every byte the server wrote. The fuzz target and the
+/// transport tests drive the whole server through it.
+pub fn serve_bytes(input: Vec<u8>) -> (Outcome, Vec<u8>) {
+    let out = transport::SharedBuffer::default();
+    let (conn, io) = transport::spawn(std::io::Cursor::new(input), out.clone());
+    let outcome = serve(&conn);
+    drop(conn);
+    io.join();
+    (outcome, out.take())
+}
+
+/// The pool that opens sessions: `Session::open` parses the declaring files in parallel, and a
+/// deeply nested one must not overflow a default-sized stack before `initialize` is answered.
+fn index_pool() -> Option<&'static rayon::ThreadPool> {
+    static POOL: std::sync::OnceLock<Option<rayon::ThreadPool>> = std::sync::OnceLock::new();
+    POOL.get_or_init(|| rayon::ThreadPoolBuilder::new().thread_name(|i| format!("lsp-index-{i}")).stack_size(WORKER_STACK).build().ok()).as_ref()
+}
+
+fn serve_here(conn: &Connection) -> Outcome {
     let mut server = Server::new(conn);
     while let Ok(first) = conn.receiver.recv() {
         let mut batch = vec![first];
@@ -259,19 +305,22 @@ impl<'c> Server<'c> {
                 let Some(path) = path_of(&p.text_document.uri) else { return };
                 if let Some(doc) = self.docs.remove(&path) {
                     // The file is what is on disk again; its diagnostics go with the editor.
-                    self.reload_from_disk(&path, declares(&doc.text));
+                    self.reload_from_disk(&path, &path, declares(&doc.text));
                     self.publish(doc.uri, None, Vec::new());
                 }
             }
             notif::DidChangeWatchedFiles::METHOD => {
                 let Ok(p) = serde_json::from_value::<DidChangeWatchedFilesParams>(n.params) else { return };
                 for change in p.changes {
+                    // The path as the client names it: a link is judged by its own name, and its
+                    // target only by `read_workspace_file`.
+                    let Ok(named) = change.uri.to_file_path() else { continue };
                     let Some(path) = path_of(&change.uri) else { continue };
-                    if self.docs.contains_key(&path) || path.extension().is_none_or(|e| e != "rs") {
+                    if self.docs.contains_key(&path) || !is_rust(&named) {
                         continue;
                     }
                     let deleted = change.typ == FileChangeType::DELETED;
-                    self.reload_from_disk(&path, deleted);
+                    self.reload_from_disk(&named, &path, deleted);
                 }
             }
             // `$/cancelRequest`, `$/setTrace`, and whatever else: nothing to do.
@@ -320,7 +369,11 @@ impl<'c> Server<'c> {
     /// Opens what `reuse-check <dir>` would check.
     fn open_session(&mut self, dir: &Path) {
         let target = Target { path: Some(dir.to_path_buf()), ..Default::default() };
-        match catch_unwind(|| Session::open(&target)) {
+        let open = || match index_pool() {
+            Some(pool) => pool.install(|| Session::open(&target)),
+            None => Session::open(&target),
+        };
+        match catch_unwind(open) {
             Ok(Ok(s)) => {
                 eprintln!("reuse-check lsp: indexed {} contracted functions under {}", s.index().fns.len(), s.root.display());
                 self.session = Some(s);
@@ -378,11 +431,22 @@ impl<'c> Server<'c> {
         self.send(Request::new(id, req::RegisterCapability::METHOD.into(), params).into());
     }
 
-    /// Puts the disk version of a file that is not open (or no longer open) into the session. A
-    /// change that can touch contracts re-checks every open document.
-    fn reload_from_disk(&mut self, path: &Path, force_recheck: bool) {
+    /// Puts the disk version of a file that is not open (or no longer open) into the session
+    /// (`named`: the path the client gave, `path`: the session's canonical one). A change that can
+    /// touch contracts re-checks every open document. Only a regular file inside the workspace is
+    /// read ([`read_workspace_file`]); anything else is reported and counts as gone.
+    fn reload_from_disk(&mut self, named: &Path, path: &Path, force_recheck: bool) {
+        let Some(session) = self.session.as_ref() else { return };
+        let text = match read_workspace_file(named, &session.root) {
+            Ok(text) => text.unwrap_or_default(),
+            Err(why) => {
+                let why = format!("reuse-check did not read {}: {why}", named.display());
+                eprintln!("reuse-check lsp: {why}");
+                self.log_message(lsp_types::MessageType::WARNING, why);
+                String::new()
+            }
+        };
         let Some(session) = self.session.as_mut() else { return };
-        let text = std::fs::read(path).map(|b| String::from_utf8_lossy(&b).into_owned()).unwrap_or_default();
         let before = session.file(path).map(|f| declares(&f.text)).unwrap_or(false);
         let touches_contracts = before || declares(&text) || force_recheck;
         if session.file(path).is_none() && text.is_empty() {
@@ -506,6 +570,11 @@ impl<'c> Server<'c> {
         self.send(Notification::new(notif::PublishDiagnostics::METHOD.into(), params).into());
     }
 
+    fn log_message(&self, typ: lsp_types::MessageType, message: String) {
+        let params = lsp_types::LogMessageParams { typ, message };
+        self.send(Notification::new(notif::LogMessage::METHOD.into(), params).into());
+    }
+
     fn show_message(&self, typ: lsp_types::MessageType, message: String) {
         let params = lsp_types::ShowMessageParams { typ, message };
         self.send(Notification::new(notif::ShowMessage::METHOD.into(), params).into());
@@ -531,6 +600,54 @@ fn path_of(uri: &Url) -> Option<PathBuf> {
     Some(std::fs::canonicalize(&path).unwrap_or(path))
 }
 
+/// Files larger than this are not read from disk (a generated file, or a device that never ends).
+const MAX_FILE_BYTES: u64 = 16 << 20;
+
+/// The text of a file the client says changed: `None` when it does not exist. Only a regular file
+/// inside `root` is read: the client names paths from the workspace, and the workspace is not
+/// trusted (a committed `x.rs -> /dev/stdin` would make the server read its own input and hang, a
+/// link to a FIFO would block the open, a link out of the tree would read files the user never
+/// asked to check). Links are resolved first and the target must lie under `root`; the file is
+/// opened without following a last link and without blocking, then checked again on the open
+/// handle (`fstat`), so a swap between the check and the open is caught; at most
+/// [`MAX_FILE_BYTES`] are read.
+fn read_workspace_file(path: &Path, root: &Path) -> Result<Option<String>, String> {
+    use std::io::Read;
+    let real = match std::fs::canonicalize(path) {
+        Ok(p) => p,
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound && std::fs::symlink_metadata(path).is_err() => return Ok(None),
+        Err(e) => return Err(format!("it cannot be resolved ({e})")),
+    };
+    let root = std::fs::canonicalize(root).unwrap_or_else(|_| root.to_path_buf());
+    if !real.starts_with(&root) {
+        return Err(format!("it is outside the workspace (it resolves to {})", real.display()));
+    }
+    let meta = std::fs::symlink_metadata(&real).map_err(|e| e.to_string())?;
+    if !meta.is_file() {
+        return Err("it is not a regular file".into());
+    }
+    let mut options = std::fs::OpenOptions::new();
+    options.read(true);
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::OpenOptionsExt;
+        options.custom_flags(libc::O_NOFOLLOW | libc::O_NONBLOCK);
+    }
+    let file = options.open(&real).map_err(|e| e.to_string())?;
+    let meta = file.metadata().map_err(|e| e.to_string())?;
+    if !meta.is_file() {
+        return Err("it is not a regular file".into());
+    }
+    if meta.len() > MAX_FILE_BYTES {
+        return Err(format!("it has {} bytes, more than the {MAX_FILE_BYTES} the server reads", meta.len()));
+    }
+    let mut bytes = Vec::with_capacity(meta.len() as usize);
+    file.take(MAX_FILE_BYTES + 1).read_to_end(&mut bytes).map_err(|e| e.to_string())?;
+    if bytes.len() as u64 > MAX_FILE_BYTES {
+        return Err(format!("it grew past the {MAX_FILE_BYTES} bytes the server reads"));
+    }
+    Ok(Some(String::from_utf8_lossy(&bytes).into_owned()))
+}
 
 fn is_rust(path: &Path) -> bool {
     path.extension().is_some_and(|e| e == "rs")

@@ -106,6 +106,7 @@ impl Client {
                 },
             };
             if n.method != "textDocument/publishDiagnostics" {
+                self.pending.push(n);
                 continue;
             }
             let p: PublishDiagnosticsParams = serde_json::from_value(n.params).unwrap();
@@ -367,5 +368,179 @@ fn an_item_checked_alone_and_a_contract_edited_elsewhere_agree() {
     assert_eq!(pads(&c.diagnostics(&user)), 0);
     c.change(&lib, 3, LIB);
     assert_eq!(pads(&c.diagnostics(&user)), 6);
+    c.shutdown();
+}
+
+/// One framed message, as a client writes it.
+fn frame(msg: &Value) -> String {
+    let body = msg.to_string();
+    format!("Content-Length: {}\r\n\r\n{body}", body.len())
+}
+
+/// The JSON-RPC messages in what the server wrote.
+fn frames(out: &[u8]) -> Vec<Value> {
+    let text = String::from_utf8_lossy(out);
+    let mut rest: &str = &text;
+    let mut v = Vec::new();
+    while let Some(at) = rest.find("Content-Length: ") {
+        let after = &rest[at + "Content-Length: ".len()..];
+        let (len, tail) = after.split_once("\r\n\r\n").unwrap();
+        let len: usize = len.trim().parse().unwrap();
+        v.push(serde_json::from_str(&tail[..len]).unwrap());
+        rest = &tail[len..];
+    }
+    v
+}
+
+/// Issue 9: a body without `Content-Length`, or a `Content-Length` one byte too large, used to
+/// leave the server deaf (0 of the next 20 requests answered, `exit` lost).
+#[test]
+fn after_a_bad_frame_twenty_requests_are_answered_and_exit_works() {
+    let fx = Fixture::new("resync");
+    let init = frame(&json!({ "jsonrpc": "2.0", "id": 0, "method": "initialize", "params": { "rootUri": Url::from_file_path(&fx.0).unwrap(), "capabilities": {} } }));
+    let hover = |id: i32| frame(&json!({ "jsonrpc": "2.0", "id": id, "method": "textDocument/hover", "params": { "textDocument": { "uri": fx.uri("src/buggy.rs") }, "position": { "line": 0, "character": 0 } } }));
+    let tail = frame(&json!({ "jsonrpc": "2.0", "id": 99, "method": "shutdown" })) + &frame(&json!({ "jsonrpc": "2.0", "method": "exit" }));
+    let one_too_long = {
+        let body = json!({ "jsonrpc": "2.0", "method": "initialized", "params": {} }).to_string();
+        format!("Content-Length: {}\r\n\r\n{body}", body.len() + 1)
+    };
+    for bad in ["Content-Type: application/json\r\n\r\n{}".to_string(), one_too_long] {
+        let mut input = init.clone() + &bad;
+        for id in 1..=20 {
+            input += &hover(id);
+        }
+        input += &tail;
+        let (outcome, out) = super::serve_bytes(input.into_bytes());
+        let answered: Vec<i64> = frames(&out).iter().filter(|m| m.get("method").is_none()).filter_map(|m| m["id"].as_i64()).collect();
+        let want: Vec<i64> = std::iter::once(0).chain(1..=20).chain([99]).collect();
+        assert_eq!(answered, want, "after {bad:?}");
+        assert_eq!(outcome, Outcome { shutdown: true, exit_without_shutdown: false }, "after {bad:?}");
+    }
+}
+
+/// `depth` nested `if`s in a function that calls a contracted function.
+fn nested_ifs(depth: usize) -> String {
+    format!("use crate::*;\npub fn deep(c: bool) {{\n{}{}\n}}\n", "if c { ".repeat(depth), "} ".repeat(depth))
+}
+
+/// Issue 5 (editor part): text nested deeper than a default stack allows (1,500 `if`s, a
+/// 30,000-link method chain) is checked on the server's large stack; the next request is answered.
+#[test]
+fn deeply_nested_text_in_a_did_change_does_not_kill_the_server() {
+    let fx = Fixture::new("deep-change");
+    let mut c = Client::initialized(&fx.0);
+    let uri = fx.uri("src/buggy.rs");
+    c.open(&uri, BUGGY);
+    c.diagnostics(&uri);
+    let chain = format!("pub fn chain(v: Vec<u8>) {{\n    v{};\n}}\n", ".clone()".repeat(30_000));
+    for (version, text) in [(2, nested_ifs(1_500)), (3, chain)] {
+        c.change(&uri, version, &text);
+        let p = c.diagnostics(&uri);
+        assert_eq!(p.version, Some(version));
+        let resp = c.request("textDocument/hover", json!({ "textDocument": { "uri": uri }, "position": { "line": 1, "character": 4 } }));
+        assert!(resp.error.is_none(), "{resp:?}");
+    }
+    c.shutdown();
+}
+
+/// Issue 5 (editor part): a deeply nested file that declares a contract is parsed while the
+/// workspace is opened, before `initialize` is answered.
+#[test]
+fn initialize_is_answered_when_the_workspace_holds_a_deeply_nested_file() {
+    let fx = Fixture::new("deep-open");
+    let deep = format!("#[reuse::contract(writes(c[s], skip = -1))]\npub fn w(c: &mut [u8], s: &[i64]) {{}}\n{}", nested_ifs(1_500));
+    std::fs::write(fx.0.join("src/deep.rs"), deep).unwrap();
+    let c = Client::initialized(&fx.0);
+    c.shutdown();
+}
+
+/// Issue 12: a lone `\r` in a comment is a line end for the client. Diagnostics and the client's
+/// incremental edits must count it too.
+#[test]
+fn a_lone_carriage_return_in_a_comment_shifts_neither_diagnostics_nor_edits() {
+    let fx = Fixture::new("lone-cr");
+    let mut c = Client::initialized(&fx.0);
+    let uri = fx.uri("src/buggy.rs");
+    let text = format!("// one\rtwo (a lone CR: two lines for the editor, one for rustc)\n{BUGGY}");
+    c.open(&uri, &text);
+    // As the client counts lines: split at `\r\n`, `\n` and a lone `\r`.
+    let editor_lines: Vec<&str> = text.split("\r\n").flat_map(|l| l.split('\n')).flat_map(|l| l.split('\r')).collect();
+    let want: Vec<(u32, String)> = markers(BUGGY).into_iter().map(|(l, r)| (l + 2, r)).collect();
+    assert_eq!(found(&c.diagnostics(&uri)), want);
+    // The client replaces the `0` of the first zero-filled slot mapping, at its own position.
+    let line = editor_lines.iter().position(|l| l.contains("let slot_mapping = vec![0; num_tokens];")).unwrap();
+    let character = editor_lines[line].find("vec![0").unwrap() + 5;
+    let range = json!({ "start": { "line": line, "character": character }, "end": { "line": line, "character": character + 1 } });
+    c.notify("textDocument/didChange", json!({ "textDocument": { "uri": uri, "version": 2 }, "contentChanges": [{ "range": range, "text": "PAD_SLOT_ID" }] }));
+    let after = found(&c.diagnostics(&uri));
+    assert!(!after.contains(&(line as u32, "pad_to_null_block".into())), "{after:?}");
+    assert_eq!(after.len(), want.len() - 1, "{after:?}");
+    c.shutdown();
+}
+
+/// Issue 10: a committed `x.rs -> /dev/stdin` reported as created made the server read its own
+/// input and hang. Only regular files inside the workspace are read; the others are reported.
+#[cfg(unix)]
+#[test]
+fn only_regular_files_inside_the_workspace_are_read_when_the_client_reports_a_change() {
+    use std::os::unix::fs::symlink;
+    let fx = Fixture::new("links");
+    let outside = Fixture::new("links-outside");
+    let contract = |name: &str| format!("#[reuse::contract(writes(c[s], skip = -1))]\npub fn {name}(c: &mut [u8], s: &[i64]) {{}}\n");
+    std::fs::write(outside.0.join("src/secret.rs"), contract("outside_write")).unwrap();
+    symlink("/dev/stdin", fx.0.join("src/stdin.rs")).unwrap();
+    symlink(outside.0.join("src/secret.rs"), fx.0.join("src/outside.rs")).unwrap();
+    let fifo = fx.0.join("src/fifo.rs");
+    let made = std::process::Command::new("mkfifo").arg(&fifo).status();
+    let mut c = Client::initialized(&fx.0);
+    std::fs::write(fx.0.join("src/inside.rs"), contract("inside_write")).unwrap();
+    let mut names = vec!["stdin.rs", "outside.rs", "inside.rs"];
+    if made.is_ok_and(|s| s.success()) {
+        names.push("fifo.rs");
+    }
+    let changes: Vec<Value> = names.iter().map(|n| json!({ "uri": fx.uri(&format!("src/{n}")), "type": 1 })).collect();
+    c.notify("workspace/didChangeWatchedFiles", json!({ "changes": changes }));
+    // The server still answers, and says which files it did not read.
+    let uri = fx.uri("src/user.rs");
+    let user = "use crate::*;\npub fn f(c: &mut [u8], s: &[i64]) {\n    inside_write(c, s);\n    outside_write(c, s);\n}\n";
+    c.open(&uri, user);
+    c.diagnostics(&uri);
+    let hover = |c: &mut Client, line: u32| {
+        let resp = c.request("textDocument/hover", json!({ "textDocument": { "uri": uri }, "position": { "line": line, "character": 6 } }));
+        assert!(resp.error.is_none(), "{resp:?}");
+        resp.result.unwrap()
+    };
+    assert!(hover(&mut c, 2).to_string().contains("inside_write"), "a regular file inside the workspace is read");
+    assert_eq!(hover(&mut c, 3), Value::Null, "a link out of the workspace is not followed");
+    let logged: Vec<String> = c.pending.iter().filter(|n| n.method == "window/logMessage").map(|n| n.params["message"].as_str().unwrap().to_string()).collect();
+    for n in names.iter().filter(|n| **n != "inside.rs") {
+        assert!(logged.iter().any(|m| m.contains(n)), "{n} is reported: {logged:?}");
+    }
+    c.shutdown();
+}
+
+/// Issue 11, as the editor saw it: the finding through `self.kv` (a field whose type is another
+/// item's) is published on open and must still be there after a blank line is typed inside the
+/// method; the `(line N)` of a later finding moves with the edit.
+#[test]
+fn a_blank_line_typed_in_a_method_keeps_its_findings_and_moves_line_numbers() {
+    use super::incremental::equivalence::{LIB, USER};
+    let fx = Fixture::new("field-types");
+    std::fs::write(fx.0.join("src/lib.rs"), LIB).unwrap();
+    std::fs::write(fx.0.join("src/user.rs"), USER).unwrap();
+    let mut c = Client::initialized(&fx.0);
+    let uri = fx.uri("src/user.rs");
+    c.open(&uri, USER);
+    let rules = |p: &PublishDiagnosticsParams| found(p).into_iter().map(|(_, r)| r).collect::<Vec<_>>();
+    let opened = c.diagnostics(&uri);
+    assert_eq!(rules(&opened), ["pad_to_null_block", "use_after_donate", "use_after_donate"]);
+    let line = USER.lines().position(|l| l.contains("self.kv.write(&slots);")).unwrap();
+    let at = json!({ "line": line, "character": 0 });
+    c.notify("textDocument/didChange", json!({ "textDocument": { "uri": uri, "version": 2 }, "contentChanges": [{ "range": { "start": at, "end": at }, "text": "\n" }] }));
+    let edited = c.diagnostics(&uri);
+    assert_eq!(edited.version, Some(2));
+    assert_eq!(rules(&edited), ["pad_to_null_block", "use_after_donate", "use_after_donate"]);
+    let last = |p: &PublishDiagnosticsParams| p.diagnostics.last().unwrap().message.clone();
+    assert!(last(&opened).contains("(line 33)") && last(&edited).contains("(line 34)"), "{} / {}", last(&opened), last(&edited));
     c.shutdown();
 }

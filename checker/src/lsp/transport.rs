@@ -4,7 +4,10 @@
 //! which leaves the server deaf. This transport reads frames itself: a frame without a usable
 //! `Content-Length`, a body that is not UTF-8 or not JSON, or JSON that is not a JSON-RPC message is
 //! answered with the JSON-RPC error (`-32700` parse error, `-32600` invalid request) and reading
-//! goes on. The server loop still sees an ordinary [`lsp_server::Connection`].
+//! goes on. A bad frame costs only itself: reading resynchronises on the next `Content-Length:`
+//! header, even one glued to the end of an undelimited body, and a JSON body ends where its value
+//! ends when `Content-Length` says more (see [`read_frame`]). The server loop still sees an
+//! ordinary [`lsp_server::Connection`].
 //!
 //! The channel from the reader is unbounded, so the reader keeps draining stdin while a check runs;
 //! the server then finds every pending edit in the queue and checks only the latest text.
@@ -43,9 +46,38 @@ impl IoThreads {
     }
 }
 
+impl IoThreads {
+    /// Waits for both threads: for an input that ends on its own (in memory), so that nothing of
+    /// the connection outlives the call (the fuzz target runs thousands in one process).
+    pub fn join(self) {
+        let _ = self.reader.join();
+        let _ = self.writer.join();
+    }
+}
+
 /// A connection over this process's stdin and stdout.
 pub fn stdio() -> (Connection, IoThreads) {
     spawn(io::BufReader::new(io::stdin()), io::stdout())
+}
+
+/// An in-memory output that the caller can read back while the writer thread holds a clone.
+#[derive(Clone, Default)]
+pub struct SharedBuffer(pub Arc<Mutex<Vec<u8>>>);
+
+impl SharedBuffer {
+    pub fn take(&self) -> Vec<u8> {
+        std::mem::take(&mut *self.0.lock().unwrap_or_else(|p| p.into_inner()))
+    }
+}
+
+impl Write for SharedBuffer {
+    fn write(&mut self, b: &[u8]) -> io::Result<usize> {
+        self.0.lock().unwrap_or_else(|p| p.into_inner()).extend_from_slice(b);
+        Ok(b.len())
+    }
+    fn flush(&mut self) -> io::Result<()> {
+        Ok(())
+    }
 }
 
 /// A connection over any byte streams (tests use in-memory ones).
@@ -136,20 +168,23 @@ fn reply_error<W: Write>(output: &Mutex<W>, id: Value, code: i32, message: &str)
     let _ = write!(out, "Content-Length: {}\r\n\r\n{}", body.len(), body).and_then(|_| out.flush());
 }
 
+/// The header that starts every frame; after a bad frame, reading resynchronises on it.
+const CONTENT_LENGTH: &[u8] = b"content-length:";
+
 /// Reads headers up to the blank line, then the body. Lenient about `\n` line ends and unknown
-/// headers; a frame that cannot be delimited is skipped up to the next blank line.
+/// headers. Two rules keep one bad frame from costing the frames after it:
+/// - a header line that holds `Content-Length:` after other bytes (the end of an undelimited body
+///   glued to the next frame's header) starts a new frame at that header;
+/// - a body that starts with `{` or `[` ends where its JSON value ends, even when `Content-Length`
+///   promised more: the extra bytes are the next frame's, and waiting for them could wait forever.
 fn read_frame<R: BufRead>(input: &mut R) -> io::Result<Frame> {
     let mut length: Option<Result<usize, String>> = None;
     let mut saw_header = false;
-    let mut line = Vec::new();
     loop {
-        line.clear();
-        let n = input.by_ref().take(MAX_HEADER_LINE).read_until(b'\n', &mut line)?;
-        if n == 0 {
+        let Some(line) = read_header_line(input)? else {
             return Ok(if saw_header { Frame::Bad("the stream ended inside a header".into()) } else { Frame::Eof });
-        }
-        let text = String::from_utf8_lossy(&line);
-        let text = text.trim_end_matches(['\r', '\n']);
+        };
+        let text = line.trim_ascii();
         if text.is_empty() {
             if !saw_header {
                 continue; // stray blank lines between frames
@@ -157,10 +192,10 @@ fn read_frame<R: BufRead>(input: &mut R) -> io::Result<Frame> {
             break;
         }
         saw_header = true;
-        if let Some((name, value)) = text.split_once(':') {
-            if name.trim().eq_ignore_ascii_case("content-length") {
-                length = Some(value.trim().parse::<usize>().map_err(|_| format!("bad Content-Length `{}`", value.trim())));
-            }
+        if let Some(at) = find_content_length(text) {
+            // Anything before the header on its line belongs to a broken frame: start again here.
+            let value = String::from_utf8_lossy(&text[at + CONTENT_LENGTH.len()..]).trim().to_string();
+            length = Some(value.parse::<usize>().map_err(|_| format!("bad Content-Length `{value}`")));
         }
     }
     let len = match length {
@@ -172,11 +207,115 @@ fn read_frame<R: BufRead>(input: &mut R) -> io::Result<Frame> {
         io::copy(&mut input.by_ref().take(len as u64), &mut io::sink())?;
         return Ok(Frame::Bad(format!("a message of {len} bytes is too large")));
     }
-    let mut body = vec![0; len];
-    match input.read_exact(&mut body) {
-        Ok(()) => Ok(Frame::Body(body)),
-        Err(e) if e.kind() == io::ErrorKind::UnexpectedEof => Ok(Frame::Eof),
-        Err(e) => Err(e),
+    read_body(input, len)
+}
+
+/// One header line without its line end; `None` at end of input. An over-long line is not kept
+/// whole: only its last bytes, where a `Content-Length` header glued to garbage would be.
+fn read_header_line<R: BufRead>(input: &mut R) -> io::Result<Option<Vec<u8>>> {
+    const TAIL: usize = 64;
+    let mut line = Vec::new();
+    let mut any = false;
+    loop {
+        let n = input.by_ref().take(MAX_HEADER_LINE).read_until(b'\n', &mut line)?;
+        if n == 0 {
+            return Ok(any.then_some(line));
+        }
+        any = true;
+        if line.ends_with(b"\n") {
+            line.pop();
+            return Ok(Some(line));
+        }
+        if line.len() > TAIL {
+            line.drain(..line.len() - TAIL);
+        }
+    }
+}
+
+/// Where a `Content-Length:` header (any case) starts in a header line.
+fn find_content_length(line: &[u8]) -> Option<usize> {
+    line.windows(CONTENT_LENGTH.len()).position(|w| w.eq_ignore_ascii_case(CONTENT_LENGTH))
+}
+
+/// At most `len` bytes of body. A JSON object or array ends at its closing bracket (strings and
+/// escapes are followed byte by byte); anything else is read to `len`.
+fn read_body<R: BufRead>(input: &mut R, len: usize) -> io::Result<Frame> {
+    let mut body = Vec::with_capacity(len.min(1 << 20));
+    let mut scan = JsonEnd::default();
+    while body.len() < len {
+        let available = input.fill_buf()?;
+        if available.is_empty() {
+            return Ok(Frame::Eof);
+        }
+        let want = (len - body.len()).min(available.len());
+        let take = match scan.feed(&available[..want]) {
+            Some(end) => end,
+            None => want,
+        };
+        body.extend_from_slice(&available[..take]);
+        input.consume(take);
+        if scan.done {
+            if body.len() < len {
+                eprintln!("reuse-check lsp: Content-Length {len} is longer than the message ({} bytes); reading on after it", body.len());
+            }
+            break;
+        }
+    }
+    Ok(Frame::Body(body))
+}
+
+/// Finds the end of a JSON object or array in a byte stream fed in pieces.
+#[derive(Default)]
+struct JsonEnd {
+    started: bool,
+    /// The body does not start with `{` or `[`: no early end.
+    opaque: bool,
+    depth: u64,
+    in_string: bool,
+    escaped: bool,
+    done: bool,
+}
+
+impl JsonEnd {
+    /// How many bytes of `bytes` belong to the value, when it ends inside them.
+    fn feed(&mut self, bytes: &[u8]) -> Option<usize> {
+        if self.opaque || self.done {
+            return None;
+        }
+        for (i, &b) in bytes.iter().enumerate() {
+            if !self.started {
+                match b {
+                    b' ' | b'\t' | b'\r' | b'\n' => continue,
+                    b'{' | b'[' => self.started = true,
+                    _ => {
+                        self.opaque = true;
+                        return None;
+                    }
+                }
+            }
+            if self.in_string {
+                match (self.escaped, b) {
+                    (true, _) => self.escaped = false,
+                    (false, b'\\') => self.escaped = true,
+                    (false, b'"') => self.in_string = false,
+                    _ => {}
+                }
+                continue;
+            }
+            match b {
+                b'"' => self.in_string = true,
+                b'{' | b'[' => self.depth += 1,
+                b'}' | b']' => {
+                    self.depth = self.depth.saturating_sub(1);
+                    if self.depth == 0 {
+                        self.done = true;
+                        return Some(i + 1);
+                    }
+                }
+                _ => {}
+            }
+        }
+        None
     }
 }
 
@@ -190,24 +329,12 @@ mod tests {
 
     /// Feeds `input` to a transport and returns what the server received and what the client got.
     fn run(input: String) -> (Vec<Message>, String) {
-        #[derive(Clone, Default)]
-        struct Shared(Arc<Mutex<Vec<u8>>>);
-        impl Write for Shared {
-            fn write(&mut self, b: &[u8]) -> io::Result<usize> {
-                self.0.lock().unwrap().extend_from_slice(b);
-                Ok(b.len())
-            }
-            fn flush(&mut self) -> io::Result<()> {
-                Ok(())
-            }
-        }
-        let out = Shared::default();
+        let out = SharedBuffer::default();
         let (conn, threads) = spawn(io::Cursor::new(input.into_bytes()), out.clone());
         let received: Vec<Message> = conn.receiver.iter().collect();
         drop(conn);
-        threads.join_writer(std::time::Duration::from_secs(10));
-        let text = String::from_utf8(out.0.lock().unwrap().clone()).unwrap();
-        (received, text)
+        threads.join();
+        (received, String::from_utf8(out.take()).unwrap())
     }
 
     #[test]
@@ -235,6 +362,39 @@ mod tests {
         assert_eq!(replies.matches("-32700").count(), 4, "{replies}");
         assert!(replies.contains(r#""id":7"#), "{replies}");
         assert_eq!(replies.matches("-32600").count(), 2, "{replies}");
+    }
+
+    fn request(id: usize) -> String {
+        frame(&format!(r#"{{"jsonrpc":"2.0","id":{id},"method":"m"}}"#))
+    }
+
+    fn ids(received: &[Message]) -> Vec<String> {
+        received.iter().filter_map(|m| if let Message::Request(r) = m { Some(r.id.to_string()) } else { None }).collect()
+    }
+
+    /// A body without `Content-Length` glued to the next header, a length one byte too large or
+    /// too small, a huge junk line: each costs itself only.
+    #[test]
+    fn reading_resynchronises_on_the_next_content_length_after_a_bad_frame() {
+        let body = r#"{"jsonrpc":"2.0","id":100,"method":"m"}"#;
+        let bad = [
+            "Content-Type: application/json\r\n\r\n{}".to_string(),
+            format!("Content-Length: {}\r\n\r\n{body}", body.len() + 1),
+            format!("Content-Length: {}\r\n\r\n{body}", body.len() + 1000),
+            format!("Content-Length: {}\r\n\r\n{body}", body.len() - 1),
+            format!("{}Content-Type: x\r\n\r\n", "x".repeat(100_000)),
+            format!("{}\r\n\r\n", "{".repeat(100_000)),
+        ];
+        for junk in bad {
+            let mut input = junk.clone();
+            for id in 1..=20 {
+                input += &request(id);
+            }
+            let (received, _) = run(input);
+            let got = ids(&received);
+            let want: Vec<String> = (1..=20).map(|i| i.to_string()).collect();
+            assert!(got.ends_with(&want), "after {:?}: {got:?}", &junk[..junk.len().min(80)]);
+        }
     }
 
     #[test]
