@@ -212,26 +212,8 @@ pub fn too_deep(text: &str) -> Option<(usize, String)> {
     while i < b.len() {
         let c = b[i];
         match c {
-            b'/' if b.get(i + 1) == Some(&b'/') => {
-                i = memchr_from(b, i, b'\n');
-                continue;
-            }
-            b'/' if b.get(i + 1) == Some(&b'*') => {
-                let mut depth = 0usize;
-                while i < b.len() {
-                    if b[i] == b'/' && b.get(i + 1) == Some(&b'*') {
-                        depth += 1;
-                        i += 2;
-                    } else if b[i] == b'*' && b.get(i + 1) == Some(&b'/') {
-                        depth -= 1;
-                        i += 2;
-                        if depth == 0 {
-                            break;
-                        }
-                    } else {
-                        i += 1;
-                    }
-                }
+            b'/' if matches!(b.get(i + 1), Some(b'/' | b'*')) => {
+                i = skip_comment(b, i);
                 continue;
             }
             b'"' => {
@@ -290,8 +272,31 @@ pub fn too_deep(text: &str) -> Option<(usize, String)> {
     None
 }
 
-fn memchr_from(b: &[u8], from: usize, needle: u8) -> usize {
-    b[from..].iter().position(|&c| c == needle).map_or(b.len(), |p| from + p)
+/// The index after the comment that starts at `i` (`//` to the end of the line, `/* */` nested as
+/// Rust nests them); `i` itself when no comment starts there.
+pub fn skip_comment(b: &[u8], mut i: usize) -> usize {
+    match (b.get(i), b.get(i + 1)) {
+        (Some(b'/'), Some(b'/')) => b[i..].iter().position(|&c| c == b'\n').map_or(b.len(), |p| i + p),
+        (Some(b'/'), Some(b'*')) => {
+            let mut depth = 0usize;
+            while i < b.len() {
+                if b[i] == b'/' && b.get(i + 1) == Some(&b'*') {
+                    depth += 1;
+                    i += 2;
+                } else if b[i] == b'*' && b.get(i + 1) == Some(&b'/') {
+                    depth -= 1;
+                    i += 2;
+                    if depth == 0 {
+                        break;
+                    }
+                } else {
+                    i += 1;
+                }
+            }
+            i
+        }
+        _ => i,
+    }
 }
 
 /// The index after the closing `quote` of a literal whose body starts at `from` (escapes skipped).

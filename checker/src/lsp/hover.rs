@@ -152,7 +152,8 @@ fn clause_hover(contract: &FileContract, offset: usize) -> Option<(Range<usize>,
     let rules: Vec<&'static reuse_rules::Rule> = clause_rules(&clause.kind).iter().filter_map(|n| catalogue::find(n)).collect();
     if let Some((main, others)) = rules.split_first() {
         md.push_str("\n---\n\n");
-        md.push_str(&demote_headings(&main.explain()));
+        // `# rule` → `### rule`: rule docs inside a hover.
+        md.push_str(&main.explain_nested(2));
         if !others.is_empty() {
             md.push_str("\n---\n\nAlso checked against this clause:\n\n");
             for r in others {
@@ -201,23 +202,6 @@ fn clause_meaning<S>(c: &Clause<S>) -> String {
             aliases.iter().map(|a| format!("`{}` shares the storage of `{}`", a.output, a.input)).collect::<Vec<_>>().join(", ")
         ),
     }
-}
-
-/// `# rule` → `### rule`, `## What it checks` → `#### What it checks`: rule docs inside a hover.
-fn demote_headings(md: &str) -> String {
-    let mut out = String::new();
-    let mut in_code = false;
-    for line in md.lines() {
-        if line.trim_start().starts_with("```") {
-            in_code = !in_code;
-        }
-        if !in_code && line.starts_with('#') {
-            out.push_str("##");
-        }
-        out.push_str(line);
-        out.push('\n');
-    }
-    out
 }
 
 /// Removes the indentation the attribute's continuation lines share.

@@ -281,26 +281,8 @@ pub fn chunks(text: &str) -> Vec<Range<usize>> {
     let (mut i, mut depth, mut start) = (0usize, 0i64, 0usize);
     while i < b.len() {
         match b[i] {
-            b'/' if b.get(i + 1) == Some(&b'/') => {
-                while i < b.len() && b[i] != b'\n' {
-                    i += 1;
-                }
-                continue;
-            }
-            b'/' if b.get(i + 1) == Some(&b'*') => {
-                let mut nest = 1;
-                i += 2;
-                while i < b.len() && nest > 0 {
-                    if b[i] == b'/' && b.get(i + 1) == Some(&b'*') {
-                        nest += 1;
-                        i += 2;
-                    } else if b[i] == b'*' && b.get(i + 1) == Some(&b'/') {
-                        nest -= 1;
-                        i += 2;
-                    } else {
-                        i += 1;
-                    }
-                }
+            b'/' if matches!(b.get(i + 1), Some(b'/' | b'*')) => {
+                i = crate::source::skip_comment(b, i);
                 continue;
             }
             b'r' if raw_string_start(b, i).is_some() => {
