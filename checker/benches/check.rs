@@ -83,7 +83,11 @@ fn common_names() {
             let text = match (*krate, i) {
                 ("kernels", 0) => "pub use crate::launch::{launch, copy_from};\n".to_string(),
                 ("engine" | "serve", 7) => "use kernels::launch;\npub fn step(c: &mut [f32], n: usize) { let slots = vec![0; n]; launch(c, &slots); }\n".to_string(),
-                _ => format!("use crate::m000;\n{}", ordinary(k * 100 + i).replace("pub fn new(", "pub fn launch(&self) {}\n    pub fn copy_from(&mut self, _o: &Self) {}\n    pub fn new(")),
+                // Methods of the same names on types of their own, called; a module import.
+                _ => format!(
+                    "{}\n#[allow(unused_imports)]\nuse crate::m000;\npub fn run(l: &mut Layer0, o: &Layer0) {{ l.launch(); l.copy_from(o); }}\n",
+                    ordinary(k * 100 + i).replace("pub fn new(", "pub fn launch(&self) {}\n    pub fn copy_from(&mut self, _o: &Self) {}\n    pub fn new(")
+                ),
             };
             lines += text.lines().count();
             let rel = format!("{krate}/src/m{i:03}.rs");

@@ -548,16 +548,18 @@ impl AnalysisFilter {
                 None => true,
                 Some(reach) => owners.iter().any(|o| o.as_ref().is_none_or(|c| reach.contains(c))),
             };
-            word && reachable && call_like(&j.file.text, m.end())
+            word && reachable && call_like(&j.file.text, m.start(), m.end())
         })
     }
 }
 
-/// Whether the name ending at `end` is called there (`name(`, `name::<T>(`; `name!` is not) or
-/// imported under another name (`use kv::write as cache_kv;`: the calls then use the new name).
-fn call_like(text: &str, end: usize) -> bool {
+/// Whether the name at `start..end` is called there (`name(`, `name::<T>(`; not `fn name(`, a
+/// definition, nor `name!`) or imported under another name (`use kv::write as cache_kv;`: the
+/// calls then use the new name).
+fn call_like(text: &str, start: usize, end: usize) -> bool {
     let after = text[end..].trim_start();
-    after.starts_with('(') || after.starts_with("::<") || after.starts_with("as ")
+    let defined = text[..start].trim_end().strip_suffix("fn").is_some_and(|b| b.is_empty() || b.ends_with(char::is_whitespace));
+    !defined && (after.starts_with('(') || after.starts_with("::<") || after.starts_with("as "))
 }
 
 /// One file, whatever the prefilter says (an editor buffer is always checked).
