@@ -95,7 +95,8 @@ fn common_names() {
             files.push(root.join(rel));
         }
         if *krate == "kernels" {
-            lib.push_str("pub mod launch;\n");
+            // The module and the function share a name (different namespaces), as in real kernel crates.
+            lib.push_str("pub mod launch;\npub use launch::{launch, copy_from};\n");
             write("kernels/src/launch.rs", "#[reuse::contract(writes(cache[slots], skip = -1))]\npub fn launch(cache: &mut [f32], slots: &[i64]) { let _ = (cache, slots); }\n#[reuse::contract(writes(cache[slots], skip = -1))]\npub fn copy_from(cache: &mut [f32], slots: &[i64]) { let _ = (cache, slots); }\n");
         }
         write(&format!("{krate}/src/lib.rs"), &lib);
