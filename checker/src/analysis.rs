@@ -52,7 +52,11 @@ impl<'a> FnCtx<'a> {
     }
 
     pub fn resolve(&self, call: &CallSite<'_>) -> Resolution<'a> {
-        self.resolver.resolve(call, self.self_type, &self.env)
+        let resolution = self.resolver.resolve(call, self.self_type, &self.env);
+        if let Resolution::One(f) = &resolution {
+            self.index.mark_called(f);
+        }
+        resolution
     }
 
     /// The contracted callee of a call expression, if it is one and unambiguous.

@@ -346,7 +346,7 @@ fn run(cli: Cli, matches: &ArgMatches) -> Result<ExitCode, String> {
     if cli.cargo.verbose > 0 {
         eprintln!("reuse-check: {} contracted functions indexed", report.stats.contracts);
         for s in &report.sources {
-            eprintln!("reuse-check: contracts from dependency {s}");
+            eprintln!("reuse-check: {s}");
         }
     }
     let failed = report.count(Level::Error) > 0 || (deny_warnings && report.count(Level::Warn) > 0);

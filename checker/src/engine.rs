@@ -64,7 +64,7 @@ pub struct Report {
     pub packages: Vec<crate::workspace::PackageInfo>,
     /// What the user should know about how the workspace was read (printed on stderr).
     pub warnings: Vec<String>,
-    /// Where contracts came from (`--verbose`).
+    /// Where contracts came from, and the contracts-file contracts no call uses (`--verbose`).
     pub sources: Vec<String>,
 }
 
@@ -198,12 +198,20 @@ pub fn check_jobs(jobs: &[FileJob], root: &Path, options: &CheckOptions) -> Repo
 pub fn check_jobs_with(jobs: &[FileJob], root: &Path, options: &CheckOptions, dependency_sources: &[(String, PathBuf, PathBuf)]) -> Report {
     let (index, index_findings) = build_index(jobs);
     let (mut findings, parsed) = analyze(jobs, &index, &index_findings, options);
-    findings.extend(unmatched_contracts(jobs, &index, dependency_sources));
+    let (unmatched_paths, unmatched): (Vec<Vec<String>>, Vec<Finding>) = unmatched_contracts(jobs, &index, dependency_sources).into_iter().unzip();
+    // Contracts that bind a function, but no call of the workspace reaches it (`--verbose`).
+    let uncalled: Vec<String> = index
+        .uncalled_external()
+        .into_iter()
+        .filter(|c| !unmatched_paths.contains(&c.path))
+        .map(|c| format!("the contract for `{}` ({}) is used by no call in the workspace", c.display_path(), c.file.rel_path))
+        .collect();
+    findings.extend(unmatched);
     findings.sort_by(|a, b| a.sort_key().cmp(&b.sort_key()));
     let reported = jobs.iter().filter(|j| j.report);
     let (files, lines) = reported.fold((0, 0), |(n, l), j| (n + 1, l + j.file.line_count()));
     let stats = Stats { files, lines, parsed, contracts: index.fns.len() };
-    Report { findings, stats, root: root.to_path_buf(), packages: Vec::new(), warnings: Vec::new(), sources: Vec::new() }
+    Report { findings, stats, root: root.to_path_buf(), packages: Vec::new(), warnings: Vec::new(), sources: uncalled }
 }
 
 /// A workspace kept in memory between checks (the language server): files can be replaced by
@@ -328,7 +336,7 @@ impl Session {
 /// Contracts of contracts files that bind no function: their crate (the first segment) is no crate
 /// of the workspace or of its dependencies, or has no function at that path. Only files that
 /// mention a contracted name are parsed for it.
-fn unmatched_contracts(jobs: &[FileJob], index: &Index, dependency_sources: &[(String, PathBuf, PathBuf)]) -> Vec<Finding> {
+fn unmatched_contracts(jobs: &[FileJob], index: &Index, dependency_sources: &[(String, PathBuf, PathBuf)]) -> Vec<(Vec<String>, Finding)> {
     let external: Vec<&crate::index::ContractedFn> = index.fns.iter().filter(|c| c.external && c.path.len() > 1).collect();
     if external.is_empty() {
         return Vec::new();
@@ -382,12 +390,13 @@ fn unmatched_contracts(jobs: &[FileJob], index: &Index, dependency_sources: &[(S
             } else {
                 format!("there is no crate `{krate}` in the workspace or its dependencies")
             };
-            Finding::new(
+            let finding = Finding::new(
                 &reuse_rules::catalogue::UNMATCHED_CONTRACT,
                 format!("the contract for `{}` matches no function: {why}", c.display_path()),
                 Label::new(&c.file, c.attr_range.clone(), "binds nothing"),
             )
-            .with_help("write the function's definition path as nested `mod` blocks: the crate (`-` as `_`), its modules, the `impl` type of a method")
+            .with_help("write the function's definition path as nested `mod` blocks: the crate (`-` as `_`), its modules, the `impl` type of a method");
+            (c.path.clone(), finding)
         })
         .collect()
 }

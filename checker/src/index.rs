@@ -70,6 +70,8 @@ pub struct Index {
     consts: HashMap<String, Vec<i128>>,
     /// `pub use` re-exports by the module they are in: what a path through them names.
     reexports: HashMap<Vec<String>, Vec<Reexport>>,
+    /// Contracts-file contracts some call resolved to during the analysis (by path).
+    called: std::sync::Mutex<std::collections::HashSet<Vec<String>>>,
 }
 
 /// A `pub use` item: `name` (or `*` for a glob) in `module` stands for `target`.
@@ -151,6 +153,22 @@ impl Index {
             }
         }
         out
+    }
+
+    /// Records that a call resolved to `f` (only contracts-file contracts are tracked: an
+    /// attribute is on code that exists, a contracts file may name code nobody calls).
+    pub fn mark_called(&self, f: &ContractedFn) {
+        if f.external {
+            if let Ok(mut called) = self.called.lock() {
+                called.insert(f.path.clone());
+            }
+        }
+    }
+
+    /// The contracts-file contracts no call resolved to (meaningful after the analysis).
+    pub fn uncalled_external(&self) -> Vec<&ContractedFn> {
+        let called = self.called.lock().map(|c| c.clone()).unwrap_or_default();
+        self.fns.iter().filter(|f| f.external && !called.contains(&f.path)).collect()
     }
 
     /// `(new name, crate)` of every re-export that renames one of `names`.

@@ -75,7 +75,7 @@ pub fn check_with_levels(
     let jobs = engine::read_jobs(&ws);
     let mut report = engine::check_jobs_with(&jobs, &ws.root, options, &ws.dependency_sources);
     report.warnings = ws.warnings.clone();
-    report.sources = ws.sources.clone();
+    report.sources = ws.sources.iter().map(|s| format!("contracts from dependency {s}")).chain(std::mem::take(&mut report.sources)).collect();
     if report.stats.contracts == 0 && ws.depends_on_reuse {
         report.warnings.push("the workspace depends on `reuse` but no contract was found in it or its dependencies: nothing was checked against a contract".into());
     }

@@ -235,6 +235,20 @@ fn a_contracts_file_contract_holds_in_the_body_of_the_function_it_names() {
     // The call at the definition path is checked; no contract is unmatched.
     assert!(out.contains("engine/src/lib.rs:1:") && out.contains("reuse::pad_to_null_block"), "{out}");
     assert!(!out.contains("unmatched_contract"), "{out}");
+    let (_, verbose) = check(&t, &["--format", "short", "-v"]);
+    assert!(verbose.contains("the contract for `kernels::Plans::run` (contracts/kernels.rs) is used by no call"), "{verbose}");
+    assert!(!verbose.contains("`kernels::ops::write` (contracts/kernels.rs) is used by no call"), "{verbose}");
+    // Calls through the re-export at the crate root, a renamed import and a glob are the same function.
+    write(
+        &t,
+        "engine/src/lib.rs",
+        "use kernels::write as store;\npub fn a(c: &mut [f32]) { kernels::write(c, &vec![0; 4]); }\npub fn b(c: &mut [f32]) { store(c, &vec![0; 4]); }\npub mod g { use kernels::*; pub fn c(c: &mut [f32]) { write(c, &vec![0; 4]); } }\n",
+    );
+    let (code, out) = check(&t, &["--format", "short"]);
+    assert_eq!(code, 1, "{out}");
+    for line in ["engine/src/lib.rs:2:", "engine/src/lib.rs:3:", "engine/src/lib.rs:4:"] {
+        assert!(out.contains(line), "{line}: {out}");
+    }
 }
 
 #[test]
@@ -244,9 +258,11 @@ fn a_contract_that_matches_nothing_is_a_warning_at_the_contract() {
         &t,
         "mod kernels {\n    mod ops {\n        #[reuse::contract(writes(cache[slots], skip = -1))]\n        fn wirte(cache: &mut [f32], slots: &[i64]);\n    }\n}\nmod kernles {\n    #[reuse::contract(writes(cache[slots], skip = -1))]\n    fn write(cache: &mut [f32], slots: &[i64]);\n}\n",
     );
-    let (code, out) = check(&t, &["--format", "short"]);
+    let (code, out) = check(&t, &["--format", "short", "-v"]);
     assert_eq!(code, 0, "{out}");
     assert!(out.contains("contracts/kernels.rs:3:") && out.contains("`kernels::ops::wirte` matches no function: `kernels` has no function at this path"), "{out}");
+    // A contract that binds a function no call reaches is said with `--verbose`.
+    assert!(!out.contains("is used by no call"), "unmatched ones are not also unused: {out}");
     assert!(out.contains("contracts/kernels.rs:8:") && out.contains("there is no crate `kernles`"), "{out}");
 }
 
