@@ -79,7 +79,7 @@ impl<'a> FnCtx<'a> {
             return Some(v);
         }
         match crate::resolve::strip(e) {
-            Expr::Path(p) => self.index.const_value(&p.path.segments.last()?.ident.to_string()),
+            Expr::Path(p) => self.index.const_value_in(&p.path.segments.last()?.ident.to_string(), &[self.resolver.crate_name]),
             Expr::Cast(c) => self.int_value(&c.expr),
             _ => None,
         }
@@ -89,10 +89,12 @@ impl<'a> FnCtx<'a> {
 impl FnCtx<'_> {
     /// The half-open range of positions a `forbids_write` region index covers, when its bounds are
     /// literals or known constants (`0..BLOCK_SIZE`, `NULL_BLOCK`, `..=3`).
-    pub fn region_bounds(&self, index: &RegionIndex<Range<usize>>) -> Option<(i128, i128)> {
+    /// The bounds of a contract's region, its constants read as the contract's crate (`owner`)
+    /// sees them, then as this function's crate does.
+    pub fn region_bounds(&self, index: &RegionIndex<Range<usize>>, owner: &str) -> Option<(i128, i128)> {
         let value = |b: &Bound<Range<usize>>| match b {
             Bound::Int { value, .. } => Some(*value),
-            Bound::Const(p) => self.index.const_value(p.last_name()),
+            Bound::Const(p) => self.index.const_value_in(p.last_name(), &[owner, self.resolver.crate_name]),
         };
         match index {
             RegionIndex::At(b) => value(b).map(|v| (v, v.saturating_add(1))),

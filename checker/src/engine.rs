@@ -277,6 +277,7 @@ impl Session {
             Some(Ok(ast)) => {
                 let mut d = index_file(&job.file, ast, &job.module, job.external);
                 d.reexports = crate::index::scan_reexports(&job.file.text, &job.module);
+                d.krate = job.module.first().cloned();
                 Some(d)
             }
             Some(Err(e)) => Some(FileDecls { findings: vec![parse_error(&job, e)], ..Default::default() }),
@@ -425,6 +426,12 @@ fn collect_decls(jobs: &[FileJob]) -> Vec<(String, FileDecls)> {
 /// What one file declares: files with contract or effect markers are parsed, the others only
 /// scanned for integer constants. `None`: nothing to declare.
 fn file_decls(j: &FileJob) -> Option<FileDecls> {
+    let mut decls = file_decls_unowned(j)?;
+    decls.krate = j.module.first().cloned();
+    Some(decls)
+}
+
+fn file_decls_unowned(j: &FileJob) -> Option<FileDecls> {
     if let Some(reason) = &j.unreadable {
         return Some(FileDecls { findings: vec![unreadable(j, reason)], ..Default::default() });
     }

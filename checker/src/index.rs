@@ -66,8 +66,9 @@ pub struct Index {
     pub fns: Vec<ContractedFn>,
     by_name: HashMap<String, Vec<usize>>,
     pub effects: HashMap<String, Vec<EffectFn>>,
-    /// Integer constants by name; several definitions with different values make a name unknown.
-    consts: HashMap<String, Vec<i128>>,
+    /// Integer constants by name, with the crate that defines them; several definitions with
+    /// different values make a name unknown, unless one crate asked for has its own.
+    consts: HashMap<String, Vec<(Option<String>, i128)>>,
     /// `pub use` re-exports by the module they are in: what a path through them names.
     reexports: HashMap<Vec<String>, Vec<Reexport>>,
     /// Contracts-file contracts some call resolved to during the analysis (by path).
@@ -99,7 +100,7 @@ impl Index {
             self.effects.entry(name).or_default().push(e);
         }
         for (name, v) in decl.consts {
-            self.consts.entry(name).or_default().push(v);
+            self.consts.entry(name).or_default().push((decl.krate.clone(), v));
         }
         for r in decl.reexports {
             self.reexports.entry(r.module.clone()).or_default().push(r);
@@ -196,8 +197,22 @@ impl Index {
 
     /// The value of a constant, when every definition of that name agrees.
     pub fn const_value(&self, name: &str) -> Option<i128> {
+        self.const_value_in(name, &[])
+    }
+
+    /// The value of a constant as code of `crates` sees it (first the first crate's own
+    /// definitions): a sibling or dependency that defines another `BLOCK_SIZE` does not make the
+    /// name unknown where the crate has its own.
+    pub fn const_value_in(&self, name: &str, crates: &[&str]) -> Option<i128> {
         let values = self.consts.get(name)?;
-        values.iter().all(|v| *v == values[0]).then(|| values[0])
+        let agreed = |vs: Vec<i128>| vs.first().copied().filter(|v| vs.iter().all(|x| x == v));
+        for krate in crates {
+            let own: Vec<i128> = values.iter().filter(|(c, _)| c.as_deref() == Some(*krate)).map(|(_, v)| *v).collect();
+            if !own.is_empty() {
+                return agreed(own);
+            }
+        }
+        agreed(values.iter().map(|(_, v)| *v).collect())
     }
 
     /// Every name a call site or body could mention that makes a file worth analysing.
@@ -222,6 +237,8 @@ pub struct FileDecls {
     pub effects: Vec<(String, EffectFn)>,
     pub consts: Vec<(String, i128)>,
     pub reexports: Vec<Reexport>,
+    /// The crate the file belongs to (its constants are that crate's).
+    pub krate: Option<String>,
     /// Malformed contracts, found while indexing.
     pub findings: Vec<Finding>,
 }

@@ -291,3 +291,28 @@ fn common_names_pull_in_only_files_that_can_call_the_contracted_function() {
     // not kernels/src/lib.rs, app/src/lib.rs nor other/src/lib.rs.
     assert_eq!(report.stats.parsed, 3, "{found:?}");
 }
+
+#[test]
+fn a_sibling_constant_of_the_same_name_does_not_hide_a_crates_own() {
+    let (_d, t) = tmp();
+    let reuse = reuse_stub(&t.join("elsewhere"));
+    write(&t, "Cargo.toml", "[workspace]\nmembers = [\"kv\", \"other\"]\nresolver = \"2\"\n");
+    write(&t, "kv/Cargo.toml", &manifest("kv", &reuse));
+    write(
+        &t,
+        "kv/src/lib.rs",
+        "pub const BLOCK_SIZE: usize = 4;\npub const PAD: i64 = -1;\n\
+         #[reuse::contract(forbids_write(cache[0..BLOCK_SIZE]))]\npub fn clear(cache: &mut [f32]) { cache[0] = 0.0; }\n\
+         #[reuse::contract(writes(cache[slots], skip = PAD))]\npub fn write(cache: &mut [f32], slots: &[i64]) { let _ = (cache, slots); }\n\
+         pub fn warmup(c: &mut [f32]) { write(c, &vec![0; 4]); }\n",
+    );
+    // Another crate of the workspace has constants of the same names and other values.
+    write(&t, "other/Cargo.toml", &manifest("other", ""));
+    write(&t, "other/src/lib.rs", "pub const BLOCK_SIZE: usize = 16;\npub const PAD: i64 = 0;\n");
+    for args in [&["--format", "short"][..], &["--format", "short", "-p", "kv"][..]] {
+        let (code, out) = check(&t, args);
+        assert_eq!(code, 1, "{out}");
+        assert!(out.contains("reuse::forbidden_write"), "{args:?}: {out}");
+        assert!(out.contains("reuse::pad_to_null_block"), "{args:?}: {out}");
+    }
+}

@@ -36,7 +36,7 @@ struct Forbidden<'a> {
 pub(super) fn check_body(ctx: &FnCtx, contract: &FileContract, out: &mut Vec<Finding>) {
     let forbidden: Vec<Forbidden> = contract
         .forbidden_regions()
-        .map(|(clause, region)| Forbidden { clause, region, place: region.place.to_string(), bounds: ctx.region_bounds(&region.index) })
+        .map(|(clause, region)| Forbidden { clause, region, place: region.place.to_string(), bounds: ctx.region_bounds(&region.index, ctx.resolver.crate_name) })
         .collect();
     if forbidden.is_empty() {
         return;

@@ -58,12 +58,12 @@ pub(super) fn check(ctx: &FnCtx, calls: &[&Expr], out: &mut Vec<Finding>) {
             let Some(skip) = skip else { continue };
             let sentinel = match skip {
                 Sentinel::Int { value, .. } => Some(*value),
-                Sentinel::Const(p) => ctx.index.const_value(p.last_name()),
+                Sentinel::Const(p) => ctx.index.const_value_in(p.last_name(), &[callee.path[0].as_str(), ctx.resolver.crate_name]),
             };
             let mut null = vec![(0, 1)];
             for (_, region) in callee.contract.forbidden_regions() {
                 if region.place.to_string() == target.place.to_string() {
-                    null.extend(ctx.region_bounds(&region.index));
+                    null.extend(ctx.region_bounds(&region.index, &callee.path[0]));
                 }
             }
             let sentinel_here = sentinel_in_caller(ctx, callee, skip, sentinel);
