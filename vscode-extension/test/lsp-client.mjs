@@ -23,10 +23,22 @@ export function serverBinary() {
 
 export const uriOf = (path) => pathToFileURL(path).href;
 
+/** Servers still running: a test that fails before its shutdown must not leave one behind (it
+ * would keep the test runner waiting forever). */
+const running = new Set();
+
+/** Kills every server a test left running; call from `after()`. */
+export function killServers() {
+  for (const proc of running) proc.kill('SIGKILL');
+  running.clear();
+}
+
 export class Client {
   constructor(root, { bin = serverBinary(), args = [] } = {}) {
     this.root = root;
     this.proc = spawn(bin, ['lsp', ...args], { stdio: ['pipe', 'pipe', 'pipe'] });
+    running.add(this.proc);
+    this.proc.on('exit', () => running.delete(this.proc));
     this.stderr = '';
     this.proc.stderr.on('data', (d) => (this.stderr += d));
     this.exited = new Promise((res) => this.proc.on('exit', (code, signal) => res({ code, signal })));

@@ -4,8 +4,10 @@
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { test } from 'node:test';
-import { Client, found, markers, repoRoot, uriOf } from './lsp-client.mjs';
+import { after, test } from 'node:test';
+import { Client, found, killServers, markers, repoRoot, uriOf } from './lsp-client.mjs';
+
+after(killServers);
 
 const pkg = join(repoRoot, 'fixtures/paged-kv');
 const buggyPath = join(pkg, 'src/buggy.rs');
