@@ -82,6 +82,13 @@ fn exits_within(body: &Block, effects_of_call: &dyn Fn(&Expr) -> Vec<u8>, max_st
     Ok(interp.exits)
 }
 
+fn strip_parens(e: &Expr) -> &Expr {
+    match e {
+        Expr::Paren(p) => strip_parens(&p.expr),
+        other => other,
+    }
+}
+
 /// First and last token spans of an expression.
 pub fn expr_span(e: &Expr) -> (Span, Span) {
     tokens_span(e.to_token_stream())
@@ -177,6 +184,12 @@ impl Interp<'_> {
             return States::new();
         }
         match e {
+            // A closure called where it is written runs there, once: `(|| { refresh()?; Ok(x) })()`.
+            Expr::Call(c) if matches!(strip_parens(&c.func), Expr::Closure(cl) if cl.asyncness.is_none()) => {
+                let Expr::Closure(closure) = strip_parens(&c.func) else { unreachable!("matched above") };
+                let s = self.exprs(&c.args, s);
+                self.run_closure(&closure.body, s)
+            }
             Expr::Call(c) => {
                 let s = self.expr(&c.func, s);
                 let s = self.exprs(&c.args, s);
@@ -304,6 +317,17 @@ impl Interp<'_> {
             }
             _ => s,
         }
+    }
+
+    /// The body of a closure run in place: its `return` and `?` leave the closure, not the
+    /// function, and loops around it are not its own; whatever leaves it goes on after the call.
+    fn run_closure(&mut self, body: &Expr, s: States) -> States {
+        let outer_exits = std::mem::take(&mut self.exits);
+        let outer_loops = std::mem::take(&mut self.loops);
+        let out = self.expr(body, s);
+        let inner = std::mem::replace(&mut self.exits, outer_exits);
+        self.loops = outer_loops;
+        inner.into_iter().fold(out, |acc, exit| union(acc, exit.traces))
     }
 
     fn frame(&mut self, label: Option<&str>) -> Option<&mut LoopFrame> {
@@ -451,6 +475,16 @@ mod tests {
         let effects = |e: &Expr| if matches!(e, Expr::Call(_)) { vec![0] } else { vec![] };
         assert!(exits_within(&f.block, &effects, 10).is_err());
         assert!(exits_within(&f.block, &effects, MAX_STEPS).is_ok());
+    }
+
+    #[test]
+    fn a_closure_called_where_it_is_written_runs_there() {
+        // Its `?` leaves the closure, not the function: no exit of the function there.
+        let exits = run("fn f() -> R { let r = (|| -> R { x()?; a(); Ok(1) })(); b(); r }");
+        assert_eq!(exits, vec![(ExitKind::Tail, vec!["ab".into(), "b".into()])]);
+        // A closure stored (or called later) is a body of its own.
+        let exits = run("fn f() { let h = || a(); b() }");
+        assert_eq!(exits, vec![(ExitKind::Tail, vec!["b".into()])]);
     }
 
     #[test]
