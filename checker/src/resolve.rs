@@ -167,12 +167,25 @@ pub enum Resolution<'i> {
     Ambiguous(Vec<&'i ContractedFn>),
 }
 
-/// Local variable types of one function: parameters and annotated or constructed `let`s.
+/// Local variable types of one function: parameters and annotated or constructed `let`s, each
+/// binding with its scope. Shadowing is a new binding (an untyped `let e = f();` hides the type of
+/// an earlier `e`), and a binding ends with its block: a `let` in an inner block types nothing after
+/// it. Positions are the parser's byte offsets.
 #[derive(Default, Debug)]
 pub struct TypeEnv {
-    types: HashMap<String, String>,
-    /// Element types of indexable locals (`layers: &[Block]` → `Block`).
-    elements: HashMap<String, String>,
+    bindings: HashMap<String, Vec<Binding>>,
+    /// Ends of the blocks being visited (while building).
+    blocks: Vec<usize>,
+}
+
+#[derive(Debug)]
+struct Binding {
+    ty: Option<String>,
+    /// Element type of an indexable binding (`layers: &[Block]` → `Block`).
+    element: Option<String>,
+    /// Visible from here (the end of its `let`) to `scope_end` (the end of its block).
+    from: usize,
+    scope_end: usize,
 }
 
 impl TypeEnv {
@@ -181,7 +194,7 @@ impl TypeEnv {
         for input in &sig.inputs {
             if let FnArg::Typed(pt) = input {
                 if let Pat::Ident(pi) = &*pt.pat {
-                    env.record(pi.ident.to_string(), &pt.ty);
+                    env.bind(pi.ident.to_string(), Some(&pt.ty), None, 0, usize::MAX);
                 }
             }
         }
@@ -191,44 +204,69 @@ impl TypeEnv {
         env
     }
 
-    pub fn type_of(&self, var: &str) -> Option<&str> {
-        self.types.get(var).map(String::as_str)
+    /// The type of `var` where it is used (`at`: the use's byte offset).
+    pub fn type_of_at(&self, var: &str, at: usize) -> Option<&str> {
+        self.binding(var, at)?.ty.as_deref()
     }
 
-    pub fn element_of(&self, var: &str) -> Option<&str> {
-        self.elements.get(var).map(String::as_str)
+    pub fn element_of_at(&self, var: &str, at: usize) -> Option<&str> {
+        self.binding(var, at)?.element.as_deref()
     }
 
-    fn record(&mut self, name: String, ty: &Type) {
-        if let Some(t) = type_name(ty) {
-            self.types.insert(name.clone(), t);
-        }
-        if let Some(e) = element_type_name(ty) {
-            self.elements.insert(name, e);
-        }
+    fn binding(&self, var: &str, at: usize) -> Option<&Binding> {
+        self.bindings.get(var)?.iter().rev().find(|b| b.from <= at && at < b.scope_end)
+    }
+
+    fn bind(&mut self, name: String, ty: Option<&Type>, constructed: Option<String>, from: usize, scope_end: usize) {
+        let binding = Binding {
+            ty: ty.and_then(type_name).or(constructed),
+            element: ty.and_then(element_type_name),
+            from,
+            scope_end,
+        };
+        self.bindings.entry(name).or_default().push(binding);
     }
 }
 
 impl<'ast> Visit<'ast> for TypeEnv {
+    fn visit_block(&mut self, b: &'ast syn::Block) {
+        self.blocks.push(b.brace_token.span.close().byte_range().end);
+        syn::visit::visit_block(self, b);
+        self.blocks.pop();
+    }
+
+    /// Names bound by patterns other than a `let`'s (`for e in ..`, `if let Some(e)`, match arms,
+    /// closure parameters): their type is not known, and they hide an outer binding of the name
+    /// (to the end of the enclosing block, which is more than their scope: unknown, not guessed).
+    fn visit_pat_ident(&mut self, p: &'ast syn::PatIdent) {
+        let scope_end = self.blocks.last().copied().unwrap_or(usize::MAX);
+        self.bind(p.ident.to_string(), None, None, p.ident.span().byte_range().start, scope_end);
+        syn::visit::visit_pat_ident(self, p);
+    }
+
     fn visit_local(&mut self, local: &'ast syn::Local) {
-        let (name, ty) = match &local.pat {
-            Pat::Type(pt) => match &*pt.pat {
-                Pat::Ident(pi) => {
-                    self.record(pi.ident.to_string(), &pt.ty);
-                    return syn::visit::visit_local(self, local);
-                }
-                _ => return syn::visit::visit_local(self, local),
-            },
-            Pat::Ident(pi) => {
-                let ty = local.init.as_ref().and_then(|i| constructed_type(&i.expr));
-                (pi.ident.to_string(), ty)
+        // The initializer sees the bindings before this `let`; its pattern is bound below.
+        if let Some(init) = &local.init {
+            self.visit_expr(&init.expr);
+            if let Some((_, diverge)) = &init.diverge {
+                self.visit_expr(diverge);
             }
-            _ => return syn::visit::visit_local(self, local),
-        };
-        if let Some(t) = ty {
-            self.types.insert(name, t);
         }
-        syn::visit::visit_local(self, local);
+        let from = local.semi_token.span.byte_range().end;
+        let scope_end = self.blocks.last().copied().unwrap_or(usize::MAX);
+        match &local.pat {
+            Pat::Type(pt) => {
+                if let Pat::Ident(pi) = &*pt.pat {
+                    self.bind(pi.ident.to_string(), Some(&pt.ty), None, from, scope_end);
+                }
+            }
+            Pat::Ident(pi) => {
+                let constructed = local.init.as_ref().and_then(|i| constructed_type(&i.expr));
+                self.bind(pi.ident.to_string(), None, constructed, from, scope_end);
+            }
+            // `let (a, b) = ..`, `let Some(x) = .. else`: names of unknown type.
+            other => self.visit_pat(other),
+        }
     }
 }
 
@@ -507,7 +545,7 @@ impl<'a> Resolver<'a> {
     fn type_of(&self, e: &Expr, self_type: Option<&str>, env: &TypeEnv) -> Option<String> {
         match strip(e) {
             Expr::Path(p) if p.path.is_ident("self") => self_type.map(str::to_string),
-            Expr::Path(p) => p.path.get_ident().and_then(|i| env.type_of(&i.to_string())).map(str::to_string),
+            Expr::Path(p) => p.path.get_ident().and_then(|i| env.type_of_at(&i.to_string(), i.span().byte_range().start)).map(str::to_string),
             Expr::Field(f) => {
                 let owner = self.type_of(&f.base, self_type, env)?;
                 let syn::Member::Named(name) = &f.member else { return None };
@@ -515,7 +553,7 @@ impl<'a> Resolver<'a> {
             }
             // `layers[i]` where `layers: &[Block]`, `self.layers[i]` where the field is `Vec<Block>`.
             Expr::Index(i) => match strip(&i.expr) {
-                Expr::Path(p) => p.path.get_ident().and_then(|v| env.element_of(&v.to_string())).map(str::to_string),
+                Expr::Path(p) => p.path.get_ident().and_then(|v| env.element_of_at(&v.to_string(), v.span().byte_range().start)).map(str::to_string),
                 Expr::Field(f) => {
                     let owner = self.type_of(&f.base, self_type, env)?;
                     let syn::Member::Named(name) = &f.member else { return None };
@@ -589,5 +627,40 @@ pub fn strip(expr: &Expr) -> &Expr {
         Expr::Group(g) => strip(&g.expr),
         Expr::Unary(u) if matches!(u.op, syn::UnOp::Deref(_)) => strip(&u.expr),
         _ => expr,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The type of each `e` that receives a method call, in source order.
+    fn receiver_types(src: &str) -> Vec<Option<String>> {
+        let f: syn::ItemFn = syn::parse_str(src).unwrap();
+        let env = TypeEnv::of(&f.sig, Some(&f.block));
+        struct Receivers<'e>(&'e TypeEnv, Vec<Option<String>>);
+        impl<'ast> Visit<'ast> for Receivers<'_> {
+            fn visit_expr_method_call(&mut self, m: &'ast syn::ExprMethodCall) {
+                if let Expr::Path(p) = &*m.receiver {
+                    let i = p.path.get_ident().unwrap();
+                    self.1.push(self.0.type_of_at(&i.to_string(), i.span().byte_range().start).map(str::to_string));
+                }
+                syn::visit::visit_expr_method_call(self, m);
+            }
+        }
+        let mut v = Receivers(&env, Vec::new());
+        v.visit_block(&f.block);
+        v.1
+    }
+
+    #[test]
+    fn bindings_are_scoped_and_shadowing_is_a_new_binding() {
+        let types = receiver_types(
+            "fn f(e: Engine) { { let e: Other = Other; e.put(); } e.put(); let e = make(); e.put(); let e = Cache::new(); e.put(); for e in es { e.put(); } }",
+        );
+        let s = |t: &str| Some(t.to_string());
+        // The inner `let` types only its block; an untyped shadow is unknown, not the old type;
+        // a loop variable is unknown.
+        assert_eq!(types, vec![s("Other"), s("Engine"), None, s("Cache"), None]);
     }
 }
