@@ -188,7 +188,7 @@ pub fn analyze_file(file: &FileRef, ast: &syn::File, crate_name: &str, module: &
         full_module.extend(f.modules.iter().cloned());
         let Some(imports) = imports.get(f.modules) else { return };
         let here = definition_path(&full_module, f.self_type, &f.sig.ident);
-        let resolver = Resolver { index, crate_name, module: full_module, imports, fields: &fields };
+        let resolver = Resolver { index, crate_name, module: full_module, imports, fields: &fields, current: Some(here.clone()) };
         // Contract errors were reported while indexing; here the contract is only read. Without
         // an attribute, a contracts file's contract for this function's path is its own: the
         // body rules hold exactly as if the attribute stood here.

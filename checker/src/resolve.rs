@@ -307,6 +307,35 @@ fn element_type_name(ty: &Type) -> Option<String> {
     }
 }
 
+/// The type a function hands back for method calls on it: through `Result`/`Option` (the `?` or
+/// `unwrap` that follows takes them off), references, `Box`/`Arc`/`Rc`, and lock and cell guards
+/// (which deref to their content); `Self` is the `impl` type.
+fn return_type_name(output: &syn::ReturnType, self_type: Option<&str>) -> Option<String> {
+    let syn::ReturnType::Type(_, ty) = output else { return None };
+    let mut ty: &Type = ty;
+    loop {
+        match ty {
+            Type::Reference(r) => ty = &r.elem,
+            Type::Paren(p) => ty = &p.elem,
+            Type::Path(p) => {
+                let seg = p.path.segments.last()?;
+                let wrapper = ["Result", "Option", "Box", "Arc", "Rc", "MutexGuard", "RwLockReadGuard", "RwLockWriteGuard", "Ref", "RefMut"];
+                if wrapper.contains(&seg.ident.to_string().as_str()) {
+                    let syn::PathArguments::AngleBracketed(args) = &seg.arguments else { return None };
+                    let Some(syn::GenericArgument::Type(inner)) = args.args.first() else { return None };
+                    ty = inner;
+                    continue;
+                }
+                if seg.ident == "Self" {
+                    return self_type.map(str::to_string);
+                }
+                return type_name(ty);
+            }
+            _ => return type_name(ty),
+        }
+    }
+}
+
 /// Receivers of these types are not the workspace's: a contracted `Cache::get` is not `vec.get(i)`.
 pub const BUILTIN: &str = "<builtin>";
 const STD_TYPES: &[&str] = &[
@@ -340,18 +369,31 @@ fn constructed_type(expr: &Expr) -> Option<String> {
     }
 }
 
-/// Field types of the structs declared in a file: `(Struct, field)` → type, by last path segment.
+/// Field types of the structs declared in a file: `(Struct, field)` → type, by last path segment;
+/// and the return types of the file's functions and methods, `(impl type, name)` → type, so that
+/// a method chain (`self.lookup(b)?.execute(..)`) has a receiver type.
 #[derive(Debug, Default)]
 pub struct FieldTypes {
     types: HashMap<(String, String), String>,
     elements: HashMap<(String, String), String>,
+    returns: HashMap<(Option<String>, String), String>,
 }
 
 impl FieldTypes {
     pub fn of(items: &[syn::Item]) -> FieldTypes {
         let mut out = FieldTypes::default();
         out.collect(items);
+        reuse_rules::external::walk_fns(items, &mut |f| {
+            if let Some(ty) = return_type_name(&f.sig.output, f.self_type) {
+                out.returns.insert((f.self_type.map(str::to_string), f.sig.ident.to_string()), ty);
+            }
+        });
         out
+    }
+
+    /// What a function or method of this file returns, by last path segment (see [`return_type_name`]).
+    pub fn returns(&self, owner: Option<&str>, name: &str) -> Option<&str> {
+        self.returns.get(&(owner.map(str::to_string), name.to_string())).map(String::as_str)
     }
 
     fn collect(&mut self, items: &[syn::Item]) {
@@ -396,6 +438,8 @@ pub struct Resolver<'a> {
     pub module: Vec<String>,
     pub imports: &'a Imports,
     pub fields: &'a FieldTypes,
+    /// The definition path of the function whose calls are resolved, if any.
+    pub current: Option<Vec<String>>,
 }
 
 impl<'a> Resolver<'a> {
@@ -546,6 +590,25 @@ impl<'a> Resolver<'a> {
         match strip(e) {
             Expr::Path(p) if p.path.is_ident("self") => self_type.map(str::to_string),
             Expr::Path(p) => p.path.get_ident().and_then(|i| env.type_of_at(&i.to_string(), i.span().byte_range().start)).map(str::to_string),
+            // A method chain: what the method returns (`self.lookup(b)?.execute(..)`).
+            Expr::Try(t) => self.type_of(&t.expr, self_type, env),
+            Expr::MethodCall(m) if matches!(m.method.to_string().as_str(), "unwrap" | "expect" | "lock" | "borrow" | "borrow_mut" | "read" | "write" | "as_ref" | "as_mut" | "clone") => {
+                // Unwrapping, locking and borrowing give back the same content type here.
+                self.type_of(&m.receiver, self_type, env)
+            }
+            Expr::MethodCall(m) => {
+                let owner = self.type_of(&m.receiver, self_type, env)?;
+                self.fields.returns(Some(&owner), &m.method.to_string()).map(str::to_string)
+            }
+            Expr::Call(c) => match &*c.func {
+                Expr::Path(p) if p.path.segments.len() == 1 => self.fields.returns(None, &p.path.segments[0].ident.to_string()).map(str::to_string),
+                Expr::Path(p) if p.path.segments.len() == 2 => {
+                    let owner = p.path.segments[0].ident.to_string();
+                    let owner = if owner == "Self" { self_type?.to_string() } else { owner };
+                    self.fields.returns(Some(&owner), &p.path.segments[1].ident.to_string()).map(str::to_string)
+                }
+                _ => None,
+            },
             Expr::Field(f) => {
                 let owner = self.type_of(&f.base, self_type, env)?;
                 let syn::Member::Named(name) = &f.member else { return None };
@@ -575,7 +638,12 @@ impl<'a> Resolver<'a> {
             if methods.first().is_some_and(|f| COMMON_METHODS.contains(&f.name.as_str())) {
                 return Vec::new();
             }
-            return methods.into_iter().filter(|f| f.external || f.path[0] == self.crate_name || self.imports.mentions_crate(&f.path[0])).collect();
+            // Never the function being checked: an unknown receiver is not `self`.
+            return methods
+                .into_iter()
+                .filter(|f| f.external || f.path[0] == self.crate_name || self.imports.mentions_crate(&f.path[0]))
+                .filter(|f| self.current.as_ref() != Some(&f.path))
+                .collect();
         };
         let mut typed: Vec<&ContractedFn> = methods.iter().copied().filter(|f| f.self_type.as_deref() == Some(ty.as_str())).collect();
         if typed.is_empty() && ty != BUILTIN {

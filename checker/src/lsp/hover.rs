@@ -79,7 +79,7 @@ fn find(ctx: &HoverCtx, ast: &syn::File, offset: usize) -> Option<(Range<usize>,
         let Some(site) = CallSite::of(call) else { return };
         let mut module = ctx.module.to_vec();
         module.extend(f.modules.iter().cloned());
-        let resolver = Resolver { index: ctx.index, crate_name: ctx.crate_name, module, imports: &imports, fields: &fields };
+        let resolver = Resolver { index: ctx.index, crate_name: ctx.crate_name, module, imports: &imports, fields: &fields, current: None };
         let env = TypeEnv::of(f.sig, Some(body));
         out = match resolver.resolve(&site, f.self_type, &env) {
             Resolution::One(callee) => Some((range, call_hover(callee))),
