@@ -3,6 +3,7 @@
 
 mod ambiguous_call;
 mod effect_order;
+mod fallback_index;
 mod forbidden_write;
 mod hit_skips_effect;
 mod memoized_effect;
@@ -48,6 +49,7 @@ pub fn check_fn(ctx: &FnCtx, out: &mut Vec<Finding>) {
     let calls = ctx.calls();
     memoized_effect::check(ctx, calls, out);
     pad_to_null_block::check(ctx, calls, out);
+    fallback_index::check(ctx, calls, out);
     use_after_donate::check(ctx, calls, out);
     ambiguous_call::check(ctx, calls, out);
 }

@@ -121,6 +121,7 @@ mod alias_type_mismatch;
 mod ambiguous_call;
 mod contract_syntax;
 mod effect_order;
+mod fallback_index;
 mod forbidden_write;
 mod hit_mismatch;
 mod hit_skips_effect;
@@ -145,6 +146,7 @@ pub use alias_type_mismatch::ALIAS_TYPE_MISMATCH;
 pub use ambiguous_call::AMBIGUOUS_CALL;
 pub use contract_syntax::CONTRACT_SYNTAX;
 pub use effect_order::EFFECT_ORDER;
+pub use fallback_index::FALLBACK_INDEX;
 pub use forbidden_write::FORBIDDEN_WRITE;
 pub use hit_mismatch::HIT_MISMATCH;
 pub use hit_skips_effect::HIT_SKIPS_EFFECT;
@@ -175,6 +177,7 @@ pub static ALL: &[&Rule] = &[
     &STALE_HIT,
     &HIT_MISMATCH,
     &PAD_TO_NULL_BLOCK,
+    &FALLBACK_INDEX,
     &FORBIDDEN_WRITE,
     &UNDECLARED_WRITE,
     &USE_AFTER_DONATE,
