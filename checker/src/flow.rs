@@ -34,6 +34,23 @@ pub enum ExitKind {
     Return,
     Try,
     Tail,
+    /// A return or tail value that declines to serve: `Err(..)`, `None`, `Ok(None)` (an error, or
+    /// a miss that leaves the work to the caller). Like `?`, exempt from `preserves` (SPEC.md).
+    Declines,
+}
+
+/// Whether a returned value declines to serve: `Err(..)`, `None`, `Ok(None)`.
+pub fn declines(e: &Expr) -> bool {
+    match e {
+        Expr::Paren(p) => declines(&p.expr),
+        Expr::Path(p) => p.path.is_ident("None"),
+        Expr::Call(c) => match &*c.func {
+            Expr::Path(p) if p.path.segments.last().is_some_and(|s| s.ident == "Err") => true,
+            Expr::Path(p) if p.path.segments.last().is_some_and(|s| s.ident == "Ok") => c.args.len() == 1 && declines(&c.args[0]) && !matches!(&c.args[0], Expr::Call(_)),
+            _ => false,
+        },
+        _ => false,
+    }
 }
 
 /// A place where the function returns, with every trace that reaches it.
@@ -70,11 +87,11 @@ fn exits_within(body: &Block, effects_of_call: &dyn Fn(&Expr) -> Vec<u8>, max_st
     let mut interp = Interp { effects_of_call, exits: Vec::new(), loops: Vec::new(), steps: 0, max_steps };
     let out = interp.block(body, BTreeSet::from([Vec::new()]));
     if !out.is_empty() {
-        let span = match body.stmts.last() {
-            Some(Stmt::Expr(e, None)) => expr_span(e),
-            _ => (body.brace_token.span.close(), body.brace_token.span.close()),
+        let (span, kind) = match body.stmts.last() {
+            Some(Stmt::Expr(e, None)) => (expr_span(e), if declines(e) { ExitKind::Declines } else { ExitKind::Tail }),
+            _ => ((body.brace_token.span.close(), body.brace_token.span.close()), ExitKind::Tail),
         };
-        interp.exit(ExitKind::Tail, span, out);
+        interp.exit(kind, span, out);
     }
     if interp.steps > interp.max_steps {
         return Err(TooComplex);
@@ -209,7 +226,8 @@ impl Interp<'_> {
                     Some(v) => (r.return_token.span, expr_span(v).1),
                     None => (r.return_token.span, r.return_token.span),
                 };
-                self.exit(ExitKind::Return, span, s);
+                let kind = if r.expr.as_deref().is_some_and(declines) { ExitKind::Declines } else { ExitKind::Return };
+                self.exit(kind, span, s);
                 States::new()
             }
             Expr::Try(t) => {

@@ -12,7 +12,7 @@ use reuse_rules::contract::{Clause, Effect};
 use super::hit_skips_effect::describe_exit;
 
 pub(super) fn check(ctx: &FnCtx, clause: &Clause<Range<usize>>, effects: &[Effect<Range<usize>>], exits: &[Exit], out: &mut Vec<Finding>) {
-    for exit in exits {
+    for exit in exits.iter().filter(|e| super::hit_skips_effect::serves(e)) {
         let problem = exit.traces.iter().find_map(|trace| {
             if let Some(dup) = (0..effects.len() as u8).find(|i| trace.iter().filter(|t| *t == i).count() > 1) {
                 return Some(format!("`{}` runs more than once", effects[dup as usize].name()));

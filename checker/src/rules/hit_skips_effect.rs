@@ -73,12 +73,19 @@ pub(super) fn describe_exit(kind: ExitKind) -> &'static str {
     match kind {
         ExitKind::Return => "this return",
         ExitKind::Try => "this `?`",
-        ExitKind::Tail => "this path",
+        ExitKind::Tail | ExitKind::Declines => "this path",
     }
 }
 
+/// Whether an exit serves a result (a hit, or a miss that computed it). Error exits (`?`,
+/// `return Err(..)`) and misses that decline (`None`, `Ok(None)`: the caller does the work) are
+/// exempt from `preserves`, as SPEC.md says.
+pub(super) fn serves(exit: &Exit) -> bool {
+    !matches!(exit.kind, ExitKind::Try | ExitKind::Declines)
+}
+
 pub(super) fn check(ctx: &FnCtx, clause: &Clause<Range<usize>>, effects: &[Effect<Range<usize>>], exits: &[Exit], out: &mut Vec<Finding>) {
-    for exit in exits {
+    for exit in exits.iter().filter(|e| serves(e)) {
         let missing: Vec<&str> = effects
             .iter()
             .enumerate()
