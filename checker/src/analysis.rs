@@ -88,13 +88,12 @@ impl<'a> FnCtx<'a> {
 
 impl FnCtx<'_> {
     /// The half-open range of positions a `forbids_write` region index covers, when its bounds are
-    /// literals or known constants (`0..BLOCK_SIZE`, `NULL_BLOCK`, `..=3`).
-    /// The bounds of a contract's region, its constants read as the contract's crate (`owner`)
-    /// sees them, then as this function's crate does.
+    /// literals or known constants (`0..BLOCK_SIZE`, `NULL_BLOCK`, `..=3`), its constants read as
+    /// the contract's crate (`owner`) sees them, then as this function's crate does.
     pub fn region_bounds(&self, index: &RegionIndex<Range<usize>>, owner: &str) -> Option<(i128, i128)> {
         let value = |b: &Bound<Range<usize>>| match b {
             Bound::Int { value, .. } => Some(*value),
-            Bound::Const(p) => self.index.const_value_in(p.last_name(), &[owner, self.resolver.crate_name]),
+            Bound::Const(p) => self.const_seen_by(p.last_name(), owner),
         };
         match index {
             RegionIndex::At(b) => value(b).map(|v| (v, v.saturating_add(1))),
@@ -103,6 +102,20 @@ impl FnCtx<'_> {
                 end.as_ref().map_or(Some(i128::MAX), |b| value(b).map(|v| v.saturating_add(i128::from(*inclusive))))?,
             )),
         }
+    }
+
+    /// The value of a `skip` sentinel of `callee`'s contract, read as for [`Self::region_bounds`].
+    pub fn sentinel_value(&self, skip: &reuse_rules::contract::Sentinel<Range<usize>>, callee: &ContractedFn) -> Option<i128> {
+        match skip {
+            reuse_rules::contract::Sentinel::Int { value, .. } => Some(*value),
+            reuse_rules::contract::Sentinel::Const(p) => self.const_seen_by(p.last_name(), &callee.path[0]),
+        }
+    }
+
+    /// A constant as a contract of crate `owner` sees it: that crate's definition first, then this
+    /// function's crate's.
+    fn const_seen_by(&self, name: &str, owner: &str) -> Option<i128> {
+        self.index.const_value_in(name, &[owner, self.resolver.crate_name])
     }
 }
 

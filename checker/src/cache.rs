@@ -136,8 +136,9 @@ pub fn location(target: &Target) -> Option<CacheLocation> {
 fn secret(dir: &Path) -> Option<u64> {
     use std::hash::{BuildHasher, Hasher};
     let path = dir.join("secret");
-    if let Ok(bytes) = std::fs::read(&path) {
-        return bytes.get(..8).map(|b| u64::from_le_bytes(b.try_into().expect("8 bytes")));
+    let stored = || std::fs::read(&path).ok()?.get(..8).map(|b| u64::from_le_bytes(b.try_into().expect("8 bytes")));
+    if path.exists() {
+        return stored();
     }
     // `RandomState` is keyed from the operating system's random source.
     let mut h = std::collections::hash_map::RandomState::new().build_hasher();
@@ -153,7 +154,7 @@ fn secret(dir: &Path) -> Option<u64> {
             Some(seed)
         }
         // Another checker created it meanwhile.
-        Err(_) => std::fs::read(&path).ok()?.get(..8).map(|b| u64::from_le_bytes(b.try_into().expect("8 bytes"))),
+        Err(_) => stored(),
     }
 }
 
@@ -231,7 +232,7 @@ fn exe_stamp() -> Option<(PathBuf, u64, u128)> {
 /// The cached report, if it is valid and every stamp still holds.
 pub fn load(target: &Target) -> Option<Report> {
     let loc = location(target)?;
-    let text = read_regular(&loc.file, 256 << 20)?;
+    let text = crate::source::read_regular_file(&loc.file, 256 << 20).ok()?;
     let cache: CacheFile = serde_json::from_slice(&text).ok()?;
     if cache.version != VERSION || cache.target != target_key(target) || cache.exe != exe_stamp() {
         return None;
@@ -309,18 +310,6 @@ pub fn load(target: &Target) -> Option<Report> {
         warnings: cache.warnings.clone(),
         sources: cache.sources.clone(),
     })
-}
-
-/// A regular file's bytes, at most `cap`; links and special files are not read.
-fn read_regular(path: &Path, cap: u64) -> Option<Vec<u8>> {
-    use std::io::Read;
-    let meta = std::fs::symlink_metadata(path).ok()?;
-    if !meta.is_file() || meta.len() > cap {
-        return None;
-    }
-    let mut bytes = Vec::new();
-    std::fs::File::open(path).ok()?.take(cap).read_to_end(&mut bytes).ok()?;
-    Some(bytes)
 }
 
 /// Writes the cache; failures are ignored (no cache directory just means no warm checks).

@@ -160,21 +160,12 @@ fn reach(ws: &Workspace) -> Vec<Option<Arc<std::collections::HashSet<String>>>> 
 /// The text of a source file: a regular file (never a FIFO or a device, which could block or
 /// never end), at most [`crate::source::MAX_SOURCE_BYTES`], valid UTF-8 (rustc accepts nothing else).
 pub fn read_source(path: &Path) -> Result<String, String> {
-    use std::io::Read;
-    let file = std::fs::File::open(path).map_err(|e| e.to_string())?;
-    let meta = file.metadata().map_err(|e| e.to_string())?;
-    if !meta.is_file() {
-        return Err("not a regular file".into());
-    }
-    let cap = crate::source::MAX_SOURCE_BYTES;
-    if meta.len() > cap {
-        return Err(format!("{} MiB, over the {} MiB limit of a source file", meta.len() >> 20, cap >> 20));
-    }
-    let mut bytes = Vec::with_capacity(meta.len() as usize);
-    file.take(cap + 1).read_to_end(&mut bytes).map_err(|e| e.to_string())?;
-    if bytes.len() as u64 > cap {
-        return Err(format!("over the {} MiB limit of a source file", cap >> 20));
-    }
+    use crate::source::{read_regular_file, ReadError, MAX_SOURCE_BYTES};
+    let bytes = read_regular_file(path, MAX_SOURCE_BYTES).map_err(|e| match e {
+        ReadError::Io(e) => e.to_string(),
+        ReadError::NotRegular => "not a regular file".into(),
+        ReadError::TooLarge(len) => format!("{} MiB, over the {} MiB limit of a source file", len >> 20, MAX_SOURCE_BYTES >> 20),
+    })?;
     String::from_utf8(bytes).map_err(|e| format!("not valid UTF-8 (byte {}), so not Rust source", e.utf8_error().valid_up_to()))
 }
 
@@ -274,13 +265,8 @@ impl Session {
         let job = self.jobs[pos].clone();
         let parsed = (job.external || declares(&job.file.text)).then(|| job.file.parse());
         let decls = match &parsed {
-            Some(Ok(ast)) => {
-                let mut d = index_file(&job.file, ast, &job.module, job.external);
-                d.reexports = crate::index::scan_reexports(&job.file.text, &job.module);
-                d.krate = job.module.first().cloned();
-                Some(d)
-            }
-            Some(Err(e)) => Some(FileDecls { findings: vec![parse_error(&job, e)], ..Default::default() }),
+            Some(Ok(ast)) => Some(with_file_facts(&job, index_file(&job.file, ast, &job.module, job.external))),
+            Some(Err(e)) => Some(with_file_facts(&job, FileDecls { findings: vec![parse_error(&job, e)], ..Default::default() })),
             None => file_decls(&job),
         };
         match decls {
@@ -424,33 +410,41 @@ fn collect_decls(jobs: &[FileJob]) -> Vec<(String, FileDecls)> {
 }
 
 /// What one file declares: files with contract or effect markers are parsed, the others only
-/// scanned for integer constants. `None`: nothing to declare.
+/// scanned for integer constants and re-exports. `None`: nothing to declare.
 fn file_decls(j: &FileJob) -> Option<FileDecls> {
-    let mut decls = file_decls_unowned(j)?;
-    decls.krate = j.module.first().cloned();
-    Some(decls)
+    let decls = parsed_decls(j);
+    let reexports = !j.external && reexports_something(&j.file.text);
+    (decls.is_some() || reexports).then(|| with_file_facts(j, decls.unwrap_or_default()))
 }
 
-fn file_decls_unowned(j: &FileJob) -> Option<FileDecls> {
+/// What a file declares that needs more than a scan of its text (or its constants, scanned).
+fn parsed_decls(j: &FileJob) -> Option<FileDecls> {
     if let Some(reason) = &j.unreadable {
         return Some(FileDecls { findings: vec![unreadable(j, reason)], ..Default::default() });
     }
-    // Re-exports are read from any file that has one, without parsing it.
-    let reexports = if !j.external && reexports_something(&j.file.text) { crate::index::scan_reexports(&j.file.text, &j.module) } else { Vec::new() };
     if !j.external && !may_declare(&j.file.text) {
-        return (!reexports.is_empty()).then(|| FileDecls { reexports, ..Default::default() });
+        return None;
     }
     if !j.external && !declares(&j.file.text) {
         let consts = crate::index::scan_int_consts(&j.file.text);
-        return Some(FileDecls { consts, reexports, ..Default::default() });
+        return Some(FileDecls { consts, ..Default::default() });
     }
-    let mut decls = match j.file.parse() {
+    let decls = match j.file.parse() {
         Ok(ast) => index_file(&j.file, &ast, &j.module, j.external),
         Err(e) => FileDecls { findings: vec![parse_error(j, &e)], ..Default::default() },
     };
-    decls.reexports = reexports;
     forget_spans();
     Some(decls)
+}
+
+/// What every file's declarations carry besides what was parsed: the crate they belong to (its
+/// constants are that crate's) and the `pub use` re-exports, read without parsing the file.
+fn with_file_facts(j: &FileJob, mut decls: FileDecls) -> FileDecls {
+    decls.krate = j.module.first().cloned();
+    if !j.external && reexports_something(&j.file.text) {
+        decls.reexports = crate::index::scan_reexports(&j.file.text, &j.module);
+    }
+    decls
 }
 
 /// Whether a text may hold a `pub use` (the prefilter for re-exports).

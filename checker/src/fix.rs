@@ -73,7 +73,7 @@ fn write_fixed(path: &Path, checked_text: &str, fixes: &[&Fix], root: &Path) -> 
     if !dir.join(name).starts_with(&root) {
         return Err(format!("is outside the checked tree ({})", root.display()));
     }
-    let current = std::fs::read_to_string(path).map_err(|e| format!("cannot be read: {e}"))?;
+    let current = crate::engine::read_source(path).map_err(|e| format!("cannot be read: {e}"))?;
     if current != checked_text {
         return Err("changed since it was checked".into());
     }

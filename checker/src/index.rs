@@ -86,9 +86,9 @@ pub struct Reexport {
     pub relative: bool,
 }
 
-/// Re-exports are followed at most this many times for one path (chains through crates are short;
-/// cycles `pub use a::*` / `pub use b::*` must end).
-const MAX_REEXPORT_HOPS: usize = 8;
+/// The paths one path may name through re-exports, at most (chains through crates are short;
+/// cycles such as `pub use a::*` / `pub use b::*` must end).
+const MAX_ALIASES: usize = 64;
 
 impl Index {
     pub fn add(&mut self, decl: FileDecls) {
@@ -116,38 +116,26 @@ impl Index {
     pub fn aliases(&self, path: &[String]) -> Vec<Vec<String>> {
         let mut out: Vec<Vec<String>> = vec![path.to_vec()];
         let mut next = 0;
-        while next < out.len() && out.len() < 64 {
+        while next < out.len() && out.len() < MAX_ALIASES {
             let p = out[next].clone();
             next += 1;
-            if next > MAX_REEXPORT_HOPS * 8 {
-                break;
-            }
             for split in 1..p.len() {
                 let (module, name, rest) = (&p[..split], &p[split], &p[split + 1..]);
                 for r in self.reexports.get(module).into_iter().flatten() {
                     // A glob stands for the items of its target, the last segment of a path: not
                     // for a module on the way (`kv::ops::write` is not `kv::layers::ops::write`).
-                    let heads: Vec<Vec<String>> = if r.name == "*" && rest.is_empty() {
-                        let mut t = r.target.clone();
-                        t.push(name.clone());
-                        vec![t]
+                    let head: Vec<String> = if r.name == "*" && rest.is_empty() {
+                        r.target.iter().chain([name]).cloned().collect()
                     } else if r.name == *name && r.name != "*" {
-                        vec![r.target.clone()]
+                        r.target.clone()
                     } else {
                         continue;
                     };
-                    for head in heads {
-                        let mut forms = vec![head.clone()];
-                        if r.relative {
-                            let mut local = r.module.clone();
-                            local.extend(head);
-                            forms.push(local);
-                        }
-                        for mut full in forms {
-                            full.extend(rest.iter().cloned());
-                            if !out.contains(&full) {
-                                out.push(full);
-                            }
+                    let local = r.relative.then(|| r.module.iter().chain(&head).cloned().collect::<Vec<String>>());
+                    for mut full in std::iter::once(head.clone()).chain(local) {
+                        full.extend(rest.iter().cloned());
+                        if !out.contains(&full) {
+                            out.push(full);
                         }
                     }
                 }

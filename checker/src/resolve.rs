@@ -217,6 +217,11 @@ impl TypeEnv {
         self.bindings.get(var)?.iter().rev().find(|b| b.from <= at && at < b.scope_end)
     }
 
+    /// Where the bindings made now end: with the innermost block being visited.
+    fn scope_end(&self) -> usize {
+        self.blocks.last().copied().unwrap_or(usize::MAX)
+    }
+
     fn bind(&mut self, name: String, ty: Option<&Type>, constructed: Option<String>, from: usize, scope_end: usize) {
         let binding = Binding {
             ty: ty.and_then(type_name).or(constructed),
@@ -239,8 +244,7 @@ impl<'ast> Visit<'ast> for TypeEnv {
     /// closure parameters): their type is not known, and they hide an outer binding of the name
     /// (to the end of the enclosing block, which is more than their scope: unknown, not guessed).
     fn visit_pat_ident(&mut self, p: &'ast syn::PatIdent) {
-        let scope_end = self.blocks.last().copied().unwrap_or(usize::MAX);
-        self.bind(p.ident.to_string(), None, None, p.ident.span().byte_range().start, scope_end);
+        self.bind(p.ident.to_string(), None, None, p.ident.span().byte_range().start, self.scope_end());
         syn::visit::visit_pat_ident(self, p);
     }
 
@@ -253,7 +257,7 @@ impl<'ast> Visit<'ast> for TypeEnv {
             }
         }
         let from = local.semi_token.span.byte_range().end;
-        let scope_end = self.blocks.last().copied().unwrap_or(usize::MAX);
+        let scope_end = self.scope_end();
         match &local.pat {
             Pat::Type(pt) => {
                 if let Pat::Ident(pi) = &*pt.pat {
@@ -295,14 +299,22 @@ fn element_type_name(ty: &Type) -> Option<String> {
         Type::Array(a) => type_name(&a.elem),
         Type::Path(p) => {
             let seg = p.path.segments.last()?;
-            let syn::PathArguments::AngleBracketed(args) = &seg.arguments else { return None };
-            let Some(syn::GenericArgument::Type(inner)) = args.args.first() else { return None };
+            let inner = first_type_argument(seg)?;
             match seg.ident.to_string().as_str() {
                 "Vec" | "VecDeque" => type_name(inner),
                 "Box" | "Rc" | "Arc" => element_type_name(inner),
                 _ => None,
             }
         }
+        _ => None,
+    }
+}
+
+/// `T` of `Name<T, ..>`.
+fn first_type_argument(seg: &syn::PathSegment) -> Option<&Type> {
+    let syn::PathArguments::AngleBracketed(args) = &seg.arguments else { return None };
+    match args.args.first() {
+        Some(syn::GenericArgument::Type(inner)) => Some(inner),
         _ => None,
     }
 }
@@ -321,9 +333,7 @@ fn return_type_name(output: &syn::ReturnType, self_type: Option<&str>) -> Option
                 let seg = p.path.segments.last()?;
                 let wrapper = ["Result", "Option", "Box", "Arc", "Rc", "MutexGuard", "RwLockReadGuard", "RwLockWriteGuard", "Ref", "RefMut"];
                 if wrapper.contains(&seg.ident.to_string().as_str()) {
-                    let syn::PathArguments::AngleBracketed(args) = &seg.arguments else { return None };
-                    let Some(syn::GenericArgument::Type(inner)) = args.args.first() else { return None };
-                    ty = inner;
+                    ty = first_type_argument(seg)?;
                     continue;
                 }
                 if seg.ident == "Self" {

@@ -129,6 +129,49 @@ pub const MAX_CHAIN: usize = 2048;
 /// large, and a generated one would cost seconds and gigabytes to parse.
 pub const MAX_SOURCE_BYTES: u64 = 8 << 20;
 
+/// Why [`read_regular_file`] read nothing.
+#[derive(Debug)]
+pub enum ReadError {
+    Io(std::io::Error),
+    /// A directory, a FIFO, a device, a socket, or a link as the last component.
+    NotRegular,
+    /// More bytes than the cap (the file's length, or what it grew to while read).
+    TooLarge(u64),
+}
+
+/// The bytes of a regular file, at most `cap`: opened without following a last link and without
+/// blocking (a FIFO or `/dev/stdin` can neither hang nor stream forever), then checked on the open
+/// handle (`fstat`), so a swap between a check and the open is caught. The one way the checker,
+/// its cache and the language server read a file of the checked tree.
+pub fn read_regular_file(path: &std::path::Path, cap: u64) -> Result<Vec<u8>, ReadError> {
+    use std::io::Read;
+    let mut options = std::fs::OpenOptions::new();
+    options.read(true);
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::OpenOptionsExt;
+        options.custom_flags(libc::O_NOFOLLOW | libc::O_NONBLOCK);
+    }
+    let file = options.open(path).map_err(|e| match e.raw_os_error() {
+        #[cfg(unix)]
+        Some(libc::ELOOP) => ReadError::NotRegular,
+        _ => ReadError::Io(e),
+    })?;
+    let meta = file.metadata().map_err(ReadError::Io)?;
+    if !meta.is_file() {
+        return Err(ReadError::NotRegular);
+    }
+    if meta.len() > cap {
+        return Err(ReadError::TooLarge(meta.len()));
+    }
+    let mut bytes = Vec::with_capacity(meta.len() as usize);
+    file.take(cap + 1).read_to_end(&mut bytes).map_err(ReadError::Io)?;
+    if bytes.len() as u64 > cap {
+        return Err(ReadError::TooLarge(bytes.len() as u64));
+    }
+    Ok(bytes)
+}
+
 /// Why a file's text was not turned into a syntax tree.
 #[derive(Debug)]
 pub enum ParseFailure {

@@ -66,7 +66,7 @@ pub struct TargetInfo {
 
 impl PackageInfo {
     fn from_cargo(p: &cargo_metadata::Package, dir: &Path) -> PackageInfo {
-        let target = p.targets.iter().find(|t| t.is_lib() || t.is_rlib() || t.is_proc_macro()).or(p.targets.first());
+        let target = lib_target(p).or(p.targets.first());
         let target = match target {
             Some(t) => TargetInfo {
                 name: t.name.clone(),
@@ -279,7 +279,7 @@ fn path_dependencies(meta: &cargo_metadata::Metadata, known: &[PathBuf], warning
                 queue.push(dir.join(path));
             }
         }
-        if !tables.iter().any(|t| t.contains_key("reuse") || t.contains_key("reuse-macros")) {
+        if !tables.iter().any(|t| REUSE_CRATES.iter().any(|r| t.contains_key(*r))) {
             continue;
         }
         let package = manifest.get("package").and_then(|p| p.as_table());
@@ -384,7 +384,7 @@ fn discover_cargo(manifest: Option<&Path>, target: &Target) -> Result<Workspace,
     let member_dirs: Vec<PathBuf> = packages.iter().map(|p| p.dir.clone()).collect();
     let mut resolved_dirs = member_dirs.clone();
     for p in contract_dependencies(&meta) {
-        let Some(lib) = p.targets.iter().find(|t| t.is_lib() || t.is_rlib() || t.is_proc_macro()) else { continue };
+        let Some(lib) = lib_target(p) else { continue };
         let dir: PathBuf = p.manifest_path.parent().map(Into::into).unwrap_or_default();
         let src: PathBuf = lib.src_path.parent().map(Into::into).unwrap_or_else(|| dir.clone());
         // Only the library's sources: a dependency's tests and examples declare nothing it exports.
@@ -410,11 +410,11 @@ fn discover_cargo(manifest: Option<&Path>, target: &Target) -> Result<Workspace,
         log.dirs.extend(d.ancestors().skip(1).take_while(|a| a.starts_with(&root)).map(Path::to_path_buf));
     }
     log.dirs.extend(member_glob_parents(&root_manifest, &root));
-        let depends_on_reuse = members.iter().any(|p| p.dependencies.iter().any(|d| matches!(d.name.as_str(), "reuse" | "reuse-macros")));
+    let depends_on_reuse = members.iter().any(|p| depends_on_reuse(p));
     let read: Vec<&PathBuf> = packages.iter().map(|p| &p.dir).collect();
     let mut dependency_sources: Vec<(String, PathBuf, PathBuf)> = Vec::new();
     for p in meta.packages.iter().filter(|p| !meta.workspace_members.contains(&p.id)) {
-        let Some(lib) = p.targets.iter().find(|t| t.is_lib() || t.is_rlib() || t.is_proc_macro()) else { continue };
+        let Some(lib) = lib_target(p) else { continue };
         let dir: PathBuf = p.manifest_path.parent().map(Into::into).unwrap_or_default();
         if !read.contains(&&dir) {
             dependency_sources.push((lib.name.replace('-', "_"), dir.clone(), lib.src_path.parent().map(Into::into).unwrap_or(dir)));
@@ -444,6 +444,19 @@ fn discover_cargo(manifest: Option<&Path>, target: &Target) -> Result<Workspace,
     })
 }
 
+/// The crates a package depends on to declare contracts (a crate without them cannot name the
+/// attributes).
+const REUSE_CRATES: &[&str] = &["reuse", "reuse-macros"];
+
+fn depends_on_reuse(p: &cargo_metadata::Package) -> bool {
+    p.dependencies.iter().any(|d| REUSE_CRATES.contains(&d.name.as_str()))
+}
+
+/// A package's library target (what other crates call into).
+fn lib_target(p: &cargo_metadata::Package) -> Option<&cargo_metadata::Target> {
+    p.targets.iter().find(|t| t.is_lib() || t.is_rlib() || t.is_proc_macro())
+}
+
 /// The names a package's code uses for its dependencies (a `package = ".."` rename included).
 fn code_names(p: &cargo_metadata::Package) -> Vec<String> {
     p.dependencies.iter().map(|d| d.rename.as_deref().unwrap_or(d.name.as_str()).replace('-', "_")).collect()
@@ -457,7 +470,7 @@ fn contract_dependencies(meta: &cargo_metadata::Metadata) -> Vec<&cargo_metadata
         .packages
         .iter()
         .filter(|p| !members.contains(&p.id))
-        .filter(|p| p.dependencies.iter().any(|d| matches!(d.name.as_str(), "reuse" | "reuse-macros")))
+        .filter(|p| depends_on_reuse(p))
         .collect();
     deps.sort_by(|a, b| (&a.name, &a.version).cmp(&(&b.name, &b.version)));
     deps

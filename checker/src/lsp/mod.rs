@@ -607,12 +607,9 @@ const MAX_FILE_BYTES: u64 = 16 << 20;
 /// inside `root` is read: the client names paths from the workspace, and the workspace is not
 /// trusted (a committed `x.rs -> /dev/stdin` would make the server read its own input and hang, a
 /// link to a FIFO would block the open, a link out of the tree would read files the user never
-/// asked to check). Links are resolved first and the target must lie under `root`; the file is
-/// opened without following a last link and without blocking, then checked again on the open
-/// handle (`fstat`), so a swap between the check and the open is caught; at most
-/// [`MAX_FILE_BYTES`] are read.
+/// asked to check). Links are resolved first and the target must lie under `root`; then
+/// [`crate::source::read_regular_file`] reads at most [`MAX_FILE_BYTES`].
 fn read_workspace_file(path: &Path, root: &Path) -> Result<Option<String>, String> {
-    use std::io::Read;
     let real = match std::fs::canonicalize(path) {
         Ok(p) => p,
         Err(e) if e.kind() == std::io::ErrorKind::NotFound && std::fs::symlink_metadata(path).is_err() => return Ok(None),
@@ -626,26 +623,12 @@ fn read_workspace_file(path: &Path, root: &Path) -> Result<Option<String>, Strin
     if !meta.is_file() {
         return Err("it is not a regular file".into());
     }
-    let mut options = std::fs::OpenOptions::new();
-    options.read(true);
-    #[cfg(unix)]
-    {
-        use std::os::unix::fs::OpenOptionsExt;
-        options.custom_flags(libc::O_NOFOLLOW | libc::O_NONBLOCK);
-    }
-    let file = options.open(&real).map_err(|e| e.to_string())?;
-    let meta = file.metadata().map_err(|e| e.to_string())?;
-    if !meta.is_file() {
-        return Err("it is not a regular file".into());
-    }
-    if meta.len() > MAX_FILE_BYTES {
-        return Err(format!("it has {} bytes, more than the {MAX_FILE_BYTES} the server reads", meta.len()));
-    }
-    let mut bytes = Vec::with_capacity(meta.len() as usize);
-    file.take(MAX_FILE_BYTES + 1).read_to_end(&mut bytes).map_err(|e| e.to_string())?;
-    if bytes.len() as u64 > MAX_FILE_BYTES {
-        return Err(format!("it grew past the {MAX_FILE_BYTES} bytes the server reads"));
-    }
+    use crate::source::ReadError;
+    let bytes = crate::source::read_regular_file(&real, MAX_FILE_BYTES).map_err(|e| match e {
+        ReadError::Io(e) => e.to_string(),
+        ReadError::NotRegular => "it is not a regular file".into(),
+        ReadError::TooLarge(len) => format!("it has {len} bytes, more than the {MAX_FILE_BYTES} the server reads"),
+    })?;
     Ok(Some(String::from_utf8_lossy(&bytes).into_owned()))
 }
 

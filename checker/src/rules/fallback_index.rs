@@ -7,22 +7,18 @@ use std::ops::Range;
 
 use syn::Expr;
 
-use super::expr_text;
+use super::{expr_text, tail};
 use crate::analysis::{clause_label, FnCtx};
 use crate::finding::Finding;
 use crate::resolve::strip;
 use reuse_rules::catalogue::FALLBACK_INDEX;
-use reuse_rules::contract::Sentinel;
 
 pub(super) fn check(ctx: &FnCtx, calls: &[&Expr], out: &mut Vec<Finding>) {
     for &call in calls {
         let Some((site, callee)) = ctx.callee(call) else { continue };
         for (clause, target, skip) in callee.contract.writes() {
             let Some(arg) = site.arg_named(callee, target.index.root_name()) else { continue };
-            let sentinel = skip.map(|s| match s {
-                Sentinel::Int { value, .. } => Some(*value),
-                Sentinel::Const(p) => ctx.index.const_value_in(p.last_name(), &[callee.path[0].as_str(), ctx.resolver.crate_name]),
-            });
+            let sentinel = skip.map(|s| ctx.sentinel_value(s, callee));
             // Where the index's value is built: the argument, and the `let` of the local it names.
             let mut sources: Vec<&Expr> = vec![arg];
             let name = expr_text(strip(arg));
@@ -35,7 +31,7 @@ pub(super) fn check(ctx: &FnCtx, calls: &[&Expr], out: &mut Vec<Finding>) {
                 continue;
             }
             for (range, text, value) in sources.iter().flat_map(|e| fallbacks(ctx, e)) {
-                if sentinel.is_some_and(|s| s.is_some() && s == Some(value)) {
+                if sentinel == Some(Some(value)) {
                     continue;
                 }
                 let param = target.index.to_string();
@@ -79,7 +75,7 @@ fn builds_buffer(e: &Expr) -> bool {
 /// entries). Returns where each constant is, its text and value.
 fn fallbacks(ctx: &FnCtx, e: &Expr) -> Vec<(Range<usize>, String, i128)> {
     let constant = |v: &Expr| ctx.int_value(v).map(|n| (ctx.expr_range(v), ctx.file.text[ctx.expr_range(v)].to_string(), n));
-    match strip(e) {
+    match strip(tail(strip(e))) {
         Expr::MethodCall(m) => match m.method.to_string().as_str() {
             "unwrap_or" | "map_or" => m.args.first().and_then(constant).into_iter().collect(),
             "unwrap_or_default" => vec![(ctx.range(m.method.span()).start..ctx.expr_range(e).end, "0".to_string(), 0)],
@@ -121,22 +117,7 @@ fn fallbacks(ctx: &FnCtx, e: &Expr) -> Vec<(Range<usize>, String, i128)> {
             }
             constant(tail(els)).into_iter().collect()
         }
-        Expr::Block(b) => match b.block.stmts.last() {
-            Some(syn::Stmt::Expr(v, None)) => fallbacks(ctx, v),
-            _ => Vec::new(),
-        },
         Expr::Cast(c) => fallbacks(ctx, &c.expr),
         _ => Vec::new(),
-    }
-}
-
-/// The value a block or expression ends with: `{ .. 0 }` → `0`.
-fn tail(e: &Expr) -> &Expr {
-    match strip(e) {
-        Expr::Block(b) => match b.block.stmts.last() {
-            Some(syn::Stmt::Expr(v, None)) => tail(v),
-            _ => e,
-        },
-        other => other,
     }
 }

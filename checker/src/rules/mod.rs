@@ -54,6 +54,18 @@ pub fn check_fn(ctx: &FnCtx, out: &mut Vec<Finding>) {
     ambiguous_call::check(ctx, calls, out);
 }
 
+/// The value a block ends with (`{ ..; 0 }` → `0`, through nested blocks); any other expression,
+/// or a block without a tail value, is its own.
+pub fn tail(e: &Expr) -> &Expr {
+    match e {
+        Expr::Block(b) => match b.block.stmts.last() {
+            Some(syn::Stmt::Expr(v, None)) => tail(v),
+            _ => e,
+        },
+        _ => e,
+    }
+}
+
 /// Every call and method call of a body, closures and nested blocks included, in source order.
 pub fn calls_in(body: &syn::Block) -> Vec<&Expr> {
     let mut v = Calls(Vec::new());

@@ -56,10 +56,7 @@ pub(super) fn check(ctx: &FnCtx, calls: &[&Expr], out: &mut Vec<Finding>) {
         let Some((site, callee)) = ctx.callee(call) else { continue };
         for (clause, target, skip) in callee.contract.writes() {
             let Some(skip) = skip else { continue };
-            let sentinel = match skip {
-                Sentinel::Int { value, .. } => Some(*value),
-                Sentinel::Const(p) => ctx.index.const_value_in(p.last_name(), &[callee.path[0].as_str(), ctx.resolver.crate_name]),
-            };
+            let sentinel = ctx.sentinel_value(skip, callee);
             let mut null = vec![(0, 1)];
             for (_, region) in callee.contract.forbidden_regions() {
                 if region.place.to_string() == target.place.to_string() {
@@ -477,8 +474,7 @@ fn local_buffer(ctx: &FnCtx, name: &str, def: &Def, call_pos: usize, w: &WriteIn
             mutation_receivers.push(ctx.expr_range(&mc.receiver).start);
         }
         let value = match method.as_str() {
-            "push" | "fill" => mc.args.first(),
-            "resize" => mc.args.get(1),
+            "push" | "fill" | "resize" => stored_value(mc),
             // `extend(std::iter::repeat(0).take(k))`
             "extend" => mc.args.first().and_then(|a| {
                 calls_in_expr(a).into_iter().find_map(|c| match c {
@@ -527,6 +523,15 @@ fn local_buffer(ctx: &FnCtx, name: &str, def: &Def, call_pos: usize, w: &WriteIn
     out.push(finding);
 }
 
+/// The value a `push(v)`, `fill(v)` or `resize(n, v)` puts into a buffer's entries.
+fn stored_value(m: &syn::ExprMethodCall) -> Option<&Expr> {
+    match m.method.to_string().as_str() {
+        "push" | "fill" => m.args.first(),
+        "resize" => m.args.get(1),
+        _ => None,
+    }
+}
+
 /// A buffer returned by a helper of this file that pads it with the null index:
 /// `fn pad(s: &[i64], n: usize) -> Vec<i64> { let mut v = s.to_vec(); v.resize(n, 0); v }`.
 /// The helper's summary, in the contract's terms: "returns a buffer padded with 0". Returns the
@@ -546,12 +551,7 @@ fn helper_zero(ctx: &FnCtx, init: &Expr, w: &WriteIndex) -> Option<((Range<usize
                 l.init.as_ref().filter(|_| binds).and_then(|i| zero_fill(ctx, &i.expr, w))
             }
             syn::Stmt::Expr(Expr::MethodCall(m), _) if expr_text(strip(&m.receiver)) == returned => {
-                let value = match m.method.to_string().as_str() {
-                    "resize" => m.args.get(1),
-                    "fill" | "push" => m.args.first(),
-                    _ => None,
-                };
-                value.filter(|v| ctx.int_value(v).is_some_and(|v| w.is_null(v))).map(|v| (ctx.expr_range(v), source(ctx, v)))
+                stored_value(m).filter(|v| ctx.int_value(v).is_some_and(|v| w.is_null(v))).map(|v| (ctx.expr_range(v), source(ctx, v)))
             }
             _ => None,
         };
@@ -590,13 +590,7 @@ fn element_fallbacks(ctx: &FnCtx, init: &Expr, buffer: &str, w: &WriteIndex, out
     while let Expr::MethodCall(m) = strip(e) {
         if m.method == "map" {
             if let Some(Expr::Closure(c)) = m.args.first().map(strip) {
-                let value = match &*c.body {
-                    Expr::Block(b) => match b.block.stmts.last() {
-                        Some(syn::Stmt::Expr(v, None)) => v,
-                        _ => return,
-                    },
-                    other => other,
-                };
+                let value = super::tail(&c.body);
                 match ctx.int_value(value) {
                     Some(v) if w.is_null(v) => {
                         let text = source(ctx, value);
