@@ -7,25 +7,20 @@ use std::ops::Range;
 
 use syn::Expr;
 
-use super::{expr_text, tail};
+use super::tail;
 use crate::analysis::{clause_label, FnCtx};
 use crate::finding::Finding;
 use crate::resolve::strip;
 use reuse_rules::catalogue::FALLBACK_INDEX;
 
-pub(super) fn check(ctx: &FnCtx, calls: &[&Expr], out: &mut Vec<Finding>) {
+pub(super) fn check<'a>(ctx: &FnCtx<'a>, calls: &[&'a Expr], out: &mut Vec<Finding>) {
     for &call in calls {
         let Some((site, callee)) = ctx.callee(call) else { continue };
         for (clause, target, skip) in callee.contract.writes() {
             let Some(arg) = site.arg_named(callee, target.index.root_name()) else { continue };
             let sentinel = skip.map(|s| ctx.sentinel_value(s, callee));
-            // Where the index's value is built: the argument, and the `let` of the local it names.
-            let mut sources: Vec<&Expr> = vec![arg];
-            let name = expr_text(strip(arg));
             let shown = ctx.file.text[ctx.expr_range(strip(arg))].to_string();
-            if let Some(def) = crate::analysis::FnCtx::last_def(ctx.lets(), &name, ctx.expr_range(call).start) {
-                sources.push(def.init);
-            }
+            let sources = value_sources(ctx, arg, ctx.expr_range(call).start);
             let buffer = sources.iter().any(|e| builds_buffer(e));
             if buffer && skip.is_some() {
                 continue;
@@ -55,6 +50,43 @@ pub(super) fn check(ctx: &FnCtx, calls: &[&Expr], out: &mut Vec<Finding>) {
             }
         }
     }
+}
+
+/// Where an index's value is built: the expression, the `let`s of the locals it names back through
+/// shadowing and casts (`let b = b as usize;`), and the value a same-file helper returns
+/// (`fn block_of(..) -> usize { table.get(i).copied().unwrap_or(0) }`).
+fn value_sources<'a>(ctx: &FnCtx<'a>, arg: &'a Expr, at: usize) -> Vec<&'a Expr> {
+    let mut sources = vec![arg];
+    let mut i = 0;
+    while i < sources.len() && sources.len() < 8 {
+        let e = sources[i];
+        i += 1;
+        let named = match strip(e) {
+            Expr::Cast(c) => strip(&c.expr),
+            other => other,
+        };
+        match named {
+            Expr::Path(p) => {
+                let Some(local) = p.path.get_ident() else { continue };
+                // The definition before this use (a shadowing `let b = b;` refers to the one before it).
+                let before = if std::ptr::eq(e, arg) { at } else { ctx.expr_range(e).start };
+                if let Some(def) = FnCtx::last_def(ctx.lets(), &local.to_string(), before) {
+                    sources.push(def.init);
+                }
+            }
+            Expr::Call(c) => {
+                let Expr::Path(p) = &*c.func else { continue };
+                let Some(helper) = p.path.get_ident() else { continue };
+                if let Some([body]) = ctx.helpers.get(&helper.to_string()).map(Vec::as_slice) {
+                    if let Some(syn::Stmt::Expr(value, None)) = body.stmts.last() {
+                        sources.push(value);
+                    }
+                }
+            }
+            _ => {}
+        }
+    }
+    sources
 }
 
 /// Whether an initializer builds a buffer (`..collect()`, `vec![..]`) rather than one index.
