@@ -31,6 +31,10 @@ pub struct FnCtx<'a> {
     pub contract_file: &'a FileRef,
     /// Bodies of the file's functions by name (helpers that run effects).
     pub helpers: &'a HashMap<String, Vec<&'a syn::Block>>,
+    /// Every function of the file with its signature, for the dataflow summaries of helpers.
+    pub fns: &'a FileFns<'a>,
+    /// Summaries computed on demand, shared by the file's functions.
+    pub summaries: &'a rules::Summaries,
     /// Computed once per function, on first use: every rule and every call site reads the same
     /// ones (per call site, a function with thousands of calls was quadratic).
     pub lets_memo: std::cell::OnceCell<Locals<'a>>,
@@ -183,6 +187,77 @@ impl<'a> FnCtx<'a> {
     }
 }
 
+/// One function of a file: its signature, body, `impl` type and byte range.
+pub struct FnDef<'a> {
+    pub sig: &'a syn::Signature,
+    pub body: &'a syn::Block,
+    pub self_type: Option<String>,
+    pub range: Range<usize>,
+}
+
+impl FnDef<'_> {
+    pub fn has_receiver(&self) -> bool {
+        self.sig.receiver().is_some()
+    }
+}
+
+/// The functions of a file with bodies, in source order.
+pub struct FileFns<'a> {
+    pub defs: Vec<FnDef<'a>>,
+}
+
+impl<'a> FileFns<'a> {
+    pub fn of(file: &FileRef, ast: &'a syn::File) -> FileFns<'a> {
+        struct Defs<'f, 'a> {
+            file: &'f FileRef,
+            self_type: Option<String>,
+            defs: Vec<FnDef<'a>>,
+        }
+        impl<'a> Defs<'_, 'a> {
+            fn push(&mut self, sig: &'a syn::Signature, body: &'a syn::Block) {
+                let range = self.file.join(sig.fn_token.span, body.brace_token.span.join());
+                self.defs.push(FnDef { sig, body, self_type: self.self_type.clone(), range });
+            }
+        }
+        impl<'a> Visit<'a> for Defs<'_, 'a> {
+            fn visit_item_impl(&mut self, i: &'a syn::ItemImpl) {
+                let outer = self.self_type.take();
+                self.self_type = match &*i.self_ty {
+                    syn::Type::Path(p) => p.path.segments.last().map(|s| s.ident.to_string()),
+                    _ => None,
+                };
+                syn::visit::visit_item_impl(self, i);
+                self.self_type = outer;
+            }
+            fn visit_item_trait(&mut self, t: &'a syn::ItemTrait) {
+                let outer = self.self_type.replace(t.ident.to_string());
+                syn::visit::visit_item_trait(self, t);
+                self.self_type = outer;
+            }
+            fn visit_item_fn(&mut self, f: &'a syn::ItemFn) {
+                // A function nested in a method is not a method.
+                let outer = self.self_type.take();
+                self.push(&f.sig, &f.block);
+                syn::visit::visit_item_fn(self, f);
+                self.self_type = outer;
+            }
+            fn visit_impl_item_fn(&mut self, f: &'a syn::ImplItemFn) {
+                self.push(&f.sig, &f.block);
+                syn::visit::visit_impl_item_fn(self, f);
+            }
+            fn visit_trait_item_fn(&mut self, f: &'a syn::TraitItemFn) {
+                if let Some(body) = &f.default {
+                    self.push(&f.sig, body);
+                }
+                syn::visit::visit_trait_item_fn(self, f);
+            }
+        }
+        let mut v = Defs { file, self_type: None, defs: Vec::new() };
+        v.visit_file(ast);
+        FileFns { defs: v.defs }
+    }
+}
+
 /// A secondary label at a clause of a contract (usually in another file).
 pub fn clause_label(callee: &ContractedFn, clause: &reuse_rules::contract::Clause<Range<usize>>, message: impl Into<String>) -> Label {
     Label::new(&callee.file, callee.clause_range(clause), message)
@@ -193,6 +268,8 @@ pub fn analyze_file(file: &FileRef, ast: &syn::File, crate_name: &str, module: &
     let imports = imports_by_module(&ast.items, crate_name, module);
     let fields = FieldTypes::of(&ast.items);
     let helpers = fn_bodies(ast);
+    let fns = FileFns::of(file, ast);
+    let summaries = rules::Summaries::default();
     let imports_reuse = file.text.contains("use reuse::");
     let mut findings = Vec::new();
     walk_fns(&ast.items, &mut |f: FnItem<'_>| {
@@ -218,6 +295,8 @@ pub fn analyze_file(file: &FileRef, ast: &syn::File, crate_name: &str, module: &
             contract: own.as_ref().or(external.map(|c| &c.contract)),
             contract_file: external.map_or(file, |c| &c.file),
             helpers: &helpers,
+            fns: &fns,
+            summaries: &summaries,
             lets_memo: Default::default(),
             calls_memo: Default::default(),
         };

@@ -10,6 +10,7 @@ pub mod analysis;
 pub mod cache;
 pub mod cli;
 pub mod config;
+pub mod dataflow;
 pub mod engine;
 pub mod finding;
 pub mod fix;

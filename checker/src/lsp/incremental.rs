@@ -66,17 +66,36 @@ pub fn recheck(old: &FileRef, old_findings: &[Finding], new: &FileRef, job: &Fil
     // may be a `use`: imports decide how every other item's calls resolve.
     // Nor a `struct`: the file's field types resolve the receivers of every item's calls
     // (`self.kv.write(..)`), so a changed struct can change findings anywhere in the file.
-    let mut items = old_chunks[k1..=k2].iter().map(|c| &old.text[c.clone()]).chain(new_chunks[k1..=k2].iter().map(|c| &new.text[c.clone()]));
+    let items = old_chunks[k1..=k2].iter().map(|c| &old.text[c.clone()]).chain(new_chunks[k1..=k2].iter().map(|c| &new.text[c.clone()]));
     if items.clone().any(|t| crate::engine::may_declare(t) || is_use(t) || defines_struct(t)) {
         return None;
     }
-    // Nor a helper whose body another item follows for the effects it runs (a function with
-    // `preserves(..)` calling `self.effects()`): its callers' findings would go stale.
-    if (old.text.contains("preserves") || new.text.contains("preserves"))
-        && items.any(|t| fn_names(t).any(|name| mentioned_outside(&new.text, name, &new_k)))
-    {
+    // Nor a function or a type that the rules follow from one item into another: the effect
+    // rules and the dataflow summaries read the helpers an item calls, and a field of `self` holds
+    // what the type's other methods and struct literals leave in it. A helper defined in the edited
+    // items and used elsewhere, or defined elsewhere and used here, and a type implemented on one
+    // side and named on the other, make the other items' findings depend on this edit.
+    // (The `use` and `struct` items are kept in the masked copy: they do not count.)
+    let edited = &new.text[new_k.clone()];
+    let others: Vec<&str> = new_chunks
+        .iter()
+        .enumerate()
+        .filter(|(i, _)| !(k1..=k2).contains(i))
+        .map(|(_, c)| &new.text[c.clone()])
+        .filter(|t| !is_use(t) && !defines_struct(t))
+        .collect();
+    let mentions = |text: &str, name: &str| mentioned_outside(text, name, &(0..0));
+    let edited_fns = items.clone().flat_map(fn_names);
+    let edited_types: Vec<&str> = items.clone().flat_map(impl_types).collect();
+    let helper_across = edited_fns.clone().any(|name| others.iter().any(|o| mentions(o, name)))
+        || others.iter().flat_map(|o| fn_names(o)).any(|name| mentions(edited, name));
+    // A type's field summary reads its methods and its struct literals.
+    let type_across = edited_types.iter().any(|t| others.iter().any(|o| impl_types(o).any(|u| u == *t) || builds(o, t)))
+        || others.iter().flat_map(|o| impl_types(o)).any(|t| builds(edited, t));
+    if helper_across || type_across {
         return None;
     }
+
     // A finding outside the items that points into them would go stale.
     let in_old_item = |l: &Label| same_file(l, old) && l.range.start < old_k.end && l.range.end > old_k.start;
     let outside: Vec<&Finding> = old_findings.iter().filter(|f| !old_k.contains(&f.primary.range.start)).collect();
@@ -192,6 +211,53 @@ fn fn_names(chunk: &str) -> impl Iterator<Item = &str> + Clone {
     let ws: Vec<&str> = words(chunk).collect();
     let names: Vec<&str> = ws.windows(2).filter(|w| w[0] == "fn").map(|w| w[1]).collect();
     names.into_iter()
+}
+
+/// Whether a text has a struct literal of `ty` (`Ty {`, `Ty{`).
+fn builds(text: &str, ty: &str) -> bool {
+    let ident = |c: u8| c.is_ascii_alphanumeric() || c == b'_';
+    let b = text.as_bytes();
+    text.match_indices(ty).any(|(i, _)| {
+        let end = i + ty.len();
+        (i == 0 || !ident(b[i - 1])) && text[end..].trim_start().starts_with('{')
+    })
+}
+
+/// The types an item implements (`impl T`, `impl Trait for T`, `impl<X> a::T<X>`): the last
+/// path segment before the body.
+fn impl_types(chunk: &str) -> impl Iterator<Item = &str> + Clone {
+    let mut out = Vec::new();
+    let mut rest = chunk;
+    while let Some(i) = rest.find("impl") {
+        let after = &rest[i + 4..];
+        let boundary = rest[..i].chars().next_back().is_none_or(|c| !(c.is_alphanumeric() || c == '_'));
+        let header = after.split(['{', ';']).next().unwrap_or("");
+        if boundary && header.starts_with([' ', '<', '\n', '\t']) {
+            // The generic parameters, then the type after `for` if there is one.
+            let mut depth = 0usize;
+            let plain: String = header
+                .chars()
+                .map(|c| {
+                    match c {
+                        '<' => depth += 1,
+                        '>' => depth = depth.saturating_sub(1),
+                        _ => {}
+                    }
+                    if depth > 0 || c == '>' { ' ' } else { c }
+                })
+                .collect();
+            let plain = plain.split(" where ").next().unwrap_or("");
+            let ty = plain.rsplit(" for ").next().unwrap_or(plain);
+            if let Some(name) = words(ty).last() {
+                // A borrowed slice of the chunk with the same text.
+                if let Some(at) = after.find(name) {
+                    out.push(&after[at..at + name.len()]);
+                }
+            }
+        }
+        rest = after;
+    }
+    out.into_iter()
 }
 
 /// Whether `name` occurs as a word in `text` outside `skip`.
@@ -407,6 +473,10 @@ pub fn c(key: &[Row], cache: &mut [Row], n: usize) {
 pub struct Runner { slots: Vec<i64>, cache: Vec<Row> }
 
 impl Runner {
+    pub fn new(n: usize) -> Runner {
+        Runner { slots: vec![0; n], cache: Vec::new() }
+    }
+
     pub fn dummy_run(&mut self, key: &[Row]) {
         let label = "漢字";
         reshape_and_cache(key, &mut self.cache, &self.slots);

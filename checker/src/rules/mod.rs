@@ -15,6 +15,8 @@ mod use_after_donate;
 use syn::visit::Visit;
 use syn::Expr;
 
+pub use pad_to_null_block::Summaries;
+
 use crate::analysis::FnCtx;
 use crate::finding::Finding;
 

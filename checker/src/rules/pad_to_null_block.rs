@@ -1,42 +1,201 @@
-//! Check for `pad_to_null_block`: at a call of a function with `writes(P[IDX], skip = S)`, the
-//! argument passed for IDX is followed back through the caller to where it was built, and every
-//! place that fills it with 0 (or another position of the null block) instead of S is reported.
+//! Check for `pad_to_null_block`: at a call of a function with `writes(P[IDX], skip = S)`, what
+//! the entries of the buffer passed for IDX may hold there, and every place that put 0 (or another
+//! position of the null block) into them instead of S.
 //!
-//! Followed: the argument itself (through `&`, slicing, `.as_slice()`), a field of a local built from
-//! other locals (`metadata.slot_mapping` where `metadata = build(&slot_mapping, ..)`), and the
-//! local's initializer and the mutations before the call. Persistent buffers (`self.field`) are
-//! checked on dummy and padding paths (functions named `dummy`, `pad`, `warmup`, `profile`,
-//! `capture`): they must be reset to S before the call.
+//! An analysis on the dataflow solver ([`crate::dataflow`]): the state is, per place (a local or a
+//! field path of one, or of `self`), the set of *origins* its entries may hold: where a constant
+//! entry came from (`vec![0; n]`, `resize(n, 0)`, `push(0)`, `buf[i] = 0`, an `unwrap_or(0)`
+//! fallback, a `zeros(..)` constructor). Each way of building or changing a buffer is one transfer:
+//! filling it whole replaces its origins (`fill`, `copy_from_slice`, an assignment, an
+//! `iter_mut` loop or `for_each` storing into every entry, `for i in 0..n { b[i] = v }`), adding to
+//! it or changing a part keeps them (`push`, `resize`, `extend`, a store at one index, a copy into
+//! a prefix). Branches join, so a reset on one branch leaves the other path's zeros. Conversions
+//! keep the entries (`Tensor::new(&slots, ..)`, `from_vec`, `to_vec`, `into`), struct literals
+//! carry them into fields (`StepMeta { slot_mapping: slots }`), and a call of a function that
+//! is not known passes each local argument to the field of the same name (`build(&slot_mapping)`
+//! → `.slot_mapping`).
+//!
+//! Helpers of the same file without a contract are summarised bottom-up, in the contract's terms:
+//! what the buffer they return may hold (in terms of their parameters, substituted at each call),
+//! and what they leave in the parameters and the fields of `self` they write. A field of `self`
+//! that the function has not written yet holds what the type's own functions may leave in it:
+//! its struct literals and the fields at every normal exit of its methods (a persistent buffer
+//! whose constructor fills it with 0 and that a dummy step passes on without a reset).
 
-use std::collections::HashSet;
+use std::collections::{BTreeMap, BTreeSet, HashSet};
 use std::ops::Range;
+use std::rc::Rc;
 
-use syn::visit::Visit;
 use syn::Expr;
 
-use super::{calls_in_expr, expr_text};
-use crate::analysis::{clause_label, Def, FnCtx};
+use crate::analysis::{clause_label, FnCtx, FnDef};
+use crate::dataflow::{self, Analysis, Base, Domain, LocalId, Place, PlaceMap, Scopes};
 use crate::finding::{Finding, Fix, Label};
 use crate::index::ContractedFn;
 use crate::resolve::strip;
 use reuse_rules::catalogue::PAD_TO_NULL_BLOCK;
-use reuse_rules::contract::{Clause, Sentinel};
+use reuse_rules::contract::{Clause, PlaceRoot, Sentinel};
 
-/// Functions on which a persistent index buffer is expected to hold padding only.
-const DUMMY_PATH_WORDS: &[&str] = &["dummy", "pad", "warmup", "profile", "capture"];
-/// Methods that read a buffer's shape, not its entries.
-const SHAPE_METHODS: &[&str] = &["len", "is_empty", "capacity"];
-/// Methods that write a buffer's entries.
-const BUILDING_METHODS: &[&str] =
-    &["push", "fill", "resize", "extend", "extend_from_slice", "truncate", "clear", "reserve", "copy_from_slice", "clone_from_slice"];
+/// Calls that turn one buffer into another with the same entries.
+const CONVERSIONS: &[&str] = &[
+    "new", "from_vec", "from_slice", "from", "to_vec", "clone", "into", "to_owned", "to_device", "to_dtype", "as_slice",
+    "reshape", "unsqueeze", "contiguous", "copy", "as_ref", "as_mut", "as_mut_slice", "iter", "into_iter", "copied",
+    "cloned", "collect", "take", "rev", "to", "borrow", "borrow_mut", "lock", "unwrap", "expect",
+];
+/// Constructors of zero-filled buffers and tensors.
+const ZEROS: &[&str] = &["zeros", "zeros_like", "new_zeros", "zeroed", "vec_zeros"];
+/// Helpers are followed this many calls deep.
+const MAX_SUMMARY_DEPTH: usize = 6;
+
+/// What an entry holds.
+#[derive(Clone, Debug, PartialEq, Eq, PartialOrd, Ord)]
+enum Entry {
+    Const(i128),
+    /// `zeros(..)`, `unwrap_or_default()`: 0 whatever the sentinel.
+    Zero,
+    /// In a summary: whatever the helper's parameter (at this field path) held.
+    Param(usize, Vec<String>),
+}
+
+/// How an entry got into the buffer, for the message.
+#[derive(Clone, Debug, PartialEq, Eq, PartialOrd, Ord)]
+enum How {
+    /// A value, not yet in a buffer.
+    Value,
+    /// The buffer was built filled with it (`vec![0; n]`, `zeros(n)`).
+    Filled,
+    /// A method or a store put it in (`push`, `resize`, `fill`, `extend`, `[i] =`).
+    Put(String),
+    /// A fallback default (`unwrap_or(0)`, `unwrap_or_default()`).
+    Fallback(String),
+    /// Every entry of a mapped iterator (`map(|_| 0)`).
+    Every,
+    /// The buffer a helper of this file returns.
+    Helper(String),
+}
+
+/// Where an entry came from.
+#[derive(Clone, Debug, PartialEq, Eq, PartialOrd, Ord)]
+struct Origin {
+    start: usize,
+    end: usize,
+    text: String,
+    entry: Entry,
+    how: How,
+    /// The place it was first stored into, as written there (`slots`, `meta.slot_mapping`).
+    holder: Option<String>,
+    /// The function it was stored in, when not the one being checked (a persistent field).
+    function: Option<String>,
+    /// Whether it is an entry of a buffer (a scalar index is `fallback_index`'s).
+    in_buffer: bool,
+    /// A local it was copied out of, and where (`build(&slot_mapping)`): a reset of that local
+    /// after this point does not reach the copy.
+    via: Option<(Place, usize)>,
+}
+
+impl Origin {
+    fn range(&self) -> Range<usize> {
+        self.start..self.end
+    }
+}
+
+/// What a place's entries may hold, and where it was last replaced whole.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+struct Entries {
+    origins: BTreeSet<Origin>,
+    reset: Option<usize>,
+    /// After `buf[..k].copy_from_slice(x)`: `k` as written and x's origins, what `buf[..k]` holds.
+    prefix: Option<(String, BTreeSet<Origin>)>,
+}
+
+impl Domain for Entries {
+    fn join(&mut self, other: &Self) {
+        self.origins.extend(other.origins.iter().cloned());
+        self.reset = match (self.reset, other.reset) {
+            (Some(a), Some(b)) => Some(a.min(b)),
+            (a, b) => a.or(b),
+        };
+        if self.prefix != other.prefix {
+            self.prefix = None;
+        }
+    }
+}
+
+type State = PlaceMap<Entries>;
+
+/// The abstract value of an expression: the origins of its entries, and of its fields'.
+#[derive(Clone, Debug, Default, PartialEq)]
+struct Val {
+    own: BTreeSet<Origin>,
+    fields: BTreeMap<String, Val>,
+}
+
+impl From<BTreeSet<Origin>> for Val {
+    fn from(own: BTreeSet<Origin>) -> Val {
+        Val { own, fields: BTreeMap::new() }
+    }
+}
+
+impl Val {
+    fn one(o: Origin) -> Val {
+        Val { own: [o].into(), fields: BTreeMap::new() }
+    }
+    fn join(&mut self, other: Val) {
+        self.own.extend(other.own);
+        for (k, v) in other.fields {
+            self.fields.entry(k).or_default().join(v);
+        }
+    }
+    fn project(mut self, fields: &[String]) -> Val {
+        for f in fields {
+            self = self.fields.remove(f).unwrap_or_default();
+        }
+        self
+    }
+    /// The same origins, put into a buffer by `how` (a value pushed, a fill).
+    fn put(self, how: &How) -> BTreeSet<Origin> {
+        self.tag(how).into_iter().map(|mut o| {
+            o.in_buffer = true;
+            o
+        })
+        .collect()
+    }
+    /// The same origins, the values among them marked as coming from `how` (a fallback).
+    fn tag(self, how: &How) -> BTreeSet<Origin> {
+        self.own.into_iter().map(|mut o| {
+            if o.how == How::Value {
+                o.how = how.clone();
+            }
+            o
+        })
+        .collect()
+    }
+}
+
+/// What a helper does, in the contract's terms.
+#[derive(Default, Debug)]
+pub struct Summary {
+    returns: Val,
+    /// What each parameter (by position) and `self` hold at the normal exits: the entries the
+    /// helper put there.
+    params: BTreeMap<usize, Val>,
+    self_value: Val,
+    /// Struct literals built in the function, by type name.
+    literals: BTreeMap<String, Val>,
+}
+
+/// Per-file memo of summaries (helpers by definition, types by name).
+#[derive(Default)]
+pub struct Summaries {
+    helpers: dataflow::Memo<usize, Option<Rc<Summary>>>,
+    fields: dataflow::Memo<String, Option<Rc<Val>>>,
+}
 
 /// What the callee's contract says about one index argument.
 struct WriteIndex<'a> {
     callee: &'a ContractedFn,
     clause: &'a Clause<Range<usize>>,
-    /// The sentinel as written (`PAD_SLOT_ID`, `-1`) and its value when known.
     sentinel_text: String,
-    /// The sentinel as the calling file can write it (the replacement of the fix).
     sentinel_here: String,
     sentinel: Option<i128>,
     /// Positions that belong to the null block (0, and the callee's forbidden region of P).
@@ -45,15 +204,532 @@ struct WriteIndex<'a> {
 }
 
 impl WriteIndex<'_> {
-    fn is_null(&self, v: i128) -> bool {
-        Some(v) != self.sentinel && self.null.iter().any(|(a, b)| (*a..*b).contains(&v))
+    fn is_null(&self, e: &Entry) -> bool {
+        match e {
+            Entry::Const(v) => Some(*v) != self.sentinel && self.null.iter().any(|(a, b)| (*a..*b).contains(v)),
+            Entry::Zero => self.sentinel != Some(0),
+            Entry::Param(..) => false,
+        }
     }
 }
 
 pub(super) fn check(ctx: &FnCtx, calls: &[&Expr], out: &mut Vec<Finding>) {
-    let mut seen = HashSet::new();
-    for &call in calls {
-        let Some((site, callee)) = ctx.callee(call) else { continue };
+    // Only functions that call a kernel with a `skip` are checked (the summaries they need are
+    // computed on demand).
+    let calls_kernel = calls.iter().any(|c| ctx.callee(c).is_some_and(|(_, f)| f.contract.writes().any(|(_, _, skip)| skip.is_some())));
+    if !calls_kernel {
+        return;
+    }
+    let mut pad = Pad { ctx, mode: Mode::Check { findings: Vec::new(), seen: HashSet::new() }, def: None, depth: 0, summary: Summary::default() };
+    let params = dataflow::param_names(ctx.sig);
+    match dataflow::solve(&mut pad, &params, ctx.body, State::default()) {
+        Ok(()) => {
+            if let Mode::Check { findings, .. } = pad.mode {
+                out.extend(findings);
+            }
+        }
+        Err(dataflow::TooComplex) => out.push(
+            Finding::new(
+                &reuse_rules::catalogue::ANALYSIS_LIMIT,
+                format!("`{}` is too complex for the dataflow analysis (over {} steps); its write indexes are not checked", ctx.sig.ident, dataflow::MAX_STEPS),
+                Label::new(ctx.file, ctx.range(ctx.sig.ident.span()), "not checked"),
+            )
+            .with_help("move inner loops into a helper function so that each body stays small"),
+        ),
+    }
+}
+
+enum Mode {
+    /// The function being checked: findings at the kernels it calls.
+    Check { findings: Vec<Finding>, seen: HashSet<(usize, usize, String)> },
+    /// A helper or a method of a type, summarised: no findings, the summary is collected.
+    Summarise,
+}
+
+struct Pad<'c, 'a> {
+    ctx: &'c FnCtx<'a>,
+    mode: Mode,
+    /// The function being summarised (None: the one being checked).
+    def: Option<&'c FnDef<'a>>,
+    depth: usize,
+    summary: Summary,
+}
+
+impl Analysis for Pad<'_, '_> {
+    type State = State;
+
+    fn transfer(&mut self, scopes: &Scopes, state: &mut State, e: &Expr) {
+        match e {
+            Expr::Call(_) | Expr::MethodCall(_) => {
+                if let Mode::Check { .. } = self.mode {
+                    self.check_kernel(scopes, state, e);
+                }
+                self.apply_helper_effects(scopes, state, e);
+                if let Expr::MethodCall(m) = e {
+                    self.mutation(scopes, state, m);
+                }
+            }
+            Expr::Assign(a) => self.assign(scopes, state, &a.left, &a.right, self.pos(e)),
+            Expr::Struct(s) if self.def.is_some() => {
+                if let Some(ty) = self.literal_type(s) {
+                    let v = self.eval(scopes, state, e);
+                    self.summary.literals.entry(ty).or_default().join(v);
+                }
+            }
+            _ => {}
+        }
+    }
+
+    fn bind(&mut self, scopes: &Scopes, state: &mut State, local: LocalId, init: Option<&Expr>) {
+        let place = Place { base: Base::Local(local), fields: Vec::new() };
+        // A binding without a value of its own (a parameter, a pattern) holds what is not known.
+        let Some(init) = init else { return };
+        let val = self.eval(scopes, state, init);
+        self.store(scopes, state, &place, val, self.pos(init));
+    }
+
+    fn after_for(&mut self, scopes: &Scopes, state: &mut State, f: &syn::ExprForLoop) {
+        // `for s in buf.iter_mut() { *s = v; }`: every entry is v.
+        if let Expr::MethodCall(m) = strip(&f.expr) {
+            if m.method == "iter_mut" {
+                if let (Some(place), Some(value)) = (self.buffer_place(scopes, &m.receiver), deref_store(&f.body.stmts)) {
+                    let v = Val { own: self.eval(scopes, state, value).put(&How::Put("fill".into())), fields: BTreeMap::new() };
+                    self.store(scopes, state, &place, v, self.pos(value));
+                }
+            }
+        }
+        // `for i in 0..n { buf[i] = v; }`: every entry from the first on.
+        let var = match &*f.pat {
+            syn::Pat::Ident(p) => p.ident.to_string(),
+            _ => return,
+        };
+        let from_zero = matches!(strip(&f.expr), Expr::Range(r) if r.start.as_deref().is_some_and(|s| crate::index::int_value(s) == Some(0)));
+        if !from_zero {
+            return;
+        }
+        for stmt in &f.body.stmts {
+            let syn::Stmt::Expr(Expr::Assign(a), _) = stmt else { continue };
+            let Expr::Index(ix) = &*a.left else { continue };
+            if crate::rules::expr_text(strip(&ix.index)) != var {
+                continue;
+            }
+            if let Some(place) = scopes.place_of(&ix.expr) {
+                let v = Val { own: self.eval(scopes, state, &a.right).put(&How::Put("store".into())), fields: BTreeMap::new() };
+                self.store(scopes, state, &place, v, self.pos(&a.right));
+            }
+        }
+    }
+
+    fn exit(&mut self, scopes: &Scopes, state: &State, value: Option<&Expr>) {
+        let mut state = state.clone();
+        let state = &mut state;
+        let Some(def) = self.def else { return };
+        if let Some(v) = value {
+            let v = self.eval(scopes, state, v);
+            self.summary.returns.join(v);
+        }
+        // What the parameters and `self` hold here (their locals are the first ids).
+        for (i, _) in dataflow::param_names(def.sig).iter().enumerate() {
+            let v = self.read_concrete(state, &Place { base: Base::Local(i as LocalId), fields: Vec::new() });
+            self.summary.params.entry(i).or_default().join(v);
+        }
+        let v = self.read_concrete(state, &Place { base: Base::SelfValue, fields: Vec::new() });
+        self.summary.self_value.join(v);
+    }
+}
+
+/// `*s = v` among the statements of a loop body: the value stored through the loop variable.
+fn deref_store(stmts: &[syn::Stmt]) -> Option<&Expr> {
+    stmts.iter().find_map(|s| match s {
+        syn::Stmt::Expr(Expr::Assign(a), _) if matches!(&*a.left, Expr::Unary(u) if matches!(u.op, syn::UnOp::Deref(_))) => Some(&*a.right),
+        _ => None,
+    })
+}
+
+impl<'c, 'a> Pad<'c, 'a> {
+    fn pos(&self, e: &Expr) -> usize {
+        self.ctx.expr_range(e).start
+    }
+    fn text(&self, e: &Expr) -> String {
+        self.ctx.file.text[self.ctx.expr_range(e)].to_string()
+    }
+    fn origin(&self, e: &Expr, entry: Entry, how: How) -> Origin {
+        let r = self.ctx.expr_range(e);
+        Origin { start: r.start, end: r.end, text: self.text(e), entry, how, holder: None, function: None, in_buffer: false, via: None }
+    }
+
+    /// The buffer a receiver or argument designates: `&x[..n]` → `x`, `x.as_slice()` → `x`.
+    fn buffer_place(&self, scopes: &Scopes, e: &Expr) -> Option<Place> {
+        scopes.place_of(buffer_of(e))
+    }
+
+    /// Stores `val` into `place` whole (its fields too); the first place an origin is stored into
+    /// names it in messages.
+    fn store(&self, scopes: &Scopes, state: &mut State, place: &Place, val: Val, at: usize) {
+        state.clear_under(place);
+        self.store_fields(scopes, state, place, val, at);
+    }
+
+    fn store_fields(&self, scopes: &Scopes, state: &mut State, place: &Place, val: Val, at: usize) {
+        let holder = scopes.display(place);
+        let origins = val.own.into_iter().map(|mut o| {
+            o.holder.get_or_insert_with(|| holder.clone());
+            o
+        });
+        state.map.insert(place.clone(), Entries { origins: origins.collect(), reset: Some(at), prefix: None });
+        for (f, v) in val.fields {
+            self.store_fields(scopes, state, &place.field(&f), v, at);
+        }
+    }
+
+    /// Adds origins to what a place's entries may hold.
+    fn add(&self, scopes: &Scopes, state: &mut State, place: &Place, origins: BTreeSet<Origin>) {
+        self.materialize(state, place);
+        let holder = scopes.display(place);
+        let entries = state.map.entry(place.clone()).or_default();
+        entries.prefix = None;
+        entries.origins.extend(origins.into_iter().map(|mut o| {
+            o.holder.get_or_insert_with(|| holder.clone());
+            o
+        }));
+    }
+
+    /// A field of `self` not written yet in this function holds what the type's functions leave
+    /// in it.
+    fn materialize(&self, state: &mut State, place: &Place) {
+        if place.base != Base::SelfValue || place.fields.is_empty() || state.map.contains_key(place) || self.def.is_some() {
+            return;
+        }
+        if state.map.keys().any(|k| place.starts_with(k) && k != place && !k.fields.is_empty()) {
+            return;
+        }
+        let Some(ty) = self.ctx.self_type else { return };
+        let Some(summary) = self.field_summary(ty) else { return };
+        let val = (*summary).clone().project(&place.fields);
+        let entries = Entries { origins: val.own, reset: None, prefix: None };
+        state.map.insert(place.clone(), entries);
+    }
+
+    fn read(&self, state: &mut State, place: &Place) -> Val {
+        self.materialize(state, place);
+        let mut val = self.read_concrete(state, place);
+        // In a summary, a parameter's entries not written here are the caller's.
+        if let (Some(_), Base::Local(id)) = (self.def, &place.base) {
+            let params = self.def.map_or(0, |d| dataflow::param_names(d.sig).len());
+            if (*id as usize) < params && !state.map.contains_key(place) {
+                let o = Origin {
+                    start: 0,
+                    end: 0,
+                    text: String::new(),
+                    entry: Entry::Param(*id as usize, place.fields.clone()),
+                    how: How::Value,
+                    holder: None,
+                    function: None,
+                    in_buffer: false,
+                    via: None,
+                };
+                val.own.insert(o);
+            }
+        }
+        val
+    }
+
+    /// What the state says of a place and the fields inside it.
+    fn read_concrete(&self, state: &State, place: &Place) -> Val {
+        let mut val = Val::default();
+        for (k, entries) in state.map.range(place.clone()..) {
+            if !k.starts_with(place) {
+                break;
+            }
+            let mut v = &mut val;
+            for f in &k.fields[place.fields.len()..] {
+                v = v.fields.entry(f.clone()).or_default();
+            }
+            v.own.extend(entries.origins.iter().cloned());
+        }
+        val
+    }
+
+    /// The abstract value of an expression.
+    fn eval(&self, scopes: &Scopes, state: &mut State, e: &Expr) -> Val {
+        match e {
+            Expr::Paren(p) => return self.eval(scopes, state, &p.expr),
+            Expr::Group(g) => return self.eval(scopes, state, &g.expr),
+            Expr::Reference(r) => return self.eval(scopes, state, &r.expr),
+            Expr::Try(t) => return self.eval(scopes, state, &t.expr),
+            Expr::Await(a) => return self.eval(scopes, state, &a.base),
+            Expr::Block(b) => return self.block_value(scopes, state, &b.block),
+            Expr::If(i) => {
+                let mut v = self.block_value(scopes, state, &i.then_branch);
+                if let Some((_, els)) = &i.else_branch {
+                    v.join(self.eval(scopes, state, els));
+                }
+                return v;
+            }
+            Expr::Match(m) => {
+                let mut v = Val::default();
+                for arm in &m.arms {
+                    v.join(self.eval(scopes, state, &arm.body));
+                }
+                return v;
+            }
+            _ => {}
+        }
+        if let Some(v) = self.ctx.int_value(e).filter(|_| !is_local(scopes, e)) {
+            return Val::one(self.origin(e, Entry::Const(v), How::Value));
+        }
+        if let Some(place) = scopes.place_of(e) {
+            let mut v = self.read(state, &place);
+            if let Base::Local(_) = place.base {
+                let at = self.pos(e);
+                tag_via(&mut v, &place, at);
+            }
+            return v;
+        }
+        match e {
+            Expr::Unary(u) if matches!(u.op, syn::UnOp::Deref(_)) => self.eval(scopes, state, &u.expr),
+            Expr::Cast(c) => self.eval(scopes, state, &c.expr),
+            // `x[..n]`: some of x's entries; exactly those copied into that prefix, if they were.
+            Expr::Index(i) if matches!(strip(&i.index), Expr::Range(_)) => {
+                let mut v = self.eval(scopes, state, &i.expr);
+                if let (Some(bound), Some(place)) = (prefix_bound(&i.index), scopes.place_of(&i.expr)) {
+                    if let Some((k, origins)) = state.map.get(&place).and_then(|e| e.prefix.as_ref()) {
+                        if *k == bound {
+                            v.own = origins.clone();
+                        }
+                    }
+                }
+                v
+            }
+            Expr::Macro(m) if m.mac.path.is_ident("vec") => self.vec_macro(scopes, state, &m.mac),
+            Expr::Repeat(r) => self.filled(scopes, state, &r.expr),
+            Expr::Array(a) => {
+                let mut v = Val::default();
+                for el in &a.elems {
+                    v.own.extend(self.eval(scopes, state, el).put(&How::Filled));
+                }
+                v
+            }
+            Expr::Struct(s) => {
+                let mut v = Val::default();
+                if let Some(rest) = &s.rest {
+                    v = self.eval(scopes, state, rest);
+                }
+                for f in &s.fields {
+                    if let syn::Member::Named(name) = &f.member {
+                        let fv = self.eval(scopes, state, &f.expr);
+                        v.fields.insert(name.to_string(), fv);
+                    }
+                }
+                v
+            }
+            Expr::Call(c) => self.eval_call(scopes, state, e, c),
+            Expr::MethodCall(m) => self.eval_method(scopes, state, e, m),
+            _ => Val::default(),
+        }
+    }
+
+    fn block_value(&self, scopes: &Scopes, state: &mut State, b: &syn::Block) -> Val {
+        match b.stmts.last() {
+            Some(syn::Stmt::Expr(v, None)) => self.eval(scopes, state, v),
+            _ => Val::default(),
+        }
+    }
+
+    /// A buffer built filled with `value`.
+    fn filled(&self, scopes: &Scopes, state: &mut State, value: &Expr) -> Val {
+        Val { own: self.eval(scopes, state, value).put(&How::Filled), fields: BTreeMap::new() }
+    }
+
+    fn vec_macro(&self, scopes: &Scopes, state: &mut State, mac: &syn::Macro) -> Val {
+        let tokens = &mac.tokens;
+        if let Ok(r) = syn::parse2::<syn::ExprRepeat>(quote::quote!([#tokens])) {
+            return self.filled(scopes, state, &r.expr);
+        }
+        match syn::parse2::<syn::ExprArray>(quote::quote!([#tokens])) {
+            Ok(a) => self.eval(scopes, state, &Expr::Array(a)),
+            Err(_) => Val::default(),
+        }
+    }
+
+    fn eval_call(&self, scopes: &Scopes, state: &mut State, e: &Expr, c: &syn::ExprCall) -> Val {
+        let Expr::Path(p) = &*c.func else { return Val::default() };
+        let Some(name) = p.path.segments.last().map(|s| s.ident.to_string()) else { return Val::default() };
+        if ZEROS.contains(&name.as_str()) {
+            return Val::one(self.origin(e, Entry::Zero, How::Value)).put(&How::Filled).into();
+        }
+        if crate::index::int_value(e).is_some() {
+            return self.eval(scopes, state, &c.args[0]);
+        }
+        // `std::iter::repeat(0)`, `repeat_n(0, n)`: an iterator of that value.
+        if name == "repeat" || name == "repeat_n" {
+            return c.args.first().map_or_else(Val::default, |v| self.filled(scopes, state, v));
+        }
+        if CONVERSIONS.contains(&name.as_str()) {
+            return c.args.first().map_or_else(Val::default, |a| self.eval(scopes, state, a));
+        }
+        if let Some(v) = self.helper_return(scopes, state, e) {
+            return v;
+        }
+        self.unknown_call(scopes, state, c.args.iter())
+    }
+
+    fn eval_method(&self, scopes: &Scopes, state: &mut State, e: &Expr, m: &syn::ExprMethodCall) -> Val {
+        let method = m.method.to_string();
+        match method.as_str() {
+            _ if ZEROS.contains(&method.as_str()) => Val::one(self.origin(e, Entry::Zero, How::Value)).put(&How::Filled).into(),
+            "unwrap_or" | "map_or" => {
+                let Some(fallback) = m.args.first() else { return Val::default() };
+                let mut v = Val { own: self.eval(scopes, state, fallback).tag(&How::Fallback(method.clone())), fields: BTreeMap::new() };
+                if method == "unwrap_or" {
+                    v.join(self.eval(scopes, state, &m.receiver));
+                }
+                v
+            }
+            "unwrap_or_default" => {
+                let r = self.ctx.range(m.method.span()).start..self.ctx.expr_range(e).end;
+                let o = Origin { start: r.start, end: r.end, text: "unwrap_or_default()".into(), entry: Entry::Zero, how: How::Fallback(method), holder: None, function: None, in_buffer: false, via: None };
+                Val::one(o)
+            }
+            "unwrap_or_else" => {
+                let mut v = self.eval(scopes, state, &m.receiver);
+                if let Some(Expr::Closure(c)) = m.args.first().map(strip) {
+                    v.own.extend(self.eval(scopes, state, &c.body).tag(&How::Fallback(method.clone())));
+                }
+                v
+            }
+            // The values a mapped iterator yields are what the closure returns.
+            "map" | "filter_map" | "flat_map" => match m.args.first().map(strip) {
+                Some(Expr::Closure(c)) => Val { own: self.eval(scopes, state, &c.body).put(&How::Every), fields: BTreeMap::new() },
+                _ => Val::default(),
+            },
+            "chain" => {
+                let mut v = self.eval(scopes, state, &m.receiver);
+                if let Some(other) = m.args.first() {
+                    v.join(self.eval(scopes, state, other));
+                }
+                v
+            }
+            "get" | "first" | "last" | "copied" | "cloned" if m.args.len() <= 1 => self.eval(scopes, state, &m.receiver),
+            _ if CONVERSIONS.contains(&method.as_str()) => self.eval(scopes, state, &m.receiver),
+            _ => self.helper_return(scopes, state, e).unwrap_or_default(),
+        }
+    }
+
+    /// A call of a function this analysis does not know: each local argument is taken to become
+    /// the field of the same name (`build(&slot_mapping, n)` → `.slot_mapping`), the convention of
+    /// metadata builders; nothing else is assumed.
+    fn unknown_call<'e>(&self, scopes: &Scopes, state: &mut State, args: impl Iterator<Item = &'e Expr>) -> Val {
+        let mut v = Val::default();
+        for arg in args {
+            let buffer = buffer_of(arg);
+            if let Expr::Path(p) = buffer {
+                if let Some(name) = p.path.get_ident() {
+                    if scopes.lookup(&name.to_string()).is_some() {
+                        let fv = self.eval(scopes, state, buffer);
+                        v.fields.insert(name.to_string(), fv);
+                    }
+                }
+            }
+        }
+        v
+    }
+
+    /// Assignments: `buf = v` replaces the entries; `buf[i] = v` adds v to them.
+    fn assign(&self, scopes: &Scopes, state: &mut State, left: &Expr, right: &Expr, at: usize) {
+        if let Some(place) = scopes.place_of(left) {
+            let v = self.eval(scopes, state, right);
+            self.store(scopes, state, &place, v, at);
+            return;
+        }
+        if let Expr::Index(ix) = left {
+            if let Some(place) = self.buffer_place(scopes, &ix.expr) {
+                let v = self.eval(scopes, state, right).put(&How::Put("store".into()));
+                self.add(scopes, state, &place, v);
+            }
+        }
+    }
+
+    /// Methods that change a buffer's entries.
+    fn mutation(&self, scopes: &Scopes, state: &mut State, m: &syn::ExprMethodCall) {
+        let method = m.method.to_string();
+        // `buf.iter_mut().for_each(|s| *s = v)`: every entry is v.
+        if method == "for_each" {
+            if let (Expr::MethodCall(inner), Some(Expr::Closure(c))) = (strip(&m.receiver), m.args.first().map(strip)) {
+                if inner.method == "iter_mut" {
+                    let body = match &*c.body {
+                        Expr::Block(b) => deref_store(&b.block.stmts),
+                        Expr::Assign(a) if matches!(&*a.left, Expr::Unary(_)) => Some(&*a.right),
+                        _ => None,
+                    };
+                    if let (Some(place), Some(value)) = (self.buffer_place(scopes, &inner.receiver), body) {
+                        let v = Val { own: self.eval(scopes, state, value).put(&How::Put("fill".into())), fields: BTreeMap::new() };
+                        self.store(scopes, state, &place, v, self.pos(value));
+                    }
+                }
+            }
+            return;
+        }
+        let Some(place) = scopes.place_of(&m.receiver).or_else(|| self.buffer_place(scopes, &m.receiver)) else { return };
+        // A method on a part (`buf[..k].fill(v)`) changes only that part.
+        let whole = scopes.place_of(&m.receiver).is_some();
+        let how = How::Put(method.clone());
+        match method.as_str() {
+            "fill" | "copy_from_slice" | "clone_from_slice" => {
+                let Some(arg) = m.args.first() else { return };
+                let v = self.eval(scopes, state, arg);
+                let origins = if method == "fill" { v.put(&how) } else { v.own };
+                if whole {
+                    let at = self.ctx.expr_range(&m.receiver).start;
+                    self.store(scopes, state, &place, Val { own: origins, fields: BTreeMap::new() }, at);
+                } else {
+                    self.add(scopes, state, &place, origins.clone());
+                    let bound = match strip(&m.receiver) {
+                        Expr::Index(ix) => prefix_bound(&ix.index),
+                        _ => None,
+                    };
+                    if let (Some(bound), Some(entries)) = (bound, state.map.get_mut(&place)) {
+                        entries.prefix = Some((bound, origins));
+                    }
+                }
+            }
+            "push" | "insert" | "push_back" | "push_front" => {
+                if let Some(v) = m.args.last() {
+                    let v = self.eval(scopes, state, v).put(&how);
+                    self.add(scopes, state, &place, v);
+                }
+            }
+            "resize" => {
+                if let Some(v) = m.args.get(1) {
+                    let v = self.eval(scopes, state, v).put(&how);
+                    self.add(scopes, state, &place, v);
+                }
+            }
+            "extend" | "extend_from_slice" | "append" => {
+                if let Some(v) = m.args.first() {
+                    // What the iterator or slice yields is put in by this call.
+                    let v = self.eval(scopes, state, v).put(&how).into_iter().map(|mut o| {
+                        if o.how == How::Filled {
+                            o.how = how.clone();
+                            o.holder = None;
+                        }
+                        o
+                    });
+                    self.add(scopes, state, &place, v.collect());
+                }
+            }
+            "clear" if whole => {
+                let at = self.pos(&m.receiver);
+                self.store(scopes, state, &place, Val::default(), at);
+            }
+            _ => {}
+        }
+    }
+
+    /// The kernel check: what the index argument may hold at this call.
+    fn check_kernel(&mut self, scopes: &Scopes, state: &mut State, call: &Expr) {
+        let ctx = self.ctx;
+        let Some((site, callee)) = ctx.callee(call) else { return };
         for (clause, target, skip) in callee.contract.writes() {
             let Some(skip) = skip else { continue };
             let sentinel = ctx.sentinel_value(skip, callee);
@@ -65,13 +741,316 @@ pub(super) fn check(ctx: &FnCtx, calls: &[&Expr], out: &mut Vec<Finding>) {
             }
             let sentinel_here = sentinel_in_caller(ctx, callee, skip, sentinel);
             let w = WriteIndex { callee, clause, sentinel_text: skip.to_string(), sentinel_here, sentinel, null, param: target.index.to_string() };
-            let Some(arg) = site.arg_named(callee, target.index.root_name()) else { continue };
-            for finding in check_arg(ctx, call, arg, &w) {
-                if seen.insert((finding.primary.range.clone(), finding.message.clone())) {
-                    out.push(finding);
+            // The index is a parameter, a field path of one (`meta.slot_mapping`), or of the
+            // receiver (`self.vars.slots`).
+            let fields: Vec<String> = target.index.segments[1..].iter().map(|s| s.text.clone()).collect();
+            let arg = match target.index.root {
+                PlaceRoot::Param => site.arg_named(callee, target.index.root_name()),
+                PlaceRoot::SelfField => site.receiver,
+                PlaceRoot::Static => None,
+            };
+            let Some(arg) = arg else { continue };
+            let val = self.eval(scopes, state, buffer_of(arg)).project(&fields);
+            let shown = scopes.place_of(buffer_of(arg)).map(|p| scopes.display(&p.fields_then(&fields)));
+            for o in &val.own {
+                if !o.in_buffer || !w.is_null(&o.entry) {
+                    continue;
+                }
+                let finding = self.finding(scopes, state, o, arg, shown.as_deref(), &w);
+                let key = (finding.primary.range.start, finding.primary.range.end, finding.message.clone());
+                if let Mode::Check { findings, seen } = &mut self.mode {
+                    if seen.insert(key) {
+                        findings.push(finding);
+                    }
                 }
             }
         }
+    }
+
+    fn finding(&self, scopes: &Scopes, state: &State, o: &Origin, arg: &Expr, shown: Option<&str>, w: &WriteIndex) -> Finding {
+        let ctx = self.ctx;
+        let contract_label = clause_label(w.callee, w.clause, format!("`{}` skips only entries equal to {}", w.callee.name, w.sentinel_text));
+        let persistent = scopes.place_of(buffer_of(arg)).is_some_and(|p| p.base == Base::SelfValue);
+        if let (Some(function), true) = (&o.function, persistent) {
+            // A persistent field: what another function of the type left in it.
+            let field = shown.unwrap_or("the buffer").to_string();
+            return Finding::new(
+                &PAD_TO_NULL_BLOCK,
+                format!(
+                    "the persistent buffer `{field}` is passed as `{}` of `{}` without a reset to {}; `{function}` may leave {} in it",
+                    w.param, w.callee.name, w.sentinel_text, o.text
+                ),
+                ctx.label(arg, format!("may still hold the {} that `{function}` puts into it", o.text)),
+            )
+            .with_secondary(Label::new(ctx.file, o.range(), format!("`{function}` puts {} here", o.text)))
+            .with_secondary(contract_label)
+            .with_help(format!("reset it first: `{field}.fill({});`", w.sentinel_text));
+        }
+        let buffer = o.holder.clone().or_else(|| shown.map(str::to_string)).unwrap_or_else(|| self.text(buffer_of(arg)));
+        let label = match &o.how {
+            How::Value | How::Filled if o.holder.is_none() => format!("the argument starts filled with {}", o.text),
+            How::Value | How::Filled => format!("`{buffer}` starts filled with {}", o.text),
+            How::Put(method) if method == "store" => format!("a store puts {} into `{buffer}`", o.text),
+            How::Put(method) => format!("`{method}` puts {} into `{buffer}`", o.text),
+            How::Fallback(method) => format!("the `{method}` fallback is 0"),
+            How::Every => format!("every entry is {}", o.text),
+            How::Helper(helper) => format!("`{helper}` pads the buffer it returns with {}, and `{}` is that buffer", o.text, shown.unwrap_or(&buffer)),
+        };
+        let buffer = match &o.how {
+            How::Helper(_) => shown.map(str::to_string).unwrap_or(buffer),
+            _ => buffer,
+        };
+        let mut f = Finding::new(
+            &PAD_TO_NULL_BLOCK,
+            format!(
+                "`{buffer}` is passed as `{}` of `{}`, whose padding must be {}; {} maps a row into the null block",
+                w.param, w.callee.name, w.sentinel_text, o.text
+            ),
+            Label::new(ctx.file, o.range(), label),
+        )
+        .with_secondary(contract_label)
+        .with_help(format!("pad with {} so the kernel skips these rows", w.sentinel_text));
+        // Copied out of a local that was reset only afterwards.
+        if let Some((place, used)) = &o.via {
+            if let Some(reset) = state.map.get(place).filter(|e| !e.origins.contains(o)).and_then(|e| e.reset).filter(|r| r > used) {
+                let name = scopes.display(place);
+                f = f
+                    .with_secondary(Label::new(ctx.file, reset..reset + name.len(), format!("the reset to {} comes only here", w.sentinel_text)))
+                    .with_secondary(Label::new(ctx.file, *used..used + name.len(), "after the buffer was already used here"))
+                    .with_note(format!("a reset placed after `{name}` was used leaves whatever was built from it with the zeros"));
+            }
+        }
+        let fix = match &o.how {
+            How::Fallback(m) if m == "unwrap_or_default" => Fix { message: format!("use `unwrap_or({})`", w.sentinel_here), range: o.range(), replacement: format!("unwrap_or({})", w.sentinel_here) },
+            _ => Fix { message: format!("replace with {}", w.sentinel_here), range: o.range(), replacement: w.sentinel_here.clone() },
+        };
+        f.with_fix(fix)
+    }
+
+    /// The type a struct literal builds, by its last path segment (`Self` in an impl is the type).
+    fn literal_type(&self, s: &syn::ExprStruct) -> Option<String> {
+        let name = s.path.segments.last()?.ident.to_string();
+        if name == "Self" {
+            return self.def.and_then(|d| d.self_type.clone());
+        }
+        Some(name)
+    }
+
+    /// The helper of this file a call designates: one function or method of that name without a
+    /// contract (a path call for free functions and `Self::f`, a method call for methods).
+    fn helper_of(&self, call: &Expr) -> Option<(usize, &'c FnDef<'a>)> {
+        if self.depth >= MAX_SUMMARY_DEPTH || self.ctx.callee(call).is_some() {
+            return None;
+        }
+        let (name, method) = match call {
+            Expr::Call(c) => match &*c.func {
+                Expr::Path(p) if p.path.segments.len() == 1 || p.path.segments.first().is_some_and(|s| s.ident == "Self") => {
+                    (p.path.segments.last()?.ident.to_string(), false)
+                }
+                _ => return None,
+            },
+            Expr::MethodCall(m) => (m.method.to_string(), true),
+            _ => return None,
+        };
+        let candidates: Vec<(usize, &FnDef)> =
+            self.ctx.fns.defs.iter().enumerate().filter(|(_, d)| d.sig.ident == name && (d.has_receiver() == method || !method)).collect();
+        // `self.f()`, `Self::f()`: the method of this type.
+        let on_self = match call {
+            Expr::MethodCall(m) => matches!(strip(&m.receiver), Expr::Path(p) if p.path.is_ident("self")),
+            Expr::Call(c) => matches!(&*c.func, Expr::Path(p) if p.path.segments.len() > 1),
+            _ => false,
+        };
+        let here = self.def.map_or(self.ctx.self_type, |d| d.self_type.as_deref());
+        match candidates.as_slice() {
+            [one] => Some(*one),
+            _ if on_self && here.is_some() => match candidates.iter().filter(|(_, d)| d.self_type.as_deref() == here).collect::<Vec<_>>().as_slice() {
+                [one] => Some(**one),
+                _ => None,
+            },
+            _ => None,
+        }
+    }
+
+    fn summary(&self, idx: usize, def: &'c FnDef<'a>) -> Option<Rc<Summary>> {
+        if let Some(done) = self.ctx.summaries.helpers.borrow().get(&idx) {
+            return done.clone();
+        }
+        // In progress (recursion): nothing known.
+        self.ctx.summaries.helpers.borrow_mut().insert(idx, None);
+        let mut inner = Pad { ctx: self.ctx, mode: Mode::Summarise, def: Some(def), depth: self.depth + 1, summary: Summary::default() };
+        let params = dataflow::param_names(def.sig);
+        let result = dataflow::solve(&mut inner, &params, def.body, State::default()).ok().map(|()| Rc::new(inner.summary));
+        self.ctx.summaries.helpers.borrow_mut().insert(idx, result.clone());
+        result
+    }
+
+    /// The arguments of a call, by the helper's parameter positions (receiver excluded).
+    fn call_args(call: &Expr) -> (Option<&Expr>, Vec<&Expr>) {
+        match call {
+            Expr::Call(c) => (None, c.args.iter().collect()),
+            Expr::MethodCall(m) => (Some(&*m.receiver), m.args.iter().collect()),
+            _ => (None, Vec::new()),
+        }
+    }
+
+    /// The buffer a helper returns, its parameters' entries substituted by the arguments'.
+    fn helper_return(&self, scopes: &Scopes, state: &mut State, call: &Expr) -> Option<Val> {
+        let (idx, def) = self.helper_of(call)?;
+        let summary = self.summary(idx, def)?;
+        let (_, args) = Self::call_args(call);
+        let name = def.sig.ident.to_string();
+        Some(self.substitute(scopes, state, &summary.returns, &args, &How::Helper(name)))
+    }
+
+    /// A summary's value at a call: `Param` origins become what the arguments hold; the helper's
+    /// own origins are tagged as coming from it.
+    fn substitute(&self, scopes: &Scopes, state: &mut State, v: &Val, args: &[&Expr], how: &How) -> Val {
+        let mut out = Val::default();
+        for o in &v.own {
+            match &o.entry {
+                Entry::Param(i, fields) => {
+                    if let Some(arg) = args.get(*i) {
+                        let arg_val = self.eval(scopes, state, buffer_of(arg)).project(fields);
+                        out.own.extend(arg_val.own);
+                    }
+                }
+                _ => {
+                    let mut o = o.clone();
+                    if matches!(o.how, How::Value | How::Filled | How::Put(_)) {
+                        o.how = how.clone();
+                    }
+                    o.holder = None;
+                    o.via = None;
+                    out.own.insert(o);
+                }
+            }
+        }
+        for (f, fv) in &v.fields {
+            out.fields.insert(f.clone(), self.substitute(scopes, state, fv, args, how));
+        }
+        out
+    }
+
+    /// What a helper leaves in the buffers passed to it (`pad(&mut meta, n)`) and in `self`.
+    fn apply_helper_effects(&self, scopes: &Scopes, state: &mut State, call: &Expr) {
+        let Some((idx, def)) = self.helper_of(call) else { return };
+        let Some(summary) = self.summary(idx, def) else { return };
+        let (receiver, args) = Self::call_args(call);
+        let function = def.sig.ident.to_string();
+        let mut targets: Vec<(Place, &Val)> = Vec::new();
+        for (i, v) in &summary.params {
+            if let Some(place) = args.get(*i).and_then(|a| self.buffer_place(scopes, a)) {
+                targets.push((place, v));
+            }
+        }
+        if let Some(place) = receiver.and_then(|r| scopes.place_of(r)) {
+            targets.push((place, &summary.self_value));
+        }
+        for (place, v) in targets {
+            self.add_val(scopes, state, &place, v, &function);
+        }
+    }
+
+    fn add_val(&self, scopes: &Scopes, state: &mut State, place: &Place, v: &Val, function: &str) {
+        let own: BTreeSet<Origin> = v.own.iter().filter(|o| !matches!(o.entry, Entry::Param(..))).cloned().collect();
+        if !own.is_empty() {
+            let own = own.into_iter().map(|mut o| {
+                o.holder = None;
+                o.function.get_or_insert_with(|| function.to_string());
+                o
+            });
+            self.add(scopes, state, place, own.collect());
+        }
+        for (f, fv) in &v.fields {
+            self.add_val(scopes, state, &place.field(f), fv, function);
+        }
+    }
+
+    /// What the fields of a value of type `ty` may hold between calls: its struct literals in
+    /// this file and the fields of `self` at the normal exits of its methods.
+    fn field_summary(&self, ty: &str) -> Option<Rc<Val>> {
+        if let Some(done) = self.ctx.summaries.fields.borrow().get(ty) {
+            return done.clone();
+        }
+        self.ctx.summaries.fields.borrow_mut().insert(ty.to_string(), None);
+        let mut val = Val::default();
+        for (idx, def) in self.ctx.fns.defs.iter().enumerate() {
+            let is_method = def.self_type.as_deref() == Some(ty);
+            if !is_method && !self.ctx.file.text[def.range.clone()].contains(ty) {
+                continue;
+            }
+            let Some(summary) = self.summary(idx, def) else { continue };
+            if let Some(lit) = summary.literals.get(ty) {
+                val.join(tagged(lit, &def.sig.ident.to_string()));
+            }
+            if is_method && def.has_receiver() {
+                val.join(tagged(&summary.self_value, &def.sig.ident.to_string()));
+            }
+        }
+        let val = Some(Rc::new(val));
+        self.ctx.summaries.fields.borrow_mut().insert(ty.to_string(), val.clone());
+        val
+    }
+}
+
+/// A value's concrete origins, marked as left by `function`.
+fn tagged(v: &Val, function: &str) -> Val {
+    Val {
+        own: v
+            .own
+            .iter()
+            .filter(|o| !matches!(o.entry, Entry::Param(..)))
+            .cloned()
+            .map(|mut o| {
+                o.function.get_or_insert_with(|| function.to_string());
+                o
+            })
+            .collect(),
+        fields: v.fields.iter().map(|(k, fv)| (k.clone(), tagged(fv, function))).collect(),
+    }
+}
+
+/// Records, on origins read out of a local, that they were copied out of it here.
+fn tag_via(v: &mut Val, place: &Place, at: usize) {
+    v.own = std::mem::take(&mut v.own)
+        .into_iter()
+        .map(|mut o| {
+            o.via.get_or_insert_with(|| (place.clone(), at));
+            o
+        })
+        .collect();
+    for fv in v.fields.values_mut() {
+        tag_via(fv, place, at);
+    }
+}
+
+/// `k` of a prefix range `..k`, as written.
+fn prefix_bound(index: &Expr) -> Option<String> {
+    match strip(index) {
+        Expr::Range(r) if r.start.is_none() && matches!(r.limits, syn::RangeLimits::HalfOpen(_)) => r.end.as_deref().map(crate::rules::expr_text),
+        _ => None,
+    }
+}
+
+/// Whether an expression is a local (so not a constant of the same name).
+fn is_local(scopes: &Scopes, e: &Expr) -> bool {
+    matches!(strip(e), Expr::Path(p) if p.path.get_ident().is_some_and(|i| scopes.lookup(&i.to_string()).is_some()))
+}
+
+/// The buffer an argument designates: `&x[..n]` → `x`, `x.as_slice()` → `x`, `&m.f` → `m.f`.
+fn buffer_of(e: &Expr) -> &Expr {
+    match strip(e) {
+        Expr::Index(i) if matches!(strip(&i.index), Expr::Range(_)) => buffer_of(&i.expr),
+        Expr::MethodCall(m) if ["as_slice", "as_ref", "as_mut_slice", "as_mut"].contains(&m.method.to_string().as_str()) => buffer_of(&m.receiver),
+        other => other,
+    }
+}
+
+impl Place {
+    fn fields_then(&self, fields: &[String]) -> Place {
+        let mut p = self.clone();
+        p.fields.extend(fields.iter().cloned());
+        p
     }
 }
 
@@ -109,561 +1088,4 @@ fn sentinel_in_caller(ctx: &FnCtx, callee: &ContractedFn, skip: &Sentinel<Range<
 /// a fix spells the sentinel).
 fn defines_const(text: &str, name: &str) -> bool {
     ["const ", "static "].iter().any(|kw| text.contains(&format!("{kw}{name}:")))
-}
-
-/// The buffer an argument designates: `&x[..n]` → `x`, `x.as_slice()` → `x`, `&m.f` → `m.f`.
-fn buffer_of(e: &Expr) -> &Expr {
-    match strip(e) {
-        Expr::Index(i) if matches!(strip(&i.index), Expr::Range(_)) => buffer_of(&i.expr),
-        Expr::MethodCall(m) if ["as_slice", "as_ref", "as_mut_slice", "as_mut"].contains(&m.method.to_string().as_str()) => buffer_of(&m.receiver),
-        other => other,
-    }
-}
-
-fn check_arg(ctx: &FnCtx, call: &Expr, arg: &Expr, w: &WriteIndex) -> Vec<Finding> {
-    let mut out = Vec::new();
-    let lets = ctx.lets();
-    let last_def = |name: &str, pos: usize| FnCtx::last_def(lets, name, pos);
-    let call_pos = ctx.expr_range(call).start;
-    let buffer = buffer_of(arg);
-    // Built right in the argument: `&vec![0; n]`, `&Tensor::new(vec![0; n], &dev)?`.
-    if let Some((range, zero)) = zero_fill(ctx, buffer, w) {
-        out.push(zero_finding(ctx, range, &zero, &source(ctx, buffer), w, format!("the argument starts filled with {zero}")));
-        return out;
-    }
-    let text = expr_text(buffer);
-    if text.starts_with("self.") {
-        persistent(ctx, call, arg, &text, w, &mut out);
-        return out;
-    }
-    // (local, position its definition comes before): a shadowing `let slots = convert(slots)`
-    // refers to the previous `slots`, not to itself.
-    let mut sources: Vec<(String, usize)> = Vec::new();
-    let (root, field) = match text.split_once('.') {
-        Some((root, field)) => (root.to_string(), Some(field.to_string())),
-        None => (text.clone(), None),
-    };
-    match (&field, last_def(&root, call_pos)) {
-        // `metadata.slot_mapping`: the field of a struct literal, or the local of the same name that
-        // the value was built from (never every local of the builder: a block table padded with 0
-        // for reads is legal).
-        (Some(field), Some(def)) => {
-            if let Expr::Struct(st) = strip(def.init) {
-                if let Some(fv) = st.fields.iter().find(|f| matches!(&f.member, syn::Member::Named(n) if n == field)) {
-                    element_fallbacks(ctx, &fv.expr, &text, w, &mut out);
-                    if let Some((range, zero)) = zero_fill(ctx, &fv.expr, w) {
-                        out.push(zero_finding(ctx, range, &zero, &text, w, format!("`{text}` starts filled with {zero}")));
-                    }
-                }
-            }
-            let built_from = mentioned_locals(def.init);
-            let last = field.rsplit('.').next().unwrap_or(field);
-            if built_from.iter().any(|l| l == last) {
-                sources.push((last.to_string(), call_pos));
-            }
-        }
-        (None, Some(_)) => sources.push((root, call_pos)),
-        _ => {}
-    }
-    // Conversions keep the entries: `Tensor::new(&slots, &dev)?`, `slots.to_vec()`, `slots.into()`,
-    // `let slots = slots;`.
-    let mut i = 0;
-    while i < sources.len() && i < 8 {
-        let (name, before) = sources[i].clone();
-        if let Some(def) = last_def(&name, before) {
-            if let Some(inner) = converted_local(def.init) {
-                let entry = (inner, def.end.saturating_sub(1));
-                if !sources.contains(&entry) {
-                    sources.push(entry);
-                }
-            }
-        }
-        i += 1;
-    }
-    for (name, before) in sources {
-        if let Some(def) = last_def(&name, before) {
-            local_buffer(ctx, &name, def, call_pos, w, &mut out);
-        }
-    }
-    out
-}
-
-/// Calls that turn one buffer into another with the same entries.
-const CONVERSIONS: &[&str] = &[
-    "new", "from_vec", "from_slice", "from", "to_vec", "clone", "into", "to_owned", "to_device", "to_dtype", "as_slice",
-    "reshape", "unsqueeze", "contiguous", "copy",
-];
-
-/// The local a conversion initializer converts: `Tensor::new(&slots, &dev)?` → `slots`.
-fn converted_local(init: &Expr) -> Option<String> {
-    let e = strip_try(init);
-    let local = |e: &Expr| match strip(buffer_of(e)) {
-        Expr::Path(p) => p.path.get_ident().map(|i| i.to_string()),
-        _ => None,
-    };
-    match e {
-        Expr::Path(_) => local(e),
-        Expr::Call(c) => {
-            let Expr::Path(p) = &*c.func else { return None };
-            let name = p.path.segments.last()?.ident.to_string();
-            CONVERSIONS.contains(&name.as_str()).then(|| c.args.first().and_then(local)).flatten()
-        }
-        Expr::MethodCall(m) => {
-            let name = m.method.to_string();
-            if !CONVERSIONS.contains(&name.as_str()) {
-                return None;
-            }
-            match strip(&m.receiver) {
-                Expr::MethodCall(_) | Expr::Try(_) => converted_local(&m.receiver),
-                other => local(other),
-            }
-        }
-        _ => None,
-    }
-}
-
-/// Locals mentioned by name in an expression.
-fn mentioned_locals(e: &Expr) -> Vec<String> {
-    struct Names(Vec<String>);
-    impl<'ast> Visit<'ast> for Names {
-        fn visit_expr_path(&mut self, p: &'ast syn::ExprPath) {
-            if let Some(i) = p.path.get_ident() {
-                self.0.push(i.to_string());
-            }
-        }
-    }
-    let mut v = Names(Vec::new());
-    v.visit_expr(e);
-    v.0
-}
-
-/// Constructors of zero-filled buffers and tensors.
-const ZEROS: &[&str] = &["zeros", "zeros_like", "new_zeros", "zeroed", "vec_zeros"];
-
-/// A zero-filled initializer: `vec![0; n]`, `[0; N]`, `zeros(..)`, or a conversion of one
-/// (`Tensor::new(vec![0; n], &dev)?`). Returns the zero expression's range and text.
-fn zero_fill(ctx: &FnCtx, init: &Expr, w: &WriteIndex) -> Option<(Range<usize>, String)> {
-    let init = strip_try(init);
-    match init {
-        Expr::Macro(m) if m.mac.path.is_ident("vec") => {
-            let repeat = vec_repeat(&m.mac)?;
-            let v = ctx.int_value(&repeat.expr)?;
-            w.is_null(v).then(|| (ctx.expr_range(&repeat.expr), source(ctx, &repeat.expr)))
-        }
-        Expr::Repeat(r) => {
-            let v = ctx.int_value(&r.expr)?;
-            w.is_null(v).then(|| (ctx.expr_range(&r.expr), source(ctx, &r.expr)))
-        }
-        Expr::Call(c) => {
-            let Expr::Path(p) = &*c.func else { return None };
-            let name = p.path.segments.last()?.ident.to_string();
-            if ZEROS.contains(&name.as_str()) {
-                return Some((ctx.expr_range(init), source(ctx, init)));
-            }
-            if CONVERSIONS.contains(&name.as_str()) {
-                return zero_fill(ctx, c.args.first()?, w);
-            }
-            None
-        }
-        Expr::MethodCall(m) => {
-            let name = m.method.to_string();
-            if ZEROS.contains(&name.as_str()) {
-                return Some((ctx.expr_range(init), source(ctx, init)));
-            }
-            if CONVERSIONS.contains(&name.as_str()) {
-                return zero_fill(ctx, &m.receiver, w);
-            }
-            // `std::iter::repeat(0).take(n).collect()`, `repeat_n(0, n).collect()`.
-            if name == "collect" {
-                let mut inner = strip(&m.receiver);
-                while let Expr::MethodCall(t) = inner {
-                    if t.method != "take" {
-                        return None;
-                    }
-                    inner = strip(&t.receiver);
-                }
-                let Expr::Call(c) = inner else { return None };
-                let Expr::Path(p) = &*c.func else { return None };
-                if !p.path.segments.last().is_some_and(|s| s.ident == "repeat" || s.ident == "repeat_n") {
-                    return None;
-                }
-                let value = c.args.first()?;
-                let v = ctx.int_value(value)?;
-                return w.is_null(v).then(|| (ctx.expr_range(value), source(ctx, value)));
-            }
-            None
-        }
-        _ => None,
-    }
-}
-
-/// `vec![x; n]` as the repeat expression `[x; n]` (its tokens keep their spans).
-fn vec_repeat(mac: &syn::Macro) -> Option<syn::ExprRepeat> {
-    let tokens = &mac.tokens;
-    syn::parse2(quote::quote!([#tokens])).ok()
-}
-
-/// An expression with `&`, parentheses and a trailing `?` removed.
-fn strip_try(e: &Expr) -> &Expr {
-    match strip(e) {
-        Expr::Try(t) => strip(&t.expr),
-        other => other,
-    }
-}
-
-/// The source text of an expression, as written.
-fn source(ctx: &FnCtx, e: &Expr) -> String {
-    ctx.file.text[ctx.expr_range(e)].to_string()
-}
-
-/// A write of the sentinel over the whole buffer after its definition: `name.fill(S)`,
-/// `name = vec![S; n]`, `for s in name.iter_mut() { *s = S; }`, `name.copy_from_slice(..)`.
-/// Returns where the first one is.
-fn full_reset(ctx: &FnCtx, name: &str, after: usize, before: usize, w: &WriteIndex) -> Option<usize> {
-    struct Resets<'c, 'a> {
-        ctx: &'c FnCtx<'a>,
-        name: &'c str,
-        w: &'c WriteIndex<'c>,
-        found: Vec<usize>,
-        /// The branches being visited (if/else arms, match arms, loop bodies that may run no
-        /// time, closures), each with the resets found in it: a reset in a branch runs only on
-        /// some paths, unless every branch of its `if`/`match` resets too, or the call itself is
-        /// in the branch.
-        branches: Vec<(Range<usize>, Vec<usize>)>,
-        call: usize,
-    }
-    impl Resets<'_, '_> {
-        /// Visits `f` as a branch; returns the resets found in it.
-        fn branch(&mut self, range: Range<usize>, f: impl FnOnce(&mut Self)) -> Vec<usize> {
-            self.branches.push((range, Vec::new()));
-            f(self);
-            self.branches.pop().map(|(_, hits)| hits).unwrap_or_default()
-        }
-
-        /// A reset at `pos`: it counts if every enclosing branch holds the call, else it is the
-        /// innermost branch's.
-        fn hit(&mut self, pos: usize) {
-            if self.branches.iter().all(|(r, _)| r.contains(&self.call)) {
-                self.found.push(pos);
-            } else if let Some((_, hits)) = self.branches.last_mut() {
-                hits.push(pos);
-            }
-        }
-
-        /// Branches that together cover every path (`if`/`else`, all `match` arms): if each resets,
-        /// the whole construct does.
-        fn all_branches(&mut self, at: usize, resets: &[Vec<usize>]) {
-            if !resets.is_empty() && resets.iter().all(|r| !r.is_empty()) {
-                self.hit(at);
-            }
-        }
-    }
-    impl<'ast> Visit<'ast> for Resets<'_, '_> {
-        fn visit_expr_if(&mut self, i: &'ast syn::ExprIf) {
-            self.visit_expr(&i.cond);
-            let then = self.ctx.range(i.then_branch.brace_token.span.join());
-            let mut resets = vec![self.branch(then, |v| v.visit_block(&i.then_branch))];
-            match &i.else_branch {
-                Some((_, els)) => {
-                    let r = self.ctx.expr_range(els);
-                    resets.push(self.branch(r, |v| v.visit_expr(els)));
-                }
-                None => resets.push(Vec::new()),
-            }
-            let at = self.ctx.range(i.if_token.span).start;
-            self.all_branches(at, &resets);
-        }
-        fn visit_expr_match(&mut self, m: &'ast syn::ExprMatch) {
-            self.visit_expr(&m.expr);
-            let resets: Vec<Vec<usize>> = m
-                .arms
-                .iter()
-                .map(|a| {
-                    let r = self.ctx.expr_range(&a.body);
-                    self.branch(r, |v| syn::visit::visit_arm(v, a))
-                })
-                .collect();
-            let at = self.ctx.range(m.match_token.span).start;
-            self.all_branches(at, &resets);
-        }
-        fn visit_expr_closure(&mut self, c: &'ast syn::ExprClosure) {
-            let r = self.ctx.expr_range(&c.body);
-            self.branch(r, |v| syn::visit::visit_expr_closure(v, c));
-        }
-        fn visit_expr_while(&mut self, l: &'ast syn::ExprWhile) {
-            let r = self.ctx.range(l.body.brace_token.span.join());
-            self.branch(r, |v| syn::visit::visit_expr_while(v, l));
-        }
-        fn visit_expr(&mut self, e: &'ast Expr) {
-            let sentinel = |v: &Expr| self.ctx.int_value(v).is_some() && self.ctx.int_value(v) == self.w.sentinel;
-            let is_buffer = |e: &Expr| expr_text(strip(e)) == self.name;
-            let hit = match e {
-                Expr::MethodCall(m) if is_buffer(&m.receiver) => match m.method.to_string().as_str() {
-                    "fill" => m.args.first().is_some_and(sentinel),
-                    // Every entry comes from elsewhere.
-                    "copy_from_slice" | "clone_from_slice" => true,
-                    _ => false,
-                },
-                Expr::Assign(a) if is_buffer(&a.left) => match strip(&a.right) {
-                    Expr::Macro(m) if m.mac.path.is_ident("vec") => vec_repeat(&m.mac).is_some_and(|r| sentinel(&r.expr)),
-                    _ => false,
-                },
-                Expr::ForLoop(f) => {
-                    let over_buffer = matches!(strip(&f.expr), Expr::MethodCall(m) if m.method == "iter_mut" && is_buffer(&m.receiver));
-                    let assigns_sentinel = f.body.stmts.iter().any(|s| {
-                        matches!(s, syn::Stmt::Expr(Expr::Assign(a), _) if matches!(&*a.left, Expr::Unary(u) if matches!(u.op, syn::UnOp::Deref(_))) && sentinel(&a.right))
-                    });
-                    // `for i in 0..n { name[i] = S; }`: every entry from the first on.
-                    let var = match &*f.pat {
-                        syn::Pat::Ident(p) => Some(p.ident.to_string()),
-                        _ => None,
-                    };
-                    let from_zero = matches!(strip(&f.expr), Expr::Range(r) if r.start.as_deref().is_some_and(|s| self.ctx.int_value(s) == Some(0)));
-                    let stores_each = var.is_some_and(|var| {
-                        f.body.stmts.iter().any(|s| {
-                            matches!(s, syn::Stmt::Expr(Expr::Assign(a), _)
-                                if matches!(&*a.left, Expr::Index(ix) if is_buffer(&ix.expr) && expr_text(strip(&ix.index)) == var)
-                                    && sentinel(&a.right))
-                        })
-                    });
-                    (over_buffer && assigns_sentinel) || (from_zero && stores_each)
-                }
-                _ => false,
-            };
-            if hit {
-                let at = self.ctx.expr_range(e).start;
-                self.hit(at);
-            }
-            match e {
-                Expr::If(i) => self.visit_expr_if(i),
-                Expr::Match(m) => self.visit_expr_match(m),
-                Expr::While(l) => self.visit_expr_while(l),
-                Expr::Closure(c) => self.visit_expr_closure(c),
-                Expr::ForLoop(f) => {
-                    self.visit_expr(&f.expr);
-                    let r = self.ctx.range(f.body.brace_token.span.join());
-                    self.branch(r, |v| v.visit_block(&f.body));
-                }
-                _ => syn::visit::visit_expr(self, e),
-            }
-        }
-    }
-    let mut v = Resets { ctx, name, w, found: Vec::new(), branches: Vec::new(), call: before };
-    v.visit_block(ctx.body);
-    v.found.into_iter().filter(|p| *p >= after && *p < before).min()
-}
-
-fn local_buffer(ctx: &FnCtx, name: &str, def: &Def, call_pos: usize, w: &WriteIndex, out: &mut Vec<Finding>) {
-    element_fallbacks(ctx, def.init, name, w, out);
-    let mutations: Vec<&Expr> = ctx
-        .calls()
-        .iter()
-        .copied()
-        .filter(|c| matches!(c, Expr::MethodCall(m) if expr_text(strip(&m.receiver)) == name))
-        .filter(|c| {
-            let r = ctx.expr_range(c);
-            r.start >= def.end && r.start < call_pos
-        })
-        .collect();
-    let mut mutation_receivers = Vec::new();
-    for m in &mutations {
-        let Expr::MethodCall(mc) = m else { continue };
-        let method = mc.method.to_string();
-        // Writing entries, or reading only the shape, is not a use of the entries.
-        if SHAPE_METHODS.contains(&method.as_str()) || BUILDING_METHODS.contains(&method.as_str()) {
-            mutation_receivers.push(ctx.expr_range(&mc.receiver).start);
-        }
-        let value = match method.as_str() {
-            "push" | "fill" | "resize" => stored_value(mc),
-            // `extend(std::iter::repeat(0).take(k))`
-            "extend" => mc.args.first().and_then(|a| {
-                calls_in_expr(a).into_iter().find_map(|c| match c {
-                    Expr::Call(rc) if matches!(&*rc.func, Expr::Path(p) if p.path.segments.last().is_some_and(|s| s.ident == "repeat" || s.ident == "repeat_n")) => rc.args.first(),
-                    _ => None,
-                })
-            }),
-            _ => None,
-        };
-        let Some(value) = value else { continue };
-        match ctx.int_value(value) {
-            Some(v) if w.is_null(v) => {
-                let text = source(ctx, value);
-                out.push(zero_finding(ctx, ctx.expr_range(value), &text, name, w, format!("`{method}` puts {text} into `{name}`")));
-            }
-            _ if method == "push" => fallback(ctx, value, name, w, out),
-            _ => {}
-        }
-    }
-    let (zero, via) = match zero_fill(ctx, def.init, w) {
-        Some(z) => (z, None),
-        None => match helper_zero(ctx, def.init, w) {
-            Some((z, helper)) => (z, Some(helper)),
-            None => return,
-        },
-    };
-    let (zero_range, zero_text) = zero;
-    let reset_at = full_reset(ctx, name, def.end, call_pos, w);
-    let first_use = uses_of(ctx, name).into_iter().filter(|p| *p >= def.end && *p < call_pos && !mutation_receivers.contains(p)).min();
-    let label = match &via {
-        Some(helper) => format!("`{helper}` pads the buffer it returns with {zero_text}, and `{name}` is that buffer"),
-        None => format!("`{name}` starts filled with {zero_text}"),
-    };
-    let mut finding = zero_finding(ctx, zero_range, &zero_text, name, w, label);
-    match (reset_at, first_use) {
-        (Some(r), Some(u)) if r <= u => return,
-        (Some(_), None) => return,
-        (Some(r), Some(u)) => {
-            finding = finding
-                .with_secondary(Label::new(ctx.file, r..r + name.len(), format!("the reset to {} comes only here", w.sentinel_text)))
-                .with_secondary(Label::new(ctx.file, u..u + name.len(), "after the buffer was already used here"))
-                .with_note(format!("a reset placed after `{name}` was used leaves whatever was built from it with the zeros"));
-        }
-        _ => {}
-    }
-    out.push(finding);
-}
-
-/// The value a `push(v)`, `fill(v)` or `resize(n, v)` puts into a buffer's entries.
-fn stored_value(m: &syn::ExprMethodCall) -> Option<&Expr> {
-    match m.method.to_string().as_str() {
-        "push" | "fill" => m.args.first(),
-        "resize" => m.args.get(1),
-        _ => None,
-    }
-}
-
-/// A buffer returned by a helper of this file that pads it with the null index:
-/// `fn pad(s: &[i64], n: usize) -> Vec<i64> { let mut v = s.to_vec(); v.resize(n, 0); v }`.
-/// The helper's summary, in the contract's terms: "returns a buffer padded with 0". Returns the
-/// zero (in the helper) and the helper's name.
-fn helper_zero(ctx: &FnCtx, init: &Expr, w: &WriteIndex) -> Option<((Range<usize>, String), String)> {
-    let Expr::Call(c) = strip_try(init) else { return None };
-    let Expr::Path(p) = &*c.func else { return None };
-    let helper = p.path.get_ident()?.to_string();
-    let [body] = ctx.helpers.get(&helper)?.as_slice() else { return None };
-    let Some(syn::Stmt::Expr(tail, None)) = body.stmts.last() else { return None };
-    let returned = expr_text(strip(tail));
-    for stmt in &body.stmts {
-        let found = match stmt {
-            syn::Stmt::Local(l) => {
-                let binds = matches!(&l.pat, syn::Pat::Ident(i) if i.ident == returned)
-                    || matches!(&l.pat, syn::Pat::Type(t) if matches!(&*t.pat, syn::Pat::Ident(i) if i.ident == returned));
-                l.init.as_ref().filter(|_| binds).and_then(|i| zero_fill(ctx, &i.expr, w))
-            }
-            syn::Stmt::Expr(Expr::MethodCall(m), _) if expr_text(strip(&m.receiver)) == returned => {
-                stored_value(m).filter(|v| ctx.int_value(v).is_some_and(|v| w.is_null(v))).map(|v| (ctx.expr_range(v), source(ctx, v)))
-            }
-            _ => None,
-        };
-        if found.is_some() {
-            return found.map(|z| (z, helper));
-        }
-    }
-    None
-}
-
-/// Positions where `name` is mentioned.
-fn uses_of(ctx: &FnCtx, name: &str) -> Vec<usize> {
-    struct Uses<'c, 'a>(&'c FnCtx<'a>, &'c str, Vec<usize>);
-    impl<'ast> Visit<'ast> for Uses<'_, '_> {
-        fn visit_expr_path(&mut self, p: &'ast syn::ExprPath) {
-            if p.path.is_ident(self.1) {
-                self.2.push(self.0.range(p.path.segments[0].ident.span()).start);
-            }
-        }
-    }
-    let mut v = Uses(ctx, name, Vec::new());
-    v.visit_block(ctx.body);
-    v.2
-}
-
-/// Fallbacks that become entries of the buffer an initializer builds: the value a `map` closure
-/// returns in `..map(|i| ..unwrap_or(0)).collect()`, or a literal 0 returned there. Lengths, slice
-/// bounds and other arguments inside the initializer are not entries and are not looked at.
-fn element_fallbacks(ctx: &FnCtx, init: &Expr, buffer: &str, w: &WriteIndex, out: &mut Vec<Finding>) {
-    let mut e = strip_try(init);
-    let Expr::MethodCall(collect) = e else { return };
-    if collect.method != "collect" {
-        return;
-    }
-    e = &collect.receiver;
-    while let Expr::MethodCall(m) = strip(e) {
-        if m.method == "map" {
-            if let Some(Expr::Closure(c)) = m.args.first().map(strip) {
-                let value = super::tail(&c.body);
-                match ctx.int_value(value) {
-                    Some(v) if w.is_null(v) => {
-                        let text = source(ctx, value);
-                        out.push(zero_finding(ctx, ctx.expr_range(value), &text, buffer, w, format!("every entry is {text}")));
-                    }
-                    _ => fallback(ctx, value, buffer, w, out),
-                }
-            }
-            return;
-        }
-        e = &m.receiver;
-    }
-}
-
-/// An entry's value that falls back to the null block: `x.unwrap_or(0)`, `x.unwrap_or_default()`.
-fn fallback(ctx: &FnCtx, value: &Expr, buffer: &str, w: &WriteIndex, out: &mut Vec<Finding>) {
-    let Expr::MethodCall(m) = strip(value) else { return };
-    let method = m.method.to_string();
-    let zero = match method.as_str() {
-        "unwrap_or" => m.args.first().filter(|a| ctx.int_value(a).is_some_and(|v| w.is_null(v))).map(|a| (ctx.expr_range(a), source(ctx, a))),
-        "unwrap_or_default" => Some((ctx.range(m.method.span()).start..ctx.expr_range(value).end, "unwrap_or_default()".into())),
-        _ => None,
-    };
-    if let Some((range, text)) = zero {
-        let mut f = zero_finding(ctx, range.clone(), &text, buffer, w, format!("the `{method}` fallback is 0"));
-        if method == "unwrap_or_default" {
-            f.fix = Some(Fix { message: format!("use `unwrap_or({})`", w.sentinel_here), range, replacement: format!("unwrap_or({})", w.sentinel_here) });
-        }
-        out.push(f);
-    }
-}
-
-fn persistent(ctx: &FnCtx, call: &Expr, arg: &Expr, field: &str, w: &WriteIndex, out: &mut Vec<Finding>) {
-    let fn_name = ctx.sig.ident.to_string().to_lowercase();
-    if !DUMMY_PATH_WORDS.iter().any(|word| fn_name.contains(word)) {
-        return;
-    }
-    let call_pos = ctx.expr_range(call).start;
-    // `self.slots.fill(S)`, `self.slots[..].fill(S)`, `self.slots = vec![S; n]`, an `iter_mut` loop.
-    let sliced_fill = ctx.calls().iter().copied().any(|c| {
-        matches!(c, Expr::MethodCall(m) if m.method == "fill"
-            && expr_text(buffer_of(&m.receiver)) == field
-            && m.args.first().and_then(|a| ctx.int_value(a)) == w.sentinel
-            && w.sentinel.is_some())
-            && ctx.expr_range(c).start < call_pos
-    });
-    if sliced_fill || full_reset(ctx, field, 0, call_pos, w).is_some() {
-        return;
-    }
-    out.push(
-        Finding::new(
-            &PAD_TO_NULL_BLOCK,
-            format!(
-                "the persistent buffer `{field}` is passed as `{}` of `{}` on a dummy path without a reset to {}",
-                w.param, w.callee.name, w.sentinel_text
-            ),
-            ctx.label(arg, "still holds the last step's slots or its initial zeros"),
-        )
-        .with_secondary(clause_label(w.callee, w.clause, format!("`{}` skips only entries equal to {}", w.callee.name, w.sentinel_text)))
-        .with_help(format!("reset it first: `{field}.fill({});`", w.sentinel_text)),
-    );
-}
-
-fn zero_finding(ctx: &FnCtx, range: Range<usize>, zero: &str, buffer: &str, w: &WriteIndex, label: String) -> Finding {
-    Finding::new(
-        &PAD_TO_NULL_BLOCK,
-        format!(
-            "`{buffer}` is passed as `{}` of `{}`, whose padding must be {}; {zero} maps a row into the null block",
-            w.param, w.callee.name, w.sentinel_text
-        ),
-        Label::new(ctx.file, range.clone(), label),
-    )
-    .with_secondary(clause_label(w.callee, w.clause, format!("`{}` skips only entries equal to {}", w.callee.name, w.sentinel_text)))
-    .with_help(format!("pad with {} so the kernel skips these rows", w.sentinel_text))
-    .with_fix(Fix { message: format!("replace with {}", w.sentinel_here), range, replacement: w.sentinel_here.clone() })
 }

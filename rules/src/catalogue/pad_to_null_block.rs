@@ -1,11 +1,15 @@
 declare_rule! {
     /// ## What it checks
-    /// At every call of a function with `writes(P[IDX], skip = S)`, how the argument passed for IDX
-    /// was built in the caller: padding and dummy entries must be S, never 0 or the null block.
-    /// Flagged: `vec![0; n]`, `resize(n, 0)`, `fill(0)`, `zeros(..)`, `push(0)` in a padding or dummy
-    /// branch or loop, `unwrap_or(0)` / `unwrap_or_default()` fallbacks, a reset to S that comes only
-    /// after the buffer was already used, and a persistent buffer (`self.field`) passed on a dummy
-    /// path without a reset. An index declared with `reads(P[IDX])` may be padded with 0.
+    /// At every call of a function with `writes(P[IDX], skip = S)`, what the entries of the buffer
+    /// passed for IDX may hold on some path to the call: padding and dummy entries must be S, never
+    /// 0 or the null block. IDX may be a parameter, a field path of one (`meta.slot_mapping`) or of
+    /// the receiver (`self.vars.slots`). Flagged: `vec![0; n]`, `resize(n, 0)`, `fill(0)`,
+    /// `zeros(..)`, `push(0)` or `buf[i] = 0` in a padding loop, `unwrap_or(0)` /
+    /// `unwrap_or_default()` fallbacks, a reset to S on one branch only or only after the buffer was
+    /// already used, the same through conversions (`Tensor::new(&slots, ..)`), struct literals and
+    /// helpers of the same file (a buffer they return, or a parameter they pad), and a persistent
+    /// buffer (`self.field`) that another method of its type leaves with 0 (its constructor, or the
+    /// method that prepares a replay). An index declared with `reads(P[IDX])` may be padded with 0.
     ///
     /// ## Why it matters
     /// In a paged KV cache, block 0 is the null block owned by no request, and slot 0 is its first

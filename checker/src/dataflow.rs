@@ -1,0 +1,837 @@
+//! One forward dataflow solver over a function body, for the rules that follow values.
+//!
+//! The body is walked in evaluation order with its control flow made explicit: a branch
+//! (`if`/`else`, `match` arms, `&&`/`||`) runs on a copy of the state and the copies are joined
+//! where the branches meet; a loop runs to a fixpoint (its body may run any number of times;
+//! `break` and `continue` carry their state to the loop's exit and head); `return`, `?`, a
+//! diverging call or macro end a path (normal exits are reported to the analysis, error exits are
+//! not). Locals are scoped: each `let`, pattern, closure and loop binding is a new [`LocalId`], so
+//! a shadowing `let slots = f(slots)` reads the old `slots` and defines a new one, and a binding
+//! ends with its block. A [`Place`] is a local or `self` with a field path.
+//!
+//! Closures run where they run: one called where it is written (`(|| ..)()`), and the callbacks of
+//! iterator adaptors and synchronous callbacks (`for_each`, `map(..)`, `update(|b| ..)`) are walked
+//! in place, zero or more times; a closure stored or spawned is a body of its own and is not
+//! walked. `.await` is transparent. The arguments of format-like and logging macros are walked as
+//! expressions.
+//!
+//! An [`Analysis`] supplies the state (a join-semilattice of finite height, so loops converge) and
+//! the transfer functions; the solver never looks at what the state means.
+
+use std::collections::HashMap;
+
+use syn::punctuated::Punctuated;
+use syn::{Expr, Pat, Stmt};
+
+/// At most this many expressions are visited per function (loops revisit theirs); past it the
+/// analysis reports that the function was not checked.
+pub const MAX_STEPS: usize = 200_000;
+/// A loop's body runs at most this many times before its state is taken as the fixpoint.
+const MAX_LOOP_ROUNDS: usize = 16;
+
+/// The solver gave up on a function (see [`MAX_STEPS`]).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct TooComplex;
+
+/// A local binding; every `let`, parameter and pattern binding is a new one.
+pub type LocalId = u32;
+
+#[derive(Clone, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub enum Base {
+    Local(LocalId),
+    /// The receiver, `self`.
+    SelfValue,
+}
+
+/// A storage place: a local or `self`, then a field path (`meta.slot_mapping`, `self.vars.slots`).
+#[derive(Clone, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub struct Place {
+    pub base: Base,
+    pub fields: Vec<String>,
+}
+
+impl Place {
+    pub fn field(&self, name: &str) -> Place {
+        let mut fields = self.fields.clone();
+        fields.push(name.to_string());
+        Place { base: self.base.clone(), fields }
+    }
+
+    /// Whether `self` is `other` or a field inside it.
+    pub fn starts_with(&self, other: &Place) -> bool {
+        self.base == other.base && self.fields.starts_with(&other.fields)
+    }
+}
+
+/// The locals in scope, innermost last.
+#[derive(Default)]
+pub struct Scopes {
+    frames: Vec<Vec<(String, LocalId)>>,
+    names: Vec<String>,
+}
+
+impl Scopes {
+    fn push(&mut self) {
+        self.frames.push(Vec::new());
+    }
+    fn pop(&mut self) {
+        self.frames.pop();
+    }
+    /// A new local named `name`, visible until its scope ends.
+    pub fn bind(&mut self, name: &str) -> LocalId {
+        let id = self.reserve(name);
+        self.activate(name.to_string(), id);
+        id
+    }
+    /// A new local, not yet visible (its initializer is still being read).
+    fn reserve(&mut self, name: &str) -> LocalId {
+        let id = self.names.len() as LocalId;
+        self.names.push(name.to_string());
+        id
+    }
+    fn activate(&mut self, name: String, id: LocalId) {
+        if self.frames.is_empty() {
+            self.push();
+        }
+        self.frames.last_mut().expect("a frame").push((name, id));
+    }
+    /// The binding a name refers to here.
+    pub fn lookup(&self, name: &str) -> Option<LocalId> {
+        self.frames.iter().rev().flat_map(|f| f.iter().rev()).find(|(n, _)| n == name).map(|(_, id)| *id)
+    }
+    /// The name a local was bound with.
+    pub fn name(&self, id: LocalId) -> &str {
+        &self.names[id as usize]
+    }
+
+    /// The place an expression designates: a local, `self`, or a field path of one, through
+    /// parentheses, `&`, `&mut` and `*`. Anything else (a call, an index) is not a place here.
+    pub fn place_of(&self, e: &Expr) -> Option<Place> {
+        match e {
+            Expr::Paren(p) => self.place_of(&p.expr),
+            Expr::Group(g) => self.place_of(&g.expr),
+            Expr::Reference(r) => self.place_of(&r.expr),
+            Expr::Unary(u) if matches!(u.op, syn::UnOp::Deref(_)) => self.place_of(&u.expr),
+            Expr::Path(p) if p.qself.is_none() => {
+                let ident = p.path.get_ident()?;
+                if ident == "self" {
+                    return Some(Place { base: Base::SelfValue, fields: Vec::new() });
+                }
+                Some(Place { base: Base::Local(self.lookup(&ident.to_string())?), fields: Vec::new() })
+            }
+            Expr::Field(f) => {
+                let syn::Member::Named(name) = &f.member else { return None };
+                Some(self.place_of(&f.base)?.field(&name.to_string()))
+            }
+            _ => None,
+        }
+    }
+
+    /// How a place reads in messages: `slots`, `meta.slot_mapping`, `self.slots`.
+    pub fn display(&self, place: &Place) -> String {
+        let mut s = match place.base {
+            Base::Local(id) => self.name(id).to_string(),
+            Base::SelfValue => "self".to_string(),
+        };
+        for f in &place.fields {
+            s.push('.');
+            s.push_str(f);
+        }
+        s
+    }
+}
+
+/// A join-semilattice: `join` is the least upper bound, and it has no infinite ascending chains.
+pub trait Domain: Clone + PartialEq {
+    fn join(&mut self, other: &Self);
+}
+
+/// What the solver tells an analysis, and asks of it.
+pub trait Analysis {
+    type State: Domain;
+
+    /// An expression that is not control flow, after its operands were evaluated (a call after
+    /// its arguments, an assignment after its right side). Called for every such expression.
+    fn transfer(&mut self, scopes: &Scopes, state: &mut Self::State, e: &Expr);
+
+    /// `local` is bound to the value of `init` (`None`: a pattern binding whose value is not an
+    /// expression of its own, such as a loop variable or a `match` binding).
+    fn bind(&mut self, scopes: &Scopes, state: &mut Self::State, local: LocalId, init: Option<&Expr>);
+
+    /// A `for` loop has run (the state joins every number of iterations): facts about the loop as
+    /// a whole, such as "every entry of the buffer was stored".
+    fn after_for(&mut self, _scopes: &Scopes, _state: &mut Self::State, _f: &syn::ExprForLoop) {}
+
+    /// A closure run in place binds its parameters: the analysis may say what they hold.
+    fn closure_params(&mut self, _scopes: &Scopes, _state: &mut Self::State, _params: &[LocalId]) {}
+
+    /// The function returns normally, with this value when it is an expression.
+    fn exit(&mut self, _scopes: &Scopes, _state: &Self::State, _value: Option<&Expr>) {}
+}
+
+/// Method names whose closure arguments run during the call (iterator adaptors that the chain
+/// consumes, and synchronous callbacks).
+const RUNS_IN_PLACE: &[&str] = &[
+    "for_each", "try_for_each", "map", "filter", "filter_map", "flat_map", "fold", "try_fold", "any", "all", "find",
+    "find_map", "position", "retain", "retain_mut", "take_while", "skip_while", "inspect", "map_while", "scan",
+    "update", "with", "with_borrow", "with_borrow_mut", "and_then", "or_else", "map_err", "unwrap_or_else",
+    "map_or", "map_or_else", "get_or_insert_with", "or_insert_with", "sort_by", "sort_by_key", "max_by_key",
+    "min_by_key", "zip_with",
+];
+/// Macros that never return.
+const DIVERGING_MACROS: &[&str] = &["panic", "unreachable", "todo", "unimplemented"];
+/// Macros whose arguments are expressions (after a format string where there is one).
+const EXPRESSION_MACROS: &[&str] = &[
+    "println", "print", "eprintln", "eprint", "format", "write", "writeln", "assert", "assert_eq", "assert_ne",
+    "debug_assert", "debug_assert_eq", "debug_assert_ne", "dbg", "trace", "debug", "info", "warn", "error", "log",
+];
+
+struct LoopFrame<S> {
+    label: Option<String>,
+    breaks: Option<S>,
+    continues: Option<S>,
+}
+
+/// Runs `analysis` over a function body. `params` are bound first, in order (their values are
+/// unknown to the solver; the analysis learns of each through [`Analysis::bind`] with `None`).
+pub fn solve<A: Analysis>(analysis: &mut A, params: &[String], body: &syn::Block, entry: A::State) -> Result<(), TooComplex> {
+    let mut solver = Solver { analysis, scopes: Scopes::default(), loops: Vec::new(), closure_returns: Vec::new(), steps: 0 };
+    solver.scopes.push();
+    let mut state = entry;
+    for p in params {
+        let id = solver.scopes.bind(p);
+        solver.analysis.bind(&solver.scopes, &mut state, id, None);
+    }
+    // The body's block, with the tail read while its locals are in scope.
+    solver.scopes.push();
+    let mut state = Some(state);
+    for stmt in &body.stmts {
+        if state.is_none() {
+            break;
+        }
+        state = solver.stmt(stmt, state)?;
+    }
+    if let Some(out) = state {
+        let value = match body.stmts.last() {
+            Some(Stmt::Expr(e, None)) => Some(e),
+            _ => None,
+        };
+        if !value.is_some_and(is_err_value) {
+            solver.analysis.exit(&solver.scopes, &out, value);
+        }
+    }
+    Ok(())
+}
+
+/// `Err(..)`: a value that leaves on the error path.
+fn is_err_value(e: &Expr) -> bool {
+    matches!(e, Expr::Call(c) if matches!(&*c.func, Expr::Path(p) if p.path.is_ident("Err")))
+}
+
+fn join<S: Domain>(a: Option<S>, b: Option<S>) -> Option<S> {
+    match (a, b) {
+        (Some(mut a), Some(b)) => {
+            a.join(&b);
+            Some(a)
+        }
+        (a, None) => a,
+        (None, b) => b,
+    }
+}
+
+struct Solver<'a, A: Analysis> {
+    analysis: &'a mut A,
+    scopes: Scopes,
+    loops: Vec<LoopFrame<A::State>>,
+    /// The states at `return`s of the closures being walked, innermost last.
+    closure_returns: Vec<Option<A::State>>,
+    steps: usize,
+}
+
+type Flow<S> = Result<Option<S>, TooComplex>;
+
+impl<A: Analysis> Solver<'_, A> {
+    fn step(&mut self) -> Result<(), TooComplex> {
+        self.steps += 1;
+        if self.steps > MAX_STEPS {
+            return Err(TooComplex);
+        }
+        Ok(())
+    }
+
+    fn block(&mut self, b: &syn::Block, state: Option<A::State>) -> Flow<A::State> {
+        self.scopes.push();
+        let mut state = state;
+        for stmt in &b.stmts {
+            if state.is_none() {
+                break;
+            }
+            state = self.stmt(stmt, state)?;
+        }
+        self.scopes.pop();
+        Ok(state)
+    }
+
+    fn stmt(&mut self, stmt: &Stmt, state: Option<A::State>) -> Flow<A::State> {
+        match stmt {
+            Stmt::Local(l) => {
+                let Some(init) = &l.init else {
+                    let mut state = state;
+                    self.bind_pattern(&l.pat, None, &mut state);
+                    return Ok(state);
+                };
+                let mut state = self.expr(&init.expr, state)?;
+                if let Some((_, diverge)) = &init.diverge {
+                    // `let Some(x) = e else { return .. };`: the else block leaves.
+                    let _ = self.expr(diverge, state.clone())?;
+                }
+                self.bind_pattern(&l.pat, Some(&init.expr), &mut state);
+                Ok(state)
+            }
+            Stmt::Item(_) => Ok(state),
+            Stmt::Expr(e, _) => self.expr(e, state),
+            Stmt::Macro(m) => self.mac(&m.mac, state),
+        }
+    }
+
+    /// Binds the names of a pattern; a name bound to the whole value (`x`, `mut x`, `x: T`)
+    /// gets `init`, a name inside a destructuring gets the matching tuple element when `init` is a
+    /// tuple, else an unknown value. The analysis sees each binding before its name is in scope,
+    /// so `let slots = f(slots)` reads the old `slots`.
+    fn bind_pattern(&mut self, pat: &Pat, init: Option<&Expr>, state: &mut Option<A::State>) {
+        let mut bound = Vec::new();
+        self.collect_bindings(pat, init, &mut bound);
+        if let Some(s) = state.as_mut() {
+            for (_, id, init) in &bound {
+                self.analysis.bind(&self.scopes, s, *id, *init);
+            }
+        }
+        for (name, id, _) in bound {
+            self.scopes.activate(name, id);
+        }
+    }
+
+    fn collect_bindings<'e>(&mut self, pat: &Pat, init: Option<&'e Expr>, out: &mut Vec<(String, LocalId, Option<&'e Expr>)>) {
+        match pat {
+            Pat::Ident(p) => {
+                if let Some((_, sub)) = &p.subpat {
+                    self.collect_bindings(sub, None, out);
+                }
+                let name = p.ident.to_string();
+                let id = self.scopes.reserve(&name);
+                out.push((name, id, init));
+            }
+            Pat::Type(t) => self.collect_bindings(&t.pat, init, out),
+            Pat::Reference(r) => self.collect_bindings(&r.pat, None, out),
+            Pat::Paren(p) => self.collect_bindings(&p.pat, init, out),
+            Pat::Tuple(t) => {
+                let elems: Option<Vec<&Expr>> = match init.map(crate::resolve::strip) {
+                    Some(Expr::Tuple(tuple)) if tuple.elems.len() == t.elems.len() => Some(tuple.elems.iter().collect()),
+                    _ => None,
+                };
+                for (i, p) in t.elems.iter().enumerate() {
+                    self.collect_bindings(p, elems.as_ref().map(|e| e[i]), out);
+                }
+            }
+            Pat::TupleStruct(t) => t.elems.iter().for_each(|p| self.collect_bindings(p, None, out)),
+            Pat::Struct(s) => s.fields.iter().for_each(|f| self.collect_bindings(&f.pat, None, out)),
+            Pat::Slice(s) => s.elems.iter().for_each(|p| self.collect_bindings(p, None, out)),
+            Pat::Or(o) => {
+                // Every alternative binds the same names: the first one's are enough.
+                if let Some(first) = o.cases.first() {
+                    self.collect_bindings(first, None, out);
+                }
+            }
+            _ => {}
+        }
+    }
+
+    fn exprs<'e>(&mut self, es: impl IntoIterator<Item = &'e Expr>, mut state: Option<A::State>) -> Flow<A::State> {
+        for e in es {
+            state = self.expr(e, state)?;
+        }
+        Ok(state)
+    }
+
+    fn transfer(&mut self, e: &Expr, state: Option<A::State>) -> Option<A::State> {
+        let mut state = state?;
+        self.analysis.transfer(&self.scopes, &mut state, e);
+        Some(state)
+    }
+
+    fn expr(&mut self, e: &Expr, state: Option<A::State>) -> Flow<A::State> {
+        if state.is_none() {
+            return Ok(None);
+        }
+        self.step()?;
+        match e {
+            Expr::Block(b) => self.block(&b.block, state),
+            Expr::Unsafe(b) => self.block(&b.block, state),
+            // Deferred bodies: run elsewhere, later.
+            Expr::Async(_) | Expr::Const(_) => Ok(state),
+            Expr::If(i) => {
+                self.scopes.push();
+                let cond = self.expr(&i.cond, state)?;
+                let then = self.block(&i.then_branch, cond.clone())?;
+                self.scopes.pop();
+                let els = match &i.else_branch {
+                    Some((_, els)) => self.expr(els, cond)?,
+                    None => cond,
+                };
+                Ok(join(then, els))
+            }
+            Expr::Let(l) => {
+                // In an `if`/`while` condition: the bindings live in the enclosing scope the
+                // caller pushed.
+                let mut state = self.expr(&l.expr, state)?;
+                self.bind_pattern(&l.pat, None, &mut state);
+                Ok(state)
+            }
+            Expr::Match(m) => {
+                let state = self.expr(&m.expr, state)?;
+                let mut out = None;
+                for arm in &m.arms {
+                    self.scopes.push();
+                    let mut s = state.clone();
+                    self.bind_pattern(&arm.pat, None, &mut s);
+                    if let Some((_, guard)) = &arm.guard {
+                        s = self.expr(guard, s)?;
+                    }
+                    let s = self.expr(&arm.body, s)?;
+                    self.scopes.pop();
+                    out = join(out, s);
+                }
+                Ok(out)
+            }
+            Expr::Binary(b) if matches!(b.op, syn::BinOp::And(_) | syn::BinOp::Or(_)) => {
+                let left = self.expr(&b.left, state)?;
+                let right = self.expr(&b.right, left.clone())?;
+                Ok(join(left, right))
+            }
+            Expr::ForLoop(f) => {
+                let state = self.expr(&f.expr, state)?;
+                let label = f.label.as_ref().map(|l| l.name.ident.to_string());
+                let mut out = self.looped(label, state, false, |s, st| {
+                    s.scopes.push();
+                    let mut st = st;
+                    s.bind_pattern(&f.pat, None, &mut st);
+                    let r = s.block(&f.body, st);
+                    s.scopes.pop();
+                    r
+                })?;
+                if let Some(st) = out.as_mut() {
+                    self.analysis.after_for(&self.scopes, st, f);
+                }
+                Ok(out)
+            }
+            Expr::While(w) => {
+                let label = w.label.as_ref().map(|l| l.name.ident.to_string());
+                self.looped(label, state, false, |s, st| {
+                    s.scopes.push();
+                    let cond = s.expr(&w.cond, st)?;
+                    let r = s.block(&w.body, cond);
+                    s.scopes.pop();
+                    r
+                })
+            }
+            Expr::Loop(l) => {
+                let label = l.label.as_ref().map(|l| l.name.ident.to_string());
+                self.looped(label, state, true, |s, st| s.block(&l.body, st))
+            }
+            Expr::Break(b) => {
+                let state = match &b.expr {
+                    Some(v) => self.expr(v, state)?,
+                    None => state,
+                };
+                let label = b.label.as_ref().map(|l| l.ident.to_string());
+                if let Some(frame) = self.loop_frame(label.as_deref()) {
+                    frame.breaks = join(frame.breaks.take(), state);
+                }
+                Ok(None)
+            }
+            Expr::Continue(c) => {
+                let label = c.label.as_ref().map(|l| l.ident.to_string());
+                if let Some(frame) = self.loop_frame(label.as_deref()) {
+                    frame.continues = join(frame.continues.take(), state);
+                }
+                Ok(None)
+            }
+            Expr::Return(r) => {
+                let state = match &r.expr {
+                    Some(v) => self.expr(v, state)?,
+                    None => state,
+                };
+                if let Some(frame) = self.closure_returns.last_mut() {
+                    *frame = join(frame.take(), state);
+                    return Ok(None);
+                }
+                if let Some(s) = &state {
+                    if !r.expr.as_deref().is_some_and(is_err_value) {
+                        self.analysis.exit(&self.scopes, s, r.expr.as_deref());
+                    }
+                }
+                Ok(None)
+            }
+            // `e?`: the error path leaves (an error exit, not reported); the rest goes on.
+            Expr::Try(t) => self.expr(&t.expr, state),
+            Expr::Await(a) => self.expr(&a.base, state),
+            Expr::Closure(_) => Ok(state),
+            Expr::Call(c) => {
+                let state = match &*c.func {
+                    Expr::Path(_) => state,
+                    other => self.expr(other, state)?,
+                };
+                let state = self.exprs(&c.args, state)?;
+                // `(|| ..)()`: the closure runs here, once.
+                let state = match closure_of(&c.func) {
+                    Some(closure) => self.closure(closure, state, true)?,
+                    None => state,
+                };
+                let diverges = matches!(&*c.func, Expr::Path(p) if p.path.segments.last().is_some_and(|s| s.ident == "panic_any" || s.ident == "exit" || s.ident == "abort"));
+                let state = self.transfer(e, state);
+                Ok(if diverges { None } else { state })
+            }
+            Expr::MethodCall(m) => {
+                let mut state = self.expr(&m.receiver, state)?;
+                let in_place = RUNS_IN_PLACE.contains(&m.method.to_string().as_str());
+                for arg in &m.args {
+                    state = match closure_of(arg) {
+                        Some(closure) if in_place => self.closure(closure, state, false)?,
+                        _ => self.expr(arg, state)?,
+                    };
+                }
+                Ok(self.transfer(e, state))
+            }
+            Expr::Assign(a) => {
+                let state = self.expr(&a.right, state)?;
+                let state = self.place_operands(&a.left, state)?;
+                Ok(self.transfer(e, state))
+            }
+            Expr::Binary(b) => {
+                let state = self.expr(&b.left, state)?;
+                let state = self.expr(&b.right, state)?;
+                Ok(self.transfer(e, state))
+            }
+            Expr::Macro(m) => {
+                let state = self.mac(&m.mac, state)?;
+                Ok(self.transfer(e, state))
+            }
+            Expr::Struct(s) => {
+                let state = self.exprs(s.fields.iter().map(|f| &f.expr), state)?;
+                let state = match &s.rest {
+                    Some(rest) => self.expr(rest, state)?,
+                    None => state,
+                };
+                Ok(self.transfer(e, state))
+            }
+            Expr::Tuple(t) => {
+                let state = self.exprs(&t.elems, state)?;
+                Ok(self.transfer(e, state))
+            }
+            Expr::Array(a) => {
+                let state = self.exprs(&a.elems, state)?;
+                Ok(self.transfer(e, state))
+            }
+            Expr::Repeat(r) => {
+                let state = self.expr(&r.expr, state)?;
+                Ok(self.transfer(e, state))
+            }
+            Expr::Range(r) => {
+                let state = self.exprs(r.start.iter().map(|b| &**b), state)?;
+                let state = self.exprs(r.end.iter().map(|b| &**b), state)?;
+                Ok(self.transfer(e, state))
+            }
+            Expr::Index(i) => {
+                let state = self.expr(&i.expr, state)?;
+                let state = self.expr(&i.index, state)?;
+                Ok(self.transfer(e, state))
+            }
+            Expr::Field(f) => {
+                let state = self.expr(&f.base, state)?;
+                Ok(self.transfer(e, state))
+            }
+            Expr::Unary(u) => {
+                let state = self.expr(&u.expr, state)?;
+                Ok(self.transfer(e, state))
+            }
+            Expr::Reference(r) => {
+                let state = self.expr(&r.expr, state)?;
+                Ok(self.transfer(e, state))
+            }
+            Expr::Paren(p) => self.expr(&p.expr, state),
+            Expr::Group(g) => self.expr(&g.expr, state),
+            Expr::Cast(c) => {
+                let state = self.expr(&c.expr, state)?;
+                Ok(self.transfer(e, state))
+            }
+            _ => Ok(self.transfer(e, state)),
+        }
+    }
+
+    /// The operands of an assigned place that are evaluated (`a[i] = v` evaluates `i`).
+    fn place_operands(&mut self, left: &Expr, state: Option<A::State>) -> Flow<A::State> {
+        match left {
+            Expr::Index(i) => {
+                let state = self.place_operands(&i.expr, state)?;
+                self.expr(&i.index, state)
+            }
+            Expr::Field(f) => self.place_operands(&f.base, state),
+            Expr::Paren(p) => self.place_operands(&p.expr, state),
+            Expr::Unary(u) => self.place_operands(&u.expr, state),
+            Expr::Path(_) => Ok(state),
+            other => self.expr(other, state),
+        }
+    }
+
+    /// A closure walked in place: once (`once`), or any number of times.
+    fn closure(&mut self, c: &syn::ExprClosure, state: Option<A::State>, once: bool) -> Flow<A::State> {
+        let run = |s: &mut Self, st: Option<A::State>| {
+            s.scopes.push();
+            let mut st = st;
+            let mut ids = Vec::new();
+            for p in &c.inputs {
+                let before = s.scopes.names.len();
+                s.bind_pattern(p, None, &mut st);
+                ids.extend((before..s.scopes.names.len()).map(|i| i as LocalId));
+            }
+            if let Some(st) = st.as_mut() {
+                s.analysis.closure_params(&s.scopes, st, &ids);
+            }
+            // A `return` in a closure leaves the closure, not the function: its state joins the
+            // closure's end. Loops outside the closure are not the targets of its `break`s.
+            let frames = std::mem::take(&mut s.loops);
+            s.closure_returns.push(None);
+            let r = s.expr(&c.body, st);
+            let returned = s.closure_returns.pop().flatten();
+            s.loops = frames;
+            s.scopes.pop();
+            Ok(join(r?, returned))
+        };
+        if once {
+            return run(self, state);
+        }
+        self.looped(None, state, false, |s, st| run(s, st))
+    }
+
+    /// A loop: `body` runs from the head state until the head stops changing; the exit is the head
+    /// (the loop may stop before any iteration, unless it is a `loop`) joined with every `break`.
+    fn looped(
+        &mut self,
+        label: Option<String>,
+        entry: Option<A::State>,
+        only_break_exits: bool,
+        mut body: impl FnMut(&mut Self, Option<A::State>) -> Flow<A::State>,
+    ) -> Flow<A::State> {
+        let mut head = entry;
+        let mut breaks = None;
+        for _ in 0..MAX_LOOP_ROUNDS {
+            self.loops.push(LoopFrame { label: label.clone(), breaks: None, continues: None });
+            let out = body(self, head.clone());
+            let frame = self.loops.pop().expect("the frame pushed above");
+            let out = out?;
+            breaks = join(breaks, frame.breaks);
+            let next = join(join(head.clone(), out), frame.continues);
+            if next == head {
+                break;
+            }
+            head = next;
+        }
+        Ok(if only_break_exits { breaks } else { join(head, breaks) })
+    }
+
+    fn loop_frame(&mut self, label: Option<&str>) -> Option<&mut LoopFrame<A::State>> {
+        match label {
+            None => self.loops.last_mut(),
+            Some(l) => self.loops.iter_mut().rev().find(|f| f.label.as_deref() == Some(l)),
+        }
+    }
+
+    /// A macro: diverging ones end the path; format-like and logging ones evaluate their
+    /// arguments; others (`vec![..]` included) are left to the analysis as values.
+    fn mac(&mut self, mac: &syn::Macro, state: Option<A::State>) -> Flow<A::State> {
+        let Some(name) = mac.path.segments.last().map(|s| s.ident.to_string()) else { return Ok(state) };
+        if DIVERGING_MACROS.contains(&name.as_str()) {
+            return Ok(None);
+        }
+        if EXPRESSION_MACROS.contains(&name.as_str()) {
+            if let Ok(args) = mac.parse_body_with(Punctuated::<Expr, syn::Token![,]>::parse_terminated) {
+                return self.exprs(&args, state);
+            }
+        }
+        Ok(state)
+    }
+}
+
+/// A closure, through parentheses: `(|| ..)`.
+fn closure_of(e: &Expr) -> Option<&syn::ExprClosure> {
+    match e {
+        Expr::Closure(c) => Some(c),
+        Expr::Paren(p) => closure_of(&p.expr),
+        _ => None,
+    }
+}
+
+/// A state that maps places to facts, joined place by place: what most analyses need.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct PlaceMap<V> {
+    pub map: std::collections::BTreeMap<Place, V>,
+}
+
+impl<V> Default for PlaceMap<V> {
+    fn default() -> Self {
+        PlaceMap { map: Default::default() }
+    }
+}
+
+impl<V: Domain + Default> Domain for PlaceMap<V> {
+    fn join(&mut self, other: &Self) {
+        for (k, v) in &other.map {
+            self.map.entry(k.clone()).or_default().join(v);
+        }
+    }
+}
+
+impl<V> PlaceMap<V> {
+    /// Removes `place` and every field inside it.
+    pub fn clear_under(&mut self, place: &Place) {
+        self.map.retain(|k, _| !k.starts_with(place));
+    }
+}
+
+/// Names to ids of the parameters of a signature, receiver excluded (patterns other than a name
+/// get a placeholder, so that positions still match the arguments).
+pub fn param_names(sig: &syn::Signature) -> Vec<String> {
+    sig.inputs
+        .iter()
+        .filter_map(|a| match a {
+            syn::FnArg::Receiver(_) => None,
+            syn::FnArg::Typed(t) => Some(match &*t.pat {
+                Pat::Ident(p) => p.ident.to_string(),
+                _ => "_".to_string(),
+            }),
+        })
+        .collect()
+}
+
+/// Memo of per-function results keyed by name, for summaries computed on demand.
+pub type Memo<K, V> = std::cell::RefCell<HashMap<K, V>>;
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Which constants each named local may hold: a tiny analysis that exercises the solver.
+    #[derive(Default)]
+    struct Consts {
+        exits: Vec<PlaceMap<Vals>>,
+        seen_at_probe: Option<PlaceMap<Vals>>,
+    }
+
+    #[derive(Clone, Debug, Default, PartialEq, Eq)]
+    struct Vals(std::collections::BTreeSet<i64>);
+    impl Domain for Vals {
+        fn join(&mut self, other: &Self) {
+            self.0.extend(other.0.iter().copied());
+        }
+    }
+
+    fn lit(e: &Expr) -> Option<i64> {
+        match e {
+            Expr::Lit(syn::ExprLit { lit: syn::Lit::Int(i), .. }) => i.base10_parse().ok(),
+            _ => None,
+        }
+    }
+
+    impl Analysis for Consts {
+        type State = PlaceMap<Vals>;
+        fn transfer(&mut self, scopes: &Scopes, state: &mut Self::State, e: &Expr) {
+            match e {
+                Expr::Assign(a) => {
+                    if let Some(p) = scopes.place_of(&a.left) {
+                        state.map.insert(p, Vals(lit(&a.right).into_iter().collect()));
+                    }
+                }
+                Expr::Call(c) if matches!(&*c.func, Expr::Path(p) if p.path.is_ident("probe")) => {
+                    self.seen_at_probe = Some(state.clone());
+                }
+                _ => {}
+            }
+        }
+        fn bind(&mut self, scopes: &Scopes, state: &mut Self::State, local: LocalId, init: Option<&Expr>) {
+            let place = Place { base: Base::Local(local), fields: Vec::new() };
+            // A local read in the initializer is copied (`let x = y;`).
+            let copied = init.and_then(|i| scopes.place_of(i)).and_then(|p| state.map.get(&p).cloned());
+            let vals = copied.unwrap_or_else(|| Vals(init.and_then(lit).into_iter().collect()));
+            state.map.insert(place, vals);
+        }
+        fn exit(&mut self, _: &Scopes, state: &Self::State, _: Option<&Expr>) {
+            self.exits.push(state.clone());
+        }
+    }
+
+    fn run(body: &str) -> Consts {
+        let block: syn::Block = syn::parse_str(body).expect("a block");
+        let mut a = Consts::default();
+        solve(&mut a, &[], &block, PlaceMap::default()).expect("small");
+        a
+    }
+
+    fn at_probe(a: &Consts, local: LocalId) -> Vec<i64> {
+        let state = a.seen_at_probe.as_ref().expect("probe reached");
+        state.map.get(&Place { base: Base::Local(local), fields: vec![] }).map(|v| v.0.iter().copied().collect()).unwrap_or_default()
+    }
+
+    #[test]
+    fn branches_join_and_one_sided_assignments_keep_the_old_value() {
+        let a = run("{ let mut x = 1; if c { x = 2; } probe(); }");
+        assert_eq!(at_probe(&a, 0), vec![1, 2]);
+        let a = run("{ let mut x = 1; if c { x = 2; } else { x = 3; } probe(); }");
+        assert_eq!(at_probe(&a, 0), vec![2, 3]);
+        let a = run("{ let mut x = 1; match c { A => x = 2, B => x = 3, _ => return } probe(); }");
+        assert_eq!(at_probe(&a, 0), vec![2, 3]);
+    }
+
+    #[test]
+    fn shadowing_is_a_new_local_and_inner_blocks_end_their_bindings() {
+        // local 0: outer x; local 1: the inner block's x; local 2: the shadowing x.
+        let a = run("{ let x = 1; { let x = 5; } let x = 7; probe(); }");
+        assert_eq!(at_probe(&a, 0), vec![1]);
+        assert_eq!(at_probe(&a, 2), vec![7]);
+        let a = run("{ let x = 1; let x = x; probe(); }");
+        assert_eq!(at_probe(&a, 1), vec![1], "the initializer of a shadowing let reads the old binding");
+        let a = run("{ let mut x = 1; { let x = 5; } x = 9; probe(); }");
+        assert_eq!(at_probe(&a, 0), vec![9], "the assignment after the inner block is to the outer x");
+    }
+
+    #[test]
+    fn loops_reach_a_fixpoint_and_breaks_reach_the_exit() {
+        let a = run("{ let mut x = 1; for i in v { x = 2; } probe(); }");
+        assert_eq!(at_probe(&a, 0), vec![1, 2], "the body may run no time");
+        let a = run("{ let mut x = 1; loop { x = 2; if c { break; } x = 3; } probe(); }");
+        assert_eq!(at_probe(&a, 0), vec![2], "a `loop` leaves only through its break");
+        let a = run("{ let mut x = 1; 'o: loop { loop { x = 4; break 'o; } } probe(); }");
+        assert_eq!(at_probe(&a, 0), vec![4]);
+    }
+
+    #[test]
+    fn exits_are_normal_returns_only() {
+        let a = run("{ let mut x = 1; if c { return Err(e); } f()?; if d { return Ok(()); } x = 2; Ok(()) }");
+        assert_eq!(a.exits.len(), 2, "the early Ok return and the tail; not the Err return");
+        let a = run("{ let y = 3; y }");
+        assert_eq!(a.exits.len(), 1);
+        let a = run("{ if c { panic!(\"no\"); } unreachable!() }");
+        assert!(a.exits.is_empty());
+    }
+
+    #[test]
+    fn closures_run_where_they_run() {
+        let a = run("{ let mut x = 1; (|| { x = 2; })(); probe(); }");
+        assert_eq!(at_probe(&a, 0), vec![2], "an immediately invoked closure runs once");
+        let a = run("{ let mut x = 1; v.iter().for_each(|_| { x = 2; }); probe(); }");
+        assert_eq!(at_probe(&a, 0), vec![1, 2], "a callback runs zero or more times");
+        let a = run("{ let mut x = 1; let f = || { x = 2; }; probe(); }");
+        assert_eq!(at_probe(&a, 0), vec![1], "a stored closure is a body of its own");
+        let a = run("{ let mut x = 1; let y = (|| { if c { return 5; } x = 3; 4 })(); probe(); }");
+        assert_eq!(at_probe(&a, 0), vec![1, 3], "a return inside a closure leaves the closure only");
+    }
+}
