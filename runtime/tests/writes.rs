@@ -222,3 +222,56 @@ fn generic_parameters_with_a_storage_bound_are_checked() {
     assert!(collect(|| generic_clear(&mut v, 1)).is_empty());
     assert_eq!(rules(&collect(|| generic_clear(&mut v, 0))), ["forbidden_write"]);
 }
+
+/// Index declarations that are field paths: of a parameter (a metadata struct) and of the receiver
+/// (a persistent buffer a graph replay reads). The same scan as for a parameter.
+pub struct StepMeta {
+    pub slot_mapping: Vec<i64>,
+}
+
+#[reuse::contract(writes(key_cache[meta.slot_mapping], skip = PAD_SLOT_ID), forbids_write(key_cache[0..BLOCK_SIZE]))]
+fn attend(key_cache: &mut [Row], meta: &StepMeta) {
+    for &slot in &meta.slot_mapping {
+        if slot != PAD_SLOT_ID {
+            key_cache[slot as usize] = [1.0, 1.0];
+        }
+    }
+}
+
+struct Vars {
+    slots: Vec<i64>,
+}
+
+struct GraphRunner {
+    kv: Vec<Row>,
+    vars: Vars,
+}
+
+impl GraphRunner {
+    #[reuse::contract(writes(self.kv[self.vars.slots], skip = PAD_SLOT_ID), forbids_write(self.kv[0..BLOCK_SIZE]))]
+    fn replay(&mut self) {
+        for &slot in &self.vars.slots {
+            if slot != PAD_SLOT_ID {
+                self.kv[slot as usize] = [1.0, 1.0];
+            }
+        }
+    }
+}
+
+#[test]
+fn a_field_path_index_is_scanned_like_a_parameter() {
+    let mut c = cache();
+    let good = StepMeta { slot_mapping: vec![5, -1] };
+    assert!(collect(|| attend(&mut c, &good)).is_empty());
+    let bad = StepMeta { slot_mapping: vec![5, 0] };
+    let v = collect(|| attend(&mut c, &bad));
+    assert_eq!(rules(&v), ["pad_to_null_block", "forbidden_write"]);
+    assert_eq!(v[0].detail, Detail::Index { index: "meta.slot_mapping", position: 1, value: 0, region: Some(0..4), count: 1 });
+
+    let mut runner = GraphRunner { kv: cache(), vars: Vars { slots: vec![6, -1] } };
+    assert!(collect(|| runner.replay()).is_empty());
+    runner.vars.slots[1] = 0;
+    let v = collect(|| runner.replay());
+    assert_eq!(rules(&v), ["pad_to_null_block", "forbidden_write"]);
+    assert_eq!(v[0].detail, Detail::Index { index: "self.vars.slots", position: 1, value: 0, region: Some(0..4), count: 1 });
+}
