@@ -20,7 +20,7 @@
 //! `runtime-cuda` also on GPU memory, on the device (`runtime::cuda`).
 //! Without it, the attributes expand to the function exactly as written.
 
-pub use reuse_macros::{allow, contract, effect};
+pub use reuse_macros::{allow, contract, effect, sanctioned};
 
 /// The runtime shim (feature `runtime`): effect traces, write guards, sentinel and alias checks.
 #[cfg(feature = "runtime")]

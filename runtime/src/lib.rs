@@ -130,6 +130,7 @@ mod config;
 pub mod cuda;
 mod index;
 mod report;
+mod sanction;
 mod storage;
 mod trace;
 
