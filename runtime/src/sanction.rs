@@ -33,9 +33,15 @@ impl Drop for Sanctioned {
     }
 }
 
-/// The identity of a sanctioned function, from the `type_name` of the marker item nested in it.
+/// The identity of a sanctioned function, from the `type_name` of the marker item nested in it
+/// (inside the closure a `#[reuse::contract]` wrapper runs the body in, when the function also
+/// has a contract: `f::{{closure}}::marker` is `f`'s).
 pub fn identity(marker_type_name: &'static str) -> &'static str {
-    marker_type_name.strip_suffix(MARKER).and_then(|s| s.strip_suffix("::")).unwrap_or(marker_type_name)
+    let mut id = marker_type_name.strip_suffix(MARKER).and_then(|s| s.strip_suffix("::")).unwrap_or(marker_type_name);
+    while let Some(outer) = id.strip_suffix("::{{closure}}") {
+        id = outer;
+    }
+    id
 }
 
 /// Enters the scope of the sanctioned function whose marker has this `type_name`.
@@ -94,5 +100,6 @@ mod tests {
     fn identities_are_the_function_paths() {
         assert_eq!(identity("k::Pool::check::__reuse_sanctioned_here"), "k::Pool::check");
         assert_eq!(identity("<k::Pool as k::Check>::check::__reuse_sanctioned_here"), "<k::Pool as k::Check>::check");
+        assert_eq!(identity("k::repair::{{closure}}::__reuse_sanctioned_here"), "k::repair");
     }
 }

@@ -57,12 +57,7 @@ pub(super) fn check(ctx: &FnCtx, calls: &[&Expr], out: &mut Vec<Finding>) {
         for (clause, target, skip) in callee.contract.writes() {
             let Some(skip) = skip else { continue };
             let sentinel = ctx.sentinel_value(skip, callee);
-            let mut null = vec![(0, 1)];
-            for (_, region) in callee.contract.forbidden_regions() {
-                if region.place.to_string() == target.place.to_string() {
-                    null.extend(ctx.region_bounds(&region.index, &callee.path[0]));
-                }
-            }
+            let null = ctx.null_positions(callee, &target.place);
             let sentinel_here = sentinel_in_caller(ctx, callee, skip, sentinel);
             let w = WriteIndex { callee, clause, sentinel_text: skip.to_string(), sentinel_here, sentinel, null, param: target.index.to_string() };
             let Some(arg) = site.arg_named(callee, target.index.root_name()) else { continue };
