@@ -5,7 +5,11 @@ declare_rule! {
     /// Flagged: `vec![0; n]`, `resize(n, 0)`, `fill(0)`, `zeros(..)`, `push(0)` in a padding or dummy
     /// branch or loop, `unwrap_or(0)` / `unwrap_or_default()` fallbacks, a reset to S that comes only
     /// after the buffer was already used, and a persistent buffer (`self.field`) passed on a dummy
-    /// path without a reset. An index declared with `reads(P[IDX])` may be padded with 0.
+    /// path without a reset. An index declared with `reads(P[IDX])` may be padded with 0. The null
+    /// block is position 0 and the callee's `forbids_write` regions of P, except in a sanctioned
+    /// writer of a region (`forbids_write(P[R], except(health_check))`): there R's positions are
+    /// ordinary ones, statically in the function the `except` path names and at run time while it
+    /// runs.
     ///
     /// ## Why it matters
     /// In a paged KV cache, block 0 is the null block owned by no request, and slot 0 is its first
