@@ -517,24 +517,8 @@ impl NameScope<'_> {
     }
 
     fn const_refs(&self, contract: &FileContract) -> Vec<ConstRef> {
-        use reuse_rules::contract::{Bound, RegionIndex, Sentinel};
-        let mut places = Vec::new();
-        for (_, _, skip) in contract.writes() {
-            if let Some(Sentinel::Const(p)) = skip {
-                places.push(p);
-            }
-        }
-        for (_, region) in contract.forbidden_regions() {
-            let bounds: Vec<&Bound<Range<usize>>> = match &region.index {
-                RegionIndex::At(b) => vec![b],
-                RegionIndex::Range { start, end, .. } => start.iter().chain(end.iter()).collect(),
-            };
-            places.extend(bounds.into_iter().filter_map(|b| match b {
-                Bound::Const(p) => Some(p),
-                Bound::Int { .. } => None,
-            }));
-        }
-        places
+        contract
+            .const_paths()
             .into_iter()
             .filter(|p| self.workspace_only(&p.segments.iter().map(|s| s.text.clone()).collect::<Vec<_>>()))
             .map(|p| ConstRef { range: p.first_span().start..p.last_span().end, text: p.to_string(), name: p.last_name().to_string() })

@@ -49,7 +49,7 @@ pub(crate) fn contract(attr: TokenStream, item: TokenStream) -> TokenStream {
 /// (constants or statics), and its `except(..)` functions. Paths through `Self` are left out: an
 /// item nested in a method cannot name its `impl`'s `Self` (E0401).
 fn named_paths(contract: &Contract) -> Vec<TokenStream> {
-    use reuse_rules::contract::{Bound, Name, RegionIndex, Sentinel};
+    use reuse_rules::contract::Name;
     let path = |segments: &[Name]| -> Option<TokenStream> {
         if segments[0].text == "Self" {
             return None;
@@ -62,23 +62,7 @@ fn named_paths(contract: &Contract) -> Vec<TokenStream> {
         });
         Some(quote::quote!(#(#segs)::*))
     };
-    let mut out = Vec::new();
-    for (_, _, skip) in contract.writes() {
-        if let Some(Sentinel::Const(p)) = skip {
-            out.extend(path(&p.segments));
-        }
-    }
-    for (_, region) in contract.forbidden_regions() {
-        let bounds: Vec<&Bound> = match &region.index {
-            RegionIndex::At(b) => vec![b],
-            RegionIndex::Range { start, end, .. } => start.iter().chain(end.iter()).collect(),
-        };
-        for b in bounds {
-            if let Bound::Const(p) = b {
-                out.extend(path(&p.segments));
-            }
-        }
-    }
+    let mut out: Vec<TokenStream> = contract.const_paths().into_iter().filter_map(|p| path(&p.segments)).collect();
     for (_, f) in contract.sanctioned_writers() {
         out.extend(path(&f.segments));
     }

@@ -276,6 +276,24 @@ impl<S> Contract<S> {
             _ => Vec::new(),
         })
     }
+    /// The constants a contract names by path: its `skip` sentinels and its region bounds.
+    pub fn const_paths(&self) -> Vec<&Place<S>> {
+        let mut out: Vec<&Place<S>> = self.writes().filter_map(|(_, _, skip)| match skip {
+            Some(Sentinel::Const(p)) => Some(p),
+            _ => None,
+        }).collect();
+        for (_, region) in self.forbidden_regions() {
+            let bounds: Vec<&Bound<S>> = match &region.index {
+                RegionIndex::At(b) => vec![b],
+                RegionIndex::Range { start, end, .. } => start.iter().chain(end.iter()).collect(),
+            };
+            out.extend(bounds.into_iter().filter_map(|b| match b {
+                Bound::Const(p) => Some(p),
+                Bound::Int { .. } => None,
+            }));
+        }
+        out
+    }
     /// Every `except(..)` path of every `forbids_write` clause, with its clause.
     pub fn sanctioned_writers(&self) -> impl Iterator<Item = (&Clause<S>, &FnPath<S>)> {
         self.clauses.iter().flat_map(|c| c.except().iter().map(move |f| (c, f)))
@@ -883,6 +901,8 @@ mod tests {
     #[test]
     fn except_names_the_sanctioned_writers_of_every_region_of_its_clause() {
         let c = parse("forbids_write(kv[NULL_BLOCK], pool[0], except(diag::health_check, warm)), forbids_write(kv[1])").unwrap();
+        let consts: Vec<String> = parse("writes(k[s], skip = kv::PAD), forbids_write(k[A..=3], k[..B], k[C])").unwrap().const_paths().iter().map(|p| p.to_string()).collect();
+        assert_eq!(consts, ["kv::PAD", "A", "B", "C"]);
         let writers: Vec<(String, String)> = c.sanctioned_writers().map(|(cl, p)| (cl.to_string(), p.to_string())).collect();
         let clause = "forbids_write(kv[NULL_BLOCK], pool[0], except(diag::health_check, warm))".to_string();
         assert_eq!(writers, vec![(clause.clone(), "diag::health_check".into()), (clause, "warm".into())]);

@@ -169,7 +169,8 @@ impl Call {
         since: u64,
     ) {
         let (Some((elements, b)), Some((_, a))) = (before, after) else { return };
-        if a != b && !(!except.is_empty() && crate::sanction::ran_since(except, since)) {
+        let sanctioned = !except.is_empty() && crate::sanction::ran_since(except, since);
+        if a != b && !sanctioned {
             self.violation(
                 &FORBIDDEN_WRITE,
                 clause,
