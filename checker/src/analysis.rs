@@ -4,7 +4,7 @@ use std::collections::HashMap;
 use std::ops::Range;
 
 use proc_macro2::Span;
-use reuse_rules::contract::{Bound, RegionIndex};
+use reuse_rules::contract::{Bound, Clause, Place, RegionIndex};
 use reuse_rules::external::{walk_fns, FnItem};
 use syn::visit::Visit;
 use syn::Expr;
@@ -90,7 +90,7 @@ impl<'a> FnCtx<'a> {
     }
 }
 
-impl FnCtx<'_> {
+impl<'a> FnCtx<'a> {
     /// The half-open range of positions a `forbids_write` region index covers, when its bounds are
     /// literals or known constants (`0..BLOCK_SIZE`, `NULL_BLOCK`, `..=3`), its constants read as
     /// the contract's crate (`owner`) sees them, then as this function's crate does.
@@ -114,6 +114,40 @@ impl FnCtx<'_> {
             reuse_rules::contract::Sentinel::Int { value, .. } => Some(*value),
             reuse_rules::contract::Sentinel::Const(p) => self.const_seen_by(p.last_name(), &callee.path[0]),
         }
+    }
+
+    /// This function's own contract as the index holds it (with its resolved `except` paths).
+    pub fn own_contracted(&self) -> Option<&'a ContractedFn> {
+        let here = self.resolver.current.as_deref()?;
+        self.index.candidates(here.last()?).find(|c| c.path == here && c.file.path == self.contract_file.path)
+    }
+
+    /// Whether this function is a sanctioned writer of `clause`, a `forbids_write` of `owner`'s
+    /// contract: an `except(..)` path of the clause names this function's definition path.
+    pub fn sanctioned_by(&self, owner: &ContractedFn, clause: &Clause<Range<usize>>) -> bool {
+        !clause.except().is_empty() && self.resolver.current.as_deref().is_some_and(|here| owner.sanctions(clause, here, self.index))
+    }
+
+    /// The positions of `callee`'s `place` that are the null block for a call from this function:
+    /// position 0 and the callee's forbidden regions of `place`, less the regions this function
+    /// is a sanctioned writer of (there they are ordinary positions).
+    pub fn null_positions(&self, callee: &ContractedFn, place: &Place<Range<usize>>) -> Vec<(i128, i128)> {
+        let mut null = vec![(0, 1)];
+        let mut sanctioned = Vec::new();
+        for (clause, region) in callee.contract.forbidden_regions() {
+            if region.place.to_string() == place.to_string() {
+                let bounds = self.region_bounds(&region.index, &callee.path[0]);
+                if self.sanctioned_by(callee, clause) {
+                    sanctioned.extend(bounds);
+                } else {
+                    null.extend(bounds);
+                }
+            }
+        }
+        for (a, b) in sanctioned {
+            null = null.into_iter().flat_map(|(lo, hi)| [(lo, hi.min(a)), (lo.max(b), hi)]).filter(|(lo, hi)| lo < hi).collect();
+        }
+        null
     }
 
     /// A constant as a contract of crate `owner` sees it: that crate's definition first, then this
@@ -314,7 +348,7 @@ pub fn definition_path(module: &[String], self_type: Option<&str>, name: &syn::I
 }
 
 /// The `use` imports in force in each inline module of a file, by the module path within the file.
-fn imports_by_module(items: &[syn::Item], crate_name: &str, module: &[String]) -> HashMap<Vec<String>, Imports> {
+pub(crate) fn imports_by_module(items: &[syn::Item], crate_name: &str, module: &[String]) -> HashMap<Vec<String>, Imports> {
     fn walk(items: &[syn::Item], crate_name: &str, full: &mut Vec<String>, rel: &mut Vec<String>, out: &mut HashMap<Vec<String>, Imports>) {
         out.insert(rel.clone(), Imports::of(items, crate_name, full));
         for item in items {

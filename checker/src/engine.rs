@@ -75,7 +75,7 @@ impl Report {
 }
 
 /// Bytes that mark a file as possibly declaring contracts or effects.
-const DECL_MARKERS: &[&str] = &["reuse::", "#[contract", "#[effect"];
+const DECL_MARKERS: &[&str] = &["reuse::", "#[contract", "#[effect", "#[sanctioned"];
 /// Bytes that mark a file as carrying suppressions.
 const SUPPRESSION_MARKERS: &[&str] = &["reuse-check:", "reuse::allow"];
 
@@ -427,7 +427,8 @@ fn parsed_decls(j: &FileJob) -> Option<FileDecls> {
     }
     if !j.external && !declares(&j.file.text) {
         let consts = crate::index::scan_int_consts(&j.file.text);
-        return Some(FileDecls { consts, ..Default::default() });
+        let const_names = crate::index::scan_const_names(&j.file.text);
+        return Some(FileDecls { consts, const_names, ..Default::default() });
     }
     let decls = match j.file.parse() {
         Ok(ast) => index_file(&j.file, &ast, &j.module, j.external),
@@ -459,6 +460,10 @@ fn merge_decls<'a>(decls: impl Iterator<Item = (&'a String, &'a FileDecls)>) -> 
     for (rel, d) in decls {
         findings.entry(rel.clone()).or_default().extend(d.findings.iter().cloned());
         index.add(d.clone());
+    }
+    // Names only the whole workspace can resolve: sanctioned writers, constants.
+    for (rel, f) in index.unresolved_names() {
+        findings.entry(rel).or_default().push(f);
     }
     (index, findings)
 }

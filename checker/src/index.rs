@@ -35,6 +35,28 @@ pub struct ContractedFn {
     pub external: bool,
     /// Declared on a trait method: `self_type` is the trait, and every implementor shares it.
     pub in_trait: bool,
+    /// Its `except(..)` paths, resolved where the contract is written.
+    pub excepts: Vec<ExceptRef>,
+    /// The constants it names (sentinels, region bounds) that the workspace must define.
+    pub const_refs: Vec<ConstRef>,
+}
+
+/// A path of `except(..)`: its tokens (first to last segment), and the definition paths it may
+/// name (the module's item, an import, a crate path, a glob's item), before re-exports.
+#[derive(Clone, Debug)]
+pub struct ExceptRef {
+    pub range: Range<usize>,
+    pub text: String,
+    pub candidates: Vec<Vec<String>>,
+}
+
+/// A constant a contract names, where the workspace is the only place it can come from (not
+/// imported from elsewhere, no glob import that could bring it): its tokens and its name.
+#[derive(Clone, Debug)]
+pub struct ConstRef {
+    pub range: Range<usize>,
+    pub text: String,
+    pub name: String,
 }
 
 impl ContractedFn {
@@ -50,6 +72,16 @@ impl ContractedFn {
     /// The byte range of a clause, keyword to closing parenthesis.
     pub fn clause_range(&self, clause: &reuse_rules::contract::Clause<Range<usize>>) -> Range<usize> {
         clause.keyword.span.start..clause.end.end
+    }
+
+    /// Whether the function defined at `here` is a sanctioned writer of `clause` (one of its
+    /// `except(..)` paths names it, through re-exports too).
+    pub fn sanctions(&self, clause: &reuse_rules::contract::Clause<Range<usize>>, here: &[String], index: &Index) -> bool {
+        let range = self.clause_range(clause);
+        self.excepts
+            .iter()
+            .filter(|e| range.start <= e.range.start && e.range.end <= range.end)
+            .any(|e| e.candidates.iter().any(|c| index.aliases(c).iter().any(|a| a == here)))
     }
 }
 
@@ -73,6 +105,10 @@ pub struct Index {
     reexports: HashMap<Vec<String>, Vec<Reexport>>,
     /// Contracts-file contracts some call resolved to during the analysis (by path).
     called: std::sync::Mutex<std::collections::HashSet<Vec<String>>>,
+    /// Definition paths of the functions marked `#[reuse::sanctioned]`.
+    sanctioned: std::collections::HashSet<Vec<String>>,
+    /// The name of every `const` and `static` of the files read, whatever its value.
+    const_names: std::collections::HashSet<String>,
 }
 
 /// A `pub use` item: `name` (or `*` for a glob) in `module` stands for `target`.
@@ -105,6 +141,39 @@ impl Index {
         for r in decl.reexports {
             self.reexports.entry(r.module.clone()).or_default().push(r);
         }
+        self.sanctioned.extend(decl.sanctioned);
+        self.const_names.extend(decl.const_names);
+    }
+
+    /// `unknown_name` findings of the names a contract can be checked for only against the whole
+    /// workspace: an `except(..)` path that names no function marked `#[reuse::sanctioned]`, and a
+    /// constant defined nowhere. By the file of the contract.
+    pub fn unresolved_names(&self) -> Vec<(String, Finding)> {
+        let mut out = Vec::new();
+        for f in &self.fns {
+            for c in f.const_refs.iter().filter(|c| !self.const_names.contains(&c.name)) {
+                let finding = Finding::new(
+                    &catalogue::UNKNOWN_NAME,
+                    format!("`{}` names no `const` or `static` of the workspace: the contract of `{}` would check nothing with it", c.text, f.name),
+                    Label::new(&f.file, c.range.clone(), "not found"),
+                )
+                .with_help("write the name of a constant defined in the workspace (or imported here); the macro reports the same error when the crate is compiled");
+                out.push((f.file.rel_path.clone(), finding));
+            }
+            for e in &f.excepts {
+                let marked = e.candidates.iter().any(|c| self.aliases(c).iter().any(|a| self.sanctioned.contains(a)));
+                if !marked {
+                    let finding = Finding::new(
+                        &catalogue::UNKNOWN_NAME,
+                        format!("`{}` names no function marked `#[reuse::sanctioned]`: a sanctioned writer of `{}` must be one", e.text, f.name),
+                        Label::new(&f.file, e.range.clone(), "no sanctioned writer here"),
+                    )
+                    .with_help("name the function by its path from here (`health_check`, `diag::health_check`, `Pool::health_check`) and mark it `#[reuse::sanctioned]`: the runtime sees a sanctioned writer run only through the mark");
+                    out.push((f.file.rel_path.clone(), finding));
+                }
+            }
+        }
+        out
     }
 
     pub fn candidates(&self, name: &str) -> impl Iterator<Item = &ContractedFn> {
@@ -225,6 +294,10 @@ pub struct FileDecls {
     pub effects: Vec<(String, EffectFn)>,
     pub consts: Vec<(String, i128)>,
     pub reexports: Vec<Reexport>,
+    /// Definition paths of the functions marked `#[reuse::sanctioned]`.
+    pub sanctioned: Vec<Vec<String>>,
+    /// Every `const` and `static` name of the file.
+    pub const_names: Vec<String>,
     /// The crate the file belongs to (its constants are that crate's).
     pub krate: Option<String>,
     /// Malformed contracts, found while indexing.
@@ -248,6 +321,8 @@ impl FileDecls {
             if same(&f.file) {
                 f.contract = f.contract.map_span(&mut |r: Range<usize>| mv(&r));
                 f.attr_range = mv(&f.attr_range);
+                f.excepts.iter_mut().for_each(|e| e.range = mv(&e.range));
+                f.const_refs.iter_mut().for_each(|c| c.range = mv(&c.range));
                 f.file = file.clone();
             }
         }
@@ -275,6 +350,7 @@ pub enum ReuseAttr {
     Contract,
     Effect,
     Allow,
+    Sanctioned,
 }
 
 /// `#[reuse::contract]`, or `#[contract]` in a file that imports from `reuse`.
@@ -289,6 +365,7 @@ pub fn reuse_attr(attr: &Attribute, imports_reuse: bool) -> Option<ReuseAttr> {
         "contract" => Some(ReuseAttr::Contract),
         "effect" => Some(ReuseAttr::Effect),
         "allow" => Some(ReuseAttr::Allow),
+        "sanctioned" => Some(ReuseAttr::Sanctioned),
         _ => None,
     }
 }
@@ -330,7 +407,11 @@ pub fn contract_of(attrs: &[Attribute], sig: &syn::Signature, file: &FileRef, im
 pub fn index_file(file: &FileRef, ast: &syn::File, module: &[String], external: bool) -> FileDecls {
     let imports_reuse = file.text.contains("use reuse::");
     let mut decls = FileDecls::default();
+    let crate_name = module.first().map_or("crate", String::as_str);
+    let imports = crate::analysis::imports_by_module(&ast.items, crate_name, module);
+    let no_imports = crate::resolve::Imports::default();
     walk_fns(&ast.items, &mut |f: FnItem<'_>| {
+        let rel_module = f.modules;
         let mut module = module.to_vec();
         module.extend(f.modules.iter().cloned());
         let path = crate::analysis::definition_path(&module, f.self_type, &f.sig.ident);
@@ -338,24 +419,154 @@ pub fn index_file(file: &FileRef, ast: &syn::File, module: &[String], external: 
             let range = file.range(f.sig.ident.span());
             decls.effects.push((f.sig.ident.to_string(), EffectFn { path: path.clone(), file: file.clone(), range }));
         }
+        if f.attrs.iter().any(|a| reuse_attr(a, imports_reuse) == Some(ReuseAttr::Sanctioned)) {
+            decls.sanctioned.push(path.clone());
+        }
         if let Some((contract, attr_range)) = contract_of(f.attrs, f.sig, file, imports_reuse, &mut decls.findings) {
             let params = Params::of(f.sig);
+            let scope = NameScope {
+                crate_name,
+                module: &module,
+                self_type: f.self_type,
+                imports: imports.get(rel_module).unwrap_or(&no_imports),
+                child_modules: child_modules(&ast.items, rel_module),
+            };
             decls.fns.push(ContractedFn {
                 name: f.sig.ident.to_string(),
                 self_type: f.self_type.map(str::to_string),
                 path,
-                contract,
                 file: file.clone(),
                 attr_range,
                 params: params.named.iter().map(|(n, _)| n.clone()).collect(),
                 has_receiver: params.has_receiver,
                 external,
                 in_trait: f.in_trait,
+                excepts: scope.excepts(&contract),
+                const_refs: scope.const_refs(&contract),
+                contract,
             });
         }
     });
     collect_consts(&ast.items, &mut decls.consts);
+    decls.const_names = scan_const_names(&file.text);
     decls
+}
+
+/// Where a contract is written, for resolving the paths it names as Rust resolves them there.
+struct NameScope<'a> {
+    crate_name: &'a str,
+    /// The module of the contracted function, crate name first.
+    module: &'a [String],
+    self_type: Option<&'a str>,
+    imports: &'a crate::resolve::Imports,
+    /// The modules declared in that module (`mod kv;`, `mod kv { .. }`).
+    child_modules: Vec<String>,
+}
+
+impl NameScope<'_> {
+    /// `crate`, `self`, `super` and `Self` expanded; `None` for other first segments.
+    fn anchored(&self, segments: &[String]) -> Option<Vec<String>> {
+        let rest = segments[1..].iter().cloned();
+        Some(match segments[0].as_str() {
+            "crate" => std::iter::once(self.crate_name.to_string()).chain(rest).collect(),
+            "self" => self.module.iter().cloned().chain(rest).collect(),
+            "super" => self.module[..self.module.len().saturating_sub(1)].iter().cloned().chain(rest).collect(),
+            "Self" => self.module.iter().cloned().chain(self.self_type.map(str::to_string)).chain(rest).collect(),
+            _ => return None,
+        })
+    }
+
+    /// The definition paths an `except(..)` path may name: an anchored path; a path through an
+    /// import; else an item of this module, a crate's item, or an item of a glob import.
+    fn candidates(&self, segments: &[String]) -> Vec<Vec<String>> {
+        if let Some(p) = self.anchored(segments) {
+            return if segments[0] == "Self" && self.self_type.is_none() { Vec::new() } else { vec![p] };
+        }
+        if let Some(imported) = self.imports.get(&segments[0]) {
+            return vec![imported.iter().chain(&segments[1..]).cloned().collect()];
+        }
+        let local: Vec<String> = self.module.iter().chain(segments).cloned().collect();
+        let mut out = vec![local, segments.to_vec()];
+        out.extend(self.imports.globs().iter().map(|g| g.iter().chain(segments).cloned().collect()));
+        out
+    }
+
+    fn excepts(&self, contract: &FileContract) -> Vec<ExceptRef> {
+        contract
+            .sanctioned_writers()
+            .map(|(_, f)| {
+                let (first, last) = f.spans();
+                let segments: Vec<String> = f.segments.iter().map(|s| s.text.clone()).collect();
+                ExceptRef { range: first.start..last.end, text: f.to_string(), candidates: self.candidates(&segments) }
+            })
+            .collect()
+    }
+
+    /// Whether a constant's path can only come from the workspace: anchored (`crate::`, `Self::`),
+    /// through a module of this crate, or a plain name neither imported nor possibly brought by a
+    /// glob import. Names from other crates (imports, unknown first segments) are left to rustc.
+    fn workspace_only(&self, segments: &[String]) -> bool {
+        if self.anchored(segments).is_some() {
+            return true;
+        }
+        match (segments.len(), self.imports.get(&segments[0])) {
+            (_, Some(imported)) => segments.len() > 1 && imported.first().is_some_and(|c| c == self.crate_name),
+            (1, None) => self.imports.globs().is_empty(),
+            (_, None) => self.child_modules.contains(&segments[0]),
+        }
+    }
+
+    fn const_refs(&self, contract: &FileContract) -> Vec<ConstRef> {
+        contract
+            .const_paths()
+            .into_iter()
+            .filter(|p| self.workspace_only(&p.segments.iter().map(|s| s.text.clone()).collect::<Vec<_>>()))
+            .map(|p| ConstRef { range: p.first_span().start..p.last_span().end, text: p.to_string(), name: p.last_name().to_string() })
+            .collect()
+    }
+}
+
+/// The modules declared in the inline module `rel` of a file's items.
+fn child_modules(items: &[Item], rel: &[String]) -> Vec<String> {
+    let mut items = items;
+    for name in rel {
+        let inner = items.iter().find_map(|i| match i {
+            Item::Mod(m) if m.ident == name => m.content.as_ref().map(|(_, c)| c.as_slice()),
+            _ => None,
+        });
+        match inner {
+            Some(c) => items = c,
+            None => return Vec::new(),
+        }
+    }
+    items.iter().filter_map(|i| if let Item::Mod(m) = i { Some(m.ident.to_string()) } else { None }).collect()
+}
+
+/// The name of every `const` and `static` item of a text, whatever its value or type (`const
+/// NAME:`, `static mut NAME:`), read line by line without parsing.
+pub fn scan_const_names(text: &str) -> Vec<String> {
+    let mut out = Vec::new();
+    for line in text.lines() {
+        let mut words = line.split_whitespace().skip_while(|w| w.starts_with("pub") || *w == "unsafe");
+        let Some(kw) = words.next() else { continue };
+        if kw != "const" && kw != "static" {
+            continue;
+        }
+        let mut next = words.next().unwrap_or("");
+        if next == "mut" {
+            next = words.next().unwrap_or("");
+        }
+        if next == "fn" || next.starts_with("fn(") {
+            continue;
+        }
+        let name = next.split(':').next().unwrap_or("");
+        if !name.is_empty() && name.chars().all(|c| c.is_ascii_alphanumeric() || c == '_') && !name.starts_with(|c: char| c.is_ascii_digit()) {
+            out.push(name.to_string());
+        }
+    }
+    out.sort();
+    out.dedup();
+    out
 }
 
 fn collect_consts(items: &[Item], out: &mut Vec<(String, i128)>) {

@@ -92,6 +92,11 @@ impl Imports {
     pub fn get(&self, name: &str) -> Option<&Vec<String>> {
         self.names.get(name)
     }
+
+    /// The paths of the glob imports (`use kv::*;` → `kv`).
+    pub fn globs(&self) -> &[Vec<String>] {
+        &self.globs
+    }
 }
 
 /// The same functions once each, in their first order (a function reached by two paths).

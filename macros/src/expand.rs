@@ -1,6 +1,7 @@
 //! Expansion of the attributes, on `proc_macro2` tokens so that it can be unit-tested.
 
 use proc_macro2::TokenStream;
+use reuse_rules::Contract;
 
 use crate::with_errors;
 
@@ -37,7 +38,91 @@ pub(crate) fn contract(attr: TokenStream, item: TokenStream) -> TokenStream {
     if !errors.is_empty() {
         return with_errors(item, &errors);
     }
+    let (item, func) = match names_check(&contract) {
+        Some(check) => with_first_stmt(item, func, check),
+        None => (item, func),
+    };
     instrument_contract(&contract, func, item)
+}
+
+/// The paths of a contract that must name something: its `skip` sentinels and region bounds
+/// (constants or statics), and its `except(..)` functions. Paths through `Self` are left out: an
+/// item nested in a method cannot name its `impl`'s `Self` (E0401).
+fn named_paths(contract: &Contract) -> Vec<TokenStream> {
+    use reuse_rules::contract::Name;
+    let path = |segments: &[Name]| -> Option<TokenStream> {
+        if segments[0].text == "Self" {
+            return None;
+        }
+        // A keyword was written raw (`r#type`): it is a name again only raw.
+        let segs = segments.iter().map(|s| match s.text.as_str() {
+            "crate" | "self" | "super" => syn::Ident::new(&s.text, s.span),
+            t if syn::parse_str::<syn::Ident>(t).is_ok() => syn::Ident::new(t, s.span),
+            t => syn::Ident::new_raw(t, s.span),
+        });
+        Some(quote::quote!(#(#segs)::*))
+    };
+    let mut out: Vec<TokenStream> = contract.const_paths().into_iter().filter_map(|p| path(&p.segments)).collect();
+    for (_, f) in contract.sanctioned_writers() {
+        out.extend(path(&f.segments));
+    }
+    out
+}
+
+/// `const _: () = { let _ = &PAD_SLOT_ID; let _ = &health_check; };`: a compile-time check that
+/// every constant and function a contract names exists, each at its own token, so that a
+/// misspelled sentinel is an error with the runtime feature off too. A `const` item is evaluated
+/// by the compiler and emits no code: the function compiles to what it compiles to without the
+/// attribute. `None` when the contract names none.
+pub(crate) fn names_check(contract: &Contract) -> Option<syn::Stmt> {
+    let paths = named_paths(contract);
+    if paths.is_empty() {
+        return None;
+    }
+    Some(syn::parse_quote! {
+        #[allow(clippy::no_effect_underscore_binding, unused_qualifications)]
+        const _: () = { #(let _ = &#paths;)* };
+    })
+}
+
+/// The item with `stmt` first in its body (an item without a body is left as it is).
+fn with_first_stmt(item: TokenStream, func: AnnotatedFn, stmt: syn::Stmt) -> (TokenStream, AnnotatedFn) {
+    use quote::ToTokens;
+    if let Ok(mut f) = syn::parse2::<syn::ItemFn>(item.clone()) {
+        f.block.stmts.insert(0, stmt);
+        let func = AnnotatedFn { sig: f.sig.clone(), body: Some((*f.block).clone()) };
+        return (f.into_token_stream(), func);
+    }
+    match syn::parse2::<syn::TraitItemFn>(item.clone()) {
+        Ok(mut f) if f.default.is_some() => {
+            if let Some(b) = f.default.as_mut() {
+                b.stmts.insert(0, stmt);
+            }
+            let func = AnnotatedFn { sig: f.sig.clone(), body: f.default.clone() };
+            (f.into_token_stream(), func)
+        }
+        _ => (item, func),
+    }
+}
+
+/// `#[reuse::sanctioned]`: with the runtime feature, the function enters its sanctioned-writer
+/// scope while it runs (see `instrument_sanctioned`); without, it is emitted as written.
+pub(crate) fn sanctioned(attr: TokenStream, item: TokenStream) -> TokenStream {
+    if let Some(tok) = attr.into_iter().next() {
+        return with_errors(
+            item,
+            &[reuse_rules::ContractError::new(
+                &reuse_rules::catalogue::CONTRACT_SYNTAX,
+                tok.span(),
+                "`#[reuse::sanctioned]` takes no arguments: the contracts name their sanctioned writers in `forbids_write(.., except(..))`",
+            )],
+        );
+    }
+    let func = match parse_fn(&item) {
+        Ok(f) => f,
+        Err(e) => return e.to_compile_error(),
+    };
+    instrument_sanctioned(func, item)
 }
 
 pub(crate) fn effect(attr: TokenStream, item: TokenStream) -> TokenStream {
@@ -64,14 +149,20 @@ fn instrument_effect(_: AnnotatedFn, item: TokenStream) -> TokenStream {
     item
 }
 
+#[cfg(not(feature = "runtime"))]
+fn instrument_sanctioned(_: AnnotatedFn, item: TokenStream) -> TokenStream {
+    item
+}
+
 #[cfg(feature = "runtime")]
-use crate::instrument::{instrument_contract, instrument_effect};
+use crate::instrument::{instrument_contract, instrument_effect, instrument_sanctioned};
 
 #[cfg(all(test, not(feature = "runtime")))]
 mod tests {
     use super::*;
     use quote::quote;
 
+    /// A contract that names no constant and no function: the function exactly as written.
     #[test]
     fn runtime_off_expansion_is_the_original_function() {
         let items = [
@@ -88,7 +179,7 @@ mod tests {
             },
         ];
         let attrs = [
-            quote!(writes(key_cache[slot_mapping], skip = PAD_SLOT_ID), forbids_write(key_cache[NULL_BLOCK])),
+            quote!(writes(key_cache[slot_mapping], skip = -1), forbids_write(key_cache[0..4])),
             quote!(reuses(self.plans, key(graph.fingerprint)), preserves(log_step)),
         ];
         for (attr, item) in attrs.into_iter().zip(items) {
@@ -97,6 +188,47 @@ mod tests {
         }
         let item = quote! { fn log_step() { println!("step"); } };
         assert_eq!(effect(TokenStream::new(), item.clone()).to_string(), item.to_string());
+        assert_eq!(sanctioned(TokenStream::new(), item.clone()).to_string(), item.to_string());
+    }
+
+    /// A contract that names constants or functions: the function as written, with one `const _`
+    /// item first in its body that names each of them at its own token (evaluated by the compiler,
+    /// no code); the rest of the body is untouched. `Self::` paths cannot be named from an item.
+    #[test]
+    fn runtime_off_expansion_adds_only_a_const_naming_the_contracts_paths() {
+        let item = quote! {
+            pub fn reshape_and_cache(key_cache: &mut [f32], slot_mapping: &[i64]) { write(key_cache, slot_mapping); }
+        };
+        let attr = quote!(
+            writes(key_cache[slot_mapping], skip = kv::PAD_SLOT_ID),
+            forbids_write(key_cache[NULL_BLOCK..FIRST_FREE], key_cache[Self::RESERVED], except(diag::health_check, Pool::warm_up))
+        );
+        let expected = quote! {
+            pub fn reshape_and_cache(key_cache: &mut [f32], slot_mapping: &[i64]) {
+                #[allow(clippy::no_effect_underscore_binding, unused_qualifications)]
+                const _: () = {
+                    let _ = &kv::PAD_SLOT_ID;
+                    let _ = &NULL_BLOCK;
+                    let _ = &FIRST_FREE;
+                    let _ = &diag::health_check;
+                    let _ = &Pool::warm_up;
+                };
+                write(key_cache, slot_mapping);
+            }
+        };
+        assert_eq!(contract(attr, item).to_string(), expected.to_string());
+        // A trait method without a body has nowhere to hold it: as written.
+        let decl = quote! { fn write(&mut self, slots: &[i64]); };
+        assert_eq!(contract(quote!(writes(self.kv[slots], skip = PAD)), decl.clone()).to_string(), decl.to_string());
+    }
+
+    #[test]
+    fn the_names_are_spanned_at_their_tokens_in_the_contract() {
+        let attr: TokenStream = "writes(kv[s], skip = PAD_SLOT)".parse().unwrap();
+        let contract = reuse_rules::parse_contract(attr).unwrap();
+        let stmt = names_check(&contract).unwrap();
+        let tokens = quote::ToTokens::to_token_stream(&stmt).to_string();
+        assert!(tokens.contains("let _ = & PAD_SLOT ;"), "{tokens}");
     }
 
     #[test]

@@ -344,6 +344,16 @@ fn region_tokens(index: &RegionIndex) -> TokenStream {
     }
 }
 
+/// The identities of a clause's sanctioned writers (`except(..)`): `type_name_of_val` of each
+/// function item, resolved where the contract is written (see `reuse-runtime`'s `sanction`).
+fn except_names(clause: &reuse_rules::contract::Clause) -> TokenStream {
+    let names = clause.except().iter().map(|f| {
+        let segs = f.segments.iter().map(|s| seg_ident(&s.text, s.span));
+        quote!(::core::any::type_name_of_val(&#(#segs)::*))
+    });
+    quote!([#(#names),*])
+}
+
 fn probe(expr: TokenStream) -> TokenStream {
     let rt = rt();
     quote!((&#rt::Probe(#expr)))
@@ -474,7 +484,19 @@ fn wrapper(contract: &Contract, sig: &syn::Signature, info: &Sig, body: &syn::Bl
         let target_text = target.place.to_string();
         let regions: Vec<_> =
             contract.forbidden_regions().filter(|(_, r)| r.place.to_string() == target_text).collect();
-        let specs: Vec<TokenStream> = regions.iter().map(|(_, r)| region_tokens(&r.index)).collect();
+        // A region whose sanctioned writer is running is no null position for this call.
+        let specs: Vec<TokenStream> = regions
+            .iter()
+            .map(|(c, r)| {
+                let spec = region_tokens(&r.index);
+                if c.except().is_empty() {
+                    spec
+                } else {
+                    let names = except_names(c);
+                    quote!(#spec.unless(#rt::sanctioned_running(&#names)))
+                }
+            })
+            .collect();
         let texts: Vec<String> = regions.iter().map(|(_, r)| format!("{}[{}]", r.place, r.index)).collect();
         let index_text = target.index.to_string();
         let (pp, ip) = (probe(quote!(&#p)), probe(quote!(&#idx)));
@@ -486,7 +508,12 @@ fn wrapper(contract: &Contract, sig: &syn::Signature, info: &Sig, body: &syn::Bl
         });
     }
 
-    // forbids_write(P[C]): a fingerprint before and after.
+    // forbids_write(P[C], except(..)): a fingerprint before and after; a change made while a
+    // sanctioned writer ran is none.
+    let sanction_mark = hyg("__reuse_sanction_mark");
+    if contract.sanctioned_writers().next().is_some() {
+        before.extend(quote!(let #sanction_mark = #rt::sanction_mark();));
+    }
     for (k, (c, region)) in contract.forbidden_regions().enumerate() {
         let Some(after_p) = after_ref(&region.place) else { continue };
         take_raw(&region.place, &mut raw_ptrs);
@@ -499,8 +526,10 @@ fn wrapper(contract: &Contract, sig: &syn::Signature, info: &Sig, body: &syn::Bl
         before.extend(quote! {
             let #fp = if #active { #pb.__region_fp(&#spec) } else { ::core::option::Option::None };
         });
+        let (names, since) =
+            if c.except().is_empty() { (quote!([]), quote!(0)) } else { (except_names(c), quote!(#sanction_mark)) };
         after.extend(quote! {
-            #call.check_region(#ci, #text, #fp, #pa.__region_fp(&#spec));
+            #call.check_region(#ci, #text, #fp, #pa.__region_fp(&#spec), &#names, #since);
         });
     }
 
@@ -735,6 +764,28 @@ fn hit_mismatch_eligible(info: &Sig, place: &Place) -> bool {
         && info.ret.ty.is_some()
         && !info.ret.borrows
         && !info.ret.has_impl
+}
+
+/// `#[reuse::sanctioned]`: the body runs inside the function's sanctioned-writer scope, its
+/// identity the path of an item nested in it (so that a method's includes its `impl` type).
+pub(crate) fn instrument_sanctioned(func: AnnotatedFn, item: TokenStream) -> TokenStream {
+    if func.body.is_none() {
+        return item;
+    }
+    let Some(mut parsed) = Item::parse(&item) else { return item };
+    let (_, sig, block) = parsed.parts();
+    if sig.constness.is_some() || sig.asyncness.is_some() {
+        return item;
+    }
+    let rt = rt();
+    let marker = hyg("__reuse_sanctioned_here");
+    let guard = hyg("__reuse_sanctioned");
+    let stmts: Vec<syn::Stmt> = syn::parse_quote! {
+        fn #marker() {}
+        let #guard = #rt::enter_sanctioned(::core::any::type_name_of_val(&#marker));
+    };
+    block.stmts.splice(0..0, stmts);
+    parsed.into_token_stream()
 }
 
 pub(crate) fn instrument_effect(func: AnnotatedFn, item: TokenStream) -> TokenStream {

@@ -3,7 +3,12 @@
 //!
 //! Every attribute validates its input with the one grammar in `reuse-rules` and reports problems as
 //! compile errors at the offending token. With the `runtime` feature off, a valid item is emitted
-//! exactly as written: the attributes cost nothing and trip no lint in the user's crate.
+//! as written: the attributes cost nothing and trip no lint in the user's crate. The one addition:
+//! a contract that names constants (`skip = PAD_SLOT_ID`, `forbids_write(kv[NULL_BLOCK])`) or
+//! functions (`except(health_check)`) gets a `const _: () = { let _ = &PAD_SLOT_ID; .. };` item
+//! first in its body, so that a misspelled name is a compile error at its token whatever the
+//! features. A `const` item is evaluated by the compiler and emits no code, so the function
+//! compiles to the same code as without the attribute.
 
 use proc_macro::TokenStream;
 use proc_macro2::TokenStream as TokenStream2;
@@ -31,6 +36,24 @@ pub fn contract(attr: TokenStream, item: TokenStream) -> TokenStream {
 #[proc_macro_attribute]
 pub fn effect(attr: TokenStream, item: TokenStream) -> TokenStream {
     expand::effect(attr.into(), item.into()).into()
+}
+
+/// Marks a sanctioned writer: a function that a contract names in `forbids_write(P[R], except(f))`
+/// and that may write `R` on purpose (a health check writing a dummy token into the null block).
+/// The checker requires the mark on every function an `except` names; with the runtime feature,
+/// the function enters a scope while it runs, in which the contracted functions it calls may write
+/// the regions that name it. Without the feature, the function is emitted as written.
+///
+/// ```rust,ignore
+/// #[reuse::contract(writes(kv[slots], skip = PAD_SLOT_ID), forbids_write(kv[NULL_BLOCK], except(health_check)))]
+/// fn write_kv(kv: &mut [f32], slots: &[i64]) { /* ... */ }
+///
+/// #[reuse::sanctioned]
+/// fn health_check(kv: &mut [f32]) { write_kv(kv, &[NULL_BLOCK as i64]); }
+/// ```
+#[proc_macro_attribute]
+pub fn sanctioned(attr: TokenStream, item: TokenStream) -> TokenStream {
+    expand::sanctioned(attr.into(), item.into()).into()
 }
 
 /// Suppresses reuse-check rules on an item: `#[reuse::allow(rule, reason = "...")]`. A malformed

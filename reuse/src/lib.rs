@@ -18,9 +18,10 @@
 //! `cargo reuse-check` checks the contract statically at every call site and in the body; with the
 //! `runtime` feature, the same contract is checked while the program runs (see [`runtime`]), and with
 //! `runtime-cuda` also on GPU memory, on the device (`runtime::cuda`).
-//! Without it, the attributes expand to the function exactly as written.
+//! Without it, the attributes expand to the function as written (plus a compile-time `const` item
+//! naming the contract's constants, so that a misspelled sentinel is an error at its token).
 
-pub use reuse_macros::{allow, contract, effect};
+pub use reuse_macros::{allow, contract, effect, sanctioned};
 
 /// The runtime shim (feature `runtime`): effect traces, write guards, sentinel and alias checks.
 #[cfg(feature = "runtime")]

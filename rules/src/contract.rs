@@ -6,10 +6,12 @@
 //!            | 'preserves' '(' effect (',' effect)* ')'
 //!            | 'writes' '(' place '[' place ']' (',' 'skip' '=' sentinel)? ')'      (repeatable)
 //!            | 'reads' '(' place '[' place ']' ')'                                   (repeatable)
-//!            | 'forbids_write' '(' place '[' region ']' (',' place '[' region ']')* ')' (repeatable)
+//!            | 'forbids_write' '(' place '[' region ']' (',' place '[' region ']')* (',' except)? ')' (repeatable)
 //!            | 'aliases' '(' out '=' place (',' out '=' place)* ')'
 //! place     := 'self' ('.' ident)+ | ident ('.' ident)* | path ('::' ident)+
 //! effect    := ident ('::' ident)* | 'self' '.' ident
+//! except    := 'except' '(' fn-path (',' fn-path)* ')'
+//! fn-path   := ident ('::' ident)*           (`health_check`, `diag::health_check`, `Pool::health_check`)
 //! sentinel  := '-'? int | const-path
 //! region    := int | const-path | bound? ('..' | '..=') bound?
 //! out       := 'return' | 'return' '.' int | 'return' '.' ident
@@ -17,6 +19,11 @@
 //!
 //! A single lower-case identifier is a parameter; `self.a.b` is a field path of the receiver; an
 //! UPPER_CASE identifier or a `::` path names a `const` or `static` (which the checker resolves).
+//!
+//! `except(f, ..)` ends a `forbids_write` clause: the functions it names (paths resolved where the
+//! contract is written, as Rust resolves them there) are *sanctioned writers* of the clause's
+//! regions: a call of the contracted function made from one of them (the runtime: while one of them
+//! runs) may write the regions; every other caller is checked as without `except`.
 
 use proc_macro2::{Span, TokenStream};
 use syn::ext::IdentExt;
@@ -169,13 +176,42 @@ impl<S> Effect<S> {
     }
 }
 
+/// A function named by its path in `except(..)`: `health_check`, `diag::health_check`,
+/// `Pool::health_check`, `crate::diag::health_check`.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct FnPath<S = Span> {
+    pub segments: Vec<Name<S>>,
+}
+
+impl<S> FnPath<S> {
+    /// The function's own name (the last segment).
+    pub fn name(&self) -> &str {
+        &self.segments[self.segments.len() - 1].text
+    }
+}
+
+impl<S: Clone> FnPath<S> {
+    /// From the first segment to the last.
+    pub fn spans(&self) -> (S, S) {
+        (self.segments[0].span.clone(), self.segments[self.segments.len() - 1].span.clone())
+    }
+}
+
+impl<S> std::fmt::Display for FnPath<S> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        let parts: Vec<&str> = self.segments.iter().map(|s| s.text.as_str()).collect();
+        f.write_str(&parts.join("::"))
+    }
+}
+
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum ClauseKind<S = Span> {
     Reuses { place: Place<S>, key: Vec<Place<S>> },
     Preserves(Vec<Effect<S>>),
     Writes { target: Indexed<S>, skip: Option<Sentinel<S>> },
     Reads(Indexed<S>),
-    ForbidsWrite(Vec<Region<S>>),
+    /// `forbids_write(P[C], .., except(f, ..))`: the regions, and the sanctioned writers of all of them.
+    ForbidsWrite { regions: Vec<Region<S>>, except: Vec<FnPath<S>> },
     Aliases(Vec<Alias<S>>),
 }
 
@@ -186,6 +222,16 @@ pub struct Clause<S = Span> {
     /// From the keyword to the closing parenthesis.
     pub end: S,
     pub kind: ClauseKind<S>,
+}
+
+impl<S> Clause<S> {
+    /// The sanctioned writers of a `forbids_write` clause (`except(..)`); empty for other clauses.
+    pub fn except(&self) -> &[FnPath<S>] {
+        match &self.kind {
+            ClauseKind::ForbidsWrite { except, .. } => except,
+            _ => &[],
+        }
+    }
 }
 
 /// A parsed `#[reuse::contract(...)]`.
@@ -226,9 +272,31 @@ impl<S> Contract<S> {
     }
     pub fn forbidden_regions(&self) -> impl Iterator<Item = (&Clause<S>, &Region<S>)> {
         self.clauses.iter().flat_map(|c| match &c.kind {
-            ClauseKind::ForbidsWrite(r) => r.iter().map(|r| (c, r)).collect::<Vec<_>>(),
+            ClauseKind::ForbidsWrite { regions, .. } => regions.iter().map(|r| (c, r)).collect::<Vec<_>>(),
             _ => Vec::new(),
         })
+    }
+    /// The constants a contract names by path: its `skip` sentinels and its region bounds.
+    pub fn const_paths(&self) -> Vec<&Place<S>> {
+        let mut out: Vec<&Place<S>> = self.writes().filter_map(|(_, _, skip)| match skip {
+            Some(Sentinel::Const(p)) => Some(p),
+            _ => None,
+        }).collect();
+        for (_, region) in self.forbidden_regions() {
+            let bounds: Vec<&Bound<S>> = match &region.index {
+                RegionIndex::At(b) => vec![b],
+                RegionIndex::Range { start, end, .. } => start.iter().chain(end.iter()).collect(),
+            };
+            out.extend(bounds.into_iter().filter_map(|b| match b {
+                Bound::Const(p) => Some(p),
+                Bound::Int { .. } => None,
+            }));
+        }
+        out
+    }
+    /// Every `except(..)` path of every `forbids_write` clause, with its clause.
+    pub fn sanctioned_writers(&self) -> impl Iterator<Item = (&Clause<S>, &FnPath<S>)> {
+        self.clauses.iter().flat_map(|c| c.except().iter().map(move |f| (c, f)))
     }
     pub fn aliases(&self) -> impl Iterator<Item = (&Clause<S>, &Alias<S>)> {
         self.clauses.iter().flat_map(|c| match &c.kind {
@@ -313,7 +381,7 @@ fn parse_clause(input: ParseStream) -> syn::Result<Clause> {
             expect_end(&content, "`reads` takes one `PLACE[INDEX]`")?;
             ClauseKind::Reads(target)
         }
-        "forbids_write" => ClauseKind::ForbidsWrite(comma_separated(&content, parse_region, "`PLACE[INDEX]`")?),
+        "forbids_write" => parse_forbids_write(&content)?,
         "aliases" => ClauseKind::Aliases(comma_separated(&content, parse_alias, "`OUT = IN`")?),
         _ => unreachable!("keyword checked against CLAUSE_KEYWORDS"),
     };
@@ -464,6 +532,54 @@ fn parse_indexed(input: ParseStream) -> syn::Result<Indexed> {
     Ok(Indexed { place, index })
 }
 
+fn parse_forbids_write(input: ParseStream) -> syn::Result<ClauseKind> {
+    let is_except = |input: ParseStream| input.peek(Ident::peek_any) && input.peek2(syn::token::Paren) && input.fork().call(Ident::parse_any).is_ok_and(|i| i == "except");
+    if input.is_empty() || is_except(input) {
+        return Err(input.error("expected at least one `PLACE[INDEX]` (a region) before `except(..)`"));
+    }
+    let mut regions = Vec::new();
+    let mut except = Vec::new();
+    while !input.is_empty() {
+        if is_except(input) {
+            input.call(Ident::parse_any)?;
+            let content;
+            syn::parenthesized!(content in input);
+            except = comma_separated(&content, parse_fn_path, "sanctioned function")?;
+            input.parse::<Option<Token![,]>>()?;
+            expect_end(input, "`except(..)` comes last, once, after the regions")?;
+            break;
+        }
+        regions.push(parse_region(input)?);
+        if input.is_empty() {
+            break;
+        }
+        input.parse::<Token![,]>()?;
+    }
+    Ok(ClauseKind::ForbidsWrite { regions, except })
+}
+
+/// A function's path in `except(..)`: `f`, `m::f`, `Type::f`, `crate::m::f`, `Self::f`.
+fn parse_fn_path(input: ParseStream) -> syn::Result<FnPath> {
+    let first: Ident = input.call(Ident::parse_any).map_err(|e| syn::Error::new(e.span(), "expected a function path: `health_check`, `diag::health_check`"))?;
+    let mut segments = vec![name(&first)];
+    let generics = "a sanctioned writer is a function path (`diag::health_check`, `Pool::health_check`), without generics or fields";
+    while input.peek(Token![::]) {
+        input.parse::<Token![::]>()?;
+        if input.peek(Token![<]) {
+            return Err(input.error(generics));
+        }
+        segments.push(name(&input.call(Ident::parse_any)?));
+    }
+    if input.peek(syn::token::Paren) {
+        let call: proc_macro2::Group = input.parse()?;
+        return Err(syn::Error::new(call.span(), "name the function without calling it: `health_check`, not `health_check()`"));
+    }
+    if input.peek(Token![.]) || input.peek(Token![<]) {
+        return Err(input.error(generics));
+    }
+    Ok(FnPath { segments })
+}
+
 fn parse_region(input: ParseStream) -> syn::Result<Region> {
     let place = parse_place(input)?;
     if !input.peek(syn::token::Bracket) {
@@ -594,8 +710,8 @@ impl<S: Clone, T> MapSpan<S, T> for Clause<S> {
                 }),
             },
             ClauseKind::Reads(t) => ClauseKind::Reads(t.map_span(f)),
-            ClauseKind::ForbidsWrite(regions) => ClauseKind::ForbidsWrite(
-                regions
+            ClauseKind::ForbidsWrite { regions, except } => ClauseKind::ForbidsWrite {
+                regions: regions
                     .iter()
                     .map(|r| Region {
                         place: r.place.map_span(f),
@@ -610,7 +726,8 @@ impl<S: Clone, T> MapSpan<S, T> for Clause<S> {
                         },
                     })
                     .collect(),
-            ),
+                except: except.iter().map(|p| FnPath { segments: p.segments.iter().map(|n| n.map_span(f)).collect() }).collect(),
+            },
             ClauseKind::Aliases(aliases) => ClauseKind::Aliases(
                 aliases
                     .iter()
@@ -697,11 +814,13 @@ impl<S> std::fmt::Display for Clause<S> {
                 f.write_str(")")
             }
             ClauseKind::Reads(t) => write!(f, "reads({}[{}])", t.place, t.index),
-            ClauseKind::ForbidsWrite(regions) => write!(
-                f,
-                "forbids_write({})",
-                join(regions.iter().map(|r| format!("{}[{}]", r.place, r.index)).collect())
-            ),
+            ClauseKind::ForbidsWrite { regions, except } => {
+                let mut items: Vec<String> = regions.iter().map(|r| format!("{}[{}]", r.place, r.index)).collect();
+                if !except.is_empty() {
+                    items.push(format!("except({})", join(except.iter().map(|p| p.to_string()).collect())));
+                }
+                write!(f, "forbids_write({})", join(items))
+            }
             ClauseKind::Aliases(aliases) => {
                 write!(f, "aliases({})", join(aliases.iter().map(|a| format!("{} = {}", a.output, a.input)).collect()))
             }
@@ -748,6 +867,8 @@ mod tests {
             "forbids_write(key_cache[NULL_BLOCK])",
             "forbids_write(key_cache[0], value_cache[crate::kv::NULL_BLOCK])",
             "forbids_write(pool[0..4]), forbids_write(pool[..=3]), forbids_write(pool[RESERVED..])",
+            "forbids_write(kv[NULL_BLOCK], except(health_check))",
+            "forbids_write(kv[0], pool[0..2], except(diag::health_check, Pool::warm_up, crate::kv::reset))",
             "aliases(return = state)",
             "aliases(return.0 = input, return.cache = self.cache)",
         ] {
@@ -778,6 +899,22 @@ mod tests {
     }
 
     #[test]
+    fn except_names_the_sanctioned_writers_of_every_region_of_its_clause() {
+        let c = parse("forbids_write(kv[NULL_BLOCK], pool[0], except(diag::health_check, warm)), forbids_write(kv[1])").unwrap();
+        let consts: Vec<String> = parse("writes(k[s], skip = kv::PAD), forbids_write(k[A..=3], k[..B], k[C])").unwrap().const_paths().iter().map(|p| p.to_string()).collect();
+        assert_eq!(consts, ["kv::PAD", "A", "B", "C"]);
+        let writers: Vec<(String, String)> = c.sanctioned_writers().map(|(cl, p)| (cl.to_string(), p.to_string())).collect();
+        let clause = "forbids_write(kv[NULL_BLOCK], pool[0], except(diag::health_check, warm))".to_string();
+        assert_eq!(writers, vec![(clause.clone(), "diag::health_check".into()), (clause, "warm".into())]);
+        let regions: Vec<(usize, &str)> = c.forbidden_regions().map(|(cl, r)| (cl.except().len(), r.place.root_name())).collect();
+        assert_eq!(regions, vec![(2, "kv"), (2, "pool"), (0, "kv")]);
+        // A parameter named `except` is still a region.
+        let c = parse("forbids_write(except[0])").unwrap();
+        assert_eq!(c.forbidden_regions().count(), 1);
+        assert!(c.sanctioned_writers().next().is_none());
+    }
+
+    #[test]
     fn malformed_contracts_are_rejected_at_the_token() {
         let cases = [
             ("reuse(self.plans, key(a))", "unknown contract clause", "reuse"),
@@ -795,6 +932,12 @@ mod tests {
             ("reuses(self, key(a))", "field of `self`", "self"),
             ("writes(k[s], skipp = -1)", "expected `skip = SENTINEL`", "skipp"),
             ("forbids_write(k[..=])", "inclusive range", "]"),
+            ("forbids_write(except(f))", "before `except(..)`", "except"),
+            ("forbids_write(k[0], except())", "at least one sanctioned function", ")"),
+            ("forbids_write(k[0], except(f), k[1])", "`except(..)` comes last", "k"),
+            ("forbids_write(k[0], except(f()))", "without calling it", "()"),
+            ("forbids_write(k[0], except(self.f))", "a function path", "."),
+            ("forbids_write(k[0], except(f::<u8>))", "without generics", "<"),
         ];
         for (src, message, under) in cases {
             let (got, text) = error_at(src);
@@ -816,7 +959,7 @@ mod tests {
     fn random_token_sequences_never_panic() {
         const WORDS: &[&str] = &[
             "reuses", "preserves", "writes", "reads", "forbids_write", "aliases", "key", "skip", "return", "self", "x",
-            "PAD", "a::B", ".", ",", "=", "-", "1", "0", "..", "..=", "[", "]", "(", ")", "(x)", "[0]", "::", "-1", "\"lit\"", "preserves(x)", "writes(x[key], skip = -1)", "aliases(return = x)",
+            "PAD", "a::B", "except", "(f)", "forbids_write(x[0], except(f))", ".", ",", "=", "-", "1", "0", "..", "..=", "[", "]", "(", ")", "(x)", "[0]", "::", "-1", "\"lit\"", "preserves(x)", "writes(x[key], skip = -1)", "aliases(return = x)",
         ];
         let sig: syn::Signature = syn::parse_str("fn f(&self, x: &mut [f32], key: u64) -> u64").unwrap();
         let mut state = 0x2545_f491_4f6c_dd1du64;

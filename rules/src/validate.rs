@@ -65,7 +65,7 @@ pub fn validate(contract: &Contract, sig: &Signature) -> Vec<ContractError> {
                 check(&target.place, &mut errors);
                 check(&target.index, &mut errors);
             }
-            ClauseKind::ForbidsWrite(regions) => {
+            ClauseKind::ForbidsWrite { regions, .. } => {
                 for r in regions {
                     check(&r.place, &mut errors);
                     let bounds: Vec<&Bound> = match &r.index {

@@ -16,6 +16,7 @@ use reuse_rules::catalogue::{
 use reuse_rules::Rule;
 
 pub use crate::index::{int, IndexScan, RegionSpec};
+pub use crate::sanction::{enter as enter_sanctioned, mark as sanction_mark, running as sanctioned_running, Sanctioned};
 pub use crate::trace::{effect, recompute};
 
 use crate::cache::{self, CachePlace, CacheSignature};
@@ -154,22 +155,34 @@ impl Call {
         );
     }
 
-    /// `forbids_write(P[C])`: the region's fingerprint before and after the call.
+    /// `forbids_write(P[C], except(..))`: the region's fingerprint before and after the call.
+    /// `except`: the identities of the sanctioned writers (`type_name_of_val` of each function),
+    /// `since`: [`sanction_mark`] when the call started. A change is no violation when one of them
+    /// is running, or ran during the call.
     pub fn check_region(
         &mut self,
         clause: usize,
         region: &'static str,
         before: Option<(Range<usize>, u64)>,
         after: Option<(Range<usize>, u64)>,
+        except: &[&'static str],
+        since: u64,
     ) {
         let (Some((elements, b)), Some((_, a))) = (before, after) else { return };
-        if a != b {
+        let sanctioned = !except.is_empty() && crate::sanction::ran_since(except, since);
+        if a != b && !sanctioned {
             self.violation(
                 &FORBIDDEN_WRITE,
                 clause,
                 format!(
-                    "the call wrote `{region}` (elements {}..{}): its fingerprint changed",
-                    elements.start, elements.end
+                    "the call wrote `{region}` (elements {}..{}): its fingerprint changed{}",
+                    elements.start,
+                    elements.end,
+                    if except.is_empty() {
+                        String::new()
+                    } else {
+                        format!(", and none of its sanctioned writers {} ran", quoted(except))
+                    }
                 ),
                 Detail::Region { place: region, elements, before: b, after: a },
             );

@@ -142,6 +142,15 @@ impl RegionSpec {
     pub const fn range(start: Option<i128>, end: Option<i128>, inclusive: bool) -> Self {
         RegionSpec { start, end, inclusive }
     }
+    /// No position at all where `sanctioned` (a sanctioned writer of the region is running: its
+    /// positions are ordinary ones for the index scan), else the region itself.
+    pub const fn unless(self, sanctioned: bool) -> Self {
+        if sanctioned {
+            RegionSpec { start: Some(0), end: Some(0), inclusive: false }
+        } else {
+            self
+        }
+    }
     /// The half-open element range, given the storage's element count for an open end.
     pub fn resolve(&self, len: Option<usize>) -> Option<std::ops::Range<i128>> {
         let start = self.start.unwrap_or(0);
@@ -318,6 +327,8 @@ mod tests {
         assert_eq!(RegionSpec::range(None, Some(3), true).resolve(None), Some(0..4));
         assert_eq!(RegionSpec::range(Some(2), None, false).resolve(None), None);
         assert_eq!(RegionSpec::range(Some(6), Some(20), false).clamp(Some(8)), Some(6..8));
+        assert_eq!(RegionSpec::at(3).unless(true).resolve(Some(10)), Some(0..0));
+        assert_eq!(RegionSpec::at(3).unless(false).resolve(Some(10)), Some(3..4));
     }
 
     #[test]
@@ -358,5 +369,8 @@ mod tests {
     fn a_scalar_index_is_one_entry() {
         assert_eq!(scan(&0usize, Some(-1), 8, &[RegionSpec::at(0)]).bad, 1);
         assert_eq!(scan(&-1i32, Some(-1), 8, &[RegionSpec::at(0)]).bad, 0);
+        // A region whose sanctioned writer runs is no region for the scan.
+        assert_eq!(scan(&[0i64, 1], Some(-1), 8, &[RegionSpec::at(0).unless(true)]).bad, 0);
+        assert_eq!(scan(&[0i64, 1], Some(-1), 8, &[RegionSpec::at(0).unless(false)]).bad, 1);
     }
 }

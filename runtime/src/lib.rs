@@ -4,7 +4,8 @@
 //!
 //! Turn it on with the `runtime` feature of the `reuse` crate; every `#[reuse::contract]` function is
 //! then instrumented, and every `#[reuse::effect]` function records its calls. With the feature off,
-//! both attributes expand to the function exactly as written.
+//! the attributes expand to the function as written (plus a compile-time `const` item naming the
+//! contract's constants and sanctioned writers, which emits no code).
 //!
 //! ```toml
 //! [features]
@@ -18,6 +19,7 @@
 //! | `preserves(E, ...)` | `hit_skips_effect`, `effect_order` | each effect call is appended to a per-thread trace; each contracted call owns the part of it since the call started (so effects of nested contracted calls count for their callers). At return, the trace must hold every E, first occurrences in the declared order; the trace of a hit must equal the trace of the function's first clean miss (`effect_order`) |
 //! | `writes(P[IDX], skip = S)` | `pad_to_null_block` | before the call, every entry of the IDX argument must be S, or a valid position of P (`0 <= i < len`) outside every `forbids_write` region of P |
 //! | `forbids_write(P[C])` | `forbidden_write` | a fingerprint of the region (its bytes, see [`Storage`]) before and after the call must agree. The cost is proportional to the region's bytes, not to P's |
+//! | `forbids_write(P[C], except(f, ..))` | `forbidden_write`, `pad_to_null_block` | as above, but a change is none, and the region's positions are valid index entries, while a sanctioned writer `f` (marked `#[reuse::sanctioned]`, identified by its path) runs: it made the call, or ran during it |
 //! | `aliases(OUT = IN)` | `alias_not_shared` | OUT's storage must lie inside IN's (same pointer range or a view of it) |
 //! | (no `aliases` for an output) | `undeclared_alias` | an output that is not declared as an alias must overlap no input |
 //! | `aliases(OUT = IN)`, a later call | `use_after_donate` | for handles with an identity ([`Storage::handle_id`]): IN is poisoned when the call returns unless OUT has the same identity; a later contracted call passed it is reported |
@@ -130,6 +132,7 @@ mod config;
 pub mod cuda;
 mod index;
 mod report;
+mod sanction;
 mod storage;
 mod trace;
 

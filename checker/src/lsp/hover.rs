@@ -171,7 +171,7 @@ fn clause_rules<S>(kind: &ClauseKind<S>) -> &'static [&'static str] {
         ClauseKind::Preserves(_) => &["hit_skips_effect", "effect_order", "memoized_effect"],
         ClauseKind::Writes { .. } => &["pad_to_null_block", "undeclared_write"],
         ClauseKind::Reads(_) => &["pad_to_null_block"],
-        ClauseKind::ForbidsWrite(_) => &["forbidden_write"],
+        ClauseKind::ForbidsWrite { .. } => &["forbidden_write"],
         ClauseKind::Aliases(_) => &["use_after_donate", "alias_not_shared", "undeclared_alias", "alias_type_mismatch"],
     }
 }
@@ -194,8 +194,16 @@ fn clause_meaning<S>(c: &Clause<S>) -> String {
         ),
         ClauseKind::Writes { target, skip: None } => format!("writes `{}` at the positions in `{}`", target.place, target.index),
         ClauseKind::Reads(t) => format!("only reads `{}` at the positions in `{}`; padding them with 0 (the null block) is legal", t.place, t.index),
-        ClauseKind::ForbidsWrite(regions) => {
-            format!("never writes {}", ticked(regions.iter().map(|r| format!("{}[{}]", r.place, r.index)).collect()))
+        ClauseKind::ForbidsWrite { regions, except } => {
+            let regions = ticked(regions.iter().map(|r| format!("{}[{}]", r.place, r.index)).collect());
+            if except.is_empty() {
+                format!("never writes {regions}")
+            } else {
+                format!(
+                    "never writes {regions}, except when called from its sanctioned writers {} (functions marked `#[reuse::sanctioned]`, matched by their definition path)",
+                    ticked(except.iter().map(|f| f.to_string()).collect())
+                )
+            }
         }
         ClauseKind::Aliases(aliases) => format!(
             "{}; the caller must not use a donated input after the call",

@@ -34,19 +34,24 @@ struct Forbidden<'a> {
 }
 
 pub(super) fn check_body(ctx: &FnCtx, contract: &FileContract, out: &mut Vec<Finding>) {
+    let own = ctx.own_contracted();
+    // A function its own clause names in `except(..)` may write the region.
     let forbidden: Vec<Forbidden> = contract
         .forbidden_regions()
+        .filter(|(clause, _)| !own.is_some_and(|o| ctx.sanctioned_by(o, clause)))
         .map(|(clause, region)| Forbidden { clause, region, place: region.place.to_string(), bounds: ctx.region_bounds(&region.index, ctx.resolver.crate_name) })
         .collect();
     if forbidden.is_empty() {
         return;
     }
-    let mut v = Writes { ctx, forbidden: &forbidden, out, skipped: Vec::new() };
+    let mut v = Writes { ctx, own, forbidden: &forbidden, out, skipped: Vec::new() };
     v.visit_block(ctx.body);
 }
 
 struct Writes<'c, 'a> {
     ctx: &'c FnCtx<'a>,
+    /// This function's contract in the index (its `except(..)` paths resolved).
+    own: Option<&'a crate::index::ContractedFn>,
     forbidden: &'c [Forbidden<'c>],
     out: &'c mut Vec<Finding>,
     /// `P.iter_mut()` calls already judged with the `.skip(k)` around them.
@@ -166,7 +171,11 @@ impl<'ast> Visit<'ast> for Writes<'_, '_> {
             for (_, target, _) in callee.contract.writes() {
                 let Some(arg) = site.arg_named(callee, target.place.root_name()) else { continue };
                 if let Some(i) = self.hit(arg) {
-                    if !callee_forbids_too(callee, target.place.root_name(), &self.forbidden[i]) {
+                    // A sanctioned writer of the region (`except(..)`) may be handed it.
+                    let sanctioned = self.own.is_some_and(|o| {
+                        o.sanctions(self.forbidden[i].clause, &callee.path, self.ctx.index)
+                    });
+                    if !sanctioned && !callee_forbids_too(callee, target.place.root_name(), &self.forbidden[i]) {
                         let place = &self.forbidden[i].place;
                         self.report(i, arg, &format!("passing `{place}` to `{}`, a writer of it,", callee.name));
                     }

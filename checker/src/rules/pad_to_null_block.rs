@@ -733,12 +733,7 @@ impl<'c, 'a> Pad<'c, 'a> {
         for (clause, target, skip) in callee.contract.writes() {
             let Some(skip) = skip else { continue };
             let sentinel = ctx.sentinel_value(skip, callee);
-            let mut null = vec![(0, 1)];
-            for (_, region) in callee.contract.forbidden_regions() {
-                if region.place.to_string() == target.place.to_string() {
-                    null.extend(ctx.region_bounds(&region.index, &callee.path[0]));
-                }
-            }
+            let null = ctx.null_positions(callee, &target.place);
             let sentinel_here = sentinel_in_caller(ctx, callee, skip, sentinel);
             let w = WriteIndex { callee, clause, sentinel_text: skip.to_string(), sentinel_here, sentinel, null, param: target.index.to_string() };
             // The index is a parameter, a field path of one (`meta.slot_mapping`), or of the

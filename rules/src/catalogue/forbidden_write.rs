@@ -6,6 +6,14 @@ declare_rule! {
     /// sites: a caller that forbids a place and hands it to a writer. At run time, a fingerprint of
     /// the region taken before and after the call.
     ///
+    /// `forbids_write(P[C], except(f, ..))` names *sanctioned writers*, functions marked
+    /// `#[reuse::sanctioned]` that may write the region on purpose (a health check writing a dummy
+    /// token into block 0, allocators starting at block 1). They are matched by definition path:
+    /// the `except` path is resolved where the contract is written, so `health_check` of another
+    /// module is not one. Statically, a function its own clause names may write the region, and the
+    /// region may be handed to a sanctioned writer; at run time, a change is no violation when a
+    /// sanctioned writer of the clause is running (it made the call) or ran during the call.
+    ///
     /// ## Why it matters
     /// Reserved storage (the null block of a paged KV cache, a shared prefix) is read by many;
     /// one write corrupts them all, silently.
@@ -19,6 +27,15 @@ declare_rule! {
     /// ## Use instead
     /// ```rust,ignore
     /// fn clear(key_cache: &mut [Block]) { for b in &mut key_cache[NULL_BLOCK + 1..] { b.fill(0.0); } }
+    /// ```
+    ///
+    /// or, where one function writes the reserved block on purpose, name it:
+    /// ```rust,ignore
+    /// #[reuse::contract(writes(kv[slots], skip = PAD_SLOT_ID), forbids_write(kv[NULL_BLOCK], except(health_check)))]
+    /// fn write_kv(kv: &mut [f32], slots: &[i64]) { /* ... */ }
+    ///
+    /// #[reuse::sanctioned]
+    /// fn health_check(kv: &mut [f32]) { write_kv(kv, &[0]); }
     /// ```
     ///
     /// ## Real case

@@ -2,7 +2,13 @@ declare_rule! {
     /// ## What it checks
     /// That every name a contract uses exists where the contract says: a place rooted at a
     /// parameter names a parameter of the function, `self.field` stands only on a method with a
-    /// receiver, and `#[reuse::allow(rule, ...)]` names a rule of the catalogue.
+    /// receiver, and `#[reuse::allow(rule, ...)]` names a rule of the catalogue. The constants a
+    /// contract names (`skip = PAD_SLOT_ID`, `forbids_write(kv[NULL_BLOCK])`) and its sanctioned
+    /// writers (`except(health_check)`) must exist too: the macro names each of them in a `const`
+    /// item, so a misspelling is rustc's error at the token (runtime feature on or off); the checker
+    /// reports a constant that no file of the workspace defines (a name imported from another crate,
+    /// or possibly brought by a glob import, is left to rustc), and an `except` path that names no
+    /// function marked `#[reuse::sanctioned]`.
     ///
     /// ## Why it matters
     /// A contract about a parameter that was renamed silently stops protecting anything.
