@@ -13,6 +13,8 @@ mod stale_result;
 mod undeclared_write;
 mod use_after_donate;
 
+pub(crate) use forbidden_write::MUTATING_METHODS;
+
 use syn::visit::Visit;
 use syn::Expr;
 
