@@ -44,9 +44,11 @@ declare_rule! {
     /// ```
     ///
     /// ## Limits
-    /// The checker follows `let` bindings and getters of the same file; it does not see through
-    /// aliases (`let o = &g.captured_output; .. o`) taken before E into fields E writes, nor into
-    /// E's body when E is defined in another file (a read after E is then taken as fresh).
+    /// The checker follows `let` bindings and getters of the same file, and reads E's body when E
+    /// is a method of the same file or a `#[reuse::effect]` of the workspace; where it cannot (E
+    /// outside the workspace, E handing `self` on whole or calling another method of `self`), a
+    /// read after E is taken as fresh. A reference taken before E (`let o = &g.output; g.replay();
+    /// Ok(o.clone())`) is judged where it was taken: before E.
     ///
     /// ## Real case
     /// CUDA-graph runners in serving engines replay a captured graph into static output buffers;
