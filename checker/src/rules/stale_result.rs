@@ -150,8 +150,15 @@ impl<'a> Finder<'_, 'a> {
             return None;
         }
         let e = unwrap_ok_some(e);
-        // A local bound by `let`: read where that `let` ran.
-        if let Expr::Path(p) = strip(e) {
+        // A local bound by `let` (or a copy of one, `out.clone()`): read where that `let` ran.
+        let mut base = strip(e);
+        while let Expr::MethodCall(m) = base {
+            if !PASS_THROUGH.contains(&m.method.to_string().as_str()) {
+                break;
+            }
+            base = strip(&m.receiver);
+        }
+        if let Expr::Path(p) = base {
             let name = p.path.get_ident()?.to_string();
             if self.entries.contains(&name) {
                 return Some(Read { expr: e, field: None, at_let });
