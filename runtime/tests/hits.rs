@@ -140,42 +140,14 @@ fn a_declining_miss_is_a_miss_for_stale_hit() {
 // ------------------------------------------------------------------------------------------------
 // fresh(return, after = replay)
 
-/// A captured graph. Its storage, for the shim, is the buffer a replay writes.
-struct Graph {
-    output: Vec<f32>,
-    captured_output: Vec<f32>,
-}
+// The fixture's graph: replaying it writes `output`; for the shim its storage is that buffer.
+use fixture_graph_replay::Graph;
 
-impl reuse::runtime::Storage for Graph {
-    fn extent(&self) -> Option<reuse::runtime::Extent> {
-        self.output.extent()
-    }
-    fn element_count(&self) -> Option<usize> {
-        Some(self.output.len())
-    }
-    fn region_bytes(&self, elements: std::ops::Range<usize>) -> Option<&[u8]> {
-        self.output.region_bytes(elements)
-    }
-}
-
-impl Graph {
-    fn capture(input: &[f32]) -> Graph {
-        let output: Vec<f32> = input.iter().map(|x| x * 2.0).collect();
-        Graph { captured_output: output.clone(), output }
-    }
-
-    #[reuse::effect]
-    fn replay(&mut self, input: &[f32]) {
-        for (o, x) in self.output.iter_mut().zip(input) {
-            *o = x * 2.0;
-        }
-    }
-
-    #[reuse::effect]
-    fn replay_into(&self, input: &[f32], out: &mut Vec<f32>) {
-        out.clear();
-        out.extend(input.iter().map(|x| x * 2.0));
-    }
+/// An effect that writes a buffer passed to it (not its receiver).
+#[reuse::effect]
+fn replay_into(_g: &Graph, input: &[f32], out: &mut Vec<f32>) {
+    out.clear();
+    out.extend(input.iter().map(|x| x * 2.0));
 }
 
 #[derive(Default)]
@@ -225,7 +197,7 @@ impl Runner {
     #[reuse::contract(reuses(self.graphs, key(bs)), preserves(replay_into), fresh(return.0, after = replay_into))]
     fn into_scratch(&mut self, bs: usize, input: &[f32]) -> (Vec<f32>, usize) {
         let Some(g) = self.graphs.get(&bs) else { return (Vec::new(), 0) };
-        g.replay_into(input, &mut self.scratch);
+        replay_into(g, input, &mut self.scratch);
         (self.scratch.clone(), bs)
     }
 }
