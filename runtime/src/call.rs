@@ -756,7 +756,7 @@ pub trait FreshOkSome {
 impl<T: Storage, E> FreshOkSome for &&&Ret<'_, Result<Option<T>, E>> {
     fn __fresh_storage(&self) -> Option<(Extent, Option<u64>)> {
         match self.0 {
-            Ok(Some(v)) => (&Probe(v)).__written(),
+            Ok(Some(v)) => ViaStorage::__written(&Probe(v)),
             _ => None,
         }
     }
@@ -766,7 +766,7 @@ pub trait FreshSome {
 }
 impl<T: Storage> FreshSome for &&Ret<'_, Option<T>> {
     fn __fresh_storage(&self) -> Option<(Extent, Option<u64>)> {
-        self.0.as_ref().and_then(|v| (&Probe(v)).__written())
+        self.0.as_ref().and_then(|v| ViaStorage::__written(&Probe(v)))
     }
 }
 pub trait FreshOk {
@@ -774,7 +774,7 @@ pub trait FreshOk {
 }
 impl<T: Storage, E> FreshOk for &&Ret<'_, Result<T, E>> {
     fn __fresh_storage(&self) -> Option<(Extent, Option<u64>)> {
-        self.0.as_ref().ok().and_then(|v| (&Probe(v)).__written())
+        self.0.as_ref().ok().and_then(|v| ViaStorage::__written(&Probe(v)))
     }
 }
 pub trait FreshValue {
@@ -782,7 +782,7 @@ pub trait FreshValue {
 }
 impl<T: Storage + ?Sized> FreshValue for &Ret<'_, T> {
     fn __fresh_storage(&self) -> Option<(Extent, Option<u64>)> {
-        (&Probe(self.0)).__written()
+        ViaStorage::__written(&Probe(self.0))
     }
 }
 pub trait FreshNone {

@@ -77,7 +77,7 @@ pub(super) fn check(ctx: &FnCtx, contract: &FileContract, effects: &[Effect<Rang
         } else {
             (
                 format!("the value returned on this hit is read from {what}, which `{}` does not write", after.name()),
-                format!("`{}` writes {}, not this", after.name(), written.as_ref().map(|w| fields(w)).unwrap_or_default()),
+                format!("`{}` writes {}, not this", after.name(), written.as_ref().map(fields).unwrap_or_default()),
             )
         };
         let exit_range = ctx.file.join(exit.span.0, exit.span.1);
@@ -334,7 +334,7 @@ fn getter_field(ctx: &FnCtx, method: &str) -> Option<String> {
         }
         match &field {
             None => field = Some(n.to_string()),
-            Some(prev) if *prev == n.to_string() => {}
+            Some(prev) if n == prev => {}
             Some(_) => return None,
         }
     }
