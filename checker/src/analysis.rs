@@ -386,3 +386,65 @@ fn fn_bodies(ast: &syn::File) -> HashMap<String, Vec<&syn::Block>> {
     v.visit_file(ast);
     v.0
 }
+
+/// The fields of `self` that these bodies (of one method) write, when they can be read to the end:
+/// `self.f = ..`, `self.f += ..`, `self.f.copy_from_slice(..)` (a mutating method), `&mut self.f`.
+/// `None`: unknown (`self` handed on whole, or another method of `self` called).
+pub fn self_fields_written(bodies: &[&syn::Block]) -> Option<std::collections::HashSet<String>> {
+    use std::collections::HashSet;
+    use crate::resolve::strip;
+    struct Writes {
+        fields: HashSet<String>,
+        opaque: bool,
+    }
+    fn self_field(e: &Expr) -> Option<String> {
+        match strip(e) {
+            Expr::Field(f) => match strip(&f.base) {
+                Expr::Path(p) if p.path.is_ident("self") => match &f.member {
+                    syn::Member::Named(n) => Some(n.to_string()),
+                    syn::Member::Unnamed(i) => Some(i.index.to_string()),
+                },
+                _ => self_field(&f.base),
+            },
+            Expr::Index(i) => self_field(&i.expr),
+            Expr::MethodCall(m) => self_field(&m.receiver),
+            Expr::Unary(u) => self_field(&u.expr),
+            _ => None,
+        }
+    }
+    impl<'ast> Visit<'ast> for Writes {
+        fn visit_expr(&mut self, e: &'ast Expr) {
+            match e {
+                Expr::Assign(a) => self.fields.extend(self_field(&a.left)),
+                Expr::Binary(b) if matches!(b.op, syn::BinOp::AddAssign(_) | syn::BinOp::SubAssign(_) | syn::BinOp::MulAssign(_) | syn::BinOp::DivAssign(_)) => {
+                    self.fields.extend(self_field(&b.left))
+                }
+                Expr::Reference(r) if r.mutability.is_some() => self.fields.extend(self_field(&r.expr)),
+                Expr::MethodCall(m) => {
+                    let receiver_is_self = matches!(strip(&m.receiver), Expr::Path(p) if p.path.is_ident("self"));
+                    if receiver_is_self {
+                        self.opaque = true; // another method of `self`: not followed
+                    } else if crate::rules::MUTATING_METHODS.contains(&m.method.to_string().as_str()) {
+                        self.fields.extend(self_field(&m.receiver));
+                    }
+                }
+                Expr::Path(p) if p.path.is_ident("self") => {} // judged by the parents above
+                _ => {}
+            }
+            // `self` passed whole to a call.
+            if let Expr::Call(c) = e {
+                if c.args.iter().any(|a| matches!(strip(a), Expr::Path(p) if p.path.is_ident("self"))) {
+                    self.opaque = true;
+                }
+            }
+            syn::visit::visit_expr(self, e);
+        }
+        fn visit_item(&mut self, _: &'ast syn::Item) {}
+    }
+    let mut w = Writes { fields: HashSet::new(), opaque: false };
+    for body in bodies {
+        w.visit_block(body);
+    }
+    (!w.opaque).then_some(w.fields)
+}
+

@@ -16,7 +16,7 @@ use quote::ToTokens;
 use syn::{Block, Expr, Stmt};
 
 pub type Trace = Vec<u8>;
-type States = BTreeSet<Trace>;
+pub type States = BTreeSet<Trace>;
 
 const MAX_STATES: usize = 64;
 const MAX_TRACE: usize = 16;
@@ -39,14 +39,100 @@ pub enum ExitKind {
     Declines,
 }
 
-/// Whether a returned value declines to serve: `Err(..)`, `None`, `Ok(None)`.
-pub fn declines(e: &Expr) -> bool {
+/// Which returned values decline to serve, as the contract says (SPEC.md, "hit paths"): an
+/// `Err(..)` always (an error exit); with `reuses(.., miss = PATTERN)` the values matching PATTERN;
+/// with `reuses` and no pattern, `None` and `Ok(None)` (a miss that leaves the work to the caller).
+/// The shim decides the same on the value a call returned (`reuse-runtime`'s `Outcome`).
+#[derive(Default)]
+pub struct Declining {
+    /// `None` and `Ok(None)` decline (the contract has `reuses` without a `miss` pattern).
+    pub none: bool,
+    /// The declared `miss = PATTERN`.
+    pub miss: Option<syn::Pat>,
+}
+
+impl Declining {
+    pub fn declines(&self, e: &Expr) -> bool {
+        let e = strip_parens(e);
+        if is_err(e) {
+            return true;
+        }
+        match &self.miss {
+            Some(pat) => pattern_matches(pat, e),
+            None => self.none && is_none_or_ok_none(e),
+        }
+    }
+}
+
+fn call_named<'e>(e: &'e Expr, name: &str) -> Option<&'e syn::punctuated::Punctuated<Expr, syn::Token![,]>> {
     match e {
-        Expr::Paren(p) => declines(&p.expr),
-        Expr::Path(p) => p.path.is_ident("None"),
-        Expr::Call(c) => match &*c.func {
-            Expr::Path(p) if p.path.segments.last().is_some_and(|s| s.ident == "Err") => true,
-            Expr::Path(p) if p.path.segments.last().is_some_and(|s| s.ident == "Ok") => c.args.len() == 1 && declines(&c.args[0]) && !matches!(&c.args[0], Expr::Call(_)),
+        Expr::Call(c) => match strip_parens(&c.func) {
+            Expr::Path(p) if p.path.segments.last().is_some_and(|s| s.ident == name) => Some(&c.args),
+            _ => None,
+        },
+        _ => None,
+    }
+}
+
+fn is_err(e: &Expr) -> bool {
+    call_named(e, "Err").is_some()
+}
+
+fn is_none_or_ok_none(e: &Expr) -> bool {
+    let is_none = |e: &Expr| matches!(strip_parens(e), Expr::Path(p) if p.path.is_ident("None"));
+    is_none(e) || call_named(e, "Ok").is_some_and(|args| args.len() == 1 && is_none(&args[0]))
+}
+
+/// Whether the expression, as written, is a value the pattern matches. Only what the syntax
+/// shows: a variable or a call of a function is no match (so such an exit serves).
+pub fn pattern_matches(pat: &syn::Pat, e: &Expr) -> bool {
+    use syn::Pat;
+    let e = strip_parens(e);
+    // `Outcome::Eager` and `Eager` name the same variant: compare the written segments from the end.
+    let same_path = |a: &syn::Path, b: &syn::Path| {
+        a.segments.iter().rev().zip(b.segments.iter().rev()).all(|(x, y)| x.ident == y.ident)
+    };
+    let elems = |pats: &syn::punctuated::Punctuated<Pat, syn::Token![,]>, es: Vec<&Expr>| -> bool {
+        match pats.iter().position(|p| matches!(p, Pat::Rest(_))) {
+            None => pats.len() == es.len() && pats.iter().zip(es).all(|(p, e)| pattern_matches(p, e)),
+            Some(rest) => {
+                let after = pats.len() - rest - 1;
+                es.len() >= rest + after
+                    && pats.iter().take(rest).zip(es.iter()).all(|(p, e)| pattern_matches(p, e))
+                    && pats.iter().skip(rest + 1).zip(es.iter().skip(es.len() - after)).all(|(p, e)| pattern_matches(p, e))
+            }
+        }
+    };
+    match pat {
+        Pat::Wild(_) | Pat::Rest(_) => true,
+        Pat::Paren(p) => pattern_matches(&p.pat, e),
+        Pat::Or(o) => o.cases.iter().any(|p| pattern_matches(p, e)),
+        Pat::Ident(pi) => matches!(e, Expr::Path(p) if p.path.segments.last().is_some_and(|s| s.ident == pi.ident)),
+        Pat::Path(pp) => matches!(e, Expr::Path(p) if same_path(&pp.path, &p.path)),
+        Pat::Lit(l) => matches!(e, Expr::Lit(x) if x.lit.to_token_stream().to_string() == l.lit.to_token_stream().to_string()),
+        Pat::Range(r) => {
+            let value = |e: &Expr| crate::index::int_value(e);
+            let Some(v) = value(e) else { return false };
+            let lo = r.start.as_deref().map_or(Some(i128::MIN), value);
+            let hi = r.end.as_deref().map(value);
+            match (lo, hi) {
+                (Some(lo), None) => v >= lo,
+                (Some(lo), Some(Some(hi))) => v >= lo && if matches!(r.limits, syn::RangeLimits::Closed(_)) { v <= hi } else { v < hi },
+                _ => false,
+            }
+        }
+        Pat::Reference(r) => matches!(e, Expr::Reference(x) if pattern_matches(&r.pat, &x.expr)),
+        Pat::Tuple(t) => matches!(e, Expr::Tuple(x) if elems(&t.elems, x.elems.iter().collect())),
+        Pat::Slice(sl) => matches!(e, Expr::Array(x) if elems(&sl.elems, x.elems.iter().collect())),
+        Pat::TupleStruct(ts) => match e {
+            Expr::Call(c) => matches!(strip_parens(&c.func), Expr::Path(p) if same_path(&ts.path, &p.path)) && elems(&ts.elems, c.args.iter().collect()),
+            _ => false,
+        },
+        Pat::Struct(ps) => match e {
+            Expr::Struct(st) if same_path(&ps.path, &st.path) => ps.fields.iter().all(|fp| {
+                let name = fp.member.to_token_stream().to_string();
+                st.fields.iter().find(|f| f.member.to_token_stream().to_string() == name).is_some_and(|f| pattern_matches(&fp.pat, &f.expr))
+            }),
             _ => false,
         },
         _ => false,
@@ -60,6 +146,16 @@ pub struct Exit {
     /// First and last token of the exit (`return plan.clone()`, the `?`, the tail expression).
     pub span: (Span, Span),
     pub traces: States,
+    /// The returned expression (`None` for `?`, a bare `return` and a body without a tail value).
+    pub value: Option<Expr>,
+}
+
+/// What the path analysis of a body found.
+pub struct Paths {
+    pub exits: Vec<Exit>,
+    /// The traces that reach the end of each `let` initializer, by the byte offset of the
+    /// initializer's first token (`proc_macro2::Span::byte_range`).
+    pub lets: std::collections::HashMap<usize, States>,
 }
 
 struct LoopFrame {
@@ -72,31 +168,34 @@ struct LoopFrame {
 
 struct Interp<'f> {
     effects_of_call: &'f dyn Fn(&Expr) -> Vec<u8>,
+    declining: &'f Declining,
     exits: Vec<Exit>,
+    lets: std::collections::HashMap<usize, States>,
     loops: Vec<LoopFrame>,
     steps: usize,
     max_steps: usize,
 }
 
-/// The exits of a function body. `effects_of_call` says which effects a call expression runs.
-pub fn exits(body: &Block, effects_of_call: &dyn Fn(&Expr) -> Vec<u8>) -> Result<Vec<Exit>, TooComplex> {
-    exits_within(body, effects_of_call, MAX_STEPS)
+/// The exits of a function body. `effects_of_call` says which effects a call expression runs;
+/// `declining` which returned values decline to serve.
+pub fn exits(body: &Block, effects_of_call: &dyn Fn(&Expr) -> Vec<u8>, declining: &Declining) -> Result<Paths, TooComplex> {
+    exits_within(body, effects_of_call, declining, MAX_STEPS)
 }
 
-fn exits_within(body: &Block, effects_of_call: &dyn Fn(&Expr) -> Vec<u8>, max_steps: usize) -> Result<Vec<Exit>, TooComplex> {
-    let mut interp = Interp { effects_of_call, exits: Vec::new(), loops: Vec::new(), steps: 0, max_steps };
+fn exits_within(body: &Block, effects_of_call: &dyn Fn(&Expr) -> Vec<u8>, declining: &Declining, max_steps: usize) -> Result<Paths, TooComplex> {
+    let mut interp = Interp { effects_of_call, declining, exits: Vec::new(), lets: Default::default(), loops: Vec::new(), steps: 0, max_steps };
     let out = interp.block(body, BTreeSet::from([Vec::new()]));
     if !out.is_empty() {
-        let (span, kind) = match body.stmts.last() {
-            Some(Stmt::Expr(e, None)) => (expr_span(e), if declines(e) { ExitKind::Declines } else { ExitKind::Tail }),
-            _ => ((body.brace_token.span.close(), body.brace_token.span.close()), ExitKind::Tail),
+        let (span, kind, value) = match body.stmts.last() {
+            Some(Stmt::Expr(e, None)) => (expr_span(e), if declining.declines(e) { ExitKind::Declines } else { ExitKind::Tail }, Some(e.clone())),
+            _ => ((body.brace_token.span.close(), body.brace_token.span.close()), ExitKind::Tail, None),
         };
-        interp.exit(kind, span, out);
+        interp.exit(kind, span, out, value);
     }
     if interp.steps > interp.max_steps {
         return Err(TooComplex);
     }
-    Ok(interp.exits)
+    Ok(Paths { exits: interp.exits, lets: interp.lets })
 }
 
 fn strip_parens(e: &Expr) -> &Expr {
@@ -131,7 +230,7 @@ fn cap(mut s: States) -> States {
 }
 
 impl Interp<'_> {
-    fn exit(&mut self, kind: ExitKind, span: (Span, Span), traces: States) {
+    fn exit(&mut self, kind: ExitKind, span: (Span, Span), traces: States, value: Option<Expr>) {
         if traces.is_empty() {
             return;
         }
@@ -141,7 +240,7 @@ impl Interp<'_> {
             e.traces.extend(traces);
             return;
         }
-        self.exits.push(Exit { kind, span, traces });
+        self.exits.push(Exit { kind, span, traces, value });
     }
 
     fn block(&mut self, b: &Block, mut s: States) -> States {
@@ -159,6 +258,9 @@ impl Interp<'_> {
             Stmt::Local(l) => match &l.init {
                 Some(init) => {
                     let s = self.expr(&init.expr, s);
+                    let at = expr_span(&init.expr).0.byte_range().start;
+                    let seen = self.lets.remove(&at).unwrap_or_default();
+                    self.lets.insert(at, union(seen, s.clone()));
                     if let Some((_, els)) = &init.diverge {
                         // `let else`: the else block must diverge; its own returns are exits.
                         self.expr(els, s.clone());
@@ -226,13 +328,13 @@ impl Interp<'_> {
                     Some(v) => (r.return_token.span, expr_span(v).1),
                     None => (r.return_token.span, r.return_token.span),
                 };
-                let kind = if r.expr.as_deref().is_some_and(declines) { ExitKind::Declines } else { ExitKind::Return };
-                self.exit(kind, span, s);
+                let kind = if r.expr.as_deref().is_some_and(|v| self.declining.declines(v)) { ExitKind::Declines } else { ExitKind::Return };
+                self.exit(kind, span, s, r.expr.as_deref().cloned());
                 States::new()
             }
             Expr::Try(t) => {
                 let s = self.expr(&t.expr, s);
-                self.exit(ExitKind::Try, (t.question_token.span, t.question_token.span), s.clone());
+                self.exit(ExitKind::Try, (t.question_token.span, t.question_token.span), s.clone(), None);
                 s
             }
             Expr::If(i) => {
@@ -427,6 +529,7 @@ fn calls_in_tokens(ts: proc_macro2::TokenStream) -> Vec<Expr> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use syn::parse::Parser;
 
     /// Effects are calls named `a`, `b`, `c` (indices 0, 1, 2); returns (kind, traces) per exit.
     fn run(src: &str) -> Vec<(ExitKind, Vec<String>)> {
@@ -445,8 +548,9 @@ mod tests {
                 _ => vec![],
             }
         };
-        exits(&f.block, &effects)
+        exits(&f.block, &effects, &Declining { none: true, miss: None })
             .unwrap()
+            .exits
             .into_iter()
             .map(|e| {
                 (e.kind, e.traces.iter().map(|t| t.iter().map(|i| ["a", "b", "c"][*i as usize]).collect::<String>()).collect())
@@ -491,8 +595,8 @@ mod tests {
     fn the_work_bound_stops_the_interpreter_and_says_so() {
         let f: syn::ItemFn = syn::parse_str("fn f() { for x in xs { while c() { a(); if d() { continue; } } } b() }").unwrap();
         let effects = |e: &Expr| if matches!(e, Expr::Call(_)) { vec![0] } else { vec![] };
-        assert!(exits_within(&f.block, &effects, 10).is_err());
-        assert!(exits_within(&f.block, &effects, MAX_STEPS).is_ok());
+        assert!(exits_within(&f.block, &effects, &Declining::default(), 10).is_err());
+        assert!(exits_within(&f.block, &effects, &Declining::default(), MAX_STEPS).is_ok());
     }
 
     #[test]
@@ -503,6 +607,35 @@ mod tests {
         // A closure stored (or called later) is a body of its own.
         let exits = run("fn f() { let h = || a(); b() }");
         assert_eq!(exits, vec![(ExitKind::Tail, vec!["b".into()])]);
+    }
+
+    #[test]
+    fn declining_values_follow_the_contract() {
+        let e = |s: &str| syn::parse_str::<Expr>(s).unwrap();
+        let pat = |s: &str| syn::Pat::parse_multi_with_leading_vert.parse_str(s).unwrap();
+        let defaults = Declining { none: true, miss: None };
+        for (src, declines) in [("None", true), ("Ok(None)", true), ("Err(e)", true), ("(Err(e.into()))", true), ("Some(x)", false), ("Ok(Some(None))", false), ("x", false)] {
+            assert_eq!(defaults.declines(&e(src)), declines, "{src}");
+        }
+        // Without `reuses`, only errors decline.
+        assert!(!Declining::default().declines(&e("Ok(None)")) && Declining::default().declines(&e("Err(1)")));
+        let eager = Declining { none: false, miss: Some(pat("Ok(Outcome::Eager) | Ok(Outcome::Skip { .. })")) };
+        for (src, declines) in [
+            ("Ok(Outcome::Eager)", true),
+            ("Ok(Eager)", true),
+            ("Ok(other::Outcome::Eager)", true),
+            ("Ok(Outcome::Skip { n: 1 })", true),
+            ("Ok(Outcome::Replayed(g))", false),
+            ("Ok(None)", false),
+            ("Err(e)", true),
+            ("outcome", false),
+        ] {
+            assert_eq!(eager.declines(&e(src)), declines, "{src}");
+        }
+        let shaped = Declining { none: false, miss: Some(pat("(false, _, ..) | Some(0..=3) | [_, 0]")) };
+        for (src, declines) in [("(false, x, y, z)", true), ("(true, x)", false), ("Some(2)", true), ("Some(4)", false), ("[a, 0]", true), ("[a, 1]", false)] {
+            assert_eq!(shaped.declines(&e(src)), declines, "{src}");
+        }
     }
 
     #[test]

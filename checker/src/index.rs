@@ -91,6 +91,8 @@ pub struct EffectFn {
     pub path: Vec<String>,
     pub file: FileRef,
     pub range: Range<usize>,
+    /// The fields of `self` its body writes (`None`: unknown, or no body); for `stale_result`.
+    pub writes_self: Option<Vec<String>>,
 }
 
 #[derive(Debug, Default)]
@@ -417,7 +419,12 @@ pub fn index_file(file: &FileRef, ast: &syn::File, module: &[String], external: 
         let path = crate::analysis::definition_path(&module, f.self_type, &f.sig.ident);
         if f.attrs.iter().any(|a| reuse_attr(a, imports_reuse) == Some(ReuseAttr::Effect)) {
             let range = file.range(f.sig.ident.span());
-            decls.effects.push((f.sig.ident.to_string(), EffectFn { path: path.clone(), file: file.clone(), range }));
+            let writes_self = f.body.and_then(|b| crate::analysis::self_fields_written(&[b])).map(|w| {
+                let mut w: Vec<String> = w.into_iter().collect();
+                w.sort_unstable();
+                w
+            });
+            decls.effects.push((f.sig.ident.to_string(), EffectFn { path: path.clone(), file: file.clone(), range, writes_self }));
         }
         if f.attrs.iter().any(|a| reuse_attr(a, imports_reuse) == Some(ReuseAttr::Sanctioned)) {
             decls.sanctioned.push(path.clone());

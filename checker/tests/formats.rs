@@ -142,7 +142,7 @@ fn json_lines_parse_as_cargo_messages_whose_spans_point_at_the_text() {
         // The package and target are the crate the file belongs to.
         let top = f.primary.file.rel_path.split('/').next().unwrap();
         let crate_name = match top {
-            "plan-cache" | "paged-kv" | "donation" => format!("fixture_{}", top.replace('-', "_")),
+            "plan-cache" | "paged-kv" | "donation" | "graph-replay" => format!("fixture_{}", top.replace('-', "_")),
             // A workspace of its own: `engine-shapes/<package>/src/..`.
             "engine-shapes" => f.primary.file.rel_path.split('/').nth(1).unwrap().to_string(),
             _ => "fixtures".to_string(),

@@ -354,6 +354,24 @@ fn except_names(clause: &reuse_rules::contract::Clause) -> TokenStream {
     quote!([#(#names),*])
 }
 
+/// The tokens with every span set to `span` (a pattern re-parsed from its text: errors in it point
+/// at the pattern in the attribute).
+fn respan(tokens: TokenStream, span: Span) -> TokenStream {
+    tokens
+        .into_iter()
+        .map(|mut tt| {
+            if let proc_macro2::TokenTree::Group(g) = &tt {
+                let mut group = proc_macro2::Group::new(g.delimiter(), respan(g.stream(), span));
+                group.set_span(span);
+                tt = proc_macro2::TokenTree::Group(group);
+            } else {
+                tt.set_span(span);
+            }
+            tt
+        })
+        .collect()
+}
+
 fn probe(expr: TokenStream) -> TokenStream {
     let rt = rt();
     quote!((&#rt::Probe(#expr)))
@@ -395,6 +413,13 @@ fn wrapper(contract: &Contract, sig: &syn::Signature, info: &Sig, body: &syn::Bl
     };
     let reuses = contract.reuses().next();
     let frame = !preserves.is_empty() || reuses.is_some();
+    let fresh_info = match contract.fresh() {
+        Some((c, _, after)) => {
+            let (name, ci) = (after.name(), clause_of(&c.kind));
+            quote!(::core::option::Option::Some((#name, #ci)))
+        }
+        None => quote!(::core::option::Option::None),
+    };
 
     // Which `&mut` parameters the body gets a reborrow of, so that they can be read after it.
     let recompute = reuses.is_some_and(|(_, place, _)| hit_mismatch_eligible(info, place));
@@ -674,6 +699,39 @@ fn wrapper(contract: &Contract, sig: &syn::Signature, info: &Sig, body: &syn::Bl
         };
     };
 
+    // Hit paths: an `Err(..)`, or a declining miss (the `miss` pattern; without one, with `reuses`,
+    // `None`/`Ok(None)`), serves nothing and is held to neither `preserves` nor `fresh`.
+    let outcome = if info.ret.ty.is_some() {
+        let declines = match (contract.miss(), reuses) {
+            (Some(m), _) => match m.pat() {
+                Some(pat) => {
+                    let pat = respan(pat.to_token_stream(), m.span);
+                    quote!(::core::matches!(#out, #pat))
+                }
+                None => quote!(false),
+            },
+            (None, Some(_)) => quote!((&&#rt::Ret(&#out)).__declines()),
+            (None, None) => quote!(false),
+        };
+        quote! {
+            if #active {
+                #call.returned(#rt::Outcome::of((&#rt::Ret(&#out)).__is_err(), #declines));
+            }
+        }
+    } else {
+        TokenStream::new()
+    };
+
+    // fresh(OUT, after = E): on a hit, OUT is storage E wrote or a copy of it.
+    let fresh_check = match contract.fresh() {
+        Some((_, output, _)) if info.ret.ty.is_some() => {
+            let out_expr = output_expr(&out, output);
+            let text = output.to_string();
+            quote!(#call.check_fresh(#text, (&&&&#rt::Ret(&#out_expr)).__fresh_storage());)
+        }
+        _ => TokenStream::new(),
+    };
+
     // hit_mismatch: recompute a sampled hit with the cache emptied.
     let mut mismatch = TokenStream::new();
     if let (true, Some((c, place, _))) = (recompute, reuses) {
@@ -712,14 +770,17 @@ fn wrapper(contract: &Contract, sig: &syn::Signature, info: &Sig, body: &syn::Bl
     quote! {{
         #[allow(unused_imports)]
         use #rt::{
-            NoCache as _, NoDebug as _, NoEq as _, NoHash as _, NoIndices as _, NoStorage as _, NoTake as _,
-            ViaCache as _, ViaDebug as _, ViaEq as _, ViaHash as _, ViaIndices as _, ViaStorage as _, ViaTake as _,
+            FreshNone as _, FreshOk as _, FreshOkSome as _, FreshSome as _, FreshValue as _, NoCache as _,
+            NoDebug as _, NoDecline as _, NoEq as _, NoErr as _, NoHash as _, NoIndices as _, NoStorage as _,
+            NoTake as _, ViaCache as _, ViaDebug as _, ViaEq as _, ViaErr as _, ViaHash as _, ViaIndices as _,
+            ViaNone as _, ViaOkNone as _, ViaStorage as _, ViaTake as _,
         };
-        static __REUSE_CONTRACT: #rt::ContractInfo = #rt::ContractInfo::new(
+        static __REUSE_CONTRACT: #rt::ContractInfo = #rt::ContractInfo::with_fresh(
             ::core::concat!(::core::module_path!(), "::", #fn_name),
             &[#(#clause_texts),*],
             &[#(#preserves),*],
             #preserves_clause,
+            #fresh_info,
         );
         let mut #call = #rt::Call::enter(&__REUSE_CONTRACT, ::core::panic::Location::caller(), ::core::cfg!(test), #frame);
         let #active = #call.active();
@@ -727,8 +788,10 @@ fn wrapper(contract: &Contract, sig: &syn::Signature, info: &Sig, body: &syn::Bl
         #raw_ptrs
         #(#origs)*
         #run
+        #outcome
         if #active {
             #after
+            #fresh_check
             #mismatch
         }
         #call.finish();
@@ -808,8 +871,72 @@ pub(crate) fn instrument_effect(func: AnnotatedFn, item: TokenStream) -> TokenSt
     } else {
         syn::parse_quote!(#rt::effect(#name, false);)
     };
+    let watched = watch_writes(sig, unit, &name, block);
+    if let Some(watched) = watched {
+        *block = watched;
+    }
     block.stmts.insert(0, stmt);
     parsed.into_token_stream()
+}
+
+/// For `fresh(.., after = E)`: the body of effect E run so that, when a contracted call watches E
+/// (`watching`), the storage E could write is reported once it returns (`effect_wrote`): its
+/// `&mut` receiver and parameters, and its returned value. `None`: nothing to report (no `&mut`
+/// and a unit return), or a signature the wrapper cannot take (`async`, patterns, a returned borrow
+/// of a `&mut` that would still be live).
+fn watch_writes(sig: &syn::Signature, unit: bool, name: &str, block: &syn::Block) -> Option<syn::Block> {
+    let info = Sig::of(sig);
+    let muts: Vec<&Param> = info.params.iter().filter(|p| p.kind == Kind::Mut).collect();
+    let self_mut = info.receiver == Some(Kind::Mut);
+    if sig.asyncness.is_some() || info.has_patterns || (muts.is_empty() && !self_mut && unit) {
+        return None;
+    }
+    // A returned borrow may come from a `&mut`: then only the returned value is looked at.
+    let borrowing = info.ret.borrows || info.ret.has_impl;
+    let rt = rt();
+    let ret = hyg("__reuse_ret");
+    let watch = hyg("__reuse_watch");
+    let mut reports = Vec::new();
+    let mut saves = TokenStream::new();
+    let mut shadows = TokenStream::new();
+    if !borrowing {
+        if self_mut {
+            reports.push(quote!((&#rt::Probe(&*self)).__written()));
+        }
+        for p in &muts {
+            let (id, orig) = (&p.ident, orig_ident(&p.ident.to_string()));
+            let m = p.mutable.then(|| quote!(mut));
+            saves.extend(quote!(let #orig = #id;));
+            shadows.extend(quote!(let #m #id = &mut *#orig;));
+            reports.push(quote!((&#rt::Probe(&*#orig)).__written()));
+        }
+    }
+    if !unit {
+        reports.push(quote!((&#rt::Probe(&#ret)).__written()));
+    }
+    if reports.is_empty() {
+        return None;
+    }
+    let closure = match &info.ret.ty {
+        Some(ty) if !info.ret.has_impl => quote!(|| -> #ty #block),
+        Some(_) => quote!(|| #block),
+        None => quote!(|| #block),
+    };
+    let tokens = quote!({
+        #[allow(unused_imports)]
+        use #rt::{NoStorage as _, ViaStorage as _};
+        let #watch = #rt::watching(#name);
+        #saves
+        let #ret = {
+            #shadows
+            #rt::once(#closure)
+        };
+        if #watch {
+            #rt::effect_wrote(#name, &[#(#reports),*]);
+        }
+        #ret
+    });
+    syn::parse2(tokens).ok()
 }
 
 #[cfg(test)]
@@ -948,6 +1075,71 @@ mod tests {
                 }
             ))
         );
+    }
+
+    #[test]
+    fn the_returned_value_decides_whether_a_call_served() {
+        let with_pattern = expand(
+            quote!(reuses(self.g, key(k), miss = Ok(Outcome::Eager)), preserves(replay), fresh(return, after = replay)),
+            quote!(
+                fn run(&mut self, k: u64) -> Result<Outcome, String> {
+                    Ok(Outcome::Eager)
+                }
+            ),
+        );
+        assert!(with_pattern.contains("matches ! (__reuse_out , Ok (Outcome :: Eager))"), "{with_pattern}");
+        assert!(with_pattern.contains("__is_err ()") && !with_pattern.contains("__declines"), "{with_pattern}");
+        assert!(with_pattern.contains("check_fresh (\"return\""), "{with_pattern}");
+        assert!(with_pattern.contains("Some ((\"replay\" ,"), "fresh effect in the contract info: {with_pattern}");
+        let default = expand(
+            quote!(reuses(self.g, key(k)), preserves(replay)),
+            quote!(
+                fn run(&mut self, k: u64) -> Option<u32> {
+                    None
+                }
+            ),
+        );
+        assert!(default.contains("__declines ()") && !default.contains("check_fresh"), "{default}");
+        let no_cache = expand(
+            quote!(preserves(replay)),
+            quote!(
+                fn run(k: u64) -> Option<u32> {
+                    None
+                }
+            ),
+        );
+        assert!(no_cache.contains("__is_err ()") && !no_cache.contains("__declines"), "{no_cache}");
+        let unit = expand(quote!(preserves(replay)), quote!(fn run(k: u64) {}));
+        assert!(!unit.contains("returned"), "{unit}");
+    }
+
+    #[test]
+    fn effects_report_what_they_could_write_when_a_call_watches_them() {
+        let replay = crate::expand::effect(
+            TokenStream::new(),
+            quote!(
+                fn replay(&mut self, input: &[f32], out: &mut Vec<f32>) {
+                    out.push(input[0]);
+                }
+            ),
+        )
+        .to_string();
+        assert!(replay.contains("watching (\"replay\")") && replay.contains("effect_wrote"), "{replay}");
+        assert!(replay.contains("(& * self)) . __written ()") && replay.contains("__reuse_orig_out"), "{replay}");
+        // Nothing it could write: as before.
+        let log = crate::expand::effect(TokenStream::new(), quote!(fn log_step(n: u32) {})).to_string();
+        assert!(!log.contains("watching"), "{log}");
+        // A returned borrow: only the returned value is reported.
+        let view = crate::expand::effect(
+            TokenStream::new(),
+            quote!(
+                fn view(&mut self) -> &[f32] {
+                    &self.out
+                }
+            ),
+        )
+        .to_string();
+        assert!(view.contains("__reuse_ret)) . __written ()") && !view.contains("(& * self)"), "{view}");
     }
 
     #[test]

@@ -2,8 +2,9 @@
 //!
 //! ```text
 //! contract  := clause (',' clause)* ','?
-//! clause    := 'reuses' '(' place ',' 'key' '(' place (',' place)* ')' ')'
+//! clause    := 'reuses' '(' place ',' 'key' '(' place (',' place)* ')' (',' 'miss' '=' pattern)? ')'
 //!            | 'preserves' '(' effect (',' effect)* ')'
+//!            | 'fresh' '(' out ',' 'after' '=' effect ')'
 //!            | 'writes' '(' place '[' place ']' (',' 'skip' '=' sentinel)? ')'      (repeatable)
 //!            | 'reads' '(' place '[' place ']' ')'                                   (repeatable)
 //!            | 'forbids_write' '(' place '[' region ']' (',' place '[' region ']')* (',' except)? ')' (repeatable)
@@ -15,6 +16,7 @@
 //! sentinel  := '-'? int | const-path
 //! region    := int | const-path | bound? ('..' | '..=') bound?
 //! out       := 'return' | 'return' '.' int | 'return' '.' ident
+//! pattern   := a Rust pattern that binds nothing (`Ok(None)`, `Ok(Outcome::Eager) | Err(_)`)
 //! ```
 //!
 //! A single lower-case identifier is a parameter; `self.a.b` is a field path of the receiver; an
@@ -169,6 +171,13 @@ pub struct Effect<S = Span> {
     pub path: Vec<Name<S>>,
 }
 
+impl<S> std::fmt::Display for Effect<S> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        let sep = if self.path[0].text == "self" { "." } else { "::" };
+        f.write_str(&self.path.iter().map(|n| n.text.as_str()).collect::<Vec<_>>().join(sep))
+    }
+}
+
 impl<S> Effect<S> {
     /// The name call sites are matched by.
     pub fn name(&self) -> &str {
@@ -204,10 +213,29 @@ impl<S> std::fmt::Display for FnPath<S> {
     }
 }
 
+/// `miss = PATTERN` in `reuses`: the returned values that decline to serve (a miss that leaves the
+/// work to the caller). Kept as its canonical text, which parses as a `syn::Pat` (the checker
+/// matches returned expressions against it; the macro emits `matches!(ret, PATTERN)`).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct MissPattern<S = Span> {
+    pub text: String,
+    /// The pattern's first token.
+    pub span: S,
+}
+
+impl<S> MissPattern<S> {
+    /// The pattern, parsed again (it parsed when the contract was read).
+    pub fn pat(&self) -> Option<syn::Pat> {
+        syn::Pat::parse_multi_with_leading_vert.parse_str(&self.text).ok()
+    }
+}
+
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum ClauseKind<S = Span> {
-    Reuses { place: Place<S>, key: Vec<Place<S>> },
+    Reuses { place: Place<S>, key: Vec<Place<S>>, miss: Option<MissPattern<S>> },
     Preserves(Vec<Effect<S>>),
+    /// `fresh(OUT, after = E)`: what a hit returns as OUT is produced by, or read after, effect E.
+    Fresh { output: AliasOut<S>, after: Effect<S> },
     Writes { target: Indexed<S>, skip: Option<Sentinel<S>> },
     Reads(Indexed<S>),
     /// `forbids_write(P[C], .., except(f, ..))`: the regions, and the sanctioned writers of all of them.
@@ -241,14 +269,28 @@ pub struct Contract<S = Span> {
 }
 
 /// The clause keywords, in the order the spec lists them.
-pub const CLAUSE_KEYWORDS: &[&str] = &["reuses", "preserves", "writes", "reads", "forbids_write", "aliases"];
+pub const CLAUSE_KEYWORDS: &[&str] = &["reuses", "preserves", "fresh", "writes", "reads", "forbids_write", "aliases"];
 /// Clauses that may appear more than once.
 pub const REPEATABLE: &[&str] = &["writes", "reads", "forbids_write"];
 
 impl<S> Contract<S> {
     pub fn reuses(&self) -> impl Iterator<Item = (&Clause<S>, &Place<S>, &[Place<S>])> {
         self.clauses.iter().filter_map(|c| match &c.kind {
-            ClauseKind::Reuses { place, key } => Some((c, place, key.as_slice())),
+            ClauseKind::Reuses { place, key, .. } => Some((c, place, key.as_slice())),
+            _ => None,
+        })
+    }
+    /// The declared `miss = PATTERN` of `reuses`, if any.
+    pub fn miss(&self) -> Option<&MissPattern<S>> {
+        self.clauses.iter().find_map(|c| match &c.kind {
+            ClauseKind::Reuses { miss, .. } => miss.as_ref(),
+            _ => None,
+        })
+    }
+    /// `fresh(OUT, after = E)`.
+    pub fn fresh(&self) -> Option<(&Clause<S>, &AliasOut<S>, &Effect<S>)> {
+        self.clauses.iter().find_map(|c| match &c.kind {
+            ClauseKind::Fresh { output, after } => Some((c, output, after)),
             _ => None,
         })
     }
@@ -375,6 +417,7 @@ fn parse_clause(input: ParseStream) -> syn::Result<Clause> {
     let kind = match keyword.text.as_str() {
         "reuses" => parse_reuses(&content)?,
         "preserves" => ClauseKind::Preserves(comma_separated(&content, parse_effect, "an effect name")?),
+        "fresh" => parse_fresh(&content)?,
         "writes" => parse_writes(&content)?,
         "reads" => {
             let target = parse_indexed(&content)?;
@@ -425,9 +468,116 @@ fn parse_reuses(input: ParseStream) -> syn::Result<ClauseKind> {
     let content;
     syn::parenthesized!(content in input);
     let key = comma_separated(&content, parse_place, "key component")?;
+    let mut miss = None;
+    if input.parse::<Option<Token![,]>>()?.is_some() && !input.is_empty() {
+        let kw: Ident = input.call(Ident::parse_any)?;
+        if kw != "miss" {
+            return Err(syn::Error::new(kw.span(), "expected `miss = PATTERN`: the returned values that decline to serve"));
+        }
+        input.parse::<Token![=]>()?;
+        miss = Some(parse_miss_pattern(input)?);
+        input.parse::<Option<Token![,]>>()?;
+    }
+    expect_end(input, "`reuses` takes `PLACE, key(...)` and an optional `miss = PATTERN`")?;
+    Ok(ClauseKind::Reuses { place, key, miss })
+}
+
+/// `miss = PATTERN`: a Rust pattern that binds nothing and does not match every value, so that the
+/// checker can match returned expressions against it and the shim can test `matches!(ret, PATTERN)`.
+fn parse_miss_pattern(input: ParseStream) -> syn::Result<MissPattern> {
+    let span = input.span();
+    if input.is_empty() {
+        return Err(input.error("expected a pattern after `miss =`: the returned values that decline to serve (`Ok(None)`)"));
+    }
+    let pat = syn::Pat::parse_multi_with_leading_vert(input)?;
+    if matches!(pat, syn::Pat::Wild(_)) {
+        return Err(syn::Error::new_spanned(&pat, "`miss = _` makes every return a miss: name the declining values (`Ok(None)`)"));
+    }
+    check_miss_pattern(&pat)?;
+    Ok(MissPattern { text: pattern_text(quote::ToTokens::to_token_stream(&pat)), span })
+}
+
+/// Rejects what a miss pattern may not hold: bindings (they match every value and cannot be
+/// compared across the checker and the shim), macros and types.
+fn check_miss_pattern(pat: &syn::Pat) -> syn::Result<()> {
+    use syn::Pat;
+    fn nested<'p>(mut pats: impl Iterator<Item = &'p Pat>) -> syn::Result<()> {
+        pats.try_for_each(check_miss_pattern)
+    }
+    match pat {
+        Pat::Ident(pi) => {
+            let name = pi.ident.to_string();
+            let constant = name.starts_with(|c: char| c.is_ascii_uppercase());
+            if pi.by_ref.is_some() || pi.mutability.is_some() || pi.subpat.is_some() || !constant {
+                return Err(syn::Error::new(
+                    pi.ident.span(),
+                    format!("`{name}` would bind the value and match anything: a miss pattern names variants, constants or literals (use `_` for a part that does not matter)"),
+                ));
+            }
+            Ok(())
+        }
+        Pat::Lit(_) | Pat::Path(_) | Pat::Range(_) | Pat::Rest(_) | Pat::Wild(_) => Ok(()),
+        Pat::Or(o) => nested(o.cases.iter()),
+        Pat::Paren(p) => check_miss_pattern(&p.pat),
+        Pat::Reference(r) => check_miss_pattern(&r.pat),
+        Pat::Slice(s) => nested(s.elems.iter()),
+        Pat::Tuple(t) => nested(t.elems.iter()),
+        Pat::TupleStruct(t) => nested(t.elems.iter()),
+        Pat::Struct(s) => nested(s.fields.iter().map(|f| &*f.pat)),
+        other => Err(syn::Error::new_spanned(other, "a miss pattern is a plain pattern: variants, constants, literals, ranges, `_` and `|`")),
+    }
+}
+
+/// The canonical text of a pattern: `Ok(None)`, `Ok(Outcome::Eager) | Err(_)`, `S { .. }`.
+fn pattern_text(tokens: TokenStream) -> String {
+    use proc_macro2::{Delimiter, TokenTree};
+    let mut out = String::new();
+    let mut prev_word = false;
+    for tt in tokens {
+        match tt {
+            TokenTree::Group(g) => {
+                let inner = pattern_text(g.stream());
+                match g.delimiter() {
+                    Delimiter::Parenthesis => out.push_str(&format!("({inner})")),
+                    Delimiter::Bracket => out.push_str(&format!("[{inner}]")),
+                    Delimiter::Brace => out.push_str(&format!(" {{ {inner} }}")),
+                    Delimiter::None => out.push_str(&inner),
+                }
+                prev_word = false;
+            }
+            TokenTree::Punct(p) => {
+                match p.as_char() {
+                    ',' => out.push_str(", "),
+                    '|' => out.push_str(" | "),
+                    ':' if p.spacing() == proc_macro2::Spacing::Alone && !out.ends_with(':') => out.push_str(": "),
+                    c => out.push(c),
+                }
+                prev_word = false;
+            }
+            TokenTree::Ident(_) | TokenTree::Literal(_) => {
+                if prev_word {
+                    out.push(' ');
+                }
+                out.push_str(&tt.to_string());
+                prev_word = true;
+            }
+        }
+    }
+    out.trim().replace("  ", " ")
+}
+
+fn parse_fresh(input: ParseStream) -> syn::Result<ClauseKind> {
+    let output = parse_output(input, "the fresh output")?;
+    input.parse::<Token![,]>().map_err(|e| syn::Error::new(e.span(), "expected `, after = EFFECT` after the output"))?;
+    let kw: Ident = input.call(Ident::parse_any)?;
+    if kw != "after" {
+        return Err(syn::Error::new(kw.span(), "expected `after = EFFECT`: the effect whose run the output must come from"));
+    }
+    input.parse::<Token![=]>()?;
+    let after = parse_effect(input)?;
     input.parse::<Option<Token![,]>>()?;
-    expect_end(input, "`reuses` takes `PLACE, key(...)`")?;
-    Ok(ClauseKind::Reuses { place, key })
+    expect_end(input, "`fresh` takes `OUT, after = EFFECT`")?;
+    Ok(ClauseKind::Fresh { output, after })
 }
 
 fn parse_writes(input: ParseStream) -> syn::Result<ClauseKind> {
@@ -611,9 +761,17 @@ fn parse_region_index(input: ParseStream, span: Span) -> syn::Result<RegionIndex
 }
 
 fn parse_alias(input: ParseStream) -> syn::Result<Alias> {
+    let output = parse_output(input, "an alias output")?;
+    input.parse::<Token![=]>()?;
+    let input_place = parse_place(input)?;
+    Ok(Alias { output, input: input_place })
+}
+
+/// `return`, `return.N` or `return.field`.
+fn parse_output(input: ParseStream, what: &str) -> syn::Result<AliasOut> {
     let ret: Ident = input.call(Ident::parse_any)?;
     if ret != "return" {
-        return Err(syn::Error::new(ret.span(), "an alias output is `return`, `return.N` or `return.field`"));
+        return Err(syn::Error::new(ret.span(), format!("{what} is `return`, `return.N` or `return.field`")));
     }
     let output = if input.peek(Token![.]) {
         input.parse::<Token![.]>()?;
@@ -627,9 +785,7 @@ fn parse_alias(input: ParseStream) -> syn::Result<Alias> {
     } else {
         AliasOut::Return { span: ret.span() }
     };
-    input.parse::<Token![=]>()?;
-    let input_place = parse_place(input)?;
-    Ok(Alias { output, input: input_place })
+    Ok(output)
 }
 
 fn parse_effect(input: ParseStream) -> syn::Result<Effect> {
@@ -685,6 +841,24 @@ impl<S: Clone, T> MapSpan<S, T> for Bound<S> {
     }
 }
 
+impl<S: Clone, T> MapSpan<S, T> for Effect<S> {
+    type Output = Effect<T>;
+    fn map_span(&self, f: &mut impl FnMut(S) -> T) -> Effect<T> {
+        Effect { path: self.path.iter().map(|n| n.map_span(f)).collect() }
+    }
+}
+
+impl<S: Clone, T> MapSpan<S, T> for AliasOut<S> {
+    type Output = AliasOut<T>;
+    fn map_span(&self, f: &mut impl FnMut(S) -> T) -> AliasOut<T> {
+        match self {
+            AliasOut::Return { span } => AliasOut::Return { span: f(span.clone()) },
+            AliasOut::ReturnIndex { index, span } => AliasOut::ReturnIndex { index: *index, span: f(span.clone()) },
+            AliasOut::ReturnField { field, span } => AliasOut::ReturnField { field: field.map_span(f), span: f(span.clone()) },
+        }
+    }
+}
+
 impl<S: Clone, T> MapSpan<S, T> for Indexed<S> {
     type Output = Indexed<T>;
     fn map_span(&self, f: &mut impl FnMut(S) -> T) -> Indexed<T> {
@@ -696,12 +870,15 @@ impl<S: Clone, T> MapSpan<S, T> for Clause<S> {
     type Output = Clause<T>;
     fn map_span(&self, f: &mut impl FnMut(S) -> T) -> Clause<T> {
         let kind = match &self.kind {
-            ClauseKind::Reuses { place, key } => {
-                ClauseKind::Reuses { place: place.map_span(f), key: key.iter().map(|k| k.map_span(f)).collect() }
+            ClauseKind::Reuses { place, key, miss } => ClauseKind::Reuses {
+                place: place.map_span(f),
+                key: key.iter().map(|k| k.map_span(f)).collect(),
+                miss: miss.as_ref().map(|m| MissPattern { text: m.text.clone(), span: f(m.span.clone()) }),
+            },
+            ClauseKind::Preserves(effects) => ClauseKind::Preserves(effects.iter().map(|e| e.map_span(f)).collect()),
+            ClauseKind::Fresh { output, after } => {
+                ClauseKind::Fresh { output: output.map_span(f), after: after.map_span(f) }
             }
-            ClauseKind::Preserves(effects) => ClauseKind::Preserves(
-                effects.iter().map(|e| Effect { path: e.path.iter().map(|n| n.map_span(f)).collect() }).collect(),
-            ),
             ClauseKind::Writes { target, skip } => ClauseKind::Writes {
                 target: target.map_span(f),
                 skip: skip.as_ref().map(|s| match s {
@@ -731,16 +908,7 @@ impl<S: Clone, T> MapSpan<S, T> for Clause<S> {
             ClauseKind::Aliases(aliases) => ClauseKind::Aliases(
                 aliases
                     .iter()
-                    .map(|a| Alias {
-                        output: match &a.output {
-                            AliasOut::Return { span } => AliasOut::Return { span: f(span.clone()) },
-                            AliasOut::ReturnIndex { index, span } => AliasOut::ReturnIndex { index: *index, span: f(span.clone()) },
-                            AliasOut::ReturnField { field, span } => {
-                                AliasOut::ReturnField { field: field.map_span(f), span: f(span.clone()) }
-                            }
-                        },
-                        input: a.input.map_span(f),
-                    })
+                    .map(|a| Alias { output: a.output.map_span(f), input: a.input.map_span(f) })
                     .collect(),
             ),
         };
@@ -798,14 +966,17 @@ impl<S> std::fmt::Display for Clause<S> {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         let join = |items: Vec<String>| items.join(", ");
         match &self.kind {
-            ClauseKind::Reuses { place, key } => {
-                write!(f, "reuses({place}, key({}))", join(key.iter().map(|k| k.to_string()).collect()))
+            ClauseKind::Reuses { place, key, miss } => {
+                write!(f, "reuses({place}, key({})", join(key.iter().map(|k| k.to_string()).collect()))?;
+                if let Some(m) = miss {
+                    write!(f, ", miss = {}", m.text)?;
+                }
+                f.write_str(")")
             }
-            ClauseKind::Preserves(effects) => write!(
-                f,
-                "preserves({})",
-                join(effects.iter().map(|e| e.path.iter().map(|n| n.text.as_str()).collect::<Vec<_>>().join(if e.path[0].text == "self" { "." } else { "::" })).collect())
-            ),
+            ClauseKind::Preserves(effects) => {
+                write!(f, "preserves({})", join(effects.iter().map(|e| e.to_string()).collect()))
+            }
+            ClauseKind::Fresh { output, after } => write!(f, "fresh({output}, after = {after})"),
             ClauseKind::Writes { target, skip } => {
                 write!(f, "writes({}[{}]", target.place, target.index)?;
                 if let Some(s) = skip {
@@ -856,6 +1027,14 @@ mod tests {
         for src in [
             "reuses(self.plans, key(graph.fingerprint, self.adapter_version))",
             "reuses(cache, key(k))",
+            "reuses(self.graphs, key(bs), miss = Ok(None))",
+            "reuses(self.graphs, key(bs), miss = Ok(Outcome::Eager) | Err(_))",
+            "reuses(self.graphs, key(bs), miss = Some(Plan { steps: 0, .. }))",
+            "reuses(self.graphs, key(bs), miss = (false, _))",
+            "reuses(self.graphs, key(bs), miss = Ok(0..=3))",
+            "fresh(return, after = replay)",
+            "fresh(return.0, after = self.replay)",
+            "fresh(return.output, after = graph::replay)",
             "preserves(log_step, check_errors)",
             "preserves(self.log_step, obs::metrics::record)",
             "writes(key_cache[slot_mapping], skip = PAD_SLOT_ID)",
@@ -938,6 +1117,18 @@ mod tests {
             ("forbids_write(k[0], except(f()))", "without calling it", "()"),
             ("forbids_write(k[0], except(self.f))", "a function path", "."),
             ("forbids_write(k[0], except(f::<u8>))", "without generics", "<"),
+            ("reuses(self.g, key(a), miss = Ok(x))", "would bind the value", "x"),
+            ("reuses(self.g, key(a), miss = Some(ref p))", "would bind the value", "p"),
+            ("reuses(self.g, key(a), miss = _)", "makes every return a miss", "_"),
+            ("reuses(self.g, key(a), miss = Ok(m!()))", "plain pattern", "m!()"),
+            ("reuses(self.g, key(a), miss = Ok(None) +)", "unexpected tokens", "+"),
+            ("reuses(self.g, key(a), miss =)", "expected a pattern", ")"),
+            ("reuses(self.g, key(a), misses = None)", "expected `miss = PATTERN`", "misses"),
+            ("fresh(out, after = replay)", "the fresh output is `return`", "out"),
+            ("fresh(return)", "expected `, after = EFFECT`", ")"),
+            ("fresh(return, before = replay)", "expected `after = EFFECT`", "before"),
+            ("fresh(return, after = replay())", "without calling it", "()"),
+            ("fresh(return, after = replay), fresh(return.0, after = replay)", "duplicate `fresh`", "fresh"),
         ];
         for (src, message, under) in cases {
             let (got, text) = error_at(src);

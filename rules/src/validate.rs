@@ -3,8 +3,8 @@
 
 use syn::{FnArg, Pat, ReturnType, Signature, Type};
 
-use crate::catalogue::{ALIAS_TYPE_MISMATCH, UNKNOWN_NAME};
-use crate::contract::{AliasOut, Bound, ClauseKind, Contract, Place, PlaceRoot, RegionIndex};
+use crate::catalogue::{ALIAS_TYPE_MISMATCH, CONTRACT_SYNTAX, UNKNOWN_NAME};
+use crate::contract::{AliasOut, Bound, Clause, ClauseKind, Contract, Effect, Place, PlaceRoot, RegionIndex};
 use crate::ContractError;
 
 /// The parameters of a signature by name, and whether it has a receiver.
@@ -48,10 +48,11 @@ pub fn validate(contract: &Contract, sig: &Signature) -> Vec<ContractError> {
     let check = |place: &Place, errors: &mut Vec<ContractError>| check_place(place, &params, errors);
     for clause in &contract.clauses {
         match &clause.kind {
-            ClauseKind::Reuses { place, key } => {
+            ClauseKind::Reuses { place, key, .. } => {
                 check(place, &mut errors);
                 key.iter().for_each(|k| check(k, &mut errors));
             }
+            ClauseKind::Fresh { output, after } => check_fresh(contract, clause, output, after, &params, &mut errors),
             ClauseKind::Preserves(effects) => {
                 for e in effects.iter().filter(|e| e.path[0].text == "self" && !params.has_receiver) {
                     errors.push(ContractError::new(
@@ -91,6 +92,57 @@ pub fn validate(contract: &Contract, sig: &Signature) -> Vec<ContractError> {
         }
     }
     errors
+}
+
+/// `fresh(OUT, after = E)`: a hit needs a `reuses` clause to be one; E must be a preserved effect
+/// (it then runs on every serving path, so "after E" is defined on each); OUT must exist.
+fn check_fresh(
+    contract: &Contract,
+    clause: &Clause,
+    output: &AliasOut,
+    after: &Effect,
+    params: &Params,
+    errors: &mut Vec<ContractError>,
+) {
+    if contract.reuses().next().is_none() {
+        errors.push(ContractError::new(
+            &CONTRACT_SYNTAX,
+            clause.keyword.span,
+            "`fresh` is about what a cache hit returns: it needs a `reuses(PLACE, key(..))` clause",
+        ));
+    }
+    let preserved: Vec<&Effect> = contract.preserves().map(|(_, e)| e.iter().collect()).unwrap_or_default();
+    if !preserved.iter().any(|p| p.name() == after.name()) {
+        let hint = if preserved.is_empty() {
+            "the contract preserves no effect; add `preserves(..)` with it".to_string()
+        } else {
+            format!("the preserved effects are {}", preserved.iter().map(|e| e.to_string()).collect::<Vec<_>>().join(", "))
+        };
+        errors.push(ContractError::new(
+            &UNKNOWN_NAME,
+            after.path[0].span,
+            format!("`after = {after}` must name an effect of this contract's `preserves`: {hint}"),
+        ));
+    }
+    match (output, params.output) {
+        (_, ReturnType::Default) => errors.push(ContractError::new(
+            &UNKNOWN_NAME,
+            output.span(),
+            format!("`{output}`: `{}` returns nothing", params.fn_name),
+        )),
+        (AliasOut::ReturnIndex { index, span }, ReturnType::Type(_, ty)) => {
+            if let Type::Tuple(t) = &**ty {
+                if *index as usize >= t.elems.len() {
+                    errors.push(ContractError::new(
+                        &UNKNOWN_NAME,
+                        *span,
+                        format!("`return.{index}`: `{}` returns a tuple of {} elements", params.fn_name, t.elems.len()),
+                    ));
+                }
+            }
+        }
+        _ => {}
+    }
 }
 
 fn check_place(place: &Place, params: &Params, errors: &mut Vec<ContractError>) {
@@ -246,6 +298,27 @@ mod tests {
         assert_eq!(errors("forbids_write(kv[0])", "fn f(cache: &mut [f32])"), vec![("unknown_name".into(), "kv".into())]);
         assert_eq!(errors("preserves(self.log_step)", "fn f()"), vec![("unknown_name".into(), "self".into())]);
         assert!(errors("preserves(self.log_step)", "fn f(&self)").is_empty());
+    }
+
+    #[test]
+    fn fresh_needs_a_cache_a_preserved_effect_and_an_output() {
+        let sig = "fn run(&mut self, bs: usize) -> Result<Vec<f32>, E>";
+        assert!(errors("reuses(self.graphs, key(bs)), preserves(replay), fresh(return, after = replay)", sig).is_empty());
+        assert!(errors("reuses(self.graphs, key(bs)), preserves(self.replay), fresh(return, after = self.replay)", sig).is_empty());
+        assert_eq!(
+            errors("reuses(self.graphs, key(bs)), preserves(log_step), fresh(return, after = replay)", sig),
+            vec![("unknown_name".into(), "replay".into())]
+        );
+        assert_eq!(errors("reuses(self.graphs, key(bs)), fresh(return, after = replay)", sig), vec![("unknown_name".into(), "replay".into())]);
+        assert_eq!(errors("preserves(replay), fresh(return, after = replay)", sig), vec![("contract_syntax".into(), "fresh".into())]);
+        assert_eq!(
+            errors("reuses(self.g, key(bs)), preserves(replay), fresh(return, after = replay)", "fn run(&mut self, bs: usize)"),
+            vec![("unknown_name".into(), "return".into())]
+        );
+        assert_eq!(
+            errors("reuses(self.g, key(bs)), preserves(replay), fresh(return.2, after = replay)", "fn run(&mut self, bs: usize) -> (u8, u8)"),
+            vec![("unknown_name".into(), "2".into())]
+        );
     }
 
     #[test]

@@ -214,6 +214,13 @@ pub(crate) fn after(before: &Before, after: Option<CacheSignature>, mark: Option
     hit
 }
 
+/// Closes the observation of a call that served nothing (an error, a declining miss): the cache is
+/// remembered as it is now, and no components are recorded (nothing was stored under them).
+pub(crate) fn after_serving_nothing(before: &Before, after: Option<CacheSignature>) {
+    let mut records = RECORDS.lock().unwrap_or_else(|e| e.into_inner());
+    records.entry(before.id).or_default().last = after;
+}
+
 /// Combines the hashes of the key components; `None` if one of them cannot be hashed.
 pub(crate) fn combine(components: &[Option<u64>]) -> Option<u64> {
     let mut h = FxHasher::default();

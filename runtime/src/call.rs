@@ -11,13 +11,14 @@ use std::sync::{Mutex, OnceLock};
 
 use reuse_rules::catalogue::{
     ALIAS_NOT_SHARED, EFFECT_ORDER, FORBIDDEN_WRITE, HIT_MISMATCH, HIT_SKIPS_EFFECT, PAD_TO_NULL_BLOCK, STALE_HIT,
-    UNDECLARED_ALIAS, USE_AFTER_DONATE,
+    STALE_RESULT, UNDECLARED_ALIAS, USE_AFTER_DONATE,
 };
 use reuse_rules::Rule;
 
 pub use crate::index::{int, IndexScan, RegionSpec};
 pub use crate::sanction::{enter as enter_sanctioned, mark as sanction_mark, running as sanctioned_running, Sanctioned};
-pub use crate::trace::{effect, recompute};
+
+pub use crate::trace::{effect, effect_wrote, recompute, watching};
 
 use crate::cache::{self, CachePlace, CacheSignature};
 use crate::config;
@@ -35,6 +36,8 @@ pub struct ContractInfo {
     pub preserves: &'static [&'static str],
     /// The index of the `preserves` clause (meaningless without one).
     pub preserves_clause: usize,
+    /// `fresh(OUT, after = E)`: E's name and the clause's index.
+    pub fresh: Option<(&'static str, usize)>,
     hits: AtomicU64,
     miss_trace: OnceLock<Vec<&'static str>>,
 }
@@ -46,11 +49,24 @@ impl ContractInfo {
         preserves: &'static [&'static str],
         preserves_clause: usize,
     ) -> Self {
+        Self::with_fresh(function, clauses, preserves, preserves_clause, None)
+    }
+
+    /// [`ContractInfo::new`] for a contract with `fresh(OUT, after = E)`: `fresh` is E and the
+    /// clause's index.
+    pub const fn with_fresh(
+        function: &'static str,
+        clauses: &'static [&'static str],
+        preserves: &'static [&'static str],
+        preserves_clause: usize,
+        fresh: Option<(&'static str, usize)>,
+    ) -> Self {
         ContractInfo {
             function,
             clauses,
             preserves,
             preserves_clause,
+            fresh,
             hits: AtomicU64::new(0),
             miss_trace: OnceLock::new(),
         }
@@ -64,6 +80,32 @@ impl ContractInfo {
 /// The clause index the generated code passes for "no clause" (an undeclared alias).
 pub const NO_CLAUSE: usize = usize::MAX;
 
+/// What a call's returned value says about it (docs/contracts.md, "Hit paths").
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Outcome {
+    /// It served a result: a hit, or a miss that computed it. Held to `preserves` and `fresh`.
+    Serves,
+    /// It returned an error (`Err(..)`): exempt.
+    Error,
+    /// A miss that declines to serve (the contract's `miss` pattern; without one, with `reuses`,
+    /// `None` or `Ok(None)`): the caller does the work. Exempt.
+    Declines,
+}
+
+impl Outcome {
+    /// From what the generated code found in the returned value.
+    #[inline]
+    pub fn of(error: bool, declines: bool) -> Outcome {
+        if error {
+            Outcome::Error
+        } else if declines {
+            Outcome::Declines
+        } else {
+            Outcome::Serves
+        }
+    }
+}
+
 /// One running call of a contracted function.
 pub struct Call {
     info: &'static ContractInfo,
@@ -75,6 +117,7 @@ pub struct Call {
     cache: Option<(usize, cache::Before)>,
     components: Vec<(&'static str, Option<String>)>,
     hit: Option<bool>,
+    outcome: Outcome,
 }
 
 impl Call {
@@ -88,7 +131,7 @@ impl Call {
         frame: bool,
     ) -> Call {
         let active = config::enabled() && !trace::recomputing();
-        let frame = if active && frame { Some(trace::push_frame()) } else { None };
+        let frame = if active && frame { Some(trace::push_frame(info.fresh.map(|(e, _)| e))) } else { None };
         Call {
             info,
             location,
@@ -99,7 +142,14 @@ impl Call {
             cache: None,
             components: Vec::new(),
             hit: None,
+            outcome: Outcome::Serves,
         }
+    }
+
+    /// What the returned value says (see [`Outcome`]); before `cache_after`.
+    #[inline]
+    pub fn returned(&mut self, outcome: Outcome) {
+        self.outcome = outcome;
     }
 
     /// Whether this call is checked (the shim is enabled and no recomputation is running).
@@ -208,6 +258,15 @@ impl Call {
     /// `reuses`, after the call: hit or miss, and `stale_hit`.
     pub fn cache_after(&mut self, sig: Option<CacheSignature>) {
         let mark = self.frame.and_then(trace::peek_mark);
+        if self.outcome != Outcome::Serves {
+            // An error is neither a hit nor a miss; a declining return is a miss whatever the
+            // cache looks like (it stored nothing, so it would look like a hit).
+            self.hit = (self.outcome == Outcome::Declines).then_some(false);
+            if let Some((_, before)) = self.cache.take() {
+                cache::after_serving_nothing(&before, sig);
+            }
+            return;
+        }
         let Some((clause, before)) = self.cache.take() else {
             self.hit = mark;
             return;
@@ -359,12 +418,43 @@ impl Call {
         );
     }
 
+    /// `fresh(OUT, after = E)`, on a hit: OUT (`out`: its extent, and a fingerprint of all its
+    /// elements) must lie in storage a run of E in this call could write, or hold the same bytes as
+    /// such storage had when E returned (a copy taken after E). Not checked where OUT's type, or
+    /// every storage E could write, does not implement `Storage`.
+    pub fn check_fresh(&mut self, output: &'static str, out: Option<(Extent, Option<u64>)>) {
+        let (Some((effect, clause)), Some(depth), Some((extent, content))) = (self.info.fresh, self.frame, out) else { return };
+        if self.outcome != Outcome::Serves || self.hit != Some(true) {
+            return;
+        }
+        let written = trace::written(depth);
+        if written.is_empty() {
+            return; // E did not run (`hit_skips_effect`), or nothing it writes is visible
+        }
+        let inside = written.iter().any(|w| w.extent.contains(&extent) || (extent.is_empty() && w.extent == extent));
+        let copy = content.is_some() && written.iter().any(|w| w.content == content);
+        if inside || copy {
+            return;
+        }
+        let seen: Vec<String> = written.iter().map(|w| w.extent.to_string()).collect();
+        self.violation(
+            &STALE_RESULT,
+            clause,
+            format!(
+                "a cache hit returned `{output}` ({extent}), which `{effect}` of this call neither wrote nor produced: it wrote {}",
+                seen.join(", ")
+            ),
+            Detail::Fresh { output, effect, output_extent: extent, written: written.into_iter().map(|w| w.extent).collect() },
+        );
+    }
+
     /// Ends the call: checks the effect trace and delivers the violations under the policy.
     #[track_caller]
     pub fn finish(mut self) {
         if let Some(depth) = self.frame.take() {
             let (_, trace) = trace::pop_frame(depth, self.info.preserves);
-            if !self.info.preserves.is_empty() {
+            // Error exits and declining misses serve nothing: `preserves` does not hold them.
+            if !self.info.preserves.is_empty() && self.outcome == Outcome::Serves {
                 self.check_effects(trace);
             }
         }
@@ -500,6 +590,7 @@ pub struct Probe<'a, T: ?Sized>(pub &'a T);
 
 pub trait ViaStorage {
     fn __extent(&self) -> Option<Extent>;
+    fn __written(&self) -> Option<(Extent, Option<u64>)>;
     fn __handle(&self) -> Option<(Extent, u64)>;
     fn __element_count(&self) -> Option<usize>;
     fn __region_fp(&self, region: &RegionSpec) -> Option<(Range<usize>, u64)>;
@@ -508,6 +599,12 @@ impl<T: Storage + ?Sized> ViaStorage for Probe<'_, T> {
     #[inline]
     fn __extent(&self) -> Option<Extent> {
         self.0.extent()
+    }
+    /// Where the value lives, and a fingerprint of all its elements (`fresh`).
+    fn __written(&self) -> Option<(Extent, Option<u64>)> {
+        let extent = self.0.extent()?;
+        let content = self.0.element_count().and_then(|n| self.0.fingerprint(0..n));
+        Some((extent, content))
     }
     #[inline]
     fn __handle(&self) -> Option<(Extent, u64)> {
@@ -527,6 +624,9 @@ impl<T: Storage + ?Sized> ViaStorage for Probe<'_, T> {
 }
 pub trait NoStorage {
     fn __extent(&self) -> Option<Extent> {
+        None
+    }
+    fn __written(&self) -> Option<(Extent, Option<u64>)> {
         None
     }
     fn __handle(&self) -> Option<(Extent, u64)> {
@@ -612,6 +712,99 @@ pub trait NoDebug {
     }
 }
 impl<T: ?Sized> NoDebug for &Probe<'_, T> {}
+
+/// A returned value under inspection: is it an error, or a default declining miss? Autoref
+/// specialization, as for [`Probe`]: `(&&Ret(&out)).__declines()` picks the `Option`/`Result<Option>`
+/// impls where the type is one, and the fallback (false) for every other type.
+pub struct Ret<'a, T: ?Sized>(pub &'a T);
+
+pub trait ViaErr {
+    fn __is_err(&self) -> bool;
+}
+impl<T, E> ViaErr for Ret<'_, Result<T, E>> {
+    #[inline]
+    fn __is_err(&self) -> bool {
+        self.0.is_err()
+    }
+}
+pub trait NoErr {
+    #[inline]
+    fn __is_err(&self) -> bool {
+        false
+    }
+}
+impl<T: ?Sized> NoErr for &Ret<'_, T> {}
+
+pub trait ViaNone {
+    fn __declines(&self) -> bool;
+}
+impl<T> ViaNone for &Ret<'_, Option<T>> {
+    #[inline]
+    fn __declines(&self) -> bool {
+        self.0.is_none()
+    }
+}
+pub trait ViaOkNone {
+    fn __declines(&self) -> bool;
+}
+impl<T, E> ViaOkNone for &Ret<'_, Result<Option<T>, E>> {
+    #[inline]
+    fn __declines(&self) -> bool {
+        matches!(self.0, Ok(None))
+    }
+}
+pub trait NoDecline {
+    #[inline]
+    fn __declines(&self) -> bool {
+        false
+    }
+}
+impl<T: ?Sized> NoDecline for Ret<'_, T> {}
+
+/// The storage of a returned output for `fresh`: the value itself, or what an `Option`/`Result`
+/// holds (`Some(x)`, `Ok(x)`, `Ok(Some(x))`), where it implements `Storage`. Called as
+/// `(&&&&Ret(&out)).__fresh_storage()`: the more specific the type, the earlier the impl is found.
+pub trait FreshOkSome {
+    fn __fresh_storage(&self) -> Option<(Extent, Option<u64>)>;
+}
+impl<T: Storage, E> FreshOkSome for &&&Ret<'_, Result<Option<T>, E>> {
+    fn __fresh_storage(&self) -> Option<(Extent, Option<u64>)> {
+        match self.0 {
+            Ok(Some(v)) => ViaStorage::__written(&Probe(v)),
+            _ => None,
+        }
+    }
+}
+pub trait FreshSome {
+    fn __fresh_storage(&self) -> Option<(Extent, Option<u64>)>;
+}
+impl<T: Storage> FreshSome for &&Ret<'_, Option<T>> {
+    fn __fresh_storage(&self) -> Option<(Extent, Option<u64>)> {
+        self.0.as_ref().and_then(|v| ViaStorage::__written(&Probe(v)))
+    }
+}
+pub trait FreshOk {
+    fn __fresh_storage(&self) -> Option<(Extent, Option<u64>)>;
+}
+impl<T: Storage, E> FreshOk for &&Ret<'_, Result<T, E>> {
+    fn __fresh_storage(&self) -> Option<(Extent, Option<u64>)> {
+        self.0.as_ref().ok().and_then(|v| ViaStorage::__written(&Probe(v)))
+    }
+}
+pub trait FreshValue {
+    fn __fresh_storage(&self) -> Option<(Extent, Option<u64>)>;
+}
+impl<T: Storage + ?Sized> FreshValue for &Ret<'_, T> {
+    fn __fresh_storage(&self) -> Option<(Extent, Option<u64>)> {
+        ViaStorage::__written(&Probe(self.0))
+    }
+}
+pub trait FreshNone {
+    fn __fresh_storage(&self) -> Option<(Extent, Option<u64>)> {
+        None
+    }
+}
+impl<T: ?Sized> FreshNone for Ret<'_, T> {}
 
 /// Two values to compare.
 pub struct Pair<'a, T: ?Sized>(pub &'a T, pub &'a T);

@@ -16,7 +16,8 @@
 //!
 //! | clause | rule | how |
 //! | --- | --- | --- |
-//! | `preserves(E, ...)` | `hit_skips_effect`, `effect_order` | each effect call is appended to a per-thread trace; each contracted call owns the part of it since the call started (so effects of nested contracted calls count for their callers). At return, the trace must hold every E, first occurrences in the declared order; the trace of a hit must equal the trace of the function's first clean miss (`effect_order`) |
+//! | `preserves(E, ...)` | `hit_skips_effect`, `effect_order` | each effect call is appended to a per-thread trace; each contracted call owns the part of it since the call started (so effects of nested contracted calls count for their callers). At return, the trace must hold every E, first occurrences in the declared order; the trace of a hit must equal the trace of the function's first clean miss (`effect_order`). Only calls that served: see *Hits and misses* |
+//! | `fresh(OUT, after = E)` | `stale_result` | while the call runs, each run of E reports the storage it could write (its `&mut` receiver and arguments and its return value, where they implement [`Storage`]: extent and fingerprint as E returned). On a hit, OUT (inside `Ok`/`Some`) must lie in that storage or hold the same bytes |
 //! | `writes(P[IDX], skip = S)` | `pad_to_null_block` | before the call, every entry of the IDX argument must be S, or a valid position of P (`0 <= i < len`) outside every `forbids_write` region of P |
 //! | `forbids_write(P[C])` | `forbidden_write` | a fingerprint of the region (its bytes, see [`Storage`]) before and after the call must agree. The cost is proportional to the region's bytes, not to P's |
 //! | `forbids_write(P[C], except(f, ..))` | `forbidden_write`, `pad_to_null_block` | as above, but a change is none, and the region's positions are valid index entries, while a sanctioned writer `f` (marked `#[reuse::sanctioned]`, identified by its path) runs: it made the call, or ran during it |
@@ -71,6 +72,15 @@
 //! without an eviction); a call that left a non-empty cache unchanged served a hit.
 //! The body can say so itself with [`hit`] and [`miss`], which override the inference (call them
 //! under `#[cfg(feature = "runtime")]`, since the API only exists with the feature).
+//!
+//! Before that, the returned value decides whether the call served at all (as the static checker
+//! decides on the returned expression, `docs/contracts.md`, "Hit paths"): an `Err(_)` is an error
+//! exit; a value matching the contract's `reuses(.., miss = PATTERN)` (the generated code tests
+//! `matches!(ret, PATTERN)`), or without a pattern `None`/`Ok(None)` in a function with `reuses`,
+//! is a miss that declines. Neither is held to `preserves` or `fresh`; a declining call counts as
+//! a miss (it stored nothing) and records no key components. The value is looked at through
+//! autoref-specialised probes (`Result`, `Option`, `Result<Option<_>, _>`, anything else), so every
+//! return type compiles.
 //!
 //! For `stale_hit`, the shim keeps, per cache instance (address and type), the hashes of the key
 //! components that contracted misses stored entries under. A hit whose current components were

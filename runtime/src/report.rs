@@ -47,6 +47,9 @@ pub enum Detail {
     Stale { components: Vec<(&'static str, Option<String>)> },
     /// `hit_mismatch`: the cached and the recomputed value (as `Debug` text, where the type has it).
     Mismatch { cached: Option<String>, recomputed: Option<String> },
+    /// `stale_result`: the returned output, where it lives, the `fresh` effect, and the storage
+    /// that effect's runs in this call could write.
+    Fresh { output: &'static str, effect: &'static str, output_extent: Extent, written: Vec<Extent> },
 }
 
 impl Violation {

@@ -18,7 +18,7 @@ pub type ByFunction = BTreeMap<String, BTreeSet<String>>;
 /// Rules that both the checker and the CPU shim report, under the same name. On these, and only
 /// these, the two sides can be held to the same findings; the others are seen by one side only
 /// (`stale_key` and `memoized_effect` by the checker, `stale_hit` and `hit_mismatch` by the shim).
-pub const BOTH: &[&str] = &["hit_skips_effect", "effect_order", "pad_to_null_block", "forbidden_write"];
+pub const BOTH: &[&str] = &["hit_skips_effect", "effect_order", "pad_to_null_block", "forbidden_write", "stale_result"];
 
 /// One function of a fixture's `src/buggy.rs`: the rules of its `//~` markers, and what the shim
 /// reports when the function runs on inputs that reach its bug.

@@ -5,9 +5,22 @@
 
 use std::cell::{Cell, RefCell};
 
+use crate::storage::Extent;
+
+/// The storage an effect could write in one run, as it was when the effect returned: its extent
+/// and a fingerprint of all its elements (`None`: not readable as bytes).
+#[derive(Clone, Debug)]
+pub(crate) struct Written {
+    pub extent: Extent,
+    pub content: Option<u64>,
+}
+
 struct Frame {
     start: usize,
     mark: Option<bool>,
+    /// `fresh(.., after = E)`: the effect whose writes this call watches, and what they were.
+    watch: Option<&'static str>,
+    written: Vec<Written>,
 }
 
 struct TraceState {
@@ -57,13 +70,41 @@ pub fn effect(name: &'static str, skippable: bool) -> bool {
     false
 }
 
-pub(crate) fn push_frame() -> usize {
+pub(crate) fn push_frame(watch: Option<&'static str>) -> usize {
     TRACE.with(|t| {
         let mut t = t.borrow_mut();
         let start = t.log.len();
-        t.frames.push(Frame { start, mark: None });
+        t.frames.push(Frame { start, mark: None, watch, written: Vec::new() });
         t.frames.len() - 1
     })
+}
+
+/// Whether a running contracted call watches the writes of effect `name` (`fresh(.., after = name)`):
+/// the effect's generated code then reports the storage it could write ([`effect_wrote`]).
+#[doc(hidden)]
+#[inline]
+pub fn watching(name: &'static str) -> bool {
+    if recomputing() {
+        return false;
+    }
+    TRACE.with(|t| t.borrow().frames.iter().any(|f| f.watch == Some(name)))
+}
+
+/// What a run of effect `name` could write: its `&mut` receiver and arguments and its returned
+/// value, where their types implement `Storage` (`None` entries: they do not).
+#[doc(hidden)]
+pub fn effect_wrote(name: &'static str, storage: &[Option<(Extent, Option<u64>)>]) {
+    TRACE.with(|t| {
+        let mut t = t.borrow_mut();
+        for frame in t.frames.iter_mut().filter(|f| f.watch == Some(name)) {
+            frame.written.extend(storage.iter().flatten().map(|(extent, content)| Written { extent: extent.clone(), content: *content }));
+        }
+    });
+}
+
+/// What the watched effect of frame `depth` wrote, so far.
+pub(crate) fn written(depth: usize) -> Vec<Written> {
+    TRACE.with(|t| t.borrow().frames.get(depth).map(|f| f.written.clone()).unwrap_or_default())
 }
 
 /// Pops frame `depth` (and any left above it by a panic); returns the explicit hit/miss mark and

@@ -168,6 +168,7 @@ fn clause_hover(contract: &FileContract, offset: usize) -> Option<(Range<usize>,
 fn clause_rules<S>(kind: &ClauseKind<S>) -> &'static [&'static str] {
     match kind {
         ClauseKind::Reuses { .. } => &["stale_key", "stale_hit", "hit_mismatch"],
+        ClauseKind::Fresh { .. } => &["stale_result"],
         ClauseKind::Preserves(_) => &["hit_skips_effect", "effect_order", "memoized_effect"],
         ClauseKind::Writes { .. } => &["pad_to_null_block", "undeclared_write"],
         ClauseKind::Reads(_) => &["pad_to_null_block"],
@@ -180,9 +181,16 @@ fn clause_rules<S>(kind: &ClauseKind<S>) -> &'static [&'static str] {
 fn clause_meaning<S>(c: &Clause<S>) -> String {
     let ticked = |items: Vec<String>| items.iter().map(|s| format!("`{s}`")).collect::<Vec<_>>().join(", ");
     match &c.kind {
-        ClauseKind::Reuses { place, key } => format!(
-            "may serve its result from `{place}`; an entry is valid only for the key {}, so every lookup must use all of it",
-            ticked(key.iter().map(|k| k.to_string()).collect())
+        ClauseKind::Reuses { place, key, miss } => format!(
+            "may serve its result from `{place}`; an entry is valid only for the key {}, so every lookup must use all of it; {}",
+            ticked(key.iter().map(|k| k.to_string()).collect()),
+            match miss {
+                Some(m) => format!("a returned `{}` (or an `Err`) is a miss that declines to serve, exempt from `preserves`", m.text),
+                None => "a returned `None`/`Ok(None)` (or an `Err`) is a miss that declines to serve, exempt from `preserves`".to_string(),
+            }
+        ),
+        ClauseKind::Fresh { output, after } => format!(
+            "on a cache hit, `{output}` is produced by `{after}` of this call, or read after it from storage it writes; never a value stored before it ran"
         ),
         ClauseKind::Preserves(effects) => format!(
             "runs {} on every normally-returning path, cache hit or miss, in this order",

@@ -8,14 +8,14 @@ use syn::Expr;
 use super::names;
 use crate::analysis::{FnCtx};
 use crate::finding::{Finding, Label};
-use crate::flow::{exits, Exit, ExitKind, TooComplex};
+use crate::flow::{exits, Declining, Exit, ExitKind, Paths, TooComplex};
 use crate::resolve::CallSite;
 use reuse_rules::catalogue::HIT_SKIPS_EFFECT;
 use reuse_rules::contract::{Clause, Effect};
 
 /// The exits of the body with the preserved effects each path ran. A call of a function whose own
 /// contract preserves some of the same effects counts as running them, in its order.
-pub(super) fn effect_exits(ctx: &FnCtx, effects: &[Effect<Range<usize>>]) -> Result<Vec<Exit>, TooComplex> {
+pub(super) fn effect_exits(ctx: &FnCtx, effects: &[Effect<Range<usize>>]) -> Result<Paths, TooComplex> {
     let position = |name: &str| effects.iter().position(|e| e.name() == name).map(|i| i as u8);
     let resolve = |e: &Expr| -> Vec<u8> {
         let Some(call) = CallSite::of(e) else { return Vec::new() };
@@ -66,7 +66,15 @@ pub(super) fn effect_exits(ctx: &FnCtx, effects: &[Effect<Range<usize>>]) -> Res
         memo.borrow_mut().insert(key, effects.clone());
         effects
     };
-    exits(ctx.body, &of_call)
+    exits(ctx.body, &of_call, &declining(ctx))
+}
+
+/// Which returned values decline to serve under the function's contract (see [`Declining`]).
+pub(super) fn declining(ctx: &FnCtx) -> Declining {
+    let Some(contract) = ctx.contract else { return Declining::default() };
+    let has_reuses = contract.reuses().next().is_some();
+    let miss = contract.miss().and_then(|m| m.pat());
+    Declining { none: has_reuses && miss.is_none(), miss }
 }
 
 pub(super) fn describe_exit(kind: ExitKind) -> &'static str {
@@ -78,8 +86,9 @@ pub(super) fn describe_exit(kind: ExitKind) -> &'static str {
 }
 
 /// Whether an exit serves a result (a hit, or a miss that computed it). Error exits (`?`,
-/// `return Err(..)`) and misses that decline (`None`, `Ok(None)`: the caller does the work) are
-/// exempt from `preserves`, as SPEC.md says.
+/// `return Err(..)`) and misses that decline (the contract's `miss` pattern; without one, with
+/// `reuses`, `None` and `Ok(None)`: the caller does the work) are exempt from `preserves`, as
+/// SPEC.md says.
 pub(super) fn serves(exit: &Exit) -> bool {
     !matches!(exit.kind, ExitKind::Try | ExitKind::Declines)
 }

@@ -9,8 +9,11 @@ mod hit_skips_effect;
 mod memoized_effect;
 mod pad_to_null_block;
 mod stale_key;
+mod stale_result;
 mod undeclared_write;
 mod use_after_donate;
+
+pub(crate) use forbidden_write::MUTATING_METHODS;
 
 use syn::visit::Visit;
 use syn::Expr;
@@ -30,9 +33,10 @@ pub fn check_fn(ctx: &FnCtx, out: &mut Vec<Finding>) {
             effects.retain(|e| seen.insert(e.name().to_string()));
             let effects = effects.as_slice();
             match hit_skips_effect::effect_exits(ctx, effects) {
-                Ok(exits) => {
-                    hit_skips_effect::check(ctx, clause, effects, &exits, out);
-                    effect_order::check(ctx, clause, effects, &exits, out);
+                Ok(paths) => {
+                    hit_skips_effect::check(ctx, clause, effects, &paths.exits, out);
+                    effect_order::check(ctx, clause, effects, &paths.exits, out);
+                    stale_result::check(ctx, contract, effects, &paths, out);
                 }
                 Err(crate::flow::TooComplex) => out.push(
                     Finding::new(

@@ -1,9 +1,14 @@
 declare_rule! {
     /// ## What it checks
-    /// In a function with `preserves(E, ...)`, every normally-returning path (an explicit `return`,
-    /// an early return on a cache hit, a `?`, the tail expression) calls every effect E. A call of a
-    /// function whose own contract preserves E counts as calling E. Calls inside closures do not
+    /// In a function with `preserves(E, ...)`, every path that serves a result (an explicit
+    /// `return`, an early return on a cache hit, the tail expression) calls every effect E. A call of
+    /// a function whose own contract preserves E counts as calling E. Calls inside closures do not
     /// count: a closure may never run (`get_or_insert_with(|| { log_step(); .. })` runs on a miss only).
+    ///
+    /// Paths that serve nothing are exempt: error exits (`?`, a returned `Err(..)`) and misses that
+    /// decline, returning a value that matches `reuses(.., miss = PATTERN)` (without a pattern, in a
+    /// function with `reuses`: `None` or `Ok(None)`). The runtime decides the same on the value a
+    /// call returned.
     ///
     /// ## Why it matters
     /// A cache hit must be indistinguishable from a miss for the effects the program relies on:

@@ -131,6 +131,7 @@ mod pad_to_null_block;
 mod parse_error;
 mod stale_hit;
 mod stale_key;
+mod stale_result;
 mod suppression_without_reason;
 mod undeclared_alias;
 mod undeclared_write;
@@ -156,6 +157,7 @@ pub use pad_to_null_block::PAD_TO_NULL_BLOCK;
 pub use parse_error::PARSE_ERROR;
 pub use stale_hit::STALE_HIT;
 pub use stale_key::STALE_KEY;
+pub use stale_result::STALE_RESULT;
 pub use suppression_without_reason::SUPPRESSION_WITHOUT_REASON;
 pub use undeclared_alias::UNDECLARED_ALIAS;
 pub use undeclared_write::UNDECLARED_WRITE;
@@ -176,6 +178,7 @@ pub static ALL: &[&Rule] = &[
     &STALE_KEY,
     &STALE_HIT,
     &HIT_MISMATCH,
+    &STALE_RESULT,
     &PAD_TO_NULL_BLOCK,
     &FALLBACK_INDEX,
     &FORBIDDEN_WRITE,

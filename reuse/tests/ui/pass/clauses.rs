@@ -173,3 +173,29 @@ fn main() {
     assert_eq!((out.buf.len(), out.len), (3, 3));
     assert_eq!(add_async(0xdead_0000, &[0]), 0xdead_0000);
 }
+
+// `reuses` with a declared miss pattern; `fresh` on a preserved effect.
+pub enum Outcome {
+    Replayed(Vec<f32>),
+    Eager,
+}
+
+pub struct Graph {
+    pub output: Vec<f32>,
+}
+
+#[reuse::effect]
+pub fn replay(g: &mut Graph) {
+    g.output.fill(1.0);
+}
+
+#[reuse::contract(
+    reuses(graphs, key(bs), miss = Ok(Outcome::Eager) | Err(_)),
+    preserves(replay),
+    fresh(return, after = replay)
+)]
+pub fn run_graph(graphs: &mut HashMap<usize, Graph>, bs: usize) -> Result<Outcome, String> {
+    let Some(g) = graphs.get_mut(&bs) else { return Ok(Outcome::Eager) };
+    replay(g);
+    Ok(Outcome::Replayed(g.output.clone()))
+}
