@@ -545,6 +545,15 @@ impl AnalysisFilter {
                 owners.push(Some(vec![Some(krate)]));
             }
         }
+        // A file that names an index field (or, for a tuple field, its struct) may build or
+        // change it: `pad_to_null_block` checks it there.
+        for f in &index.index_fields {
+            let name = if f.field.starts_with(|c: char| c.is_ascii_digit()) { &f.type_name } else { &f.field };
+            if !patterns.contains(name) {
+                patterns.push(name.clone());
+                owners.push(None);
+            }
+        }
         for m in SUPPRESSION_MARKERS.iter().chain(DECL_MARKERS) {
             patterns.push(m.to_string());
             owners.push(None);

@@ -109,6 +109,8 @@ pub struct Index {
     called: std::sync::Mutex<std::collections::HashSet<Vec<String>>>,
     /// Definition paths of the functions marked `#[reuse::sanctioned]`.
     sanctioned: std::collections::HashSet<Vec<String>>,
+    /// Struct fields declared `#[reuse::index(skip = S)]`.
+    pub index_fields: Vec<IndexField>,
     /// The name of every `const` and `static` of the files read, whatever its value.
     const_names: std::collections::HashSet<String>,
 }
@@ -145,6 +147,12 @@ impl Index {
         }
         self.sanctioned.extend(decl.sanctioned);
         self.const_names.extend(decl.const_names);
+        self.index_fields.extend(decl.index_fields);
+    }
+
+    /// The declaration of `field` of struct `type_name`, if it is an index field.
+    pub fn index_field(&self, type_name: &str, field: &str) -> Option<&IndexField> {
+        self.index_fields.iter().find(|i| i.type_name == type_name && i.field == field)
     }
 
     /// `unknown_name` findings of the names a contract can be checked for only against the whole
@@ -298,6 +306,8 @@ pub struct FileDecls {
     pub reexports: Vec<Reexport>,
     /// Definition paths of the functions marked `#[reuse::sanctioned]`.
     pub sanctioned: Vec<Vec<String>>,
+    /// Struct fields declared `#[reuse::index(skip = S)]`.
+    pub index_fields: Vec<IndexField>,
     /// Every `const` and `static` name of the file.
     pub const_names: Vec<String>,
     /// The crate the file belongs to (its constants are that crate's).
@@ -328,6 +338,13 @@ impl FileDecls {
                 f.file = file.clone();
             }
         }
+        for i in &mut out.index_fields {
+            if same(&i.file) {
+                i.decl = i.decl.map_span(&mut |r: Range<usize>| mv(&r));
+                i.attr_range = mv(&i.attr_range);
+                i.file = file.clone();
+            }
+        }
         for (_, e) in &mut out.effects {
             if same(&e.file) {
                 e.range = mv(&e.range);
@@ -343,6 +360,61 @@ impl FileDecls {
             }
         }
         out
+    }
+}
+
+/// A struct field declared `#[reuse::index(skip = S)]`: a write index kept in a field, checked
+/// wherever the field is built or changed.
+#[derive(Clone, Debug)]
+pub struct IndexField {
+    /// The struct's name (its last path segment) and the field's (`0` for a tuple field).
+    pub type_name: String,
+    pub field: String,
+    pub decl: reuse_rules::contract::IndexDecl<Range<usize>>,
+    pub file: FileRef,
+    pub attr_range: Range<usize>,
+    /// The crate that declares it (its sentinel is that crate's constant).
+    pub krate: String,
+}
+
+/// The index fields declared in a file's structs (inline modules included); malformed
+/// declarations become findings.
+fn index_fields(items: &[syn::Item], file: &FileRef, krate: &str, findings: &mut Vec<Finding>, out: &mut Vec<IndexField>) {
+    for item in items {
+        match item {
+            syn::Item::Struct(st) => {
+                for (i, field) in st.fields.iter().enumerate() {
+                    let name = field.ident.as_ref().map_or_else(|| i.to_string(), |id| id.to_string());
+                    for attr in &field.attrs {
+                        let segs: Vec<String> = attr.path().segments.iter().map(|s| s.ident.to_string()).collect();
+                        if !matches!(segs.as_slice(), [r, x] if r == "reuse" && x == "index") {
+                            continue;
+                        }
+                        let tokens = match &attr.meta {
+                            syn::Meta::List(l) => l.tokens.clone(),
+                            _ => proc_macro2::TokenStream::new(),
+                        };
+                        match reuse_rules::contract::parse_index_attr(tokens) {
+                            Ok(decl) => out.push(IndexField {
+                                type_name: st.ident.to_string(),
+                                field: name.clone(),
+                                decl: decl.map_span(&mut |sp| file.range(sp)),
+                                file: file.clone(),
+                                attr_range: file.join(attr.pound_token.span, attr.bracket_token.span.join()),
+                                krate: krate.to_string(),
+                            }),
+                            Err(errors) => findings.extend(error_findings(file, &errors)),
+                        }
+                    }
+                }
+            }
+            syn::Item::Mod(m) => {
+                if let Some((_, content)) = &m.content {
+                    index_fields(content, file, krate, findings, out);
+                }
+            }
+            _ => {}
+        }
     }
 }
 
@@ -456,6 +528,11 @@ pub fn index_file(file: &FileRef, ast: &syn::File, module: &[String], external: 
     });
     collect_consts(&ast.items, &mut decls.consts);
     decls.const_names = scan_const_names(&file.text);
+    if file.text.contains("reuse::index") {
+        let mut fields = Vec::new();
+        index_fields(&ast.items, file, crate_name, &mut decls.findings, &mut fields);
+        decls.index_fields = fields;
+    }
     decls
 }
 

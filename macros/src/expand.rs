@@ -125,6 +125,82 @@ pub(crate) fn sanctioned(attr: TokenStream, item: TokenStream) -> TokenStream {
     instrument_sanctioned(func, item)
 }
 
+/// `#[reuse::indexes]` on a struct: its fields' `#[reuse::index(skip = S)]` declarations are
+/// validated (errors at the token) and removed, and one `const _` item after the struct names each
+/// sentinel (a misspelling is rustc's error at the token). The struct is otherwise as written: the
+/// declarations are read by the checker from the source.
+pub(crate) fn indexes(attr: TokenStream, item: TokenStream) -> TokenStream {
+    use quote::ToTokens;
+    let syntax = |span, message: &str| reuse_rules::ContractError::new(&reuse_rules::catalogue::CONTRACT_SYNTAX, span, message);
+    if let Some(tok) = attr.into_iter().next() {
+        return with_errors(item, &[syntax(tok.span(), "`#[reuse::indexes]` takes no arguments: each index field says `#[reuse::index(skip = S)]`")]);
+    }
+    let mut strukt = match syn::parse2::<syn::ItemStruct>(item.clone()) {
+        Ok(s) => s,
+        Err(_) => return with_errors(item.clone(), &[syntax(crate::first_span(&item), "`#[reuse::indexes]` goes on a struct whose fields declare `#[reuse::index(skip = S)]`")]),
+    };
+    let mut errors = Vec::new();
+    let mut sentinels = Vec::new();
+    let mut declared = 0;
+    for field in strukt.fields.iter_mut() {
+        let mut seen = false;
+        let mut kept = Vec::new();
+        for attr in std::mem::take(&mut field.attrs) {
+            if !is_index_attr(&attr) {
+                kept.push(attr);
+                continue;
+            }
+            if seen {
+                errors.push(syntax(attr.path().segments.last().map_or_else(proc_macro2::Span::call_site, |s| s.ident.span()), "one `#[reuse::index]` per field"));
+                continue;
+            }
+            seen = true;
+            declared += 1;
+            let tokens = match &attr.meta {
+                syn::Meta::List(l) => l.tokens.clone(),
+                other => {
+                    errors.push(syntax(other.path().segments.last().map_or_else(proc_macro2::Span::call_site, |s| s.ident.span()), "expected `#[reuse::index(skip = SENTINEL)]`"));
+                    continue;
+                }
+            };
+            match reuse_rules::contract::parse_index_attr(tokens) {
+                Ok(decl) => sentinels.extend(sentinel_path(&decl.skip)),
+                Err(e) => errors.extend(e),
+            }
+        }
+        field.attrs = kept;
+    }
+    if declared == 0 && errors.is_empty() {
+        errors.push(syntax(strukt.ident.span(), "no field of this struct declares `#[reuse::index(skip = S)]`"));
+    }
+    let mut out = strukt.into_token_stream();
+    if !sentinels.is_empty() {
+        out.extend(quote::quote! {
+            #[allow(clippy::no_effect_underscore_binding, unused_qualifications)]
+            const _: () = { #(let _ = &#sentinels;)* };
+        });
+    }
+    with_errors(out, &errors)
+}
+
+/// `#[reuse::index(..)]` on a field.
+fn is_index_attr(attr: &syn::Attribute) -> bool {
+    let segs: Vec<String> = attr.path().segments.iter().map(|s| s.ident.to_string()).collect();
+    matches!(segs.as_slice(), [r, i] if r == "reuse" && i == "index")
+}
+
+/// A sentinel's path, to be named in the `const _` check (an integer needs none).
+fn sentinel_path(skip: &reuse_rules::contract::Sentinel) -> Option<TokenStream> {
+    match skip {
+        reuse_rules::contract::Sentinel::Int { .. } => None,
+        reuse_rules::contract::Sentinel::Const(p) if p.segments[0].text == "Self" => None,
+        reuse_rules::contract::Sentinel::Const(p) => {
+            let segs = p.segments.iter().map(|s| syn::Ident::new(&s.text, s.span));
+            Some(quote::quote!(#(#segs)::*))
+        }
+    }
+}
+
 pub(crate) fn effect(attr: TokenStream, item: TokenStream) -> TokenStream {
     if let Some(tok) = attr.into_iter().next() {
         return with_errors(
@@ -161,6 +237,40 @@ use crate::instrument::{instrument_contract, instrument_effect, instrument_sanct
 mod tests {
     use super::*;
     use quote::quote;
+
+    /// `#[reuse::indexes]`: the struct as written without its `#[reuse::index]` declarations, and
+    /// one `const _` naming the sentinels; malformed declarations are errors at their tokens.
+    #[test]
+    fn index_declarations_are_removed_and_their_sentinels_named() {
+        let item = quote! {
+            pub struct StepMeta {
+                #[reuse::index(skip = PAD_SLOT_ID)]
+                #[doc = "slots"]
+                pub slot_mapping: Vec<i64>,
+                #[reuse::index(skip = -1)]
+                pub other: Vec<i64>,
+                pub block_tables: Vec<u32>,
+            }
+        };
+        let out = indexes(TokenStream::new(), item).to_string();
+        let want = quote! {
+            pub struct StepMeta {
+                #[doc = "slots"]
+                pub slot_mapping: Vec<i64>,
+                pub other: Vec<i64>,
+                pub block_tables: Vec<u32>,
+            }
+            #[allow(clippy::no_effect_underscore_binding, unused_qualifications)]
+            const _: () = { let _ = &PAD_SLOT_ID; };
+        };
+        assert_eq!(out, want.to_string());
+        let bad = indexes(TokenStream::new(), quote! { struct S { #[reuse::index(skp = 1)] a: Vec<i64> } }).to_string();
+        assert!(bad.contains("compile_error") && bad.contains("expected `skip = SENTINEL`"), "{bad}");
+        let none = indexes(TokenStream::new(), quote! { struct S { a: Vec<i64> } }).to_string();
+        assert!(none.contains("no field of this struct declares"), "{none}");
+        let args = indexes(quote!(x), quote! { struct S { #[reuse::index(skip = 1)] a: Vec<i64> } }).to_string();
+        assert!(args.contains("takes no arguments"), "{args}");
+    }
 
     /// A contract that names no constant and no function: the function exactly as written.
     #[test]

@@ -1,4 +1,4 @@
-//! The attributes of reuse-check: `#[reuse::contract(...)]`, `#[reuse::effect]` and
+//! The attributes of reuse-check: `#[reuse::contract(...)]`, `#[reuse::effect]`, `#[reuse::indexes]` and
 //! `#[reuse::allow(rule, reason = "...")]`. Use them through the `reuse` crate.
 //!
 //! Every attribute validates its input with the one grammar in `reuse-rules` and reports problems as
@@ -54,6 +54,26 @@ pub fn effect(attr: TokenStream, item: TokenStream) -> TokenStream {
 #[proc_macro_attribute]
 pub fn sanctioned(attr: TokenStream, item: TokenStream) -> TokenStream {
     expand::sanctioned(attr.into(), item.into()).into()
+}
+
+/// Declares write indexes kept in struct fields: `#[reuse::index(skip = S)]` on a field says the
+/// field holds the positions a kernel writes at, and that S is its "no write" entry. The checker
+/// holds every function of the workspace that builds or changes the field to it: its entries are
+/// S or real positions, never the null block (`pad_to_null_block`). The macro validates the
+/// declarations at their tokens, removes them, and names each sentinel in a `const _` item (a
+/// misspelled constant is an error); the struct is otherwise emitted as written.
+///
+/// ```rust,ignore
+/// #[reuse::indexes]
+/// pub struct StepMeta {
+///     #[reuse::index(skip = PAD_SLOT_ID)]
+///     pub slot_mapping: Vec<i64>,
+///     pub block_tables: Vec<Vec<u32>>,
+/// }
+/// ```
+#[proc_macro_attribute]
+pub fn indexes(attr: TokenStream, item: TokenStream) -> TokenStream {
+    expand::indexes(attr.into(), item.into()).into()
 }
 
 /// Suppresses reuse-check rules on an item: `#[reuse::allow(rule, reason = "...")]`. A malformed

@@ -21,7 +21,7 @@
 //! Without it, the attributes expand to the function as written (plus a compile-time `const` item
 //! naming the contract's constants, so that a misspelled sentinel is an error at its token).
 
-pub use reuse_macros::{allow, contract, effect, sanctioned};
+pub use reuse_macros::{allow, contract, effect, indexes, sanctioned};
 
 /// The runtime shim (feature `runtime`): effect traces, write guards, sentinel and alias checks.
 #[cfg(feature = "runtime")]

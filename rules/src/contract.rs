@@ -385,6 +385,46 @@ pub fn parse_contract(tokens: TokenStream) -> Result<Contract, Vec<ContractError
     }
 }
 
+/// `#[reuse::index(skip = S)]` on a struct field (the struct carries `#[reuse::indexes]`): the
+/// field holds the positions some kernel writes at, and S is the entry that means "no write".
+/// Wherever the field is built or changed, its entries must be S or real positions, never the null
+/// block.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct IndexDecl<S = Span> {
+    pub skip: Sentinel<S>,
+}
+
+/// Parses the arguments of `#[reuse::index(...)]`: `skip = SENTINEL`.
+pub fn parse_index_attr(tokens: TokenStream) -> Result<IndexDecl, Vec<ContractError>> {
+    let parse = |input: ParseStream| -> syn::Result<IndexDecl> {
+        if input.is_empty() {
+            return Err(input.error("expected `skip = SENTINEL`: the entry of this index that means \"no write\""));
+        }
+        let kw: Ident = input.call(Ident::parse_any)?;
+        if kw != "skip" {
+            return Err(syn::Error::new(kw.span(), "expected `skip = SENTINEL`"));
+        }
+        input.parse::<Token![=]>()?;
+        let skip = parse_sentinel(input)?;
+        input.parse::<Option<Token![,]>>()?;
+        expect_end(input, "`#[reuse::index]` takes `skip = SENTINEL`")?;
+        Ok(IndexDecl { skip })
+    };
+    parse.parse2(tokens).map_err(|e| vec![ContractError::new(&CONTRACT_SYNTAX, e.span(), e.to_string())])
+}
+
+impl<S: Clone, T> MapSpan<S, T> for IndexDecl<S> {
+    type Output = IndexDecl<T>;
+    fn map_span(&self, f: &mut impl FnMut(S) -> T) -> IndexDecl<T> {
+        IndexDecl {
+            skip: match &self.skip {
+                Sentinel::Int { value, span } => Sentinel::Int { value: *value, span: f(span.clone()) },
+                Sentinel::Const(p) => Sentinel::Const(p.map_span(f)),
+            },
+        }
+    }
+}
+
 fn parse_clauses(input: ParseStream) -> syn::Result<Contract> {
     let mut clauses = Vec::new();
     while !input.is_empty() {
@@ -1189,5 +1229,24 @@ mod tests {
         });
         assert_eq!(mapped.to_string(), c.to_string());
         assert!(n >= 6);
+    }
+
+    #[test]
+    fn index_declarations_take_a_sentinel_and_reject_the_rest_at_the_token() {
+        let ok = |src: &str| parse_index_attr(src.parse().expect("tokens")).expect("well-formed").skip.to_string();
+        assert_eq!(ok("skip = PAD_SLOT_ID"), "PAD_SLOT_ID");
+        assert_eq!(ok("skip = -1,"), "-1");
+        assert_eq!(ok("skip = kv::PAD_SLOT_ID"), "kv::PAD_SLOT_ID");
+        for (src, message, under) in [
+            ("", "expected `skip = SENTINEL`", ""),
+            ("skp = -1", "expected `skip = SENTINEL`", "skp"),
+            ("skip = f(1)", "must be a const path", "f(1)"),
+            ("skip = -1, writes(kv)", "takes `skip = SENTINEL`", "writes"),
+        ] {
+            let errors = parse_index_attr(src.parse().expect("tokens")).expect_err(src);
+            assert!(errors[0].message.contains(message), "{src}: {}", errors[0].message);
+            let range = errors[0].span.byte_range();
+            assert_eq!(src.get(range).unwrap_or(""), under, "{src}");
+        }
     }
 }

@@ -44,6 +44,8 @@ const CONVERSIONS: &[&str] = &[
 ];
 /// Constructors of zero-filled buffers and tensors.
 const ZEROS: &[&str] = &["zeros", "zeros_like", "new_zeros", "zeroed", "vec_zeros"];
+/// The key under which an origin reported for an index field is remembered.
+const INDEX_FIELD: &str = "index field";
 /// Helpers are followed this many calls deep.
 const MAX_SUMMARY_DEPTH: usize = 6;
 
@@ -205,11 +207,16 @@ struct WriteIndex<'a> {
 
 impl WriteIndex<'_> {
     fn is_null(&self, e: &Entry) -> bool {
-        match e {
-            Entry::Const(v) => Some(*v) != self.sentinel && self.null.iter().any(|(a, b)| (*a..*b).contains(v)),
-            Entry::Zero => self.sentinel != Some(0),
-            Entry::Param(..) => false,
-        }
+        is_null(e, self.sentinel, &self.null)
+    }
+}
+
+/// Whether an entry is a position of the null block (and not the sentinel).
+fn is_null(e: &Entry, sentinel: Option<i128>, null: &[(i128, i128)]) -> bool {
+    match e {
+        Entry::Const(v) => Some(*v) != sentinel && null.iter().any(|(a, b)| (*a..*b).contains(v)),
+        Entry::Zero => sentinel != Some(0),
+        Entry::Param(..) => false,
     }
 }
 
@@ -217,10 +224,12 @@ pub(super) fn check(ctx: &FnCtx, calls: &[&Expr], out: &mut Vec<Finding>) {
     // Only functions that call a kernel with a `skip` are checked (the summaries they need are
     // computed on demand).
     let calls_kernel = calls.iter().any(|c| ctx.callee(c).is_some_and(|(_, f)| f.contract.writes().any(|(_, _, skip)| skip.is_some())));
-    if !calls_kernel {
+    let body = &ctx.file.text[ctx.range(ctx.body.brace_token.span.join())];
+    let touches_index_field = ctx.index.index_fields.iter().any(|f| body.contains(&f.field) || body.contains(&f.type_name));
+    if !calls_kernel && !touches_index_field {
         return;
     }
-    let mut pad = Pad { ctx, mode: Mode::Check { findings: Vec::new(), seen: HashSet::new() }, def: None, depth: 0, summary: Summary::default() };
+    let mut pad = Pad { ctx, mode: Mode::Check { findings: Vec::new(), seen: HashSet::new() }, def: None, depth: 0, summary: Summary::default(), local_types: Default::default() };
     let params = dataflow::param_names(ctx.sig);
     match dataflow::solve(&mut pad, &params, ctx.body, State::default()) {
         Ok(()) => {
@@ -253,6 +262,8 @@ struct Pad<'c, 'a> {
     def: Option<&'c FnDef<'a>>,
     depth: usize,
     summary: Summary,
+    /// Locals built by a struct literal, with the struct's name (index fields are checked on them).
+    local_types: std::collections::HashMap<LocalId, String>,
 }
 
 impl Analysis for Pad<'_, '_> {
@@ -263,6 +274,7 @@ impl Analysis for Pad<'_, '_> {
             Expr::Call(_) | Expr::MethodCall(_) => {
                 if let Mode::Check { .. } = self.mode {
                     self.check_kernel(scopes, state, e);
+                    self.check_passed_index_fields(scopes, state, e);
                 }
                 self.apply_helper_effects(scopes, state, e);
                 if let Expr::MethodCall(m) = e {
@@ -270,10 +282,20 @@ impl Analysis for Pad<'_, '_> {
                 }
             }
             Expr::Assign(a) => self.assign(scopes, state, &a.left, &a.right, self.pos(e)),
-            Expr::Struct(s) if self.def.is_some() => {
-                if let Some(ty) = self.literal_type(s) {
+            Expr::Struct(s) => {
+                let Some(ty) = self.literal_type(s) else { return };
+                if self.def.is_some() {
                     let v = self.eval(scopes, state, e);
                     self.summary.literals.entry(ty).or_default().join(v);
+                    return;
+                }
+                // Check mode: an index field built with the null block.
+                for f in &s.fields {
+                    let syn::Member::Named(name) = &f.member else { continue };
+                    if let Some(decl) = self.ctx.index.index_field(&ty, &name.to_string()) {
+                        let v = self.eval(scopes, state, &f.expr);
+                        self.report_index_field(decl, &v, &format!("{ty} {{ {name} }}"));
+                    }
                 }
             }
             _ => {}
@@ -284,6 +306,11 @@ impl Analysis for Pad<'_, '_> {
         let place = Place { base: Base::Local(local), fields: Vec::new() };
         // A binding without a value of its own (a parameter, a pattern) holds what is not known.
         let Some(init) = init else { return };
+        if let Expr::Struct(st) = strip(init) {
+            if let Some(ty) = self.literal_type(st) {
+                self.local_types.insert(local, ty);
+            }
+        }
         let val = self.eval(scopes, state, init);
         self.store(scopes, state, &place, val, self.pos(init));
     }
@@ -323,7 +350,10 @@ impl Analysis for Pad<'_, '_> {
     fn exit(&mut self, scopes: &Scopes, state: &State, value: Option<&Expr>) {
         let mut state = state.clone();
         let state = &mut state;
-        let Some(def) = self.def else { return };
+        let Some(def) = self.def else {
+            self.check_index_fields_at_exit(scopes, state, value);
+            return;
+        };
         if let Some(v) = value {
             let v = self.eval(scopes, state, v);
             self.summary.returns.join(v);
@@ -754,7 +784,7 @@ impl<'c, 'a> Pad<'c, 'a> {
                 let finding = self.finding(scopes, state, o, arg, shown.as_deref(), &w);
                 let key = (finding.primary.range.start, finding.primary.range.end, finding.message.clone());
                 if let Mode::Check { findings, seen } = &mut self.mode {
-                    if seen.insert(key) {
+                    if !seen.contains(&(key.0, key.1, INDEX_FIELD.into())) && seen.insert(key) {
                         findings.push(finding);
                     }
                 }
@@ -781,20 +811,7 @@ impl<'c, 'a> Pad<'c, 'a> {
             .with_secondary(contract_label)
             .with_help(format!("reset it first: `{field}.fill({});`", w.sentinel_text));
         }
-        let buffer = o.holder.clone().or_else(|| shown.map(str::to_string)).unwrap_or_else(|| self.text(buffer_of(arg)));
-        let label = match &o.how {
-            How::Value | How::Filled if o.holder.is_none() => format!("the argument starts filled with {}", o.text),
-            How::Value | How::Filled => format!("`{buffer}` starts filled with {}", o.text),
-            How::Put(method) if method == "store" => format!("a store puts {} into `{buffer}`", o.text),
-            How::Put(method) => format!("`{method}` puts {} into `{buffer}`", o.text),
-            How::Fallback(method) => format!("the `{method}` fallback is 0"),
-            How::Every => format!("every entry is {}", o.text),
-            How::Helper(helper) => format!("`{helper}` pads the buffer it returns with {}, and `{}` is that buffer", o.text, shown.unwrap_or(&buffer)),
-        };
-        let buffer = match &o.how {
-            How::Helper(_) => shown.map(str::to_string).unwrap_or(buffer),
-            _ => buffer,
-        };
+        let (buffer, label) = origin_label(o, shown, || self.text(buffer_of(arg)));
         let mut f = Finding::new(
             &PAD_TO_NULL_BLOCK,
             format!(
@@ -820,6 +837,101 @@ impl<'c, 'a> Pad<'c, 'a> {
             _ => Fix { message: format!("replace with {}", w.sentinel_here), range: o.range(), replacement: w.sentinel_here.clone() },
         };
         f.with_fix(fix)
+    }
+
+    /// The struct a place's base has: `self` in an impl, a parameter by its declared type, a local
+    /// built by a struct literal. Only these are known (never guessed).
+    fn base_type(&self, scopes: &Scopes, base: &Base) -> Option<String> {
+        match base {
+            Base::SelfValue => self.ctx.self_type.map(str::to_string),
+            Base::Local(id) => {
+                if let Some(ty) = self.local_types.get(id) {
+                    return Some(ty.clone());
+                }
+                let params: Vec<&syn::PatType> = self.ctx.sig.inputs.iter().filter_map(|a| if let syn::FnArg::Typed(t) = a { Some(t) } else { None }).collect();
+                let param = params.get(*id as usize)?;
+                let named = matches!(&*param.pat, syn::Pat::Ident(p) if p.ident == scopes.name(*id));
+                named.then(|| type_name(&param.ty)).flatten()
+            }
+        }
+    }
+
+    /// The index fields of a place whose struct is known, with the origins put into them in this
+    /// function (what other functions put there is theirs to answer for).
+    fn index_fields_of(&self, scopes: &Scopes, state: &mut State, place: &Place) -> Vec<(&'a crate::index::IndexField, Val)> {
+        let Some(ty) = self.base_type(scopes, &place.base).filter(|_| place.fields.is_empty()) else { return Vec::new() };
+        let mut out = Vec::new();
+        for decl in self.ctx.index.index_fields.iter().filter(|d| d.type_name == ty) {
+            let field = place.field(&decl.field);
+            let mut v = self.read_concrete(state, &field);
+            v.own.retain(|o| o.function.is_none());
+            out.push((decl, v));
+        }
+        out
+    }
+
+    /// At a normal exit: what the parameters, `self` and the returned local hold in their index
+    /// fields.
+    fn check_index_fields_at_exit(&mut self, scopes: &Scopes, state: &mut State, value: Option<&Expr>) {
+        if self.ctx.index.index_fields.is_empty() {
+            return;
+        }
+        let mut places: Vec<Place> = (0..dataflow::param_names(self.ctx.sig).len()).map(|i| Place { base: Base::Local(i as LocalId), fields: Vec::new() }).collect();
+        places.push(Place { base: Base::SelfValue, fields: Vec::new() });
+        places.extend(value.and_then(|v| scopes.place_of(strip(v))).filter(|p| p.fields.is_empty()));
+        for place in places {
+            for (decl, v) in self.index_fields_of(scopes, state, &place) {
+                let shown = format!("{}.{}", scopes.display(&place), decl.field);
+                self.report_index_field(decl, &v, &shown);
+            }
+        }
+    }
+
+    /// A local struct passed to a call (`runner.replay(&meta)`, `meta.submit()`): its index
+    /// fields as they are there.
+    fn check_passed_index_fields(&mut self, scopes: &Scopes, state: &mut State, call: &Expr) {
+        if self.ctx.index.index_fields.is_empty() {
+            return;
+        }
+        let (receiver, args) = Self::call_args(call);
+        for e in receiver.into_iter().chain(args) {
+            let Some(place) = scopes.place_of(e).filter(|p| matches!(p.base, Base::Local(_))) else { continue };
+            for (decl, v) in self.index_fields_of(scopes, state, &place) {
+                let shown = format!("{}.{}", scopes.display(&place), decl.field);
+                self.report_index_field(decl, &v, &shown);
+            }
+        }
+    }
+
+    /// Findings for the null entries of a value stored in an index field.
+    fn report_index_field(&mut self, decl: &crate::index::IndexField, v: &Val, shown: &str) {
+        let ctx = self.ctx;
+        let sentinel = match &decl.decl.skip {
+            Sentinel::Int { value, .. } => Some(*value),
+            Sentinel::Const(p) => ctx.index.const_value_in(p.last_name(), &[decl.krate.as_str(), ctx.resolver.crate_name]),
+        };
+        let skip = decl.decl.skip.to_string();
+        for o in v.own.iter().filter(|o| o.in_buffer && is_null(&o.entry, sentinel, &[(0, 1)])) {
+            let mut named = o.clone();
+            named.holder.get_or_insert_with(|| shown.to_string());
+            let (_, label) = origin_label(&named, Some(shown), || shown.to_string());
+            let finding = Finding::new(
+                &PAD_TO_NULL_BLOCK,
+                format!(
+                    "`{shown}` may hold {}, but `{}.{}` is an index field whose padding must be {skip}; {} maps a row into the null block",
+                    o.text, decl.type_name, decl.field, o.text
+                ),
+                Label::new(ctx.file, o.range(), label),
+            )
+            .with_secondary(Label::new(&decl.file, decl.attr_range.clone(), format!("its padding must be {skip}")))
+            .with_help(format!("pad with {skip} so the kernels skip these rows"));
+            // One finding per origin: a kernel call may have reported this one already.
+            if let Mode::Check { findings, seen } = &mut self.mode {
+                if !findings.iter().any(|f| f.primary.range == o.range()) && seen.insert((o.start, o.end, INDEX_FIELD.into())) {
+                    findings.push(finding);
+                }
+            }
+        }
     }
 
     /// The type a struct literal builds, by its last path segment (`Self` in an impl is the type).
@@ -872,7 +984,7 @@ impl<'c, 'a> Pad<'c, 'a> {
         }
         // In progress (recursion): nothing known.
         self.ctx.summaries.helpers.borrow_mut().insert(idx, None);
-        let mut inner = Pad { ctx: self.ctx, mode: Mode::Summarise, def: Some(def), depth: self.depth + 1, summary: Summary::default() };
+        let mut inner = Pad { ctx: self.ctx, mode: Mode::Summarise, def: Some(def), depth: self.depth + 1, summary: Summary::default(), local_types: Default::default() };
         let params = dataflow::param_names(def.sig);
         let result = dataflow::solve(&mut inner, &params, def.body, State::default()).ok().map(|()| Rc::new(inner.summary));
         self.ctx.summaries.helpers.borrow_mut().insert(idx, result.clone());
@@ -988,6 +1100,25 @@ impl<'c, 'a> Pad<'c, 'a> {
     }
 }
 
+/// What a finding calls the buffer, and its label at the origin.
+fn origin_label(o: &Origin, shown: Option<&str>, written: impl FnOnce() -> String) -> (String, String) {
+    let buffer = o.holder.clone().or_else(|| shown.map(str::to_string)).unwrap_or_else(written);
+    let label = match &o.how {
+        How::Value | How::Filled if o.holder.is_none() => format!("the argument starts filled with {}", o.text),
+        How::Value | How::Filled => format!("`{buffer}` starts filled with {}", o.text),
+        How::Put(method) if method == "store" => format!("a store puts {} into `{buffer}`", o.text),
+        How::Put(method) => format!("`{method}` puts {} into `{buffer}`", o.text),
+        How::Fallback(method) => format!("the `{method}` fallback is 0"),
+        How::Every => format!("every entry is {}", o.text),
+        How::Helper(helper) => format!("`{helper}` pads the buffer it returns with {}, and `{}` is that buffer", o.text, shown.unwrap_or(&buffer)),
+    };
+    let buffer = match &o.how {
+        How::Helper(_) => shown.map(str::to_string).unwrap_or(buffer),
+        _ => buffer,
+    };
+    (buffer, label)
+}
+
 /// A value's concrete origins, marked as left by `function`.
 fn tagged(v: &Val, function: &str) -> Val {
     Val {
@@ -1002,6 +1133,16 @@ fn tagged(v: &Val, function: &str) -> Val {
             })
             .collect(),
         fields: v.fields.iter().map(|(k, fv)| (k.clone(), tagged(fv, function))).collect(),
+    }
+}
+
+/// A parameter type's struct name: `&mut StepMeta` → `StepMeta`, `Box<Meta>` stays `Box`.
+fn type_name(ty: &syn::Type) -> Option<String> {
+    match ty {
+        syn::Type::Reference(r) => type_name(&r.elem),
+        syn::Type::Paren(p) => type_name(&p.elem),
+        syn::Type::Path(p) => p.path.segments.last().map(|s| s.ident.to_string()),
+        _ => None,
     }
 }
 

@@ -9,7 +9,9 @@ declare_rule! {
     /// already used, the same through conversions (`Tensor::new(&slots, ..)`), struct literals and
     /// helpers of the same file (a buffer they return, or a parameter they pad), and a persistent
     /// buffer (`self.field`) that another method of its type leaves with 0 (its constructor, or the
-    /// method that prepares a replay). An index declared with `reads(P[IDX])` may be padded with 0. The
+    /// method that prepares a replay). A field declared `#[reuse::index(skip = S)]` (on a struct with
+    /// `#[reuse::indexes]`) is held to S wherever it is built or changed: a struct literal, and what a
+    /// function leaves in it. An index declared with `reads(P[IDX])` may be padded with 0. The
     /// null block is position 0 and the callee's `forbids_write` regions of P, except in a sanctioned
     /// writer of a region (`forbids_write(P[R], except(health_check))`): there R's positions are
     /// ordinary ones, statically in the function the `except` path names and at run time while it
