@@ -38,7 +38,7 @@ pub(crate) fn contract(attr: TokenStream, item: TokenStream) -> TokenStream {
     if !errors.is_empty() {
         return with_errors(item, &errors);
     }
-    let (item, func) = match names_check(&contract) {
+    let (item, func) = match names_check(&contract, &func.sig) {
         Some(check) => with_first_stmt(item, func, check),
         None => (item, func),
     };
@@ -74,15 +74,62 @@ fn named_paths(contract: &Contract) -> Vec<TokenStream> {
 /// misspelled sentinel is an error with the runtime feature off too. A `const` item is evaluated
 /// by the compiler and emits no code: the function compiles to what it compiles to without the
 /// attribute. `None` when the contract names none.
-pub(crate) fn names_check(contract: &Contract) -> Option<syn::Stmt> {
+pub(crate) fn names_check(contract: &Contract, sig: &syn::Signature) -> Option<syn::Stmt> {
     let paths = named_paths(contract);
-    if paths.is_empty() {
+    let fields = field_checks(contract, sig);
+    if paths.is_empty() && fields.is_empty() {
         return None;
     }
     Some(syn::parse_quote! {
         #[allow(clippy::no_effect_underscore_binding, unused_qualifications)]
-        const _: () = { #(let _ = &#paths;)* };
+        const _: () = { #(let _ = &#paths;)* #(#fields)* };
     })
+}
+
+/// For each parameter whose fields a contract names (`writes(kv[meta.slot_mapping], ..)`), a
+/// function that is never called and borrows each named field of a parameter of the same type:
+/// a misspelled field is rustc's error at its token, with the runtime feature off too. Only for
+/// types an item nested in the function can name (no generic parameter of the function, no
+/// `Self`, no `impl Trait`, no named lifetime); `self.field` paths are left to the instrumented
+/// build (an item cannot name the `impl`'s `Self`).
+fn field_checks(contract: &Contract, sig: &syn::Signature) -> Vec<syn::Item> {
+    use std::collections::BTreeMap;
+    let mut by_param: BTreeMap<String, Vec<TokenStream>> = BTreeMap::new();
+    for place in contract.rooted_places() {
+        if place.root != reuse_rules::contract::PlaceRoot::Param || place.segments.len() < 2 {
+            continue;
+        }
+        let fields = place.segments[1..].iter().map(|s| syn::Ident::new(&s.text, s.span));
+        let root = syn::Ident::new(&place.segments[0].text, place.segments[0].span);
+        by_param.entry(place.segments[0].text.clone()).or_default().push(quote::quote!(let _ = &#root #(.#fields)*;));
+    }
+    let generics: Vec<String> = sig.generics.params.iter().map(|p| match p {
+        syn::GenericParam::Type(t) => t.ident.to_string(),
+        syn::GenericParam::Const(c) => c.ident.to_string(),
+        syn::GenericParam::Lifetime(l) => l.lifetime.ident.to_string(),
+    }).collect();
+    let mut out = Vec::new();
+    for (param, borrows) in by_param {
+        let ty = sig.inputs.iter().find_map(|a| match a {
+            syn::FnArg::Typed(t) if matches!(&*t.pat, syn::Pat::Ident(p) if p.ident == param) => Some(&*t.ty),
+            _ => None,
+        });
+        let Some(ty) = ty.filter(|t| nameable(t, &generics)) else { continue };
+        let name = syn::Ident::new(&param, proc_macro2::Span::call_site());
+        let check = quote::format_ident!("__reuse_fields_of_{}", param);
+        out.push(syn::parse_quote! {
+            #[allow(dead_code, unused_variables, non_snake_case, clippy::all)]
+            fn #check(#name: #ty) { #(#borrows)* }
+        });
+    }
+    out
+}
+
+/// Whether a type can be written in an item nested in the function.
+fn nameable(ty: &syn::Type, generics: &[String]) -> bool {
+    let text = quote::ToTokens::to_token_stream(ty).to_string();
+    let words: Vec<&str> = text.split(|c: char| !(c.is_alphanumeric() || c == '_')).collect();
+    !text.contains('\'') && !words.iter().any(|w| *w == "Self" || *w == "impl" || *w == "dyn" || generics.iter().any(|g| g == w))
 }
 
 /// The item with `stmt` first in its body (an item without a body is left as it is).
@@ -290,7 +337,7 @@ mod tests {
         ];
         let attrs = [
             quote!(writes(key_cache[slot_mapping], skip = -1), forbids_write(key_cache[0..4])),
-            quote!(reuses(self.plans, key(graph.fingerprint)), preserves(log_step)),
+            quote!(reuses(self.plans, key(graph)), preserves(log_step)),
         ];
         for (attr, item) in attrs.into_iter().zip(items) {
             let out = contract(attr, item.clone());
@@ -327,6 +374,30 @@ mod tests {
             }
         };
         assert_eq!(contract(attr, item).to_string(), expected.to_string());
+        // Field paths of parameters: a function never called borrows each named field, when the
+        // parameter's type can be named from inside (not a generic parameter of the function).
+        let attr = quote!(writes(kv[meta.slot_mapping], skip = -1), reads(kv[meta.tables.rows]), reuses(t.plans, key(t.v)));
+        let meta_check = quote! {
+            #[allow(dead_code, unused_variables, non_snake_case, clippy::all)]
+            fn __reuse_fields_of_meta(meta: &StepMeta) { let _ = &meta.slot_mapping; let _ = &meta.tables.rows; }
+        };
+        let t_check = quote! {
+            #[allow(dead_code, unused_variables, non_snake_case, clippy::all)]
+            fn __reuse_fields_of_t(t: T) { let _ = &t.plans; let _ = &t.v; }
+        };
+        let expected = |generics: TokenStream, checks: TokenStream| {
+            quote! {
+                fn attend #generics (kv: &mut [f32], meta: &StepMeta, t: T) {
+                    #[allow(clippy::no_effect_underscore_binding, unused_qualifications)]
+                    const _: () = { #checks };
+                }
+            }
+            .to_string()
+        };
+        let item = quote! { fn attend(kv: &mut [f32], meta: &StepMeta, t: T) {} };
+        assert_eq!(contract(attr.clone(), item).to_string(), expected(quote!(), quote!(#meta_check #t_check)));
+        let generic = quote! { fn attend<T>(kv: &mut [f32], meta: &StepMeta, t: T) {} };
+        assert_eq!(contract(attr, generic).to_string(), expected(quote!(<T>), meta_check), "`t: T` cannot be named inside: left out");
         // A trait method without a body has nowhere to hold it: as written.
         let decl = quote! { fn write(&mut self, slots: &[i64]); };
         assert_eq!(contract(quote!(writes(self.kv[slots], skip = PAD)), decl.clone()).to_string(), decl.to_string());
@@ -336,7 +407,7 @@ mod tests {
     fn the_names_are_spanned_at_their_tokens_in_the_contract() {
         let attr: TokenStream = "writes(kv[s], skip = PAD_SLOT)".parse().unwrap();
         let contract = reuse_rules::parse_contract(attr).unwrap();
-        let stmt = names_check(&contract).unwrap();
+        let stmt = names_check(&contract, &syn::parse_quote!(fn f())).unwrap();
         let tokens = quote::ToTokens::to_token_stream(&stmt).to_string();
         assert!(tokens.contains("let _ = & PAD_SLOT ;"), "{tokens}");
     }

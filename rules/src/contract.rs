@@ -336,6 +336,22 @@ impl<S> Contract<S> {
         }
         out
     }
+    /// Every place a contract names that is rooted at a parameter or at `self` (the storage, the
+    /// indexes, the cache, its key components, the alias inputs).
+    pub fn rooted_places(&self) -> Vec<&Place<S>> {
+        let mut out = Vec::new();
+        for c in &self.clauses {
+            match &c.kind {
+                ClauseKind::Reuses { place, key, .. } => out.extend(std::iter::once(place).chain(key)),
+                ClauseKind::Writes { target, .. } | ClauseKind::Reads(target) => out.extend([&target.place, &target.index]),
+                ClauseKind::ForbidsWrite { regions, .. } => out.extend(regions.iter().map(|r| &r.place)),
+                ClauseKind::Aliases(a) => out.extend(a.iter().map(|a| &a.input)),
+                _ => {}
+            }
+        }
+        out.retain(|p| p.root != PlaceRoot::Static);
+        out
+    }
     /// Every `except(..)` path of every `forbids_write` clause, with its clause.
     pub fn sanctioned_writers(&self) -> impl Iterator<Item = (&Clause<S>, &FnPath<S>)> {
         self.clauses.iter().flat_map(|c| c.except().iter().map(move |f| (c, f)))
