@@ -6,44 +6,13 @@
 //! [`resolve`] (call sites) and [`flow`] (paths through bodies). [`suppress`] and the per-package
 //! [`config`] decide what is reported; [`render`] turns [`finding::Finding`]s into output.
 
-pub mod analysis;
+pub use reuse_semantic::{analysis, config, dataflow, engine, finding, flow, index, init_threads, on_big_stack, resolve, rules, source, suppress, workspace, STACK_SIZE};
+
 pub mod cache;
 pub mod cli;
-pub mod config;
-pub mod dataflow;
-pub mod engine;
-pub mod finding;
 pub mod fix;
-pub mod flow;
-pub mod index;
 pub mod lsp;
 pub mod render;
-pub mod resolve;
-pub mod rules;
-pub mod source;
-pub mod suppress;
-pub mod workspace;
-
-/// The stack of every thread that parses or analyses: syn's parser and the visitors recurse once
-/// per nesting level, and [`source::MAX_NESTING`] levels must fit (the bound is checked before
-/// parsing, so deeper files are reported, not a stack overflow). Only touched pages are committed.
-pub const STACK_SIZE: usize = 256 << 20;
-
-/// Makes rayon's threads use [`STACK_SIZE`]; call once, first thing, in every binary. Returns
-/// false if the global pool was already built (by an earlier call: harmless).
-pub fn init_threads() -> bool {
-    rayon::ThreadPoolBuilder::new().stack_size(STACK_SIZE).build_global().is_ok()
-}
-
-/// Runs `f` on a thread with a [`STACK_SIZE`] stack (the main thread's is 8 MiB).
-pub fn on_big_stack<T: Send + 'static>(f: impl FnOnce() -> T + Send + 'static) -> T {
-    init_threads();
-    let worker = std::thread::Builder::new().name("reuse-check".into()).stack_size(STACK_SIZE).spawn(f).expect("spawn the checker thread");
-    match worker.join() {
-        Ok(v) => v,
-        Err(panic) => std::panic::resume_unwind(panic),
-    }
-}
 
 /// Checks what `target` names: discovery, reading, analysis.
 pub fn check(target: &workspace::Target) -> Result<engine::Report, workspace::DiscoverError> {

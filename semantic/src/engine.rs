@@ -175,7 +175,8 @@ pub struct CheckOptions {
     /// Parse and analyse every file, not only those the prefilter picks (robustness runs, and the
     /// baseline of the benchmark).
     pub all_files: bool,
-    /// Answer from the warm-check cache when nothing changed, and write it (see [`crate::cache`]).
+    /// Answer from the warm-check cache when nothing changed, and write it (the cache is the
+    /// `reuse-check` crate's: this flag is read there).
     pub use_cache: bool,
 }
 
