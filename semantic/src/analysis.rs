@@ -299,8 +299,7 @@ pub fn clause_label(callee: &ContractedFn, clause: &reuse_rules::contract::Claus
 
 /// Analyses every function of a parsed file. `module` is the file's module path, crate name first.
 pub fn analyze_file(file: &FileRef, ast: &syn::File, crate_name: &str, module: &[String], index: &Index) -> Vec<Finding> {
-    let imports = imports_by_module(&ast.items, crate_name, module);
-    let fields = FieldTypes::of(&ast.items);
+    let scope = FileScope::of(ast, crate_name, module);
     let helpers = fn_bodies(ast);
     let fns = FileFns::of(file, ast);
     let summaries = rules::Summaries::default();
@@ -308,11 +307,7 @@ pub fn analyze_file(file: &FileRef, ast: &syn::File, crate_name: &str, module: &
     let mut findings = Vec::new();
     walk_fns(&ast.items, &mut |f: FnItem<'_>| {
         let Some(body) = f.body else { return };
-        let mut full_module = module.to_vec();
-        full_module.extend(f.modules.iter().cloned());
-        let Some(imports) = imports.get(f.modules) else { return };
-        let here = definition_path(&full_module, f.self_type, &f.sig.ident);
-        let resolver = Resolver { index, crate_name, module: full_module, imports, fields: &fields, current: Some(here.clone()) };
+        let Some((resolver, here)) = scope.resolver(index, &f) else { return };
         // Contract errors were reported while indexing; here the contract is only read. Without
         // an attribute, a contracts file's contract for this function's path is its own: the
         // body rules hold exactly as if the attribute stood here.
@@ -337,6 +332,88 @@ pub fn analyze_file(file: &FileRef, ast: &syn::File, crate_name: &str, module: &
         rules::check_fn(&ctx, &mut findings);
     });
     findings
+}
+
+/// What every function of a file resolves its calls with: the imports in force in each inline
+/// module and the file's field and return types. The analysis and the editor's hover both build
+/// their resolvers here, so that they never resolve a call differently.
+pub struct FileScope<'a> {
+    crate_name: &'a str,
+    module: &'a [String],
+    imports: HashMap<Vec<String>, Imports>,
+    fields: FieldTypes,
+}
+
+impl<'a> FileScope<'a> {
+    pub fn of(ast: &syn::File, crate_name: &'a str, module: &'a [String]) -> FileScope<'a> {
+        FileScope { crate_name, module, imports: imports_by_module(&ast.items, crate_name, module), fields: FieldTypes::of(&ast.items) }
+    }
+
+    /// The resolver of one function, and its definition path.
+    pub fn resolver<'s, 'i>(&'s self, index: &'i Index, f: &FnItem<'_>) -> Option<(Resolver<'s>, Vec<String>)>
+    where
+        'i: 's,
+    {
+        let mut full_module = self.module.to_vec();
+        full_module.extend(f.modules.iter().cloned());
+        let imports = self.imports.get(f.modules)?;
+        let here = definition_path(&full_module, f.self_type, &f.sig.ident);
+        Some((Resolver { index, crate_name: self.crate_name, module: full_module, imports, fields: &self.fields, current: Some(here.clone()) }, here))
+    }
+}
+
+/// A call under the cursor and what it resolves to, as the rules resolve it.
+pub struct CallAt<'i> {
+    /// The callee's path or method name as written.
+    pub range: Range<usize>,
+    pub name: String,
+    pub resolution: Resolution<'i>,
+}
+
+/// The innermost call whose callee name is at `offset` (or just after it), resolved with the
+/// enclosing function's resolver and local types.
+pub fn call_at<'i>(file: &FileRef, ast: &syn::File, crate_name: &str, module: &[String], index: &'i Index, offset: usize) -> Option<CallAt<'i>> {
+    let scope = FileScope::of(ast, crate_name, module);
+    let mut out = None;
+    walk_fns(&ast.items, &mut |f: FnItem<'_>| {
+        let Some(body) = f.body.filter(|b| file.join(b.brace_token.span.open(), b.brace_token.span.close()).contains(&offset)) else { return };
+        let mut best: Option<(Range<usize>, &Expr)> = None;
+        for call in rules::calls_in(body) {
+            let Some(r) = callee_name_range(file, call) else { continue };
+            if r.start <= offset && offset <= r.end && best.as_ref().is_none_or(|(b, _)| r.len() < b.len()) {
+                best = Some((r, call));
+            }
+        }
+        let Some((range, call)) = best else { return };
+        let (Some(site), Some((resolver, _))) = (CallSite::of(call), scope.resolver(index, &f)) else { return };
+        let env = TypeEnv::of(f.sig, Some(body));
+        // The candidates live in the index; found there again, they outlive this file's scope.
+        let lift = |c: &ContractedFn| index.fns.iter().find(|f| std::ptr::eq(*f, c));
+        let resolution = match resolver.resolve(&site, f.self_type, &env) {
+            Resolution::One(c) => lift(c).map_or(Resolution::None, Resolution::One),
+            Resolution::Ambiguous(cs) => Resolution::Ambiguous(cs.into_iter().filter_map(lift).collect()),
+            Resolution::None => return,
+        };
+        // Nested functions are walked after their parent: the innermost one answers.
+        out = Some(CallAt { range, name: site.name.clone(), resolution });
+    });
+    out
+}
+
+/// The path of a path call (`kv::write`), or the method name of a method call.
+fn callee_name_range(file: &FileRef, call: &Expr) -> Option<Range<usize>> {
+    match call {
+        Expr::Call(c) => match &*c.func {
+            Expr::Path(p) => {
+                let first = p.path.segments.first()?.ident.span();
+                let last = p.path.segments.last()?.ident.span();
+                Some(file.join(first, last))
+            }
+            _ => None,
+        },
+        Expr::MethodCall(m) => Some(file.range(m.method.span())),
+        _ => None,
+    }
 }
 
 /// Where a function is defined: module path (crate name first), then its `impl` type, then its name.
@@ -448,3 +525,46 @@ pub fn self_fields_written(bodies: &[&syn::Block]) -> Option<std::collections::H
     (!w.opaque).then_some(w.fields)
 }
 
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The editor's hover finds the call under the cursor and resolves it as the rules do: through
+    /// a glob import in an inline module (the imports of that module, not the file's), and never
+    /// to a local function of the same name.
+    #[test]
+    fn call_at_resolves_as_the_analysis_does() {
+        let text = r#"
+pub mod kv {
+    #[reuse::contract(writes(cache[slots], skip = -1))]
+    pub fn write(cache: &mut [f32], slots: &[i64]) {}
+}
+pub mod graph {
+    use super::kv::*;
+    pub fn capture(cache: &mut [f32], n: usize) {
+        let slots = vec![0; n];
+        write(cache, &slots);
+    }
+}
+pub mod local {
+    pub fn write(_c: &mut [f32], _s: &[i64]) {}
+    pub fn run(cache: &mut [f32]) {
+        write(cache, &[0]);
+    }
+}
+"#;
+        let file: FileRef = std::sync::Arc::new(crate::source::SourceFile::new("lib.rs".into(), "lib.rs".into(), text.to_string()));
+        let ast = file.parse().expect("parses");
+        let module = vec!["demo".to_string()];
+        let mut index = Index::default();
+        index.add(crate::index::index_file(&file, &ast, &module, false));
+        let at = |needle: &str| text.find(needle).expect("in the text") + 1;
+        let call = call_at(&file, &ast, "demo", &module, &index, at("write(cache, &slots)")).expect("the call under the cursor");
+        assert!(matches!(call.resolution, Resolution::One(f) if f.path == ["demo", "kv", "write"]));
+        assert_eq!(&text[call.range.clone()], "write");
+        assert!(call_at(&file, &ast, "demo", &module, &index, at("write(cache, &[0])")).is_none(), "the local function is not the kernel");
+        let findings = analyze_file(&file, &ast, "demo", &module, &index);
+        assert_eq!(findings.iter().filter(|f| f.rule.name == "pad_to_null_block").count(), 1, "the analysis sees the same call");
+    }
+}

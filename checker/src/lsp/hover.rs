@@ -1,9 +1,9 @@
 //! Hovers: on a call of a contracted function, its contract, clause by clause; on a clause of a
 //! `#[reuse::contract]`, what it means and the docs of the rules that check it.
 //!
-//! The document is parsed from its current text; calls are resolved as the rules resolve them
-//! ([`Resolver`] with the file's imports and the enclosing function's local types), against the
-//! session's index.
+//! The document is parsed from its current text; the call under the cursor is found and resolved by
+//! the semantic core (`analysis::call_at`), with the resolver the rules use, against the session's
+//! index: the editor and the checker never resolve a call differently.
 
 use std::ops::Range;
 
@@ -11,11 +11,10 @@ use lsp_types::{Hover, HoverContents, MarkupContent, MarkupKind};
 use reuse_rules::catalogue;
 use reuse_rules::contract::{Clause, ClauseKind};
 use reuse_rules::external::{walk_fns, FnItem};
-use syn::Expr;
 
 use super::convert;
 use crate::index::{contract_of, reuse_attr, ContractedFn, FileContract, Index, ReuseAttr};
-use crate::resolve::{CallSite, Imports, Resolution, Resolver, TypeEnv};
+use crate::resolve::Resolution;
 use crate::source::FileRef;
 
 /// The document and where it sits in the workspace.
@@ -45,8 +44,6 @@ pub fn hover(ctx: &HoverCtx, offset: usize) -> Option<Hover> {
 /// The hovered range and the hover text.
 fn find(ctx: &HoverCtx, ast: &syn::File, offset: usize) -> Option<(Range<usize>, String)> {
     let file = ctx.file;
-    let imports = Imports::of(&ast.items, ctx.crate_name, ctx.module);
-    let fields = crate::resolve::FieldTypes::of(&ast.items);
     let imports_reuse = file.text.contains("use reuse::");
     let mut out = None;
     walk_fns(&ast.items, &mut |f: FnItem<'_>| {
@@ -59,50 +56,17 @@ fn find(ctx: &HoverCtx, ast: &syn::File, offset: usize) -> Option<(Range<usize>,
                 if let Some((contract, _)) = contract_of(f.attrs, f.sig, file, imports_reuse, &mut Vec::new()) {
                     out = Some(clause_hover(&contract, offset).unwrap_or_else(|| (attr_range, contract_overview(&contract))));
                 }
-                return;
             }
         }
-        let Some(body) = f.body else { return };
-        let body_range = file.join(body.brace_token.span.open(), body.brace_token.span.close());
-        if !body_range.contains(&offset) {
-            return;
-        }
-        // The innermost call whose callee name is under the cursor (or just after it).
-        let mut best: Option<(Range<usize>, &Expr)> = None;
-        for call in crate::rules::calls_in(body) {
-            let Some(r) = callee_name_range(file, call) else { continue };
-            if r.start <= offset && offset <= r.end && best.as_ref().is_none_or(|(b, _)| r.len() < b.len()) {
-                best = Some((r, call));
-            }
-        }
-        let Some((range, call)) = best else { return };
-        let Some(site) = CallSite::of(call) else { return };
-        let mut module = ctx.module.to_vec();
-        module.extend(f.modules.iter().cloned());
-        let resolver = Resolver { index: ctx.index, crate_name: ctx.crate_name, module, imports: &imports, fields: &fields, current: None };
-        let env = TypeEnv::of(f.sig, Some(body));
-        out = match resolver.resolve(&site, f.self_type, &env) {
-            Resolution::One(callee) => Some((range, call_hover(callee))),
-            Resolution::Ambiguous(cands) => Some((range, ambiguous_hover(&site.name, &cands))),
-            Resolution::None => None,
-        };
     });
-    out
-}
-
-/// The path of a path call (`kv::write`), or the method name of a method call.
-fn callee_name_range(file: &FileRef, call: &Expr) -> Option<Range<usize>> {
-    match call {
-        Expr::Call(c) => match &*c.func {
-            Expr::Path(p) => {
-                let first = p.path.segments.first()?.ident.span();
-                let last = p.path.segments.last()?.ident.span();
-                Some(file.join(first, last))
-            }
-            _ => None,
-        },
-        Expr::MethodCall(m) => Some(file.range(m.method.span())),
-        _ => None,
+    if out.is_some() {
+        return out;
+    }
+    let call = crate::analysis::call_at(file, ast, ctx.crate_name, ctx.module, ctx.index, offset)?;
+    match call.resolution {
+        Resolution::One(callee) => Some((call.range, call_hover(callee))),
+        Resolution::Ambiguous(cands) => Some((call.range, ambiguous_hover(&call.name, &cands))),
+        Resolution::None => None,
     }
 }
 
