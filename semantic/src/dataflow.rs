@@ -12,8 +12,8 @@
 //! Closures run where they run: one called where it is written (`(|| ..)()`), and the callbacks of
 //! iterator adaptors and synchronous callbacks (`for_each`, `map(..)`, `update(|b| ..)`) are walked
 //! in place, zero or more times; a closure stored or spawned is a body of its own and is not
-//! walked. `.await` is transparent. The arguments of format-like and logging macros are walked as
-//! expressions.
+//! walked. `.await` is transparent. Macros are lowered in one place ([`lower_macro`], shared with
+//! the path analysis of `flow.rs`): their arguments are expressions, or the calls among their tokens.
 //!
 //! An [`Analysis`] supplies the state (a join-semilattice of finite height, so loops converge) and
 //! the transfer functions; the solver never looks at what the state means.
@@ -180,11 +180,51 @@ const RUNS_IN_PLACE: &[&str] = &[
 ];
 /// Macros that never return.
 const DIVERGING_MACROS: &[&str] = &["panic", "unreachable", "todo", "unimplemented"];
-/// Macros whose arguments are expressions (after a format string where there is one).
-const EXPRESSION_MACROS: &[&str] = &[
-    "println", "print", "eprintln", "eprint", "format", "write", "writeln", "assert", "assert_eq", "assert_ne",
-    "debug_assert", "debug_assert_eq", "debug_assert_ne", "dbg", "trace", "debug", "info", "warn", "error", "log",
-];
+
+/// What a macro call does, for every analysis of a body: the one place macros are lowered.
+pub enum LoweredMacro {
+    /// `panic!`, `unreachable!`, `todo!`, `unimplemented!`: the path ends.
+    Diverges,
+    /// The expressions it evaluates, in order: its arguments when they are a comma-separated list
+    /// (`println!("{}", f(x))`, `assert_eq!(a, b)`, `vec![a, b]`), else the calls written among its
+    /// tokens (`tracing::info!(step = ?log_step(), "..")` still runs `log_step()`).
+    Evaluates(Vec<Expr>),
+}
+
+pub fn lower_macro(mac: &syn::Macro) -> LoweredMacro {
+    let name = mac.path.segments.last().map(|s| s.ident.to_string()).unwrap_or_default();
+    if DIVERGING_MACROS.contains(&name.as_str()) {
+        return LoweredMacro::Diverges;
+    }
+    match mac.parse_body_with(Punctuated::<Expr, syn::Token![,]>::parse_terminated) {
+        Ok(args) => LoweredMacro::Evaluates(args.into_iter().collect()),
+        Err(_) => LoweredMacro::Evaluates(calls_in_tokens(mac.tokens.clone())),
+    }
+}
+
+/// Calls written as `name(..)` anywhere in a token stream, in order.
+fn calls_in_tokens(ts: proc_macro2::TokenStream) -> Vec<Expr> {
+    use proc_macro2::{Delimiter, TokenTree};
+    let tokens: Vec<TokenTree> = ts.into_iter().collect();
+    let mut out = Vec::new();
+    for (i, tt) in tokens.iter().enumerate() {
+        match tt {
+            TokenTree::Ident(name) => {
+                if let Some(TokenTree::Group(g)) = tokens.get(i + 1) {
+                    if g.delimiter() == Delimiter::Parenthesis {
+                        let call: proc_macro2::TokenStream = [TokenTree::Ident(name.clone()), TokenTree::Group(g.clone())].into_iter().collect();
+                        if let Ok(e) = syn::parse2::<Expr>(call) {
+                            out.push(e);
+                        }
+                    }
+                }
+            }
+            TokenTree::Group(g) => out.extend(calls_in_tokens(g.stream())),
+            _ => {}
+        }
+    }
+    out
+}
 
 struct LoopFrame<S> {
     label: Option<String>,
@@ -646,19 +686,12 @@ impl<A: Analysis> Solver<'_, A> {
         }
     }
 
-    /// A macro: diverging ones end the path; format-like and logging ones evaluate their
-    /// arguments; others (`vec![..]` included) are left to the analysis as values.
+    /// A macro, as [`lower_macro`] lowers it (a `vec![..]` is also a value, for the analysis).
     fn mac(&mut self, mac: &syn::Macro, state: Option<A::State>) -> Flow<A::State> {
-        let Some(name) = mac.path.segments.last().map(|s| s.ident.to_string()) else { return Ok(state) };
-        if DIVERGING_MACROS.contains(&name.as_str()) {
-            return Ok(None);
+        match lower_macro(mac) {
+            LoweredMacro::Diverges => Ok(None),
+            LoweredMacro::Evaluates(exprs) => self.exprs(&exprs, state),
         }
-        if EXPRESSION_MACROS.contains(&name.as_str()) {
-            if let Ok(args) = mac.parse_body_with(Punctuated::<Expr, syn::Token![,]>::parse_terminated) {
-                return self.exprs(&args, state);
-            }
-        }
-        Ok(state)
     }
 }
 

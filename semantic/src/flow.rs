@@ -482,48 +482,11 @@ impl Interp<'_> {
     }
 
     fn mac(&mut self, mac: &syn::Macro, s: States) -> States {
-        let name = mac.path.segments.last().map(|s| s.ident.to_string()).unwrap_or_default();
-        if matches!(name.as_str(), "panic" | "unreachable" | "todo" | "unimplemented") {
-            return States::new();
-        }
-        let parser = syn::punctuated::Punctuated::<Expr, syn::Token![,]>::parse_terminated;
-        match mac.parse_body_with(parser) {
-            Ok(args) => self.exprs(&args, s),
-            // `tracing::info!(step = ?log_step(), "..")` is not a list of expressions: the calls
-            // `name(..)` among its tokens still run, in order.
-            Err(_) => {
-                let mut s = s;
-                for call in calls_in_tokens(mac.tokens.clone()) {
-                    s = self.expr(&call, s);
-                }
-                s
-            }
+        match crate::dataflow::lower_macro(mac) {
+            crate::dataflow::LoweredMacro::Diverges => States::new(),
+            crate::dataflow::LoweredMacro::Evaluates(exprs) => self.exprs(&exprs, s),
         }
     }
-}
-
-/// Calls written as `name(..)` or `path::name(..)` anywhere in a token stream, in order.
-fn calls_in_tokens(ts: proc_macro2::TokenStream) -> Vec<Expr> {
-    use proc_macro2::{Delimiter, TokenTree};
-    let tokens: Vec<TokenTree> = ts.into_iter().collect();
-    let mut out = Vec::new();
-    for (i, tt) in tokens.iter().enumerate() {
-        match tt {
-            TokenTree::Ident(name) => {
-                if let Some(TokenTree::Group(g)) = tokens.get(i + 1) {
-                    if g.delimiter() == Delimiter::Parenthesis {
-                        let call: proc_macro2::TokenStream = [TokenTree::Ident(name.clone()), TokenTree::Group(g.clone())].into_iter().collect();
-                        if let Ok(e) = syn::parse2::<Expr>(call) {
-                            out.push(e);
-                        }
-                    }
-                }
-            }
-            TokenTree::Group(g) => out.extend(calls_in_tokens(g.stream())),
-            _ => {}
-        }
-    }
-    out
 }
 
 #[cfg(test)]
