@@ -15,7 +15,7 @@ use syn::Expr;
 
 use super::convert;
 use crate::index::{contract_of, reuse_attr, ContractedFn, FileContract, Index, ReuseAttr};
-use crate::resolve::{CallSite, Imports, Resolution, Resolver, TypeEnv};
+use crate::resolve::{CallSite, Resolution, Resolver, TypeEnv};
 use crate::source::FileRef;
 
 /// The document and where it sits in the workspace.
@@ -45,7 +45,8 @@ pub fn hover(ctx: &HoverCtx, offset: usize) -> Option<Hover> {
 /// The hovered range and the hover text.
 fn find(ctx: &HoverCtx, ast: &syn::File, offset: usize) -> Option<(Range<usize>, String)> {
     let file = ctx.file;
-    let imports = Imports::of(&ast.items, ctx.crate_name, ctx.module);
+    // The imports of each inline module: a call is resolved where it is written, as in the analysis.
+    let imports = crate::analysis::imports_by_module(&ast.items, ctx.crate_name, ctx.module);
     let fields = crate::resolve::FieldTypes::of(&ast.items);
     let imports_reuse = file.text.contains("use reuse::");
     let mut out = None;
@@ -79,7 +80,8 @@ fn find(ctx: &HoverCtx, ast: &syn::File, offset: usize) -> Option<(Range<usize>,
         let Some(site) = CallSite::of(call) else { return };
         let mut module = ctx.module.to_vec();
         module.extend(f.modules.iter().cloned());
-        let resolver = Resolver { index: ctx.index, crate_name: ctx.crate_name, module, imports: &imports, fields: &fields, current: None };
+        let Some(imports) = imports.get(f.modules) else { return };
+        let resolver = Resolver { index: ctx.index, crate_name: ctx.crate_name, module, imports, fields: &fields, current: None };
         let env = TypeEnv::of(f.sig, Some(body));
         out = match resolver.resolve(&site, f.self_type, &env) {
             Resolution::One(callee) => Some((range, call_hover(callee))),
