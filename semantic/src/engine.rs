@@ -254,7 +254,9 @@ impl Session {
             }
         };
         let old = &self.jobs[pos];
-        let reindex = may_declare(&old.file.text) || may_declare(&text) || reexports_something(&old.file.text) || reexports_something(&text);
+        // An edit that changes no `use` item (nor the names shadowing a glob) leaves the index as is.
+        let uses_changed = !old.external && use_facts(&old.file.text, &old.module) != use_facts(&text, &old.module);
+        let reindex = may_declare(&old.file.text) || may_declare(&text) || uses_changed;
         let file = Arc::new(SourceFile::new(path.to_path_buf(), old.file.rel_path.clone(), text));
         self.jobs[pos].file = file;
         self.jobs[pos].unreadable = None;
@@ -411,11 +413,11 @@ fn collect_decls(jobs: &[FileJob]) -> Vec<(String, FileDecls)> {
 }
 
 /// What one file declares: files with contract or effect markers are parsed, the others only
-/// scanned for integer constants and re-exports. `None`: nothing to declare.
+/// scanned for integer constants and `use` items. `None`: nothing to declare.
 fn file_decls(j: &FileJob) -> Option<FileDecls> {
     let decls = parsed_decls(j);
-    let reexports = !j.external && reexports_something(&j.file.text);
-    (decls.is_some() || reexports).then(|| with_file_facts(j, decls.unwrap_or_default()))
+    let uses = !j.external && uses_something(&j.file.text);
+    (decls.is_some() || uses).then(|| with_file_facts(j, decls.unwrap_or_default()))
 }
 
 /// What a file declares that needs more than a scan of its text (or its constants, scanned).
@@ -440,18 +442,27 @@ fn parsed_decls(j: &FileJob) -> Option<FileDecls> {
 }
 
 /// What every file's declarations carry besides what was parsed: the crate they belong to (its
-/// constants are that crate's) and the `pub use` re-exports, read without parsing the file.
+/// constants are that crate's), its `use` items (re-exports and top-level imports) and, when it
+/// glob-imports, the names it defines that shadow the globs; read without parsing the file.
 fn with_file_facts(j: &FileJob, mut decls: FileDecls) -> FileDecls {
     decls.krate = j.module.first().cloned();
-    if !j.external && reexports_something(&j.file.text) {
-        decls.reexports = crate::index::scan_reexports(&j.file.text, &j.module);
+    if !j.external && uses_something(&j.file.text) {
+        (decls.reexports, decls.items) = use_facts(&j.file.text, &j.module);
+        decls.module = Some(j.module.clone());
     }
     decls
 }
 
-/// Whether a text may hold a `pub use` (the prefilter for re-exports).
-pub fn reexports_something(text: &str) -> bool {
-    text.contains("pub use") || text.contains("pub(crate) use")
+/// A file's `use` items, and the top-level names that shadow its glob imports (none without one).
+fn use_facts(text: &str, module: &[String]) -> (Vec<crate::index::Reexport>, Vec<String>) {
+    let uses = crate::index::scan_uses(text, module);
+    let items = if uses.iter().any(|r| r.name == "*") { crate::index::scan_item_names(text) } else { Vec::new() };
+    (uses, items)
+}
+
+/// Whether a text may hold a `use` item (the prefilter for imports and re-exports).
+pub fn uses_something(text: &str) -> bool {
+    text.contains("use ") || text.contains("use\t")
 }
 
 /// The index of all files' declarations, and the well-formedness findings of each file.

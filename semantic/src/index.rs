@@ -103,8 +103,14 @@ pub struct Index {
     /// Integer constants by name, with the crate that defines them; several definitions with
     /// different values make a name unknown, unless one crate asked for has its own.
     consts: HashMap<String, Vec<(Option<String>, i128)>>,
-    /// `pub use` re-exports by the module they are in: what a path through them names.
+    /// `use` items by the module they are in (`pub use` re-exports, and the private imports of
+    /// a file's top level): what a path through them names.
     reexports: HashMap<Vec<String>, Vec<Reexport>>,
+    /// The functions, constants and statics a module defines at its top level, by name, for the
+    /// modules that glob-import (an item shadows a glob import of its name).
+    defined: HashMap<Vec<String>, std::collections::HashSet<String>>,
+    /// The names `use` items give to something of another name (`as`, `self`).
+    renames: std::collections::HashSet<String>,
     /// Contracts-file contracts some call resolved to during the analysis (by path).
     called: std::sync::Mutex<std::collections::HashSet<Vec<String>>>,
     /// Definition paths of the functions marked `#[reuse::sanctioned]`.
@@ -115,7 +121,7 @@ pub struct Index {
     const_names: std::collections::HashSet<String>,
 }
 
-/// A `pub use` item: `name` (or `*` for a glob) in `module` stands for `target`.
+/// A `use` item: `name` (or `*` for a glob) in `module` stands for `target`.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Reexport {
     pub module: Vec<String>,
@@ -124,6 +130,9 @@ pub struct Reexport {
     /// name is either a crate or an item of `module` (Rust 2018): both are tried.
     pub target: Vec<String>,
     pub relative: bool,
+    /// A private import (`use` without `pub`): it names something only in `module` and the
+    /// modules inside it (`use super::*` in a child, `crate::name` anywhere for the crate root).
+    pub private: bool,
 }
 
 /// The paths one path may name through re-exports, at most (chains through crates are short;
@@ -143,7 +152,13 @@ impl Index {
             self.consts.entry(name).or_default().push((decl.krate.clone(), v));
         }
         for r in decl.reexports {
+            if r.name != "*" && r.target.last() != Some(&r.name) {
+                self.renames.insert(r.name.clone());
+            }
             self.reexports.entry(r.module.clone()).or_default().push(r);
+        }
+        if let Some(module) = decl.module {
+            self.defined.entry(module).or_default().extend(decl.items);
         }
         self.sanctioned.extend(decl.sanctioned);
         self.const_names.extend(decl.const_names);
@@ -186,6 +201,12 @@ impl Index {
         out
     }
 
+    /// Whether a call written with this name can be to a contracted function: it is the name of
+    /// one, or an import or re-export renames something to it (`use ops::write as cache_kv;`).
+    pub fn may_name_contracted(&self, name: &str) -> bool {
+        self.by_name.contains_key(name) || self.renames.contains(name)
+    }
+
     pub fn candidates(&self, name: &str) -> impl Iterator<Item = &ContractedFn> {
         self.by_name.get(name).into_iter().flatten().map(|&i| &self.fns[i])
     }
@@ -193,6 +214,15 @@ impl Index {
     /// Every path that `path` may name through `pub use` re-exports (renames and globs included),
     /// `path` itself first. Unknown stays unknown: a path no re-export matches names only itself.
     pub fn aliases(&self, path: &[String]) -> Vec<Vec<String>> {
+        self.aliases_from(path, None)
+    }
+
+    /// [`Index::aliases`] for a path written in module `from` (crate name first): the private
+    /// imports of `from` and of the modules around it name things there too, as in Rust (a
+    /// child's `use super::*` sees what its parent imported; `crate::f` may be the crate root's
+    /// import). A glob import stands for a name only where the module neither defines an item of
+    /// that name nor imports it by name: those shadow the glob.
+    pub fn aliases_from(&self, path: &[String], from: Option<&[String]>) -> Vec<Vec<String>> {
         let mut out: Vec<Vec<String>> = vec![path.to_vec()];
         let mut next = 0;
         while next < out.len() && out.len() < MAX_ALIASES {
@@ -200,10 +230,16 @@ impl Index {
             next += 1;
             for split in 1..p.len() {
                 let (module, name, rest) = (&p[..split], &p[split], &p[split + 1..]);
-                for r in self.reexports.get(module).into_iter().flatten() {
+                let visible = |r: &&Reexport| !r.private || from.is_some_and(|f| f.starts_with(&r.module));
+                let uses: Vec<&Reexport> = self.reexports.get(module).into_iter().flatten().filter(visible).collect();
+                let shadowed = || {
+                    self.defined.get(module).is_some_and(|d| d.contains(name))
+                        || self.reexports.get(module).into_iter().flatten().any(|r| r.name == *name)
+                };
+                for r in &uses {
                     // A glob stands for the items of its target, the last segment of a path: not
                     // for a module on the way (`kv::ops::write` is not `kv::layers::ops::write`).
-                    let head: Vec<String> = if r.name == "*" && rest.is_empty() {
+                    let head: Vec<String> = if r.name == "*" && rest.is_empty() && !shadowed() {
                         r.target.iter().chain([name]).cloned().collect()
                     } else if r.name == *name && r.name != "*" {
                         r.target.clone()
@@ -312,6 +348,10 @@ pub struct FileDecls {
     pub const_names: Vec<String>,
     /// The crate the file belongs to (its constants are that crate's).
     pub krate: Option<String>,
+    /// The file's module (crate name first), and the functions, constants and statics it defines
+    /// at its top level when it glob-imports (see [`scan_item_names`]).
+    pub module: Option<Vec<String>>,
+    pub items: Vec<String>,
     /// Malformed contracts, found while indexing.
     pub findings: Vec<Finding>,
 }
@@ -685,37 +725,81 @@ fn collect_consts(items: &[Item], out: &mut Vec<(String, i128)>) {
     }
 }
 
-/// Integer constants of a file that is not parsed (`pub const PAD_SLOT_ID: i64 = -1;`), read from
-/// the text line by line: sentinels and null-block constants are often defined far from the
-/// contracts that use them, and parsing every file just for them would cost what the prefilter saves.
-/// The `pub use` items of a file's text, without parsing the file: each `pub use ...;` statement
-/// is cut out and parsed alone. (Items in inline modules are taken as the file's: a re-export is
-/// almost always at a module's top level.)
-pub fn scan_reexports(text: &str, module: &[String]) -> Vec<Reexport> {
+/// The `use` items of a file's text, without parsing the file: each `use ...;` statement is cut
+/// out and parsed alone. `pub use` re-exports are taken wherever they stand (items in inline
+/// modules are taken as the file's: a re-export is almost always at a module's top level).
+/// Private imports are taken only at the start of a line, the file's top level in formatted code:
+/// an indented `use` is in an inline module (`mod tests { use super::*; }`) or a block, and what
+/// it imports is not a name of the file's module. (Unformatted top-level imports are missed:
+/// unknown, never guessed.)
+pub fn scan_uses(text: &str, module: &[String]) -> Vec<Reexport> {
+    let is_word = |c: Option<char>| c.is_some_and(|c| c.is_alphanumeric() || c == '_');
     let mut out = Vec::new();
-    let mut rest = text;
-    while let Some(at) = rest.find("pub") {
-        let tail = &rest[at..];
-        // At the start of a statement (`#[cfg(..)] pub use` included), not inside a word.
-        let before = rest[..at].trim_end_matches([' ', '\t', '\r']);
-        let statement_start = before.is_empty() || before.ends_with(['\n', ';', '{', '}', ']']);
-        let after_vis = tail.strip_prefix("pub(crate)").or_else(|| tail.strip_prefix("pub(super)")).or_else(|| tail.strip_prefix("pub"));
-        let is_use = after_vis.is_some_and(|a| a.trim_start().starts_with("use ") || a.trim_start().starts_with("use\t"));
-        if statement_start && is_use {
-            if let Some(end) = tail.find(';') {
-                if let Ok(item) = syn::parse_str::<syn::ItemUse>(&tail[..=end]) {
-                    use_tree_reexports(&item.tree, &mut Vec::new(), module, &mut out);
-                }
-                rest = &tail[end + 1..];
-                continue;
-            }
+    let mut from = 0;
+    while let Some(found) = text[from..].find("use") {
+        let at = from + found;
+        from = at + 3;
+        if is_word(text[..at].chars().next_back()) || !text[at + 3..].starts_with([' ', '\t']) {
+            continue;
         }
-        rest = &tail[3..];
+        let before = &text[..at];
+        let trimmed = before.trim_end_matches([' ', '\t']);
+        let vis = ["pub(crate)", "pub(super)", "pub"]
+            .into_iter()
+            .find(|v| trimmed.ends_with(v) && !is_word(trimmed[..trimmed.len() - v.len()].chars().next_back()));
+        let start = vis.map_or(at, |v| trimmed.len() - v.len());
+        // At the start of a statement (`#[cfg(..)] pub use` included), not inside a word.
+        let prefix = before[..start].trim_end_matches([' ', '\t', '\r']);
+        if !(prefix.is_empty() || prefix.ends_with(['\n', ';', '{', '}', ']'])) {
+            continue;
+        }
+        let line = &before[before.rfind('\n').map_or(0, |i| i + 1)..];
+        if vis.is_none() && !(line.is_empty() || line.starts_with("#[")) {
+            continue;
+        }
+        let Some(end) = text[at..].find(';').map(|e| at + e) else { break };
+        if let Ok(item) = syn::parse_str::<syn::ItemUse>(&text[start..=end]) {
+            use_tree_reexports(&item.tree, &mut Vec::new(), module, vis.is_none(), &mut out);
+        }
+        from = end + 1;
     }
     out
 }
 
-fn use_tree_reexports(tree: &syn::UseTree, prefix: &mut Vec<String>, module: &[String], out: &mut Vec<Reexport>) {
+/// The functions, constants and statics a file defines at its top level, by name, read without
+/// parsing from the lines that start at column 0 (where formatted code writes top-level items;
+/// an indented `fn` is a method or in an inline module). They shadow glob imports of their name.
+pub fn scan_item_names(text: &str) -> Vec<String> {
+    let ident = |w: Option<&str>| -> Option<String> {
+        let w = w?;
+        let end = w.find(|c: char| !(c.is_alphanumeric() || c == '_')).unwrap_or(w.len());
+        (end > 0).then(|| w[..end].to_string())
+    };
+    let mut out = Vec::new();
+    for line in text.lines().filter(|l| !l.starts_with([' ', '\t'])) {
+        let mut words = line.split_whitespace().skip_while(|w| w.starts_with("pub"));
+        while let Some(w) = words.next() {
+            let name = match w {
+                "fn" => ident(words.next()),
+                "const" | "static" => match words.next() {
+                    Some("fn") | Some("mut") => ident(words.next()),
+                    Some("unsafe" | "async" | "extern") => continue,
+                    other => ident(other),
+                },
+                "async" | "unsafe" | "extern" | "default" => continue,
+                w if w.starts_with('"') => continue,
+                _ => None,
+            };
+            out.extend(name);
+            break;
+        }
+    }
+    out.sort();
+    out.dedup();
+    out
+}
+
+fn use_tree_reexports(tree: &syn::UseTree, prefix: &mut Vec<String>, module: &[String], private: bool, out: &mut Vec<Reexport>) {
     let expand = |prefix: &[String], last: Option<&str>| -> (Vec<String>, bool) {
         let mut p: Vec<String> = prefix.to_vec();
         p.extend(last.map(str::to_string));
@@ -730,31 +814,37 @@ fn use_tree_reexports(tree: &syn::UseTree, prefix: &mut Vec<String>, module: &[S
     match tree {
         syn::UseTree::Path(p) => {
             prefix.push(p.ident.to_string());
-            use_tree_reexports(&p.tree, prefix, module, out);
+            use_tree_reexports(&p.tree, prefix, module, private, out);
             prefix.pop();
         }
         syn::UseTree::Name(n) => {
             let name = n.ident.to_string();
             let (target, relative) = if name == "self" { expand(prefix, None) } else { expand(prefix, Some(&name)) };
             let exported = if name == "self" { prefix.last().cloned().unwrap_or_default() } else { name };
-            out.push(Reexport { module: module.to_vec(), name: exported, target, relative });
+            out.push(Reexport { module: module.to_vec(), name: exported, target, relative, private });
         }
         syn::UseTree::Rename(r) => {
-            let (target, relative) = expand(prefix, Some(&r.ident.to_string()));
-            out.push(Reexport { module: module.to_vec(), name: r.rename.to_string(), target, relative });
+            // `use x as _;` names nothing.
+            if r.rename != "_" {
+                let (target, relative) = expand(prefix, Some(&r.ident.to_string()));
+                out.push(Reexport { module: module.to_vec(), name: r.rename.to_string(), target, relative, private });
+            }
         }
         syn::UseTree::Glob(_) => {
             let (target, relative) = expand(prefix, None);
-            out.push(Reexport { module: module.to_vec(), name: "*".into(), target, relative });
+            out.push(Reexport { module: module.to_vec(), name: "*".into(), target, relative, private });
         }
         syn::UseTree::Group(g) => {
             for t in &g.items {
-                use_tree_reexports(t, prefix, module, out);
+                use_tree_reexports(t, prefix, module, private, out);
             }
         }
     }
 }
 
+/// Integer constants of a file that is not parsed (`pub const PAD_SLOT_ID: i64 = -1;`), read from
+/// the text line by line: sentinels and null-block constants are often defined far from the
+/// contracts that use them, and parsing every file just for them would cost what the prefilter saves.
 pub fn scan_int_consts(text: &str) -> Vec<(String, i128)> {
     let mut out = Vec::new();
     for line in text.lines() {
@@ -809,28 +899,75 @@ mod tests {
         s.split("::").map(str::to_string).collect()
     }
 
+    /// An index of the `use` items and glob-shadowing names of files, as the engine reads them.
     fn index_with(files: &[(&str, &str)]) -> Index {
         let mut index = Index::default();
         for (module, text) in files {
-            index.add(FileDecls { reexports: scan_reexports(text, &p(module)), ..Default::default() });
+            let reexports = scan_uses(text, &p(module));
+            let items = if reexports.iter().any(|r| r.name == "*") { scan_item_names(text) } else { Vec::new() };
+            index.add(FileDecls { reexports, items, module: Some(p(module)), ..Default::default() });
         }
         index
     }
 
     #[test]
-    fn pub_uses_are_read_without_parsing_the_file() {
-        let text = "//! docs\npub mod ops;\npub use ops::write;\npub use ops::{read, write as cache_kv};\n#[cfg(unix)] pub use self::inner::*;\npub(crate) use crate::x::y;\nfn republic() { let pub_use = 1; }\nuse private::z;\n";
-        let found: Vec<(String, Vec<String>, bool)> = scan_reexports(text, &p("kv")).into_iter().map(|r| (r.name, r.target, r.relative)).collect();
+    fn uses_are_read_without_parsing_the_file() {
+        let text = "//! docs\n//! use not::this;\npub mod ops;\npub use ops::write;\npub use ops::{read, write as cache_kv};\n#[cfg(unix)] pub use self::inner::*;\npub(crate) use crate::x::y;\nfn republic() { let pub_use = 1; because x; }\nuse private::z;\nuse std::fmt::Write as _;\n#[cfg(test)]\nmod tests {\n    use super::*;\n}\nfn f() {\n    use inner::q;\n}\n";
+        let found: Vec<(String, Vec<String>, bool, bool)> =
+            scan_uses(text, &p("kv")).into_iter().map(|r| (r.name, r.target, r.relative, r.private)).collect();
+        // Private imports only at the start of a line: the indented ones are in an inline module
+        // or a block, and name nothing in `kv`.
         assert_eq!(
             found,
             vec![
-                ("write".into(), p("ops::write"), true),
-                ("read".into(), p("ops::read"), true),
-                ("cache_kv".into(), p("ops::write"), true),
-                ("*".into(), p("kv::inner"), false),
-                ("y".into(), p("kv::x::y"), false),
+                ("write".into(), p("ops::write"), true, false),
+                ("read".into(), p("ops::read"), true, false),
+                ("cache_kv".into(), p("ops::write"), true, false),
+                ("*".into(), p("kv::inner"), false, false),
+                ("y".into(), p("kv::x::y"), false, false),
+                ("z".into(), p("private::z"), true, true),
             ]
         );
+    }
+
+    #[test]
+    fn top_level_item_names_are_read_without_parsing_the_file() {
+        let text = "pub fn new(a: u8) {}\nconst fn from<T>() {}\npub(crate) async unsafe fn run() {}\npub static mut COUNT: u8 = 0;\nconst LIMIT: usize = 3;\nextern \"C\" fn launch() {}\nimpl K {\n    pub fn get(&self) {}\n}\nstruct S;\n";
+        assert_eq!(scan_item_names(text), vec!["COUNT", "LIMIT", "from", "launch", "new", "run"]);
+    }
+
+    #[test]
+    fn a_glob_is_shadowed_by_an_item_or_a_named_import_of_the_module() {
+        let index = index_with(&[
+            ("c", "pub use ops::*;\npub use other::insert;\npub fn new() {}\n"),
+            ("c::ops", "pub fn new() {}\npub fn insert() {}\npub fn write() {}\n"),
+        ]);
+        let reaches = |from: &str, to: &str| index.aliases(&p(from)).contains(&p(to));
+        assert!(reaches("c::write", "c::ops::write"));
+        // `c` defines its own `new` and imports `insert` by name: neither is the glob's.
+        assert!(!reaches("c::new", "c::ops::new"));
+        assert!(!reaches("c::insert", "c::ops::insert"));
+        assert!(reaches("c::insert", "other::insert"));
+    }
+
+    #[test]
+    fn private_imports_name_things_only_in_their_module_and_below() {
+        // The crate root glob-imports a module privately (`mod zz; use zz::*;`).
+        let index = index_with(&[("c", "mod zz;\nmod child;\nuse zz::*;\nuse zz::new as make;\n")]);
+        let from = |m: &str, path: &str| index.aliases_from(&p(path), Some(&p(m)));
+        // `crate::new`, `super::make` (or `use super::*;` then `new`) written in the crate.
+        assert!(from("c", "c::new").contains(&p("c::zz::new")));
+        assert!(from("c::child", "c::new").contains(&p("c::zz::new")));
+        assert!(from("c::child", "c::make").contains(&p("c::zz::new")));
+        // Not from another crate, and not without a module to see it from.
+        assert!(!from("d", "c::new").contains(&p("c::zz::new")));
+        assert!(!index.aliases(&p("c::new")).contains(&p("c::zz::new")));
+    }
+
+    #[test]
+    fn a_glob_of_a_module_that_re_exports_reaches_the_definition() {
+        let index = index_with(&[("kv", "pub mod ops;\npub use ops::write as cache_kv;\n"), ("engine", "use kv::*;\n")]);
+        assert!(index.aliases_from(&p("kv::cache_kv"), Some(&p("engine"))).contains(&p("kv::ops::write")));
     }
 
     #[test]

@@ -3,11 +3,14 @@
 //! The checker reads source, not types. A call is matched to contracts by name and arity, then
 //! narrowed:
 //! - path calls (`kv::write(..)`, `Self::run(..)`, `crate::ops::f(..)`): the first segment is expanded
-//!   through the `use` imports of the call's module, `crate`, `self`, `super` and `Self`, and the
-//!   contract's path must end with the written path; failing that, a free function of that name in
-//!   the crate the path starts from (a re-export);
-//! - plain calls (`f(..)`): an import of `f` decides; otherwise free functions of the current module,
-//!   then of glob imports (as in Rust, never a function of that name elsewhere);
+//!   through the `use` imports of the call's module, `crate`, `self`, `super` and `Self` (a path
+//!   starting with another name is a crate's or an item of this module), followed through
+//!   re-exports and the private imports visible there, and the contract's definition path must be
+//!   one of those paths; `Type::method` also matches a method of that type declared elsewhere;
+//! - plain calls (`f(..)`), looked up in the module where the call is written: an import of `f`
+//!   by name decides; else an item `f` of the module (contracted or not) decides; only else the
+//!   glob imports of that module (a glob of the crate root does not reach `mod foo` unless `foo`
+//!   has `use super::*` or `use crate::*`). As in Rust, never a function of that name elsewhere;
 //! - method calls (`x.run(..)`): the receiver's type is known for `self` (the `impl` type), for
 //!   parameters, for `let` bindings with a type annotation or a `Type::new(..)` / `Type { .. }`
 //!   initializer, for fields of those whose struct is declared in the same file, and for elements of
@@ -19,7 +22,9 @@
 //!
 //! Limits: trait implementations are not checked to exist (a trait-method contract binds any
 //! receiver with that method name and arity whose type has no contracted method of its own);
-//! re-exports are matched by name within the crate; macros that generate calls and receivers whose
+//! types are matched by their last segment (a generic parameter `K` is taken for a type `K`);
+//! imports of other files are read from their text (see `index::scan_uses`); macros that generate
+//! items, calls and receivers whose
 //! type comes from inference are not followed. When several candidates remain and their contracts
 //! differ, the call is reported as `ambiguous_call` rather than guessed.
 
@@ -30,23 +35,46 @@ use syn::{Expr, FnArg, Pat, Type, UseTree};
 
 use crate::index::{ContractedFn, Index};
 
-/// The `use` imports of a file: local name → full path (crate name first for `crate::`).
+/// The names of one module's items (one file, or one inline module of it): its `use` imports,
+/// local name → full path (crate name first for `crate::`), its glob imports, and the functions,
+/// constants and statics it defines (which, like imports by name, shadow the glob imports).
 #[derive(Debug, Default)]
 pub struct Imports {
     names: HashMap<String, Vec<String>>,
     globs: Vec<Vec<String>>,
+    defined: std::collections::HashSet<String>,
 }
 
 impl Imports {
     pub fn of(items: &[syn::Item], crate_name: &str, module: &[String]) -> Imports {
         let mut imports = Imports::default();
         for item in items {
-            if let syn::Item::Use(u) = item {
-                let mut prefix = Vec::new();
-                imports.add_tree(&u.tree, &mut prefix, crate_name, module);
+            match item {
+                syn::Item::Use(u) => {
+                    let mut prefix = Vec::new();
+                    imports.add_tree(&u.tree, &mut prefix, crate_name, module);
+                }
+                syn::Item::Fn(f) => _ = imports.defined.insert(f.sig.ident.to_string()),
+                syn::Item::Const(c) => _ = imports.defined.insert(c.ident.to_string()),
+                syn::Item::Static(st) => _ = imports.defined.insert(st.ident.to_string()),
+                syn::Item::ForeignMod(m) => {
+                    for it in &m.items {
+                        match it {
+                            syn::ForeignItem::Fn(f) => _ = imports.defined.insert(f.sig.ident.to_string()),
+                            syn::ForeignItem::Static(st) => _ = imports.defined.insert(st.ident.to_string()),
+                            _ => {}
+                        }
+                    }
+                }
+                _ => {}
             }
         }
         imports
+    }
+
+    /// Whether the module defines a function, constant or static of this name.
+    pub fn defines(&self, name: &str) -> bool {
+        self.defined.contains(name)
     }
 
     fn add_tree(&mut self, tree: &UseTree, prefix: &mut Vec<String>, crate_name: &str, module: &[String]) {
@@ -459,10 +487,16 @@ pub struct Resolver<'a> {
 
 impl<'a> Resolver<'a> {
     pub fn resolve(&self, call: &CallSite, self_type: Option<&str>, env: &TypeEnv) -> Resolution<'a> {
+        // Most calls are to functions no contract is on: known from the names alone, before any
+        // path is followed (a rename in this file, or in the index, may lead to a contracted one).
+        let renamed = call.path.as_ref().filter(|p| p.len() == 1).and_then(|_| self.imports.get(&call.name)).and_then(|full| full.last());
+        if !self.index.may_name_contracted(&call.name) && !renamed.is_some_and(|n| self.index.may_name_contracted(n)) {
+            return Resolution::None;
+        }
         // What a path call may name, through imports (renames included) and `pub use` re-exports:
         // its candidates are found by the names at the end of those paths, not only the name written.
         let targets = match &call.path {
-            Some(path) if path.len() >= 2 => vec![self.index.aliases(&self.expand(path, self_type))],
+            Some(path) if path.len() >= 2 => vec![self.path_targets(path, self_type)],
             Some(_) => self.plain_targets(&call.name),
             None => Vec::new(),
         };
@@ -496,6 +530,23 @@ impl<'a> Resolver<'a> {
         settle(narrowed)
     }
 
+    /// The definition paths a written path (`kv::write`, `crate::ops::write`, `Self::run`) may
+    /// name, through imports and re-exports. A path that does not start with `crate`, `self`,
+    /// `super` or `Self` starts with a crate or an item of this module (Rust 2018): both.
+    fn path_targets(&self, path: &[String], self_type: Option<&str>) -> Vec<Vec<String>> {
+        let expanded = self.expand(path, self_type);
+        let mut out = self.index.aliases_from(&expanded, Some(&self.module));
+        if !matches!(path[0].as_str(), "crate" | "self" | "super" | "Self") {
+            let local: Vec<String> = self.module.iter().chain(&expanded).cloned().collect();
+            for p in self.index.aliases_from(&local, Some(&self.module)) {
+                if !out.contains(&p) {
+                    out.push(p);
+                }
+            }
+        }
+        out
+    }
+
     fn expand(&self, path: &[String], self_type: Option<&str>) -> Vec<String> {
         let first = &path[0];
         let mut out = match first.as_str() {
@@ -514,59 +565,58 @@ impl<'a> Resolver<'a> {
         out
     }
 
-    /// What a plain name `f` may name, in Rust's order: its import (a rename included), an item
-    /// of this module, then each glob import; each followed through re-exports.
+    /// What a plain name `f` may name, in Rust's order, each followed through re-exports (and
+    /// the private imports visible here): its import by name (a rename included), if there is
+    /// one; else the module's own item, if it defines one; else the glob imports. An item or a
+    /// named import shadows every glob import of its name, even when it has no contract: then
+    /// the call is not to a contracted function of a glob, whatever its name.
     fn plain_targets(&self, name: &str) -> Vec<Vec<Vec<String>>> {
-        let mut tiers = Vec::new();
+        let aliases = |p: &[String]| self.index.aliases_from(p, Some(&self.module));
         if let Some(full) = self.imports.get(name) {
             // `use ops::write;` (Rust 2018): a crate named `ops`, or this module's `ops`.
             let mut local = self.module.clone();
             local.extend(full.iter().cloned());
-            let mut paths = self.index.aliases(full);
-            paths.extend(self.index.aliases(&local));
-            tiers.push(paths);
-        } else {
-            tiers.push(Vec::new());
+            let mut paths = aliases(full);
+            paths.extend(aliases(&local));
+            return vec![paths];
         }
         let mut here = self.module.clone();
         here.push(name.to_string());
-        tiers.push(self.index.aliases(&here));
+        if self.imports.defines(name) {
+            return vec![aliases(&here)];
+        }
         let mut globbed = Vec::new();
         for g in &self.imports.globs {
             for base in [g.clone(), self.module.iter().chain(g.iter()).cloned().collect()] {
                 let mut p = base;
                 p.push(name.to_string());
-                globbed.extend(self.index.aliases(&p));
+                globbed.extend(aliases(&p));
             }
         }
-        tiers.push(globbed);
-        tiers
+        // Not defined in this file's module: a definition the file does not show (a generated
+        // item) comes first, as an item would.
+        vec![aliases(&here), globbed]
     }
 
     fn by_path<'i>(&self, all: &[&'i ContractedFn], path: &[String], targets: &[Vec<String>]) -> Vec<&'i ContractedFn> {
-        let full = &targets[0];
-        let exact: Vec<&ContractedFn> = all.iter().copied().filter(|f| targets.iter().any(|t| f.path.ends_with(t))).collect();
+        // The definition path itself, not a function whose path ends the same way elsewhere.
+        let exact: Vec<&ContractedFn> = all.iter().copied().filter(|f| targets.contains(&f.path)).collect();
         if !exact.is_empty() {
             return dedup(exact);
         }
         // Only the written name from here on: a rename is known by its target alone.
         let all: Vec<&ContractedFn> = all.iter().copied().filter(|f| f.name == path[path.len() - 1]).collect();
         let all = all.as_slice();
-        // `Type::method` where `Type` is defined in this module or imported under another path.
+        // `Type::method` where `Type` is defined in this module or imported under another path
+        // (types are not followed through imports yet). A path through a module is known by its
+        // expansion above, or not at all: a function of that name elsewhere (another crate's
+        // `ops::write`, a module's `new` when the path names a module that has none) is not it.
         let tail = &path[path.len() - 2..];
-        let loose: Vec<&ContractedFn> = all.iter().copied().filter(|f| f.path.ends_with(tail)).collect();
-        if !loose.is_empty() {
-            return prefer_module(loose, &self.module);
-        }
-        // Re-exports (`pub use kernels::write;` then `crate::write(..)` or `engine::write(..)`): a
-        // free function of that name in the crate the path starts from. Not `Type::from(..)` or
-        // `usize::from(..)`: the segment before the name must be a module.
-        let owner = &path[path.len() - 2];
-        let is_module = owner.chars().next().is_some_and(|c| c.is_lowercase()) && !STD_TYPES.contains(&owner.as_str());
-        if !is_module {
+        if !tail[0].starts_with(|c: char| c.is_uppercase()) {
             return Vec::new();
         }
-        all.iter().copied().filter(|f| f.self_type.is_none() && f.path[0] == full[0]).collect()
+        let loose: Vec<&ContractedFn> = all.iter().copied().filter(|f| f.path.ends_with(tail)).collect();
+        prefer_module(loose, &self.module)
     }
 
     /// As in Rust, a plain name is an import, an item of this module, or a glob import (each
@@ -574,7 +624,7 @@ impl<'a> Resolver<'a> {
     fn by_plain_name<'i>(&self, all: &[&'i ContractedFn], tiers: &[Vec<Vec<String>>]) -> Vec<&'i ContractedFn> {
         let free: Vec<&ContractedFn> = all.iter().copied().filter(|f| f.self_type.is_none()).collect();
         for tier in tiers {
-            let found: Vec<&ContractedFn> = free.iter().copied().filter(|f| tier.iter().any(|t| f.path.ends_with(t))).collect();
+            let found: Vec<&ContractedFn> = free.iter().copied().filter(|f| tier.contains(&f.path)).collect();
             if !found.is_empty() {
                 return dedup(found);
             }
@@ -594,9 +644,11 @@ impl<'a> Resolver<'a> {
         if let Some(full) = self.imports.get(&call.name) {
             return matches(full);
         }
+        // An item of this module shadows the glob imports.
+        let shadowed = self.imports.defines(&call.name);
         effects.iter().find(|e| {
             let module = &e.path[..e.path.len() - 1];
-            module == self.module.as_slice() || self.imports.globs.iter().any(|g| module.ends_with(g))
+            module == self.module.as_slice() || (!shadowed && self.imports.globs.iter().any(|g| module.ends_with(g)))
         })
     }
 
@@ -745,5 +797,122 @@ mod tests {
         // The inner `let` types only its block; an untyped shadow is unknown, not the old type;
         // a loop variable is unknown.
         assert_eq!(types, vec![s("Other"), s("Engine"), None, s("Cache"), None]);
+    }
+
+    /// The contracted function each call of the file at module `at` resolves to, as
+    /// `(function the call is in, written callee, definition path or "-")`, with the index of all
+    /// `files` (module path, text) built as the engine builds it.
+    fn resolutions(files: &[(&str, &str)], at: &str) -> Vec<(String, String, String)> {
+        use std::sync::Arc;
+        let jobs: Vec<crate::engine::FileJob> = files
+            .iter()
+            .enumerate()
+            .map(|(i, (module, text))| {
+                let module: Vec<String> = module.split("::").map(str::to_string).collect();
+                let rel = format!("src/f{i}.rs");
+                crate::engine::FileJob {
+                    file: Arc::new(crate::source::SourceFile::new(rel.clone().into(), rel, text.to_string())),
+                    crate_name: module[0].clone(),
+                    module,
+                    config: Default::default(),
+                    external: false,
+                    unreadable: None,
+                    report: true,
+                    reach: None,
+                }
+            })
+            .collect();
+        let (index, _) = crate::engine::build_index(&jobs);
+        let job = jobs.iter().find(|j| j.module.join("::") == at).unwrap();
+        let ast = job.file.parse().unwrap();
+        let imports = crate::analysis::imports_by_module(&ast.items, &job.crate_name, &job.module);
+        let fields = FieldTypes::of(&ast.items);
+        let mut out = Vec::new();
+        reuse_rules::external::walk_fns(&ast.items, &mut |f| {
+            let Some(body) = f.body else { return };
+            let mut module = job.module.clone();
+            module.extend(f.modules.iter().cloned());
+            let resolver = Resolver { index: &index, crate_name: &job.crate_name, module, imports: &imports[f.modules], fields: &fields, current: None };
+            let env = TypeEnv::of(f.sig, Some(body));
+            for call in crate::rules::calls_in(body) {
+                let site = CallSite::of(call).unwrap();
+                let written = site.path.as_ref().map_or(format!(".{}", site.name), |p| p.join("::"));
+                let to = match resolver.resolve(&site, f.self_type, &env) {
+                    Resolution::One(callee) => callee.display_path(),
+                    Resolution::Ambiguous(_) => "ambiguous".into(),
+                    Resolution::None => "-".into(),
+                };
+                out.push((f.sig.ident.to_string(), written, to));
+            }
+        });
+        out
+    }
+
+    /// `(function, callee, resolved)` triples, for comparing with [`resolutions`].
+    fn triples(list: &[(&str, &str, &str)]) -> Vec<(String, String, String)> {
+        list.iter().map(|(a, b, c)| (a.to_string(), b.to_string(), c.to_string())).collect()
+    }
+
+    const CONTRACTS: &str = "#[reuse::contract(writes(a[i], skip = -1))]\npub fn new(a: &mut [u8], i: &[i64]) {}\n#[reuse::contract(writes(a[i], skip = -1))]\npub fn from(a: &mut [u8], i: &[i64]) {}\n";
+
+    #[test]
+    fn a_glob_import_is_shadowed_by_a_local_fn_and_by_a_named_import() {
+        let root = "mod zz;\nuse zz::*;\nuse other::from;\nfn new(a: &mut [u8], i: &[i64]) {}\nfn f(b: &mut [u8]) { new(b, &[0]); from(b, &[0]); zz::new(b, &[0]); crate::zz::from(b, &[0]); }\n";
+        let got = resolutions(&[("c", root), ("c::zz", CONTRACTS)], "c");
+        assert_eq!(
+            got,
+            triples(&[("f", "new", "-"), ("f", "from", "-"), ("f", "zz::new", "c::zz::new"), ("f", "crate::zz::from", "c::zz::from")])
+        );
+        // Without them, the glob brings both.
+        let root = "mod zz;\nuse zz::*;\nfn f(b: &mut [u8]) { new(b, &[0]); from(b, &[0]); }\n";
+        let got = resolutions(&[("c", root), ("c::zz", CONTRACTS)], "c");
+        assert_eq!(got, triples(&[("f", "new", "c::zz::new"), ("f", "from", "c::zz::from")]));
+    }
+
+    #[test]
+    fn a_glob_in_the_parent_reaches_a_child_module_only_through_use_super_or_use_crate() {
+        let root = "mod zz;\nmod child;\nmod other;\nuse zz::*;\nmod inline {\n    fn f(b: &mut [u8]) { new(b, &[0]); }\n}\nmod inline_super {\n    use super::*;\n    fn f(b: &mut [u8]) { new(b, &[0]); }\n}\n";
+        let child = "use super::*;\nfn f(b: &mut [u8]) { new(b, &[0]); crate::from(b, &[0]); super::new(b, &[0]); }\n";
+        let other = "fn f(b: &mut [u8]) { new(b, &[0]); }\n";
+        let by_crate = "use crate::*;\nfn new(a: &mut [u8], i: &[i64]) {}\nfn f(b: &mut [u8]) { new(b, &[0]); from(b, &[0]); }\n";
+        let files = [("c", root), ("c::zz", CONTRACTS), ("c::child", child), ("c::other", other), ("c::by_crate", by_crate)];
+        assert_eq!(resolutions(&files, "c"), triples(&[("f", "new", "-"), ("f", "new", "c::zz::new")]));
+        assert_eq!(
+            resolutions(&files, "c::child"),
+            triples(&[("f", "new", "c::zz::new"), ("f", "crate::from", "c::zz::from"), ("f", "super::new", "c::zz::new")])
+        );
+        assert_eq!(resolutions(&files, "c::other"), triples(&[("f", "new", "-")]));
+        // `use crate::*` brings the root's glob, and the module's own `new` shadows it.
+        assert_eq!(resolutions(&files, "c::by_crate"), triples(&[("f", "new", "-"), ("f", "from", "c::zz::from")]));
+    }
+
+    #[test]
+    fn the_root_s_own_item_shadows_its_glob_for_a_child_s_use_super() {
+        let root = "mod zz;\nmod child;\nuse zz::*;\nfn new(a: &mut [u8], i: &[i64]) {}\n";
+        let child = "use super::*;\nfn f(b: &mut [u8]) { new(b, &[0]); from(b, &[0]); }\n";
+        let files = [("c", root), ("c::zz", CONTRACTS), ("c::child", child)];
+        assert_eq!(resolutions(&files, "c::child"), triples(&[("f", "new", "-"), ("f", "from", "c::zz::from")]));
+    }
+
+    #[test]
+    fn a_glob_of_a_module_that_re_exports_reaches_the_definition() {
+        let kv = "pub mod ops;\npub use ops::new as cache_kv;\npub use ops::*;\n";
+        let engine = "use kv::*;\nfn f(b: &mut [u8]) { cache_kv(b, &[0]); from(b, &[0]); }\n";
+        let files = [("kv", kv), ("kv::ops", CONTRACTS), ("engine", engine)];
+        assert_eq!(resolutions(&files, "engine"), triples(&[("f", "cache_kv", "kv::ops::new"), ("f", "from", "kv::ops::from")]));
+    }
+
+    #[test]
+    fn methods_on_receivers_of_unknown_type_are_never_free_functions() {
+        let root = "mod zz;\nuse zz::*;\nfn f(b: &mut [u8], x: X) { x.new(b, &[0]); thing().from(b, &[0]); }\n";
+        assert_eq!(resolutions(&[("c", root), ("c::zz", CONTRACTS)], "c"), triples(&[("f", ".new", "-"), ("f", ".from", "-"), ("f", "thing", "-")]));
+    }
+
+    #[test]
+    fn a_path_through_a_module_is_not_a_same_named_function_elsewhere() {
+        // `util` has no contracted `new`: `util::new` is not `zz::new`, nor another crate's.
+        let root = "mod zz;\nmod util;\nfn f(b: &mut [u8]) { util::new(b, &[0]); crate::util::from(b, &[0]); zz::new(b, &[0]); }\n";
+        let files = [("c", root), ("c::zz", CONTRACTS), ("c::util", "pub fn new(a: &mut [u8], i: &[i64]) {}\n"), ("d::util", CONTRACTS)];
+        assert_eq!(resolutions(&files, "c"), triples(&[("f", "util::new", "-"), ("f", "crate::util::from", "-"), ("f", "zz::new", "c::zz::new")]));
     }
 }
