@@ -23,6 +23,7 @@ use syn::Expr;
 #[derive(Default)]
 pub struct Summaries {
     pad: pad_to_null_block::Summaries,
+    donate: use_after_donate::Summaries,
 }
 
 use crate::analysis::FnCtx;
