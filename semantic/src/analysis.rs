@@ -221,6 +221,56 @@ impl<'a> FnCtx<'a> {
     }
 }
 
+impl<'a> FnCtx<'a> {
+    /// The helper of this file a call designates: one function or method of that name without a
+    /// contract (a path call for free functions and `Self::f`, a method call for methods). The
+    /// call is written in `within` (a helper being summarised, `depth` calls down from this
+    /// function; `None`: this function), whose `impl` type decides `self.f()` and `Self::f()`.
+    /// Helpers are followed [`crate::dataflow::MAX_SUMMARY_DEPTH`] calls deep.
+    pub fn helper_of(&self, call: &Expr, within: Option<&FnDef>, depth: usize) -> Option<(usize, &'a FnDef<'a>)> {
+        if depth >= crate::dataflow::MAX_SUMMARY_DEPTH || self.callee(call).is_some() {
+            return None;
+        }
+        let here = within.map_or(self.self_type, |d| d.self_type.as_deref());
+        let (name, method) = match call {
+            Expr::Call(c) => match &*c.func {
+                Expr::Path(p) if p.path.segments.len() == 1 || p.path.segments.first().is_some_and(|s| s.ident == "Self") => {
+                    (p.path.segments.last()?.ident.to_string(), false)
+                }
+                _ => return None,
+            },
+            Expr::MethodCall(m) => (m.method.to_string(), true),
+            _ => return None,
+        };
+        let fns: &'a FileFns<'a> = self.fns;
+        let candidates: Vec<(usize, &'a FnDef<'a>)> =
+            fns.defs.iter().enumerate().filter(|(_, d)| d.sig.ident == name && (d.has_receiver() == method || !method)).collect();
+        // `self.f()`, `Self::f()`: the method of this type.
+        let on_self = match call {
+            Expr::MethodCall(m) => matches!(crate::resolve::strip(&m.receiver), Expr::Path(p) if p.path.is_ident("self")),
+            Expr::Call(c) => matches!(&*c.func, Expr::Path(p) if p.path.segments.len() > 1),
+            _ => false,
+        };
+        match candidates.as_slice() {
+            [one] => Some(*one),
+            _ if on_self && here.is_some() => match candidates.iter().filter(|(_, d)| d.self_type.as_deref() == here).collect::<Vec<_>>().as_slice() {
+                [one] => Some(**one),
+                _ => None,
+            },
+            _ => None,
+        }
+    }
+}
+
+/// The arguments of a call by the callee's parameter positions, and the receiver of a method call.
+pub fn call_args(call: &Expr) -> (Option<&Expr>, Vec<&Expr>) {
+    match call {
+        Expr::Call(c) => (None, c.args.iter().collect()),
+        Expr::MethodCall(m) => (Some(&*m.receiver), m.args.iter().collect()),
+        _ => (None, Vec::new()),
+    }
+}
+
 /// One function of a file: its signature, body, `impl` type and byte range.
 pub struct FnDef<'a> {
     pub sig: &'a syn::Signature,

@@ -7,13 +7,19 @@
 //! diverging call or macro end a path (normal exits are reported to the analysis, error exits are
 //! not). Locals are scoped: each `let`, pattern, closure and loop binding is a new [`LocalId`], so
 //! a shadowing `let slots = f(slots)` reads the old `slots` and defines a new one, and a binding
-//! ends with its block. A [`Place`] is a local or `self` with a field path.
+//! ends with its block. A binding written once in the source is one local however often a loop
+//! revisits it: each round of a loop binds the same [`LocalId`]s again (the analysis hears of it
+//! through [`Analysis::bind`]), so a state holds one entry per binding and loops converge. A
+//! [`Place`] is a local or `self` with a field path.
 //!
 //! Closures run where they run: one called where it is written (`(|| ..)()`), and the callbacks of
 //! iterator adaptors and synchronous callbacks (`for_each`, `map(..)`, `update(|b| ..)`) are walked
 //! in place, zero or more times; a closure stored or spawned is a body of its own and is not
-//! walked. `.await` is transparent. Macros are lowered in one place ([`lower_macro`], shared with
-//! the path analysis of `flow.rs`): their arguments are expressions, or the calls among their tokens.
+//! walked: the analysis sees it as a value where it is created ([`Analysis::transfer`] of the
+//! `Expr::Closure`, for what it captures). `.await` is transparent. Macros are lowered in one place
+//! ([`lower_macro`], shared with the path analysis of `flow.rs`): their arguments are expressions;
+//! where they are not, the calls among their tokens run, and the tokens are handed to
+//! [`Analysis::macro_tokens`].
 //!
 //! An [`Analysis`] supplies the state (a join-semilattice of finite height, so loops converge) and
 //! the transfer functions; the solver never looks at what the state means.
@@ -167,6 +173,10 @@ pub trait Analysis {
 
     /// The function returns normally, with this value when it is an expression.
     fn exit(&mut self, _scopes: &Scopes, _state: &Self::State, _value: Option<&Expr>) {}
+
+    /// A macro whose arguments the solver does not walk as expressions (not format-like, logging
+    /// or diverging), where it runs: its tokens are all there is.
+    fn macro_tokens(&mut self, _scopes: &Scopes, _state: &mut Self::State, _mac: &syn::Macro) {}
 }
 
 /// Method names whose closure arguments run during the call (iterator adaptors that the chain
@@ -185,10 +195,13 @@ const DIVERGING_MACROS: &[&str] = &["panic", "unreachable", "todo", "unimplement
 pub enum LoweredMacro {
     /// `panic!`, `unreachable!`, `todo!`, `unimplemented!`: the path ends.
     Diverges,
-    /// The expressions it evaluates, in order: its arguments when they are a comma-separated list
-    /// (`println!("{}", f(x))`, `assert_eq!(a, b)`, `vec![a, b]`), else the calls written among its
-    /// tokens (`tracing::info!(step = ?log_step(), "..")` still runs `log_step()`).
+    /// The expressions it evaluates, in order: its arguments, a comma-separated list
+    /// (`println!("{}", f(x))`, `assert_eq!(a, b)`, `vec![a, b]`).
     Evaluates(Vec<Expr>),
+    /// A body that is not a list of expressions: the calls written among its tokens still run
+    /// (`tracing::info!(step = ?log_step(), "..")` runs `log_step()`); the analysis may read the
+    /// tokens for the rest.
+    Tokens(Vec<Expr>),
 }
 
 pub fn lower_macro(mac: &syn::Macro) -> LoweredMacro {
@@ -198,7 +211,7 @@ pub fn lower_macro(mac: &syn::Macro) -> LoweredMacro {
     }
     match mac.parse_body_with(Punctuated::<Expr, syn::Token![,]>::parse_terminated) {
         Ok(args) => LoweredMacro::Evaluates(args.into_iter().collect()),
-        Err(_) => LoweredMacro::Evaluates(calls_in_tokens(mac.tokens.clone())),
+        Err(_) => LoweredMacro::Tokens(calls_in_tokens(mac.tokens.clone())),
     }
 }
 
@@ -515,10 +528,12 @@ impl<A: Analysis> Solver<'_, A> {
             // `e?`: the error path leaves (an error exit, not reported); the rest goes on.
             Expr::Try(t) => self.expr(&t.expr, state),
             Expr::Await(a) => self.expr(&a.base, state),
-            Expr::Closure(_) => Ok(state),
+            // A closure not run in place: a value created here; its body runs elsewhere.
+            Expr::Closure(_) => Ok(self.transfer(e, state)),
             Expr::Call(c) => {
                 let state = match &*c.func {
                     Expr::Path(_) => state,
+                    func if closure_of(func).is_some() => state,
                     other => self.expr(other, state)?,
                 };
                 let state = self.exprs(&c.args, state)?;
@@ -664,7 +679,10 @@ impl<A: Analysis> Solver<'_, A> {
     ) -> Flow<A::State> {
         let mut head = entry;
         let mut breaks = None;
+        // Every round walks the same syntax in the same order: its bindings get the same ids.
+        let bound_before = self.scopes.names.len();
         for _ in 0..MAX_LOOP_ROUNDS {
+            self.scopes.names.truncate(bound_before);
             self.loops.push(LoopFrame { label: label.clone(), breaks: None, continues: None });
             let out = body(self, head.clone());
             let frame = self.loops.pop().expect("the frame pushed above");
@@ -691,6 +709,13 @@ impl<A: Analysis> Solver<'_, A> {
         match lower_macro(mac) {
             LoweredMacro::Diverges => Ok(None),
             LoweredMacro::Evaluates(exprs) => self.exprs(&exprs, state),
+            LoweredMacro::Tokens(calls) => {
+                let mut state = self.exprs(&calls, state)?;
+                if let Some(s) = state.as_mut() {
+                    self.analysis.macro_tokens(&self.scopes, s, mac);
+                }
+                Ok(state)
+            }
         }
     }
 }
@@ -746,8 +771,23 @@ pub fn param_names(sig: &syn::Signature) -> Vec<String> {
         .collect()
 }
 
+/// Summaries of helpers follow calls this many helpers deep.
+pub const MAX_SUMMARY_DEPTH: usize = 6;
+
 /// Memo of per-function results keyed by name, for summaries computed on demand.
 pub type Memo<K, V> = std::cell::RefCell<HashMap<K, V>>;
+
+/// The memoized result for `key`, computed once by `compute`. While it is being computed (a
+/// helper that calls itself, directly or not) it reads as `None`: nothing known.
+pub fn memoized<K: std::hash::Hash + Eq + Clone, V: Clone>(memo: &Memo<K, Option<V>>, key: K, compute: impl FnOnce() -> Option<V>) -> Option<V> {
+    if let Some(done) = memo.borrow().get(&key) {
+        return done.clone();
+    }
+    memo.borrow_mut().insert(key.clone(), None);
+    let result = compute();
+    memo.borrow_mut().insert(key, result.clone());
+    result
+}
 
 #[cfg(test)]
 mod tests {
@@ -758,6 +798,10 @@ mod tests {
     struct Consts {
         exits: Vec<PlaceMap<Vals>>,
         seen_at_probe: Option<PlaceMap<Vals>>,
+        /// How often `probe()` was walked, and closures seen as values, and macros seen as tokens.
+        probes: usize,
+        closures: usize,
+        macros: Vec<String>,
     }
 
     #[derive(Clone, Debug, Default, PartialEq, Eq)]
@@ -786,9 +830,14 @@ mod tests {
                 }
                 Expr::Call(c) if matches!(&*c.func, Expr::Path(p) if p.path.is_ident("probe")) => {
                     self.seen_at_probe = Some(state.clone());
+                    self.probes += 1;
                 }
+                Expr::Closure(_) => self.closures += 1,
                 _ => {}
             }
+        }
+        fn macro_tokens(&mut self, _: &Scopes, _: &mut Self::State, mac: &syn::Macro) {
+            self.macros.push(mac.tokens.to_string());
         }
         fn bind(&mut self, scopes: &Scopes, state: &mut Self::State, local: LocalId, init: Option<&Expr>) {
             let place = Place { base: Base::Local(local), fields: Vec::new() };
@@ -847,6 +896,17 @@ mod tests {
     }
 
     #[test]
+    fn a_loop_binds_the_same_locals_on_every_round_and_converges() {
+        // local 0: x; 1: the loop's `i`; 2: the body's `y`, the same on every round.
+        let a = run("{ let mut x = 1; for i in v { let y = 7; probe(); x = 2; } }");
+        assert_eq!(at_probe(&a, 2), vec![7]);
+        assert_eq!(at_probe(&a, 0), vec![1, 2]);
+        assert!(a.probes <= 3, "a body that binds a local converges (walked {} times)", a.probes);
+        let a = run("{ for i in v { for j in w { let y = 7; probe(); } } }");
+        assert!(a.probes <= 9, "nested loops converge too (walked {} times)", a.probes);
+    }
+
+    #[test]
     fn exits_are_normal_returns_only() {
         let a = run("{ let mut x = 1; if c { return Err(e); } f()?; if d { return Ok(()); } x = 2; Ok(()) }");
         assert_eq!(a.exits.len(), 2, "the early Ok return and the tail; not the Err return");
@@ -866,5 +926,21 @@ mod tests {
         assert_eq!(at_probe(&a, 0), vec![1], "a stored closure is a body of its own");
         let a = run("{ let mut x = 1; let y = (|| { if c { return 5; } x = 3; 4 })(); probe(); }");
         assert_eq!(at_probe(&a, 0), vec![1, 3], "a return inside a closure leaves the closure only");
+    }
+
+    #[test]
+    fn a_closure_not_run_in_place_is_a_value_and_one_run_in_place_is_not() {
+        assert_eq!(run("{ let f = |a| a + 1; }").closures, 1);
+        assert_eq!(run("{ std::thread::spawn(move || work(x)); }").closures, 1);
+        assert_eq!(run("{ (|| work(x))(); v.iter().for_each(|a| work(a)); }").closures, 0);
+    }
+
+    #[test]
+    fn macros_that_are_not_walked_hand_their_tokens_to_the_analysis() {
+        // Bodies that are lists of expressions are walked as expressions (`my_macro!(x, y)` uses
+        // `x` and `y`); the others' tokens go to the analysis.
+        let a = run("{ println!(\"{}\", x); my_macro!(x, y); let v = vec![x; 3]; }");
+        assert_eq!(a.macros, vec!["x ; 3".to_string()]);
+        assert!(run("{ if c { panic!(\"{}\", x); } }").macros.is_empty());
     }
 }

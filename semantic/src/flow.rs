@@ -484,7 +484,7 @@ impl Interp<'_> {
     fn mac(&mut self, mac: &syn::Macro, s: States) -> States {
         match crate::dataflow::lower_macro(mac) {
             crate::dataflow::LoweredMacro::Diverges => States::new(),
-            crate::dataflow::LoweredMacro::Evaluates(exprs) => self.exprs(&exprs, s),
+            crate::dataflow::LoweredMacro::Evaluates(exprs) | crate::dataflow::LoweredMacro::Tokens(exprs) => self.exprs(&exprs, s),
         }
     }
 }

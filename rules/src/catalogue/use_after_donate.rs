@@ -1,8 +1,20 @@
 declare_rule! {
     /// ## What it checks
-    /// After `let y = f(x)` where `f` declares `aliases(return = x)`, any later use of `x` in the
-    /// caller that is not a re-binding: including `Copy` handles (a `u64` device pointer) that the
-    /// borrow checker lets through, and uses in a loop body that comes around again.
+    /// After `let y = f(x)` where `f` declares `aliases(return = x)`, any later read of `x` in the
+    /// caller, on some path, before `x` is re-bound: including `Copy` handles (a `u64` device
+    /// pointer) that the borrow checker lets through. The place donated may be a local, a field
+    /// path (`meta.kv`, `self.buf`) or what a reference points to (`&mut x`, `*x`). A donation on
+    /// one branch counts after the branches join unless that branch re-binds the name
+    /// (`x = f(x)`); `let x = f(x)` names the output, and the old `x` is never named again. In a
+    /// loop, a donation not re-bound before the end of the body is read by the next iteration.
+    /// Another name for the same storage made before the call (`let before = x;`,
+    /// `let view = &x;`) is donated with it. A helper of the same file without a contract that
+    /// donates its parameter or a field of `self` donates the argument at each call, as if it had
+    /// the contract (one that writes the output back through `&mut` does not). A closure run where
+    /// it is written (`(|| f(x))()`, `for_each`) donates there; a closure created after the
+    /// donation that names `x` reads it. Not seen: a read of a whole value one of whose fields was
+    /// donated (`consume(meta)` after `f(meta.kv)`), and a closure created before the donation and
+    /// called after it.
     ///
     /// ## Why it matters
     /// A donated input's buffer now belongs to the output and is overwritten by it. Reading the input

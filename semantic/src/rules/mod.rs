@@ -18,7 +18,13 @@ pub(crate) use forbidden_write::MUTATING_METHODS;
 use syn::visit::Visit;
 use syn::Expr;
 
-pub use pad_to_null_block::Summaries;
+/// Per-file memo of the rules' summaries of helpers, computed on demand and shared by the file's
+/// functions.
+#[derive(Default)]
+pub struct Summaries {
+    pad: pad_to_null_block::Summaries,
+    donate: use_after_donate::Summaries,
+}
 
 use crate::analysis::FnCtx;
 use crate::finding::Finding;
@@ -38,14 +44,7 @@ pub fn check_fn(ctx: &FnCtx, out: &mut Vec<Finding>) {
                     effect_order::check(ctx, clause, effects, &paths.exits, out);
                     stale_result::check(ctx, contract, effects, &paths, out);
                 }
-                Err(crate::flow::TooComplex) => out.push(
-                    Finding::new(
-                        &reuse_rules::catalogue::ANALYSIS_LIMIT,
-                        format!("`{}` is too complex for the path analysis (over {} steps); its `preserves` is not checked", ctx.sig.ident, crate::flow::MAX_STEPS),
-                        crate::finding::Label::new(ctx.file, ctx.range(ctx.sig.ident.span()), "not checked"),
-                    )
-                    .with_help("move inner loops into a helper function so that each body stays small"),
-                ),
+                Err(crate::flow::TooComplex) => out.push(analysis_limit(ctx, "path", crate::flow::MAX_STEPS, "its `preserves` is")),
             }
         }
         stale_key::check(ctx, contract, out);
@@ -58,6 +57,17 @@ pub fn check_fn(ctx: &FnCtx, out: &mut Vec<Finding>) {
     fallback_index::check(ctx, calls, out);
     use_after_donate::check(ctx, calls, out);
     ambiguous_call::check(ctx, calls, out);
+}
+
+/// `analysis_limit`: the `analysis` gave up on this function past `steps` steps, and what that
+/// leaves unchecked (`its donations are`).
+fn analysis_limit(ctx: &FnCtx, analysis: &str, steps: usize, unchecked: &str) -> Finding {
+    Finding::new(
+        &reuse_rules::catalogue::ANALYSIS_LIMIT,
+        format!("`{}` is too complex for the {analysis} analysis (over {steps} steps); {unchecked} not checked", ctx.sig.ident),
+        crate::finding::Label::new(ctx.file, ctx.range(ctx.sig.ident.span()), "not checked"),
+    )
+    .with_help("move inner loops into a helper function so that each body stays small")
 }
 
 /// The value a block ends with (`{ ..; 0 }` → `0`, through nested blocks); any other expression,

@@ -28,7 +28,7 @@ use std::rc::Rc;
 
 use syn::Expr;
 
-use crate::analysis::{clause_label, FnCtx, FnDef};
+use crate::analysis::{call_args, clause_label, FnCtx, FnDef};
 use crate::dataflow::{self, Analysis, Base, Domain, LocalId, Place, PlaceMap, Scopes};
 use crate::finding::{Finding, Fix, Label};
 use crate::index::ContractedFn;
@@ -46,8 +46,6 @@ const CONVERSIONS: &[&str] = &[
 const ZEROS: &[&str] = &["zeros", "zeros_like", "new_zeros", "zeroed", "vec_zeros"];
 /// The key under which an origin reported for an index field is remembered.
 const INDEX_FIELD: &str = "index field";
-/// Helpers are followed this many calls deep.
-const MAX_SUMMARY_DEPTH: usize = 6;
 
 /// What an entry holds.
 #[derive(Clone, Debug, PartialEq, Eq, PartialOrd, Ord)]
@@ -186,9 +184,9 @@ pub struct Summary {
     literals: BTreeMap<String, Val>,
 }
 
-/// Per-file memo of summaries (helpers by definition, types by name).
+/// Per-file memo of this rule's summaries (helpers by definition, types by name).
 #[derive(Default)]
-pub struct Summaries {
+pub(super) struct Summaries {
     helpers: dataflow::Memo<usize, Option<Rc<Summary>>>,
     fields: dataflow::Memo<String, Option<Rc<Val>>>,
 }
@@ -237,14 +235,7 @@ pub(super) fn check(ctx: &FnCtx, calls: &[&Expr], out: &mut Vec<Finding>) {
                 out.extend(findings);
             }
         }
-        Err(dataflow::TooComplex) => out.push(
-            Finding::new(
-                &reuse_rules::catalogue::ANALYSIS_LIMIT,
-                format!("`{}` is too complex for the dataflow analysis (over {} steps); its write indexes are not checked", ctx.sig.ident, dataflow::MAX_STEPS),
-                Label::new(ctx.file, ctx.range(ctx.sig.ident.span()), "not checked"),
-            )
-            .with_help("move inner loops into a helper function so that each body stays small"),
-        ),
+        Err(dataflow::TooComplex) => out.push(super::analysis_limit(ctx, "dataflow", dataflow::MAX_STEPS, "its write indexes are")),
     }
 }
 
@@ -304,7 +295,9 @@ impl Analysis for Pad<'_, '_> {
 
     fn bind(&mut self, scopes: &Scopes, state: &mut State, local: LocalId, init: Option<&Expr>) {
         let place = Place { base: Base::Local(local), fields: Vec::new() };
-        // A binding without a value of its own (a parameter, a pattern) holds what is not known.
+        // A binding revisited by a loop holds a new value; one without a value of its own (a
+        // parameter, a pattern) holds what is not known.
+        state.clear_under(&place);
         let Some(init) = init else { return };
         if let Expr::Struct(st) = strip(init) {
             if let Some(ty) = self.literal_type(st) {
@@ -893,7 +886,7 @@ impl<'c, 'a> Pad<'c, 'a> {
         if self.ctx.index.index_fields.is_empty() {
             return;
         }
-        let (receiver, args) = Self::call_args(call);
+        let (receiver, args) = call_args(call);
         for e in receiver.into_iter().chain(args) {
             let Some(place) = scopes.place_of(e).filter(|p| matches!(p.base, Base::Local(_))) else { continue };
             for (decl, v) in self.index_fields_of(scopes, state, &place) {
@@ -943,68 +936,23 @@ impl<'c, 'a> Pad<'c, 'a> {
         Some(name)
     }
 
-    /// The helper of this file a call designates: one function or method of that name without a
-    /// contract (a path call for free functions and `Self::f`, a method call for methods).
     fn helper_of(&self, call: &Expr) -> Option<(usize, &'c FnDef<'a>)> {
-        if self.depth >= MAX_SUMMARY_DEPTH || self.ctx.callee(call).is_some() {
-            return None;
-        }
-        let (name, method) = match call {
-            Expr::Call(c) => match &*c.func {
-                Expr::Path(p) if p.path.segments.len() == 1 || p.path.segments.first().is_some_and(|s| s.ident == "Self") => {
-                    (p.path.segments.last()?.ident.to_string(), false)
-                }
-                _ => return None,
-            },
-            Expr::MethodCall(m) => (m.method.to_string(), true),
-            _ => return None,
-        };
-        let candidates: Vec<(usize, &FnDef)> =
-            self.ctx.fns.defs.iter().enumerate().filter(|(_, d)| d.sig.ident == name && (d.has_receiver() == method || !method)).collect();
-        // `self.f()`, `Self::f()`: the method of this type.
-        let on_self = match call {
-            Expr::MethodCall(m) => matches!(strip(&m.receiver), Expr::Path(p) if p.path.is_ident("self")),
-            Expr::Call(c) => matches!(&*c.func, Expr::Path(p) if p.path.segments.len() > 1),
-            _ => false,
-        };
-        let here = self.def.map_or(self.ctx.self_type, |d| d.self_type.as_deref());
-        match candidates.as_slice() {
-            [one] => Some(*one),
-            _ if on_self && here.is_some() => match candidates.iter().filter(|(_, d)| d.self_type.as_deref() == here).collect::<Vec<_>>().as_slice() {
-                [one] => Some(**one),
-                _ => None,
-            },
-            _ => None,
-        }
+        self.ctx.helper_of(call, self.def, self.depth)
     }
 
     fn summary(&self, idx: usize, def: &'c FnDef<'a>) -> Option<Rc<Summary>> {
-        if let Some(done) = self.ctx.summaries.helpers.borrow().get(&idx) {
-            return done.clone();
-        }
-        // In progress (recursion): nothing known.
-        self.ctx.summaries.helpers.borrow_mut().insert(idx, None);
-        let mut inner = Pad { ctx: self.ctx, mode: Mode::Summarise, def: Some(def), depth: self.depth + 1, summary: Summary::default(), local_types: Default::default() };
-        let params = dataflow::param_names(def.sig);
-        let result = dataflow::solve(&mut inner, &params, def.body, State::default()).ok().map(|()| Rc::new(inner.summary));
-        self.ctx.summaries.helpers.borrow_mut().insert(idx, result.clone());
-        result
-    }
-
-    /// The arguments of a call, by the helper's parameter positions (receiver excluded).
-    fn call_args(call: &Expr) -> (Option<&Expr>, Vec<&Expr>) {
-        match call {
-            Expr::Call(c) => (None, c.args.iter().collect()),
-            Expr::MethodCall(m) => (Some(&*m.receiver), m.args.iter().collect()),
-            _ => (None, Vec::new()),
-        }
+        dataflow::memoized(&self.ctx.summaries.pad.helpers, idx, || {
+            let mut inner = Pad { ctx: self.ctx, mode: Mode::Summarise, def: Some(def), depth: self.depth + 1, summary: Summary::default(), local_types: Default::default() };
+            let params = dataflow::param_names(def.sig);
+            dataflow::solve(&mut inner, &params, def.body, State::default()).ok().map(|()| Rc::new(inner.summary))
+        })
     }
 
     /// The buffer a helper returns, its parameters' entries substituted by the arguments'.
     fn helper_return(&self, scopes: &Scopes, state: &mut State, call: &Expr) -> Option<Val> {
         let (idx, def) = self.helper_of(call)?;
         let summary = self.summary(idx, def)?;
-        let (_, args) = Self::call_args(call);
+        let (_, args) = call_args(call);
         let name = def.sig.ident.to_string();
         Some(self.substitute(scopes, state, &summary.returns, &args, &How::Helper(name)))
     }
@@ -1042,7 +990,7 @@ impl<'c, 'a> Pad<'c, 'a> {
     fn apply_helper_effects(&self, scopes: &Scopes, state: &mut State, call: &Expr) {
         let Some((idx, def)) = self.helper_of(call) else { return };
         let Some(summary) = self.summary(idx, def) else { return };
-        let (receiver, args) = Self::call_args(call);
+        let (receiver, args) = call_args(call);
         let function = def.sig.ident.to_string();
         let mut targets: Vec<(Place, &Val)> = Vec::new();
         for (i, v) in &summary.params {
@@ -1076,10 +1024,10 @@ impl<'c, 'a> Pad<'c, 'a> {
     /// What the fields of a value of type `ty` may hold between calls: its struct literals in
     /// this file and the fields of `self` at the normal exits of its methods.
     fn field_summary(&self, ty: &str) -> Option<Rc<Val>> {
-        if let Some(done) = self.ctx.summaries.fields.borrow().get(ty) {
-            return done.clone();
-        }
-        self.ctx.summaries.fields.borrow_mut().insert(ty.to_string(), None);
+        dataflow::memoized(&self.ctx.summaries.pad.fields, ty.to_string(), || Some(Rc::new(self.fields_left(ty))))
+    }
+
+    fn fields_left(&self, ty: &str) -> Val {
         let mut val = Val::default();
         for (idx, def) in self.ctx.fns.defs.iter().enumerate() {
             let is_method = def.self_type.as_deref() == Some(ty);
@@ -1094,8 +1042,6 @@ impl<'c, 'a> Pad<'c, 'a> {
                 val.join(tagged(&summary.self_value, &def.sig.ident.to_string()));
             }
         }
-        let val = Some(Rc::new(val));
-        self.ctx.summaries.fields.borrow_mut().insert(ty.to_string(), val.clone());
         val
     }
 }

@@ -1,305 +1,455 @@
-//! Check for `use_after_donate`: after a call whose callee declares `aliases(return = x)`, a later
-//! use of the variable passed for `x`, until it is re-bound.
+//! Check for `use_after_donate`: after a call whose callee declares `aliases(OUT = IN)`, the
+//! storage of the place passed for IN belongs to the output; a later read of that place, until it
+//! is re-bound, reads a buffer that is no longer its own.
 //!
-//! "Later" follows the syntax tree: a use in another arm of the same `if` or `match` as the call
-//! is not after it, and a re-binding (`let x = ..`, `x = ..`) between the two ends the donation.
-//! Inside a loop, a donated variable that is not re-bound before the end of the body is donated
-//! again on the next iteration: its uses earlier in the body (the call's own argument included)
-//! are reported too. Passing `x.clone()` donates the clone, not `x`.
+//! An analysis on the dataflow solver ([`crate::dataflow`]). The state is, per place (a local, or
+//! a field path of one or of `self`), the donations that may have given its storage away, joined
+//! where branches meet, and the places whose storage it may share (`let before = x;` copies a
+//! handle, `let view = &x;` borrows it). Transfers:
+//! - a call of a contracted function with `aliases(OUT = IN)` donates the place passed for IN
+//!   (through `&`, `&mut` and `*`, a field path, `self.buf`; `x.clone()` is a value of its own),
+//!   and with it every place that shares its storage;
+//! - a call of a helper of the same file without a contract that donates one of its parameters or
+//!   a field of `self` (its summary: what is donated at its normal exits) donates the argument;
+//! - an assignment re-binds the place assigned (`x = f(x)`: donated, then re-bound), a `let` binds
+//!   a new local (`let x = f(x)`: the old `x` is donated and can no longer be named);
+//! - a read of a place that may be donated is a finding, once per use site: a path or field path
+//!   in an expression, a store into it (`x.len = 0`, `x[i] = v`), a name in a macro's tokens, a
+//!   name captured by a closure created there. Loops run to a fixpoint, so a donation in a loop
+//!   that is not re-bound before the next iteration is read by that iteration.
+//!
+//! Limits: a read of a whole value whose field was donated (`consume(meta)` after
+//! `donate(meta.buf)`) is not a finding; a closure created before the donation and called after it
+//! reads what it captured where it was created.
 
+use std::collections::{BTreeMap, BTreeSet, HashMap, HashSet};
 use std::ops::Range;
+use std::rc::Rc;
 
 use syn::visit::Visit;
-use syn::{Expr, Pat};
+use syn::Expr;
 
-use crate::analysis::{clause_label, FnCtx};
-use crate::finding::Finding;
-use crate::resolve::strip;
+use crate::analysis::{call_args, clause_label, FnCtx, FnDef};
+use crate::dataflow::{self, Analysis, Base, Domain, LocalId, Place, PlaceMap, Scopes};
+use crate::finding::{Finding, Label};
+use crate::resolve::CallSite;
 use reuse_rules::catalogue::USE_AFTER_DONATE;
 use reuse_rules::contract::PlaceRoot;
 
-/// One mention of the variable: where it is, which branch arms lead to it, which loops enclose it.
-#[derive(Clone, Debug)]
-struct Occurrence {
-    pos: usize,
-    arms: Vec<(usize, usize)>,
-    loops: Vec<Range<usize>>,
-    /// For re-bindings: a new variable (`let`, a pattern), scoped to its block, rather than an
-    /// assignment to the same one.
-    binds: bool,
+
+/// What may have happened to a place's storage.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+struct Fact {
+    /// The donations that may have given it away (indexes into [`Donate::donations`]).
+    donated: BTreeSet<usize>,
+    /// Places whose storage it may share: it was made from them by a copy or a reference.
+    shares: BTreeSet<Place>,
 }
 
-fn compatible(a: &Occurrence, b: &Occurrence) -> bool {
-    a.arms.iter().all(|(node, arm)| b.arms.iter().all(|(n2, a2)| n2 != node || a2 == arm))
+impl Fact {
+    fn is_empty(&self) -> bool {
+        self.donated.is_empty() && self.shares.is_empty()
+    }
+}
+
+impl Domain for Fact {
+    fn join(&mut self, other: &Self) {
+        self.donated.extend(other.donated.iter().copied());
+        self.shares.extend(other.shares.iter().cloned());
+    }
+}
+
+type State = PlaceMap<Fact>;
+
+/// One donation: a call that gives the storage of the place passed to it to an output.
+#[derive(Clone, Debug)]
+struct Donation {
+    /// The call, in the function being analysed.
+    call: Range<usize>,
+    /// The place donated, as it reads there (`hidden`, `self.buf`).
+    place: String,
+    /// The contracted function whose output takes the storage, and a label at its `aliases` clause.
+    callee: String,
+    clause: Label,
+    /// The call as the help names it (`dev.add_inplace_async`), and whether it returns a value.
+    call_text: String,
+    returns: bool,
+    /// A helper of this file that donates its parameter: its name, and a label at its call that
+    /// does.
+    helper: Option<(String, Label)>,
+}
+
+/// What a helper donates: places of its parameters (by position; `None`: of `self`), each with
+/// the donation inside the helper.
+#[derive(Default, Debug)]
+struct Summary {
+    donates: BTreeMap<(Option<usize>, Vec<String>), Donation>,
+}
+
+/// Per-file memo of this rule's summaries of helpers (by definition), and whether any contract
+/// donates at all.
+#[derive(Default)]
+pub(super) struct Summaries {
+    helpers: dataflow::Memo<usize, Option<Rc<Summary>>>,
+    any_donor: std::cell::OnceCell<bool>,
 }
 
 pub(super) fn check(ctx: &FnCtx, calls: &[&Expr], out: &mut Vec<Finding>) {
-    for &call in calls {
-        let Some((site, callee)) = ctx.callee(call) else { continue };
-        for (clause, alias) in callee.contract.aliases() {
-            if alias.input.root != PlaceRoot::Param || alias.input.segments.len() != 1 {
-                continue;
-            }
-            let Some(arg) = site.arg_named(callee, alias.input.root_name()) else { continue };
-            let Expr::Path(p) = strip(arg) else { continue };
-            let Some(var) = p.path.get_ident().map(|i| i.to_string()) else { continue };
-            let call_range = ctx.expr_range(call);
-            let scan = Scan::run(ctx, &var);
-            let arg_pos = ctx.range(p.path.segments[0].ident.span()).start;
-            let Some(donation) = scan.uses.iter().find(|o| o.pos == arg_pos).cloned() else { continue };
-            // `return f(x)` and `break f(x)` end the path; a donation inside a closure happens
-            // whenever the closure runs, which this order of uses does not tell.
-            if scan.diverging.iter().chain(&scan.closures).any(|r| r.start <= call_range.start && call_range.end <= r.end) {
-                continue;
-            }
-            // A `let` is in scope to the end of its block: it re-binds the name for uses inside
-            // that block only.
-            let scope_of = |pos: usize| scan.blocks.iter().filter(|b| b.contains(&pos)).min_by_key(|b| b.len()).cloned();
-            let in_scope = |r: &Occurrence, u: usize| !r.binds || scope_of(r.pos).is_none_or(|b| b.contains(&u));
-            let rebound_between = |from: usize, to: usize, at: &Occurrence| {
-                scan.rebinds.iter().any(|r| r.pos >= from && r.pos <= to && compatible(r, at) && compatible(r, &donation) && in_scope(r, at.pos))
-            };
-            // The donated binding itself: a use after the end of its block is another variable.
-            let binding = scan.rebinds.iter().filter(|r| r.pos < arg_pos && compatible(r, &donation)).max_by_key(|r| r.pos).cloned();
-            let same_variable = |u: &Occurrence| binding.as_ref().is_none_or(|b| in_scope(b, u.pos));
-            let line = ctx.line_of(call_range.start);
-            let mut flagged: Vec<(usize, bool)> = scan
-                .uses
-                .iter()
-                .filter(|u| u.pos >= call_range.end && compatible(u, &donation) && same_variable(u) && !rebound_between(call_range.end, u.pos, u))
-                .map(|u| (u.pos, false))
-                .collect();
-            if let Some(lp) = donation.loops.last() {
-                let rebound_in_loop = scan.rebinds.iter().any(|r| r.pos > call_range.start && r.pos < lp.end && compatible(r, &donation));
-                // Bound afresh on each iteration (`for x in xs`, a `let` in the body): each
-                // iteration donates a different value.
-                let fresh_each_iteration = scan.rebinds.iter().any(|r| lp.contains(&r.pos) && r.pos < arg_pos && compatible(r, &donation));
-                if !rebound_in_loop && !fresh_each_iteration {
-                    flagged.extend(
-                        scan.uses
-                            .iter()
-                            .filter(|u| u.pos >= lp.start && u.pos < call_range.end && !rebound_between(lp.start, u.pos, u) || u.pos == arg_pos)
-                            .filter(|u| u.pos >= lp.start)
-                            .map(|u| (u.pos, true)),
-                    );
-                }
-            }
-            flagged.sort();
-            flagged.dedup_by_key(|f| f.0);
-            let callee_text = match site.receiver {
-                Some(r) => format!("{}.{}", &ctx.file.text[ctx.expr_range(r)], callee.name),
-                None => site.path.as_ref().map_or_else(|| callee.name.clone(), |p| p.join("::")),
-            };
-            for (pos, next_iteration) in flagged {
-                let when = if next_iteration { " on the next iteration of the loop" } else { "" };
-                let output = alias.output.to_string();
-                out.push(
-                    Finding::new(
-                        &USE_AFTER_DONATE,
-                        format!("`{var}` is used{when} after it was donated to the output of `{}` (line {line})", callee.name),
-                        crate::finding::Label::new(ctx.file, pos..pos + var.len(), format!("`{var}` was donated; its buffer now belongs to the output")),
-                    )
-                    .with_secondary(clause_label(callee, clause, format!("`{output}` shares the storage of `{}`", alias.input)))
-                    .with_help(format!("re-bind the name to the output (`let {var} = {callee_text}(..)`) or use the output instead")),
-                );
-            }
-        }
+    if !*ctx.summaries.donate.any_donor.get_or_init(|| ctx.index.fns.iter().any(|f| f.contract.aliases().next().is_some())) {
+        return;
+    }
+    let mut donate = Donate::new(ctx, None, 0);
+    // Only functions that call something that donates are walked.
+    if !calls.iter().any(|c| donate.donates(c)) {
+        return;
+    }
+    let params = dataflow::param_names(ctx.sig);
+    match dataflow::solve(&mut donate, &params, ctx.body, State::default()) {
+        Ok(()) => out.extend(donate.findings),
+        Err(dataflow::TooComplex) => out.push(super::analysis_limit(ctx, "dataflow", dataflow::MAX_STEPS, "its donations are")),
     }
 }
 
-/// Uses and re-bindings of one variable, with their branch arms and enclosing loops.
-struct Scan<'c, 'a> {
+struct Donate<'c, 'a> {
     ctx: &'c FnCtx<'a>,
-    var: &'c str,
-    arms: Vec<(usize, usize)>,
-    loops: Vec<Range<usize>>,
-    next_node: usize,
-    uses: Vec<Occurrence>,
-    rebinds: Vec<Occurrence>,
-    /// `return ..` and `break ..` expressions.
-    diverging: Vec<Range<usize>>,
-    /// Nested blocks (the scopes of `let`s); the function body is not one of them.
-    blocks: Vec<Range<usize>>,
-    closures: Vec<Range<usize>>,
+    /// The helper being summarised (None: the function being checked, which gets findings).
+    def: Option<&'c FnDef<'a>>,
+    depth: usize,
+    donations: Vec<Donation>,
+    /// The index of each donation by call and place, so that a loop's revisits find the same one.
+    ids: HashMap<(usize, usize, String), usize>,
+    findings: Vec<Finding>,
+    /// Use sites already reported.
+    seen: HashSet<(usize, usize)>,
+    summary: Summary,
 }
 
-impl<'c, 'a> Scan<'c, 'a> {
-    fn run(ctx: &'c FnCtx<'a>, var: &'c str) -> Self {
-        let mut s = Scan {
-            ctx,
-            var,
-            arms: Vec::new(),
-            loops: Vec::new(),
-            next_node: 0,
-            uses: Vec::new(),
-            rebinds: Vec::new(),
-            diverging: Vec::new(),
-            blocks: Vec::new(),
-            closures: Vec::new(),
-        };
-        s.visit_block(ctx.body);
-        s
-    }
+impl Analysis for Donate<'_, '_> {
+    type State = State;
 
-    fn here(&self, pos: usize) -> Occurrence {
-        Occurrence { pos, arms: self.arms.clone(), loops: self.loops.clone(), binds: true }
-    }
-
-    fn binds(&self, pat: &Pat) -> bool {
-        match pat {
-            Pat::Ident(pi) => pi.ident == self.var,
-            Pat::Type(pt) => self.binds(&pt.pat),
-            Pat::Tuple(t) => t.elems.iter().any(|p| self.binds(p)),
-            Pat::TupleStruct(t) => t.elems.iter().any(|p| self.binds(p)),
-            _ => false,
-        }
-    }
-
-    /// Runs `f` inside a loop whose extent (header and body) is `whole`.
-    fn in_loop(&mut self, whole: Range<usize>, f: impl FnOnce(&mut Self)) {
-        let r = whole;
-        self.loops.push(r);
-        f(self);
-        self.loops.pop();
-    }
-}
-
-impl<'ast> Visit<'ast> for Scan<'_, '_> {
-    fn visit_expr_path(&mut self, p: &'ast syn::ExprPath) {
-        if p.path.is_ident(self.var) {
-            let pos = self.ctx.range(p.path.segments[0].ident.span()).start;
-            self.uses.push(self.here(pos));
-        }
-    }
-
-    fn visit_block(&mut self, b: &'ast syn::Block) {
-        if !std::ptr::eq(b, self.ctx.body) {
-            let r = self.ctx.file.join(b.brace_token.span.open(), b.brace_token.span.close());
-            self.blocks.push(r);
-        }
-        syn::visit::visit_block(self, b);
-    }
-
-    fn visit_local(&mut self, l: &'ast syn::Local) {
-        if let Some(init) = &l.init {
-            self.visit_expr(&init.expr);
-            if let Some((_, els)) = &init.diverge {
-                self.visit_expr(els);
-            }
-        }
-        if self.binds(&l.pat) {
-            let end = self.ctx.range(l.semi_token.span).end;
-            self.rebinds.push(self.here(end));
-        }
-    }
-
-    fn visit_expr_assign(&mut self, a: &'ast syn::ExprAssign) {
-        self.visit_expr(&a.right);
-        match &*a.left {
-            Expr::Path(p) if p.path.is_ident(self.var) => {
-                let end = self.ctx.expr_range(&a.right).end;
-                let assignment = Occurrence { binds: false, ..self.here(end) };
-                self.rebinds.push(assignment);
-            }
-            other => self.visit_expr(other),
-        }
-    }
-
-    fn visit_expr_if(&mut self, i: &'ast syn::ExprIf) {
-        self.visit_expr(&i.cond);
-        let node = self.next_node;
-        self.next_node += 1;
-        self.arms.push((node, 0));
-        self.visit_block(&i.then_branch);
-        self.arms.pop();
-        if let Some((_, e)) = &i.else_branch {
-            self.arms.push((node, 1));
-            self.visit_expr(e);
-            self.arms.pop();
-        }
-    }
-
-    fn visit_expr_match(&mut self, m: &'ast syn::ExprMatch) {
-        self.visit_expr(&m.expr);
-        let node = self.next_node;
-        self.next_node += 1;
-        for (i, arm) in m.arms.iter().enumerate() {
-            self.arms.push((node, i));
-            if let Some((_, g)) = &arm.guard {
-                self.visit_expr(g);
-            }
-            self.visit_expr(&arm.body);
-            self.arms.pop();
-        }
-    }
-
-    fn visit_expr_for_loop(&mut self, f: &'ast syn::ExprForLoop) {
-        self.visit_expr(&f.expr);
-        let whole = self.ctx.file.join(f.for_token.span, f.body.brace_token.span.close());
-        self.in_loop(whole, |s| {
-            s.visit_pat(&f.pat);
-            s.visit_block(&f.body)
-        });
-    }
-
-    fn visit_expr_while(&mut self, w: &'ast syn::ExprWhile) {
-        let whole = self.ctx.file.join(w.while_token.span, w.body.brace_token.span.close());
-        self.in_loop(whole, |s| {
-            s.visit_expr(&w.cond);
-            s.visit_block(&w.body);
-        });
-    }
-
-    fn visit_expr_loop(&mut self, l: &'ast syn::ExprLoop) {
-        let whole = self.ctx.file.join(l.loop_token.span, l.body.brace_token.span.close());
-        self.in_loop(whole, |s| s.visit_block(&l.body));
-    }
-
-    /// Bindings by pattern (`for x in`, `if let Some(x)`, match arms, closure parameters): the name
-    /// now means another value. `let` is handled in `visit_local`, after its initializer.
-    fn visit_pat_ident(&mut self, p: &'ast syn::PatIdent) {
-        if p.ident == self.var {
-            let pos = self.ctx.range(p.ident.span()).start;
-            self.rebinds.push(self.here(pos));
-        }
-        syn::visit::visit_pat_ident(self, p);
-    }
-
-    fn visit_expr_return(&mut self, r: &'ast syn::ExprReturn) {
-        self.diverging.push(self.ctx.expr_range(&Expr::Return(r.clone())));
-        syn::visit::visit_expr_return(self, r);
-    }
-
-    fn visit_expr_break(&mut self, b: &'ast syn::ExprBreak) {
-        self.diverging.push(self.ctx.expr_range(&Expr::Break(b.clone())));
-        syn::visit::visit_expr_break(self, b);
-    }
-
-    fn visit_expr_closure(&mut self, c: &'ast syn::ExprClosure) {
-        self.closures.push(self.ctx.expr_range(&Expr::Closure(c.clone())));
-        syn::visit::visit_expr_closure(self, c);
-    }
-
-    /// Macro arguments are token streams: every identifier token with the name is a use
-    /// (`println!("{}", x.0)`, `assert_eq!(x, y)`).
-    fn visit_macro(&mut self, m: &'ast syn::Macro) {
-        fn walk(scan: &mut Scan<'_, '_>, ts: &proc_macro2::TokenStream) {
-            let mut after_dot = false;
-            for tt in ts.clone() {
-                match &tt {
-                    proc_macro2::TokenTree::Ident(i) if *i == scan.var && !after_dot => {
-                        let pos = scan.ctx.range(i.span()).start;
-                        let occ = scan.here(pos);
-                        scan.uses.push(occ);
-                    }
-                    proc_macro2::TokenTree::Group(g) => walk(scan, &g.stream()),
-                    _ => {}
+    fn transfer(&mut self, scopes: &Scopes, state: &mut State, e: &Expr) {
+        match e {
+            Expr::Path(_) | Expr::Field(_) => {
+                if let Some(place) = scopes.place_of(e) {
+                    self.read(scopes, state, &place, self.ctx.expr_range(e));
                 }
-                after_dot = matches!(&tt, proc_macro2::TokenTree::Punct(p) if p.as_char() == '.');
             }
+            Expr::Call(_) | Expr::MethodCall(_) => self.call(scopes, state, e),
+            Expr::Assign(a) => {
+                self.stored_through(scopes, state, &a.left);
+                if let Some(place) = scopes.place_of(&a.left) {
+                    rebind(scopes, state, &place, Some(&a.right));
+                }
+            }
+            Expr::Closure(c) => self.read_names(scopes, state, captures(c)),
+            _ => {}
         }
-        walk(self, &m.tokens);
     }
 
-    fn visit_item(&mut self, _: &'ast syn::Item) {}
+    fn bind(&mut self, scopes: &Scopes, state: &mut State, id: LocalId, init: Option<&Expr>) {
+        rebind(scopes, state, &local(id), init);
+    }
+
+    fn macro_tokens(&mut self, scopes: &Scopes, state: &mut State, mac: &syn::Macro) {
+        let mut names = Vec::new();
+        token_names(&mac.tokens, &mut names);
+        self.read_names(scopes, state, names);
+    }
+
+    fn exit(&mut self, _scopes: &Scopes, state: &State, _value: Option<&Expr>) {
+        let Some(def) = self.def else { return };
+        let params = dataflow::param_names(def.sig).len();
+        for (place, fact) in &state.map {
+            let param = match place.base {
+                Base::Local(id) if (id as usize) < params => Some(id as usize),
+                Base::SelfValue => None,
+                Base::Local(_) => continue,
+            };
+            if let Some(first) = fact.donated.first() {
+                let d = self.donations[*first].clone();
+                self.summary.donates.entry((param, place.fields.clone())).or_insert(d);
+            }
+        }
+    }
+}
+
+fn local(id: LocalId) -> Place {
+    Place { base: Base::Local(id), fields: Vec::new() }
+}
+
+/// `place` holds a new value (`init`, when it is an expression): nothing of it is donated any
+/// more, and it shares the storage of `init` when that is a place (a copy, a reference).
+fn rebind(scopes: &Scopes, state: &mut State, place: &Place, init: Option<&Expr>) {
+    let mut shares = BTreeSet::new();
+    if let Some(source) = init.and_then(|i| scopes.place_of(i)) {
+        shares.extend(state.map.get(&source).map(|f| f.shares.clone()).unwrap_or_default());
+        shares.insert(source);
+    }
+    shares.retain(|s| !s.starts_with(place));
+    state.clear_under(place);
+    // Copies of the old value share nothing with the name any more.
+    for fact in state.map.values_mut() {
+        fact.shares.retain(|s| !s.starts_with(place));
+    }
+    state.map.retain(|_, f| !f.is_empty());
+    if !shares.is_empty() {
+        state.map.insert(place.clone(), Fact { donated: BTreeSet::new(), shares });
+    }
+}
+
+impl<'c, 'a> Donate<'c, 'a> {
+    fn new(ctx: &'c FnCtx<'a>, def: Option<&'c FnDef<'a>>, depth: usize) -> Self {
+        Donate { ctx, def, depth, donations: Vec::new(), ids: HashMap::new(), findings: Vec::new(), seen: HashSet::new(), summary: Summary::default() }
+    }
+
+    /// Whether a call may donate an argument: its contract aliases an input to an output, or it
+    /// is a helper of this file that donates.
+    fn donates(&self, call: &Expr) -> bool {
+        if let Some((_, callee)) = self.ctx.callee(call) {
+            return callee.contract.aliases().next().is_some();
+        }
+        self.helper_summary(call).is_some_and(|(_, s)| !s.donates.is_empty())
+    }
+
+    fn helper_summary(&self, call: &Expr) -> Option<(&'c FnDef<'a>, Rc<Summary>)> {
+        let (idx, def) = self.ctx.helper_of(call, self.def, self.depth)?;
+        let summary = dataflow::memoized(&self.ctx.summaries.donate.helpers, idx, || {
+            let mut inner = Donate::new(self.ctx, Some(def), self.depth + 1);
+            if !crate::rules::calls_in(def.body).iter().any(|c| inner.donates(c)) {
+                return Some(Rc::new(Summary::default()));
+            }
+            let params = dataflow::param_names(def.sig);
+            dataflow::solve(&mut inner, &params, def.body, State::default()).ok().map(|()| Rc::new(inner.summary))
+        })?;
+        Some((def, summary))
+    }
+
+    /// A call: what it donates.
+    fn call(&mut self, scopes: &Scopes, state: &mut State, e: &Expr) {
+        let ctx = self.ctx;
+        let range = ctx.expr_range(e);
+        if let Some((site, callee)) = ctx.callee(e) {
+            for (clause, alias) in callee.contract.aliases() {
+                let arg = match alias.input.root {
+                    PlaceRoot::Param => site.arg_named(callee, alias.input.root_name()),
+                    PlaceRoot::SelfField => site.receiver,
+                    PlaceRoot::Static => None,
+                };
+                // A clone, a call, a literal: a value of its own, donated with no name left.
+                let Some(mut place) = arg.and_then(|a| scopes.place_of(a)) else { continue };
+                place.fields.extend(alias.input.segments.iter().skip(1).map(|s| s.text.clone()));
+                let donation = Donation {
+                    call: range.clone(),
+                    place: scopes.display(&place),
+                    callee: callee.name.clone(),
+                    clause: clause_label(callee, clause, format!("`{}` shares the storage of `{}`", alias.output, alias.input)),
+                    call_text: call_text(ctx, &site, &callee.name),
+                    returns: true,
+                    helper: None,
+                };
+                self.donate(state, &place, donation);
+            }
+            return;
+        }
+        let Some((def, summary)) = self.helper_summary(e) else { return };
+        let Some(site) = CallSite::of(e) else { return };
+        let helper = def.sig.ident.to_string();
+        let (receiver, args) = call_args(e);
+        for ((param, fields), inner) in &summary.donates {
+            let arg = match param {
+                Some(i) => args.get(*i).copied(),
+                None => receiver,
+            };
+            let Some(mut place) = arg.and_then(|a| scopes.place_of(a)) else { continue };
+            place.fields.extend(fields.iter().cloned());
+            let donation = Donation {
+                call: range.clone(),
+                place: scopes.display(&place),
+                callee: inner.callee.clone(),
+                clause: inner.clause.clone(),
+                call_text: call_text(ctx, &site, &helper),
+                returns: !matches!(def.sig.output, syn::ReturnType::Default),
+                helper: Some((helper.clone(), Label::new(ctx.file, inner.call.clone(), format!("`{helper}` donates `{}` here", inner.place)))),
+            };
+            self.donate(state, &place, donation);
+        }
+    }
+
+    /// `place`'s storage is given away: it, the places it was made from, and every place made
+    /// from any of them (or from a field inside) may be donated now.
+    fn donate(&mut self, state: &mut State, place: &Place, donation: Donation) {
+        let key = (donation.call.start, donation.call.end, donation.place.clone());
+        let next = self.donations.len();
+        let id = *self.ids.entry(key).or_insert(next);
+        if id == next {
+            self.donations.push(donation);
+        }
+        let mut given = vec![place.clone()];
+        given.extend(state.map.get(place).map(|f| f.shares.iter().cloned().collect::<Vec<_>>()).unwrap_or_default());
+        let sharing: Vec<Place> = state
+            .map
+            .iter()
+            .filter(|(_, f)| f.shares.iter().any(|s| given.iter().any(|g| s.starts_with(g))))
+            .map(|(k, _)| k.clone())
+            .collect();
+        for p in given.into_iter().chain(sharing) {
+            self.donated_param(&p, id);
+            state.map.entry(p).or_default().donated.insert(id);
+        }
+    }
+
+    /// In a summary: a parameter taken by value is the caller's handle, whatever the helper binds
+    /// to it afterwards (`x = relu(x)` does not give the caller's storage back). Parameters behind
+    /// a reference, and `self`, are read at the exits, where a write-back (`*x = relu(*x)`) counts.
+    fn donated_param(&mut self, place: &Place, id: usize) {
+        let Some(def) = self.def else { return };
+        let Base::Local(local) = place.base else { return };
+        let mut by_value = def.sig.inputs.iter().filter_map(|a| match a {
+            syn::FnArg::Typed(t) => Some(!matches!(*t.ty, syn::Type::Reference(_))),
+            syn::FnArg::Receiver(_) => None,
+        });
+        if by_value.nth(local as usize) == Some(true) {
+            let d = self.donations[id].clone();
+            self.summary.donates.entry((Some(local as usize), place.fields.clone())).or_insert(d);
+        }
+    }
+
+    /// A store into a part of a place (`x.len = 0`, `x[i] = v`) uses the storage around it; `*x = v`
+    /// replaces what `x` designates whole.
+    fn stored_through(&mut self, scopes: &Scopes, state: &mut State, left: &Expr) {
+        let inner = match left {
+            Expr::Paren(p) => return self.stored_through(scopes, state, &p.expr),
+            Expr::Unary(u) if matches!(u.op, syn::UnOp::Deref(_)) => return self.stored_through(scopes, state, &u.expr),
+            Expr::Field(f) => &*f.base,
+            Expr::Index(i) => &*i.expr,
+            _ => return,
+        };
+        if let Some(place) = scopes.place_of(inner) {
+            self.read(scopes, state, &place, self.ctx.expr_range(inner));
+        }
+        self.stored_through(scopes, state, inner);
+    }
+
+    /// Reads of the locals these identifiers name, where they are written.
+    fn read_names(&mut self, scopes: &Scopes, state: &State, names: Vec<proc_macro2::Ident>) {
+        for ident in names {
+            if let Some(id) = scopes.lookup(&ident.to_string()) {
+                self.read(scopes, state, &local(id), self.ctx.range(ident.span()));
+            }
+        }
+    }
+
+    /// A read of `place` at `range`: a finding when its storage may have been donated.
+    fn read(&mut self, scopes: &Scopes, state: &State, place: &Place, range: Range<usize>) {
+        if self.def.is_some() {
+            return;
+        }
+        let Some(fact) = state.map.get(place) else { return };
+        let mut donations = fact.donated.iter().map(|i| &self.donations[*i]);
+        let Some(first) = donations.next() else { return };
+        let others: Vec<&Donation> = donations.collect();
+        if !self.seen.insert((range.start, range.end)) {
+            return;
+        }
+        let var = scopes.display(place);
+        let finding = self.finding(&var, range, first, &others);
+        self.findings.push(finding);
+    }
+
+    /// The finding for a read of `var` at `range`, donated by `d` (and maybe by `others`).
+    fn finding(&self, var: &str, range: Range<usize>, d: &Donation, others: &[&Donation]) -> Finding {
+        let ctx = self.ctx;
+        let line = ctx.line_of(d.call.start);
+        // Reached through the loop's back edge: the use is before the end of the donating call.
+        let when = if range.start < d.call.end { " on the next iteration of the loop" } else { "" };
+        // The place read is the one donated (or inside it), or one that shares its storage.
+        let own = var == d.place || var.strip_prefix(d.place.as_str()).is_some_and(|rest| rest.starts_with('.'));
+        let subject = if own {
+            format!("`{var}` is used{when} after it was donated")
+        } else {
+            format!("`{var}` is used{when} after `{}`, whose storage it shares, was donated", d.place)
+        };
+        let by = d.helper.as_ref().map_or(String::new(), |(h, _)| format!(" by `{h}`"));
+        let label = if own {
+            format!("`{var}` was donated; its buffer now belongs to the output")
+        } else {
+            format!("`{var}` shares the storage of `{}`, which was donated", d.place)
+        };
+        let mut f = Finding::new(
+            &USE_AFTER_DONATE,
+            format!("{subject}{by} to the output of `{}` (line {line})", d.callee),
+            Label::new(ctx.file, range, label),
+        );
+        if !own {
+            f = f.with_secondary(Label::new(ctx.file, d.call.clone(), format!("`{}` is donated here", d.place)));
+        }
+        if let Some((_, inner)) = &d.helper {
+            f = f.with_secondary(inner.clone());
+        }
+        f = f.with_secondary(d.clause.clone());
+        let help = match (&d.helper, own, d.returns) {
+            (_, false, _) => format!("`{var}` names the donated storage: read the output of the call instead"),
+            (Some((h, _)), true, false) => format!("`{h}` keeps the storage of `{var}`: pass it a clone, or do not use `{var}` after the call"),
+            _ if var.contains('.') => format!("re-assign it from the output (`{var} = {}(..)`) or use the output instead", d.call_text),
+            _ => format!("re-bind the name to the output (`let {var} = {}(..)`) or use the output instead", d.call_text),
+        };
+        f = f.with_help(help);
+        // Other calls that may have donated it, on other paths (labels, not line numbers in the
+        // text: the editor's re-check of one item moves labels with the code).
+        for o in others {
+            f = f.with_secondary(Label::new(ctx.file, o.call.clone(), format!("`{}` may also have been donated here", o.place)));
+        }
+        f
+    }
+}
+
+/// How the help writes a call: `dev.add_inplace_async`, `kv::donate`.
+fn call_text(ctx: &FnCtx, site: &CallSite, name: &str) -> String {
+    match site.receiver {
+        Some(r) => format!("{}.{name}", &ctx.file.text[ctx.expr_range(r)]),
+        None => site.path.as_ref().map_or_else(|| name.to_string(), |p| p.join("::")),
+    }
+}
+
+/// The identifiers of a macro's tokens that may name locals: not after `.` (a field or a method)
+/// nor after `::` (a path).
+fn token_names(ts: &proc_macro2::TokenStream, out: &mut Vec<proc_macro2::Ident>) {
+    let mut after_punct = false;
+    for tt in ts.clone() {
+        match &tt {
+            proc_macro2::TokenTree::Ident(i) if !after_punct => out.push(i.clone()),
+            proc_macro2::TokenTree::Group(g) => token_names(&g.stream(), out),
+            _ => {}
+        }
+        after_punct = matches!(&tt, proc_macro2::TokenTree::Punct(p) if p.as_char() == '.' || p.as_char() == ':');
+    }
+}
+
+/// The names a closure reads from around it, with where: every single-name path and macro token
+/// in its body that no pattern of the closure binds (its parameters, its `let`s, its arms).
+fn captures(c: &syn::ExprClosure) -> Vec<proc_macro2::Ident> {
+    #[derive(Default)]
+    struct Names {
+        used: Vec<proc_macro2::Ident>,
+        bound: HashSet<String>,
+    }
+    impl<'ast> Visit<'ast> for Names {
+        fn visit_expr_path(&mut self, p: &'ast syn::ExprPath) {
+            if let (Some(ident), None) = (p.path.get_ident(), &p.qself) {
+                self.used.push(ident.clone());
+            }
+        }
+        fn visit_pat_ident(&mut self, p: &'ast syn::PatIdent) {
+            self.bound.insert(p.ident.to_string());
+            syn::visit::visit_pat_ident(self, p);
+        }
+        fn visit_macro(&mut self, m: &'ast syn::Macro) {
+            token_names(&m.tokens, &mut self.used);
+        }
+        fn visit_item(&mut self, _: &'ast syn::Item) {}
+    }
+    let mut v = Names::default();
+    v.visit_expr_closure(c);
+    let Names { used, bound } = v;
+    used.into_iter().filter(|i| !bound.contains(&i.to_string())).collect()
 }
