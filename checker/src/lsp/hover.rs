@@ -1,5 +1,6 @@
 //! Hovers: on a call of a contracted function, its contract, clause by clause; on a clause of a
-//! `#[reuse::contract]`, what it means and the docs of the rules that check it.
+//! `#[reuse::contract]`, what it means and the docs of the rules that check it; on a field's
+//! `#[reuse::index(skip = S)]`, what it declares.
 //!
 //! The document is parsed from its current text; the call under the cursor is found and resolved by
 //! the semantic core (`analysis::call_at`), with the resolver the rules use, against the session's
@@ -62,6 +63,9 @@ fn find(ctx: &HoverCtx, ast: &syn::File, offset: usize) -> Option<(Range<usize>,
     if out.is_some() {
         return out;
     }
+    if let Some(found) = index_field_hover(file, &ast.items, offset) {
+        return Some(found);
+    }
     let call = crate::analysis::call_at(file, ast, ctx.crate_name, ctx.module, ctx.index, offset)?;
     match call.resolution {
         Resolution::One(callee) => Some((call.range, call_hover(callee))),
@@ -106,6 +110,47 @@ fn clause_list(contract: &FileContract) -> String {
         md.push_str(&format!("- `{c}`: {} ({})\n", clause_meaning(c), rules.join(", ")));
     }
     md
+}
+
+/// On a field's `#[reuse::index(skip = S)]`: what it declares, then the docs of the rule that
+/// checks it.
+fn index_field_hover(file: &FileRef, items: &[syn::Item], offset: usize) -> Option<(Range<usize>, String)> {
+    for item in items {
+        match item {
+            syn::Item::Struct(st) => {
+                for (i, field) in st.fields.iter().enumerate() {
+                    for attr in &field.attrs {
+                        let range = file.join(attr.pound_token.span, attr.bracket_token.span.close());
+                        let is_index = attr.path().segments.len() == 2 && attr.path().segments[0].ident == "reuse" && attr.path().segments[1].ident == "index";
+                        if !is_index || !range.contains(&offset) {
+                            continue;
+                        }
+                        let tokens = match &attr.meta {
+                            syn::Meta::List(l) => l.tokens.clone(),
+                            _ => proc_macro2::TokenStream::new(),
+                        };
+                        let decl = reuse_rules::contract::parse_index_attr(tokens).ok()?;
+                        let name = field.ident.as_ref().map_or_else(|| i.to_string(), |f| f.to_string());
+                        let skip = decl.skip.to_string();
+                        let mut md = format!(
+                            "**reuse index field** `{}.{name}`: holds positions that kernels write at; `{skip}` is its \"no write\" entry. Every function of the workspace that builds or changes it (struct literals, what a function leaves in it) is held to that: its entries are `{skip}` or real positions, never 0 or the null block.\n",
+                            st.ident
+                        );
+                        md.push_str("\n---\n\n");
+                        md.push_str(&catalogue::PAD_TO_NULL_BLOCK.explain_nested(2));
+                        return Some((range, md));
+                    }
+                }
+            }
+            syn::Item::Mod(m) => {
+                if let Some(found) = m.content.as_ref().and_then(|(_, c)| index_field_hover(file, c, offset)) {
+                    return Some(found);
+                }
+            }
+            _ => {}
+        }
+    }
+    None
 }
 
 /// The clause under the cursor: its meaning, then the docs of the rules that check it.
@@ -198,4 +243,24 @@ fn dedent(text: &str) -> String {
         out.push_str(l.get(strip..).filter(|_| l.is_char_boundary(strip.min(l.len()))).unwrap_or(l.trim_start()));
     }
     out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn an_index_field_declaration_has_a_hover() {
+        let text = "pub mod meta {\n    #[reuse::indexes]\n    pub struct StepMeta {\n        #[reuse::index(skip = PAD_SLOT_ID)]\n        pub slot_mapping: Vec<i64>,\n        pub lens: Vec<usize>,\n    }\n}\n";
+        let file: FileRef = std::sync::Arc::new(crate::source::SourceFile::new("lib.rs".into(), "lib.rs".into(), text.to_string()));
+        let index = Index::default();
+        let module = vec!["demo".to_string()];
+        let ctx = HoverCtx { file: &file, crate_name: "demo", module: &module, index: &index };
+        let at = text.find("skip").unwrap();
+        let hover = hover(&ctx, at).expect("a hover on the declaration");
+        let HoverContents::Markup(m) = hover.contents else { panic!("markdown") };
+        assert!(m.value.contains("`StepMeta.slot_mapping`") && m.value.contains("`PAD_SLOT_ID`"), "{}", m.value);
+        assert!(m.value.contains("### pad_to_null_block"), "{}", m.value);
+        assert!(super::hover(&ctx, text.find("lens").unwrap()).is_none(), "a plain field has none");
+    }
 }
