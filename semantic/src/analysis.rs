@@ -157,6 +157,41 @@ impl<'a> FnCtx<'a> {
     }
 }
 
+impl<'a> FnCtx<'a> {
+    /// The index fields declared on the struct this function's file calls `ty`: the file's own
+    /// struct of that name if it defines one; else the one its `use` names (by crate); else one of
+    /// this crate. A struct of the same name in another crate is another struct.
+    pub fn index_fields_of_type(&self, ty: &str) -> Vec<&'a crate::index::IndexField> {
+        let declared = self.index.index_fields.iter().filter(|d| d.type_name == ty);
+        let defines_here = defines_struct(&self.file.text, ty);
+        let imported_from = self.resolver.imports.get(ty).and_then(|p| p.first()).map(|c| if c == "crate" { self.resolver.crate_name.to_string() } else { c.clone() });
+        declared
+            .filter(|d| {
+                if defines_here {
+                    d.file.path == self.file.path
+                } else if let Some(krate) = &imported_from {
+                    d.krate == *krate
+                } else {
+                    d.krate == self.resolver.crate_name
+                }
+            })
+            .collect()
+    }
+
+    /// The declaration of `ty.field`, if it is an index field (see [`Self::index_fields_of_type`]).
+    pub fn index_field(&self, ty: &str, field: &str) -> Option<&'a crate::index::IndexField> {
+        self.index_fields_of_type(ty).into_iter().find(|d| d.field == field)
+    }
+}
+
+/// Whether a text defines `struct name` (a byte search on a word: it only scopes a lookup).
+fn defines_struct(text: &str, name: &str) -> bool {
+    text.match_indices("struct ").any(|(i, _)| {
+        let rest = &text[i + "struct ".len()..];
+        rest.starts_with(name) && !rest[name.len()..].starts_with(|c: char| c.is_alphanumeric() || c == '_')
+    })
+}
+
 /// One `let` binding of a local: its initializer (the matching element for tuple destructuring),
 /// and where the binding ends (uses after this position see it).
 pub struct Def<'a> {

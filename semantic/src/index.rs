@@ -165,11 +165,6 @@ impl Index {
         self.index_fields.extend(decl.index_fields);
     }
 
-    /// The declaration of `field` of struct `type_name`, if it is an index field.
-    pub fn index_field(&self, type_name: &str, field: &str) -> Option<&IndexField> {
-        self.index_fields.iter().find(|i| i.type_name == type_name && i.field == field)
-    }
-
     /// `unknown_name` findings of the names a contract can be checked for only against the whole
     /// workspace: an `except(..)` path that names no function marked `#[reuse::sanctioned]`, and a
     /// constant defined nowhere. By the file of the contract.

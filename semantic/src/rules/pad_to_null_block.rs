@@ -283,7 +283,7 @@ impl Analysis for Pad<'_, '_> {
                 // Check mode: an index field built with the null block.
                 for f in &s.fields {
                     let syn::Member::Named(name) = &f.member else { continue };
-                    if let Some(decl) = self.ctx.index.index_field(&ty, &name.to_string()) {
+                    if let Some(decl) = self.ctx.index_field(&ty, &name.to_string()) {
                         let v = self.eval(scopes, state, &f.expr);
                         self.report_index_field(decl, &v, &format!("{ty} {{ {name} }}"));
                     }
@@ -429,8 +429,7 @@ impl<'c, 'a> Pad<'c, 'a> {
         let Some(ty) = self.ctx.self_type else { return };
         let Some(summary) = self.field_summary(ty) else { return };
         let val = (*summary).clone().project(&place.fields);
-        let entries = Entries { origins: val.own, reset: None, prefix: None };
-        state.map.insert(place.clone(), entries);
+        insert_absent(state, place, val);
     }
 
     fn read(&self, state: &mut State, place: &Place) -> Val {
@@ -770,8 +769,15 @@ impl<'c, 'a> Pad<'c, 'a> {
             let Some(arg) = arg else { continue };
             let val = self.eval(scopes, state, buffer_of(arg)).project(&fields);
             let shown = scopes.place_of(buffer_of(arg)).map(|p| scopes.display(&p.fields_then(&fields)));
+            // An index field that a helper padded (`pad(&mut meta, n)`) is the helper's finding.
+            let index_field = match (scopes.place_of(buffer_of(arg)), fields.as_slice()) {
+                (Some(p), [.., last]) if p.fields.is_empty() => {
+                    self.base_type(scopes, &p.base).is_some_and(|ty| self.ctx.index_field(&ty, last).is_some())
+                }
+                _ => false,
+            };
             for o in &val.own {
-                if !o.in_buffer || !w.is_null(&o.entry) {
+                if !o.in_buffer || !w.is_null(&o.entry) || (index_field && o.function.is_some()) {
                     continue;
                 }
                 let finding = self.finding(scopes, state, o, arg, shown.as_deref(), &w);
@@ -854,7 +860,7 @@ impl<'c, 'a> Pad<'c, 'a> {
     fn index_fields_of(&self, scopes: &Scopes, state: &mut State, place: &Place) -> Vec<(&'a crate::index::IndexField, Val)> {
         let Some(ty) = self.base_type(scopes, &place.base).filter(|_| place.fields.is_empty()) else { return Vec::new() };
         let mut out = Vec::new();
-        for decl in self.ctx.index.index_fields.iter().filter(|d| d.type_name == ty) {
+        for decl in self.ctx.index_fields_of_type(&ty) {
             let field = place.field(&decl.field);
             let mut v = self.read_concrete(state, &field);
             v.own.retain(|o| o.function.is_none());
@@ -1063,6 +1069,14 @@ fn origin_label(o: &Origin, shown: Option<&str>, written: impl FnOnce() -> Strin
         _ => buffer,
     };
     (buffer, label)
+}
+
+/// `val` into `place` and the fields inside it, where the state has nothing for them yet.
+fn insert_absent(state: &mut State, place: &Place, val: Val) {
+    state.map.entry(place.clone()).or_insert(Entries { origins: val.own, reset: None, prefix: None });
+    for (f, v) in val.fields {
+        insert_absent(state, &place.field(&f), v);
+    }
 }
 
 /// A value's concrete origins, marked as left by `function`.
