@@ -242,6 +242,11 @@ impl TypeEnv {
         self.binding(var, at)?.ty.as_deref()
     }
 
+    /// Whether `var` names a local binding (a parameter or a `let`) where it is used.
+    pub fn is_local_at(&self, var: &str, at: usize) -> bool {
+        self.binding(var, at).is_some()
+    }
+
     pub fn element_of_at(&self, var: &str, at: usize) -> Option<&str> {
         self.binding(var, at)?.element.as_deref()
     }
@@ -487,6 +492,15 @@ pub struct Resolver<'a> {
 
 impl<'a> Resolver<'a> {
     pub fn resolve(&self, call: &CallSite, self_type: Option<&str>, env: &TypeEnv) -> Resolution<'a> {
+        // `from(x)` where `from` is a parameter or a local (a closure, a function pointer): the
+        // binding shadows every item of that name, as in Rust.
+        if let (Some([_]), Expr::Call(c)) = (call.path.as_deref(), call.expr) {
+            if let Expr::Path(p) = &*c.func {
+                if p.path.get_ident().is_some_and(|i| env.is_local_at(&call.name, i.span().byte_range().start)) {
+                    return Resolution::None;
+                }
+            }
+        }
         // Most calls are to functions no contract is on: known from the names alone, before any
         // path is followed (a rename in this file, or in the index, may lead to a contracted one).
         let renamed = call.path.as_ref().filter(|p| p.len() == 1).and_then(|_| self.imports.get(&call.name)).and_then(|full| full.last());
@@ -854,6 +868,16 @@ mod tests {
     }
 
     const CONTRACTS: &str = "#[reuse::contract(writes(a[i], skip = -1))]\npub fn new(a: &mut [u8], i: &[i64]) {}\n#[reuse::contract(writes(a[i], skip = -1))]\npub fn from(a: &mut [u8], i: &[i64]) {}\n";
+
+    /// A parameter or a local that is called (a closure, a function pointer) shadows every item
+    /// of its name: `from(re)` in `fn parse<F: Fn(&str) -> T>(s: &str, from: F)` is not the
+    /// glob-imported `from` (num-complex's `parse_complex`).
+    #[test]
+    fn a_called_parameter_or_local_is_not_an_item() {
+        let root = "mod zz;\nuse zz::*;\nfn parse<F: Fn(&mut [u8], &[i64])>(b: &mut [u8], from: F) { from(b, &[0]); let new = |a: &mut [u8], i: &[i64]| {}; new(b, &[0]); }\nfn g(b: &mut [u8]) { from(b, &[0]); }\n";
+        let got = resolutions(&[("c", root), ("c::zz", CONTRACTS)], "c");
+        assert_eq!(got, triples(&[("parse", "from", "-"), ("parse", "new", "-"), ("g", "from", "c::zz::from")]));
+    }
 
     #[test]
     fn a_glob_import_is_shadowed_by_a_local_fn_and_by_a_named_import() {

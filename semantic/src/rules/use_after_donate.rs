@@ -284,14 +284,21 @@ impl<'c, 'a> Donate<'c, 'a> {
         if id == next {
             self.donations.push(donation);
         }
-        let mut given = vec![place.clone()];
-        given.extend(state.map.get(place).map(|f| f.shares.iter().cloned().collect::<Vec<_>>()).unwrap_or_default());
+        let sources: Vec<Place> = state.map.get(place).map(|f| f.shares.iter().cloned().collect()).unwrap_or_default();
+        // Other copies of the same storage share it only through a source known on every path:
+        // `re` made from `a` on one branch and `im` from `a` on another never share at once.
+        let mut through = vec![place.clone()];
+        if let [only] = sources.as_slice() {
+            through.push(only.clone());
+        }
         let sharing: Vec<Place> = state
             .map
             .iter()
-            .filter(|(_, f)| f.shares.iter().any(|s| given.iter().any(|g| s.starts_with(g))))
+            .filter(|(_, f)| f.shares.iter().any(|s| through.iter().any(|g| s.starts_with(g))))
             .map(|(k, _)| k.clone())
             .collect();
+        let mut given = vec![place.clone()];
+        given.extend(sources);
         for p in given.into_iter().chain(sharing) {
             self.donated_param(&p, id);
             state.map.entry(p).or_default().donated.insert(id);
