@@ -518,6 +518,7 @@ pub fn index_file(file: &FileRef, ast: &syn::File, module: &[String], external: 
     let mut decls = FileDecls::default();
     let crate_name = module.first().map_or("crate", String::as_str);
     let imports = crate::analysis::imports_by_module(&ast.items, crate_name, module);
+    let fields = crate::resolve::FieldTypes::of(&ast.items);
     let no_imports = crate::resolve::Imports::default();
     walk_fns(&ast.items, &mut |f: FnItem<'_>| {
         let rel_module = f.modules;
@@ -537,6 +538,7 @@ pub fn index_file(file: &FileRef, ast: &syn::File, module: &[String], external: 
             decls.sanctioned.push(path.clone());
         }
         if let Some((contract, attr_range)) = contract_of(f.attrs, f.sig, file, imports_reuse, &mut decls.findings) {
+            decls.findings.extend(field_path_errors(&contract, f.sig, f.self_type, &fields, file));
             let params = Params::of(f.sig);
             let scope = NameScope {
                 crate_name,
@@ -569,6 +571,42 @@ pub fn index_file(file: &FileRef, ast: &syn::File, module: &[String], external: 
         decls.index_fields = fields;
     }
     decls
+}
+
+/// `unknown_name` at each field of a contract's field paths (`meta.slot_maping`, `self.kv`) that
+/// the struct, defined in this file, does not have. A struct defined elsewhere is rustc's to check
+/// (the macro borrows each field of a parameter; see `reuse-macros`).
+fn field_path_errors(contract: &FileContract, sig: &syn::Signature, self_type: Option<&str>, fields: &crate::resolve::FieldTypes, file: &FileRef) -> Vec<Finding> {
+    let mut out = Vec::new();
+    for place in contract.rooted_places() {
+        let mut owner: Option<String> = match place.root {
+            reuse_rules::contract::PlaceRoot::SelfField => self_type.map(str::to_string),
+            _ => sig.inputs.iter().find_map(|a| match a {
+                syn::FnArg::Typed(t) if matches!(&*t.pat, syn::Pat::Ident(p) if p.ident == place.root_name()) => crate::resolve::type_name(&t.ty),
+                _ => None,
+            }),
+        };
+        for seg in &place.segments[1..] {
+            let Some(ty) = owner.take() else { break };
+            match fields.declares(&ty, &seg.text) {
+                Some(true) => owner = fields.field_type(&ty, &seg.text).map(str::to_string),
+                Some(false) => {
+                    let hint = catalogue::did_you_mean(&seg.text, fields.fields_of(&ty).unwrap_or_default().iter().map(String::as_str));
+                    out.push(
+                        Finding::new(
+                            &catalogue::UNKNOWN_NAME,
+                            format!("`{ty}` has no field `{}`{hint}: the contract's `{place}` would check nothing", seg.text),
+                            Label::new(file, seg.span.clone(), "no such field"),
+                        )
+                        .with_help("name a field of the struct; the macro reports the same error when the crate is compiled"),
+                    );
+                    break;
+                }
+                None => break,
+            }
+        }
+    }
+    out
 }
 
 /// Where a contract is written, for resolving the paths it names as Rust resolves them there.

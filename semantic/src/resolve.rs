@@ -314,7 +314,7 @@ impl<'ast> Visit<'ast> for TypeEnv {
 
 /// The type a receiver has, by its last path segment; builtin and standard-library types (which no
 /// contract of the workspace is on) are [`BUILTIN`].
-fn type_name(ty: &Type) -> Option<String> {
+pub fn type_name(ty: &Type) -> Option<String> {
     match ty {
         Type::Reference(r) => type_name(&r.elem),
         Type::Paren(p) => type_name(&p.elem),
@@ -423,6 +423,9 @@ fn constructed_type(expr: &Expr) -> Option<String> {
 #[derive(Debug, Default)]
 pub struct FieldTypes {
     types: HashMap<(String, String), String>,
+    /// The named fields of each struct of the file (`None`: a tuple struct, or two structs of
+    /// that name in the file).
+    declared: HashMap<String, Option<Vec<String>>>,
     elements: HashMap<(String, String), String>,
     returns: HashMap<(Option<String>, String), String>,
 }
@@ -439,6 +442,23 @@ impl FieldTypes {
         out
     }
 
+    /// Whether struct `owner` of this file has a field `field`: `None` when the file does not
+    /// say (no such struct here, a tuple struct, two structs of that name).
+    pub fn declares(&self, owner: &str, field: &str) -> Option<bool> {
+        let fields = self.declared.get(owner)?.as_ref()?;
+        Some(fields.iter().any(|f| f == field))
+    }
+
+    /// The named fields of struct `owner` of this file, when the file says.
+    pub fn fields_of(&self, owner: &str) -> Option<&[String]> {
+        self.declared.get(owner)?.as_deref()
+    }
+
+    /// The type of field `field` of struct `owner`, by last path segment.
+    pub fn field_type(&self, owner: &str, field: &str) -> Option<&str> {
+        self.types.get(&(owner.to_string(), field.to_string())).map(String::as_str)
+    }
+
     /// What a function or method of this file returns, by last path segment (see [`return_type_name`]).
     pub fn returns(&self, owner: Option<&str>, name: &str) -> Option<&str> {
         self.returns.get(&(owner.map(str::to_string), name.to_string())).map(String::as_str)
@@ -448,6 +468,10 @@ impl FieldTypes {
         for item in items {
             match item {
                 syn::Item::Struct(st) => {
+                    let named = matches!(st.fields, syn::Fields::Named(_)).then(|| st.fields.iter().filter_map(|f| f.ident.as_ref().map(|i| i.to_string())).collect());
+                    let name = st.ident.to_string();
+                    let known = if self.declared.contains_key(&name) { None } else { named };
+                    self.declared.insert(name, known);
                     for field in &st.fields {
                         let Some(name) = &field.ident else { continue };
                         let key = (st.ident.to_string(), name.to_string());
