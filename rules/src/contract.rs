@@ -416,13 +416,7 @@ pub fn parse_index_attr(tokens: TokenStream) -> Result<IndexDecl, Vec<ContractEr
         if input.is_empty() {
             return Err(input.error("expected `skip = SENTINEL`: the entry of this index that means \"no write\""));
         }
-        let kw: Ident = input.call(Ident::parse_any)?;
-        if kw != "skip" {
-            return Err(syn::Error::new(kw.span(), "expected `skip = SENTINEL`"));
-        }
-        input.parse::<Token![=]>()?;
-        let skip = parse_sentinel(input)?;
-        input.parse::<Option<Token![,]>>()?;
+        let skip = keyed(input, "skip", "expected `skip = SENTINEL`", parse_sentinel)?;
         expect_end(input, "`#[reuse::index]` takes `skip = SENTINEL`")?;
         Ok(IndexDecl { skip })
     };
@@ -524,16 +518,7 @@ fn parse_reuses(input: ParseStream) -> syn::Result<ClauseKind> {
     let content;
     syn::parenthesized!(content in input);
     let key = comma_separated(&content, parse_place, "key component")?;
-    let mut miss = None;
-    if input.parse::<Option<Token![,]>>()?.is_some() && !input.is_empty() {
-        let kw: Ident = input.call(Ident::parse_any)?;
-        if kw != "miss" {
-            return Err(syn::Error::new(kw.span(), "expected `miss = PATTERN`: the returned values that decline to serve"));
-        }
-        input.parse::<Token![=]>()?;
-        miss = Some(parse_miss_pattern(input)?);
-        input.parse::<Option<Token![,]>>()?;
-    }
+    let miss = trailing_option(input, "miss", "expected `miss = PATTERN`: the returned values that decline to serve", parse_miss_pattern)?;
     expect_end(input, "`reuses` takes `PLACE, key(...)` and an optional `miss = PATTERN`")?;
     Ok(ClauseKind::Reuses { place, key, miss })
 }
@@ -638,18 +623,29 @@ fn parse_fresh(input: ParseStream) -> syn::Result<ClauseKind> {
 
 fn parse_writes(input: ParseStream) -> syn::Result<ClauseKind> {
     let target = parse_indexed(input)?;
-    let mut skip = None;
-    if input.parse::<Option<Token![,]>>()?.is_some() && !input.is_empty() {
-        let kw: Ident = input.call(Ident::parse_any)?;
-        if kw != "skip" {
-            return Err(syn::Error::new(kw.span(), "expected `skip = SENTINEL`"));
-        }
-        input.parse::<Token![=]>()?;
-        skip = Some(parse_sentinel(input)?);
-        input.parse::<Option<Token![,]>>()?;
-    }
+    let skip = trailing_option(input, "skip", "expected `skip = SENTINEL`", parse_sentinel)?;
     expect_end(input, "`writes` takes `PLACE[INDEX]` and an optional `skip = SENTINEL`")?;
     Ok(ClauseKind::Writes { target, skip })
+}
+
+/// `, KEYWORD = VALUE` after a clause's main part, if there is one (a lone trailing comma is none).
+fn trailing_option<T>(input: ParseStream, keyword: &str, expected: &str, value: fn(ParseStream) -> syn::Result<T>) -> syn::Result<Option<T>> {
+    if input.parse::<Option<Token![,]>>()?.is_none() || input.is_empty() {
+        return Ok(None);
+    }
+    keyed(input, keyword, expected, value).map(Some)
+}
+
+/// `KEYWORD = VALUE`, then an optional comma.
+fn keyed<T>(input: ParseStream, keyword: &str, expected: &str, value: fn(ParseStream) -> syn::Result<T>) -> syn::Result<T> {
+    let kw: Ident = input.call(Ident::parse_any)?;
+    if kw != keyword {
+        return Err(syn::Error::new(kw.span(), expected));
+    }
+    input.parse::<Token![=]>()?;
+    let v = value(input)?;
+    input.parse::<Option<Token![,]>>()?;
+    Ok(v)
 }
 
 fn parse_sentinel(input: ParseStream) -> syn::Result<Sentinel> {
