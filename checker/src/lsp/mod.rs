@@ -24,7 +24,7 @@
 mod actions;
 mod convert;
 mod hover;
-mod incremental;
+pub mod incremental;
 mod transport;
 
 #[cfg(test)]
