@@ -24,7 +24,8 @@ pub struct FnCtx<'a> {
     pub sig: &'a syn::Signature,
     pub body: &'a syn::Block,
     pub self_type: Option<&'a str>,
-    pub env: TypeEnv,
+    /// The local types, built on first use (most functions call nothing a contract could name).
+    pub env_memo: std::cell::OnceCell<TypeEnv>,
     /// The function's own contract: its attribute, or a contracts file's contract for its path.
     pub contract: Option<&'a FileContract>,
     /// The file that holds `contract` (this file, or the contracts file), for labels at clauses.
@@ -39,6 +40,8 @@ pub struct FnCtx<'a> {
     /// ones (per call site, a function with thousands of calls was quadratic).
     pub lets_memo: std::cell::OnceCell<Locals<'a>>,
     pub calls_memo: std::cell::OnceCell<Vec<&'a Expr>>,
+    /// The contracted callee of each call expression asked about, by its byte range (see [`Self::callee`]).
+    pub callee_memo: std::cell::RefCell<HashMap<(usize, usize), Option<&'a ContractedFn>>>,
 }
 
 impl<'a> FnCtx<'a> {
@@ -56,20 +59,38 @@ impl<'a> FnCtx<'a> {
     }
 
     pub fn resolve(&self, call: &CallSite<'_>) -> Resolution<'a> {
-        let resolution = self.resolver.resolve(call, self.self_type, &self.env);
+        if !self.resolver.may_resolve(call) {
+            return Resolution::None;
+        }
+        let resolution = self.resolver.resolve(call, self.self_type, self.env());
         if let Resolution::One(f) = &resolution {
             self.index.mark_called(f);
         }
         resolution
     }
 
+    /// The local types of the function (see [`TypeEnv`]).
+    pub fn env(&self) -> &TypeEnv {
+        self.env_memo.get_or_init(|| TypeEnv::of(self.sig, Some(self.body)))
+    }
+
     /// The contracted callee of a call expression, if it is one and unambiguous.
     pub fn callee<'e>(&self, e: &'e Expr) -> Option<(CallSite<'e>, &'a ContractedFn)> {
         let call = CallSite::of(e)?;
-        match self.resolve(&call) {
-            Resolution::One(f) => Some((call, f)),
-            _ => None,
+        // Rules and the dataflow solver (which revisits loop bodies) ask about the same call
+        // expressions many times: each is resolved once. Keyed by where it is written (expressions
+        // parsed out of a macro are temporaries: their addresses are reused).
+        let r = self.expr_range(e);
+        let key = (r.start, r.end);
+        if let Some(known) = self.callee_memo.borrow().get(&key) {
+            return known.map(|f| (call, f));
         }
+        let found = match self.resolve(&call) {
+            Resolution::One(f) => Some(f),
+            _ => None,
+        };
+        self.callee_memo.borrow_mut().insert(key, found);
+        found.map(|f| (call, f))
     }
 
     /// The 1-based line of a byte offset in this file.
@@ -263,7 +284,7 @@ impl<'a> FnCtx<'a> {
     /// function; `None`: this function), whose `impl` type decides `self.f()` and `Self::f()`.
     /// Helpers are followed [`crate::dataflow::MAX_SUMMARY_DEPTH`] calls deep.
     pub fn helper_of(&self, call: &Expr, within: Option<&FnDef>, depth: usize) -> Option<(usize, &'a FnDef<'a>)> {
-        if depth >= crate::dataflow::MAX_SUMMARY_DEPTH || self.callee(call).is_some() {
+        if depth >= crate::dataflow::MAX_SUMMARY_DEPTH {
             return None;
         }
         let here = within.map_or(self.self_type, |d| d.self_type.as_deref());
@@ -278,8 +299,13 @@ impl<'a> FnCtx<'a> {
             _ => return None,
         };
         let fns: &'a FileFns<'a> = self.fns;
+        // Most calls name no function of this file: known from the name, before resolving.
+        let same_name = fns.by_name.get(&name)?;
+        if self.callee(call).is_some() {
+            return None;
+        }
         let candidates: Vec<(usize, &'a FnDef<'a>)> =
-            fns.defs.iter().enumerate().filter(|(_, d)| d.sig.ident == name && (d.has_receiver() == method || !method)).collect();
+            same_name.iter().map(|&i| (i, &fns.defs[i])).filter(|(_, d)| d.has_receiver() == method || !method).collect();
         // `self.f()`, `Self::f()`: the method of this type.
         let on_self = match call {
             Expr::MethodCall(m) => matches!(crate::resolve::strip(&m.receiver), Expr::Path(p) if p.path.is_ident("self")),
@@ -323,6 +349,8 @@ impl FnDef<'_> {
 /// The functions of a file with bodies, in source order.
 pub struct FileFns<'a> {
     pub defs: Vec<FnDef<'a>>,
+    /// Positions in `defs` by function name.
+    pub by_name: HashMap<String, Vec<usize>>,
 }
 
 impl<'a> FileFns<'a> {
@@ -373,7 +401,11 @@ impl<'a> FileFns<'a> {
         }
         let mut v = Defs { file, self_type: None, defs: Vec::new() };
         v.visit_file(ast);
-        FileFns { defs: v.defs }
+        let mut by_name: HashMap<String, Vec<usize>> = HashMap::new();
+        for (i, d) in v.defs.iter().enumerate() {
+            by_name.entry(d.sig.ident.to_string()).or_default().push(i);
+        }
+        FileFns { defs: v.defs, by_name }
     }
 }
 
@@ -405,7 +437,7 @@ pub fn analyze_file(file: &FileRef, ast: &syn::File, crate_name: &str, module: &
             sig: f.sig,
             body,
             self_type: f.self_type,
-            env: TypeEnv::of(f.sig, Some(body)),
+            env_memo: Default::default(),
             contract: own.as_ref().or(external.map(|c| &c.contract)),
             contract_file: external.map_or(file, |c| &c.file),
             helpers: &helpers,
@@ -413,6 +445,7 @@ pub fn analyze_file(file: &FileRef, ast: &syn::File, crate_name: &str, module: &
             summaries: &summaries,
             lets_memo: Default::default(),
             calls_memo: Default::default(),
+            callee_memo: Default::default(),
         };
         rules::check_fn(&ctx, &mut findings);
     });

@@ -515,7 +515,18 @@ pub struct Resolver<'a> {
 }
 
 impl<'a> Resolver<'a> {
+    /// Whether a call may resolve to a contracted function at all, from the names alone (a
+    /// rename in this file, or in the index, may lead to a contracted one): most calls do not, and
+    /// are settled before anything else is looked at.
+    pub fn may_resolve(&self, call: &CallSite) -> bool {
+        let renamed = call.path.as_ref().filter(|p| p.len() == 1).and_then(|_| self.imports.get(&call.name)).and_then(|full| full.last());
+        self.index.may_name_contracted(&call.name) || renamed.is_some_and(|n| self.index.may_name_contracted(n))
+    }
+
     pub fn resolve(&self, call: &CallSite, self_type: Option<&str>, env: &TypeEnv) -> Resolution<'a> {
+        if !self.may_resolve(call) {
+            return Resolution::None;
+        }
         // `from(x)` where `from` is a parameter or a local (a closure, a function pointer): the
         // binding shadows every item of that name, as in Rust.
         if let (Some([_]), Expr::Call(c)) = (call.path.as_deref(), call.expr) {
@@ -524,12 +535,6 @@ impl<'a> Resolver<'a> {
                     return Resolution::None;
                 }
             }
-        }
-        // Most calls are to functions no contract is on: known from the names alone, before any
-        // path is followed (a rename in this file, or in the index, may lead to a contracted one).
-        let renamed = call.path.as_ref().filter(|p| p.len() == 1).and_then(|_| self.imports.get(&call.name)).and_then(|full| full.last());
-        if !self.index.may_name_contracted(&call.name) && !renamed.is_some_and(|n| self.index.may_name_contracted(n)) {
-            return Resolution::None;
         }
         // What a path call may name, through imports (renames included) and `pub use` re-exports:
         // its candidates are found by the names at the end of those paths, not only the name written.

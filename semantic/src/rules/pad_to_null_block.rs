@@ -79,11 +79,11 @@ enum How {
 struct Origin {
     start: usize,
     end: usize,
-    text: String,
+    text: Rc<str>,
     entry: Entry,
     how: How,
     /// The place it was first stored into, as written there (`slots`, `meta.slot_mapping`).
-    holder: Option<String>,
+    holder: Option<Rc<str>>,
     /// The function it was stored in, when not the one being checked (a persistent field).
     function: Option<String>,
     /// Whether it is an entry of a buffer (a scalar index is `fallback_index`'s).
@@ -378,7 +378,7 @@ impl<'c, 'a> Pad<'c, 'a> {
     }
     fn origin(&self, e: &Expr, entry: Entry, how: How) -> Origin {
         let r = self.ctx.expr_range(e);
-        Origin { start: r.start, end: r.end, text: self.text(e), entry, how, holder: None, function: None, in_buffer: false, via: None }
+        Origin { start: r.start, end: r.end, text: self.text(e).into(), entry, how, holder: None, function: None, in_buffer: false, via: None }
     }
 
     /// The buffer a receiver or argument designates: `&x[..n]` → `x`, `x.as_slice()` → `x`.
@@ -389,12 +389,17 @@ impl<'c, 'a> Pad<'c, 'a> {
     /// Stores `val` into `place` whole (its fields too); the first place an origin is stored into
     /// names it in messages.
     fn store(&self, scopes: &Scopes, state: &mut State, place: &Place, val: Val, at: usize) {
+        // A value with nothing known into a place that held nothing: no entry (most locals).
+        let held = state.map.range(place.clone()..).next().is_some_and(|(k, _)| k.starts_with(place));
+        if val.own.is_empty() && val.fields.is_empty() && !held {
+            return;
+        }
         state.clear_under(place);
         self.store_fields(scopes, state, place, val, at);
     }
 
     fn store_fields(&self, scopes: &Scopes, state: &mut State, place: &Place, val: Val, at: usize) {
-        let holder = scopes.display(place);
+        let holder: Rc<str> = scopes.display(place).into();
         let origins = val.own.into_iter().map(|mut o| {
             o.holder.get_or_insert_with(|| holder.clone());
             o
@@ -408,7 +413,7 @@ impl<'c, 'a> Pad<'c, 'a> {
     /// Adds origins to what a place's entries may hold.
     fn add(&self, scopes: &Scopes, state: &mut State, place: &Place, origins: BTreeSet<Origin>) {
         self.materialize(state, place);
-        let holder = scopes.display(place);
+        let holder: Rc<str> = scopes.display(place).into();
         let entries = state.map.entry(place.clone()).or_default();
         entries.prefix = None;
         entries.origins.extend(origins.into_iter().map(|mut o| {
@@ -442,7 +447,7 @@ impl<'c, 'a> Pad<'c, 'a> {
                 let o = Origin {
                     start: 0,
                     end: 0,
-                    text: String::new(),
+                    text: "".into(),
                     entry: Entry::Param(*id as usize, place.fields.clone()),
                     how: How::Value,
                     holder: None,
@@ -912,7 +917,7 @@ impl<'c, 'a> Pad<'c, 'a> {
         let skip = decl.decl.skip.to_string();
         for o in v.own.iter().filter(|o| o.in_buffer && is_null(&o.entry, sentinel, &[(0, 1)])) {
             let mut named = o.clone();
-            named.holder.get_or_insert_with(|| shown.to_string());
+            named.holder.get_or_insert_with(|| shown.into());
             let (_, label) = origin_label(&named, Some(shown), || shown.to_string());
             let finding = Finding::new(
                 &PAD_TO_NULL_BLOCK,
@@ -1054,7 +1059,7 @@ impl<'c, 'a> Pad<'c, 'a> {
 
 /// What a finding calls the buffer, and its label at the origin.
 fn origin_label(o: &Origin, shown: Option<&str>, written: impl FnOnce() -> String) -> (String, String) {
-    let buffer = o.holder.clone().or_else(|| shown.map(str::to_string)).unwrap_or_else(written);
+    let buffer = o.holder.as_deref().map(str::to_string).or_else(|| shown.map(str::to_string)).unwrap_or_else(written);
     let label = match &o.how {
         How::Value | How::Filled if o.holder.is_none() => format!("the argument starts filled with {}", o.text),
         How::Value | How::Filled => format!("`{buffer}` starts filled with {}", o.text),
