@@ -40,8 +40,6 @@ pub struct FnCtx<'a> {
     /// ones (per call site, a function with thousands of calls was quadratic).
     pub lets_memo: std::cell::OnceCell<Locals<'a>>,
     pub calls_memo: std::cell::OnceCell<Vec<&'a Expr>>,
-    /// The contracted callee of each call expression asked about, by its byte range (see [`Self::callee`]).
-    pub callee_memo: std::cell::RefCell<HashMap<(usize, usize), Option<&'a ContractedFn>>>,
 }
 
 impl<'a> FnCtx<'a> {
@@ -77,20 +75,10 @@ impl<'a> FnCtx<'a> {
     /// The contracted callee of a call expression, if it is one and unambiguous.
     pub fn callee<'e>(&self, e: &'e Expr) -> Option<(CallSite<'e>, &'a ContractedFn)> {
         let call = CallSite::of(e)?;
-        // Rules and the dataflow solver (which revisits loop bodies) ask about the same call
-        // expressions many times: each is resolved once. Keyed by where it is written (expressions
-        // parsed out of a macro are temporaries: their addresses are reused).
-        let r = self.expr_range(e);
-        let key = (r.start, r.end);
-        if let Some(known) = self.callee_memo.borrow().get(&key) {
-            return known.map(|f| (call, f));
-        }
-        let found = match self.resolve(&call) {
-            Resolution::One(f) => Some(f),
+        match self.resolve(&call) {
+            Resolution::One(f) => Some((call, f)),
             _ => None,
-        };
-        self.callee_memo.borrow_mut().insert(key, found);
-        found.map(|f| (call, f))
+        }
     }
 
     /// The 1-based line of a byte offset in this file.
@@ -445,7 +433,6 @@ pub fn analyze_file(file: &FileRef, ast: &syn::File, crate_name: &str, module: &
             summaries: &summaries,
             lets_memo: Default::default(),
             calls_memo: Default::default(),
-            callee_memo: Default::default(),
         };
         rules::check_fn(&ctx, &mut findings);
     });
