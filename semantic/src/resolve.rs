@@ -207,6 +207,9 @@ pub enum Resolution<'i> {
 #[derive(Default, Debug)]
 pub struct TypeEnv {
     bindings: HashMap<String, Vec<Binding>>,
+    /// The function's type parameters: a binding of type `K` (`fn f<K: Get>(k: K)`) has no known
+    /// type, never the type of that name elsewhere.
+    generics: Vec<String>,
     /// Ends of the blocks being visited (while building).
     blocks: Vec<usize>,
 }
@@ -223,7 +226,7 @@ struct Binding {
 
 impl TypeEnv {
     pub fn of(sig: &syn::Signature, body: Option<&syn::Block>) -> TypeEnv {
-        let mut env = TypeEnv::default();
+        let mut env = TypeEnv { generics: sig.generics.type_params().map(|t| t.ident.to_string()).collect(), ..TypeEnv::default() };
         for input in &sig.inputs {
             if let FnArg::Typed(pt) = input {
                 if let Pat::Ident(pi) = &*pt.pat {
@@ -261,9 +264,10 @@ impl TypeEnv {
     }
 
     fn bind(&mut self, name: String, ty: Option<&Type>, constructed: Option<String>, from: usize, scope_end: usize) {
+        let known = |t: String| (!self.generics.contains(&t)).then_some(t);
         let binding = Binding {
-            ty: ty.and_then(type_name).or(constructed),
-            element: ty.and_then(element_type_name),
+            ty: ty.and_then(type_name).or(constructed).and_then(known),
+            element: ty.and_then(element_type_name).and_then(known),
             from,
             scope_end,
         };
@@ -897,6 +901,16 @@ mod tests {
     }
 
     const CONTRACTS: &str = "#[reuse::contract(writes(a[i], skip = -1))]\npub fn new(a: &mut [u8], i: &[i64]) {}\n#[reuse::contract(writes(a[i], skip = -1))]\npub fn from(a: &mut [u8], i: &[i64]) {}\n";
+
+    /// A binding whose type is a type parameter of the function has no known type: `k.get(x)` in
+    /// `fn f<K: Get>(k: K)` is not the `get` of a struct named `K`.
+    #[test]
+    fn a_generic_parameter_is_not_a_type_of_the_same_name() {
+        let kernels = "pub struct K { v: Vec<u8> }\nimpl K {\n    #[reuse::contract(writes(self.v[i], skip = -1))]\n    pub fn get(&mut self, i: &[i64]) {}\n}\n";
+        let root = "mod zz;\nuse zz::K;\nfn generic<K: Fn(&[i64])>(k: K) { k.get(&[0]); }\nfn concrete(k: &mut K) { k.get(&[0]); }\n";
+        let got = resolutions(&[("c", root), ("c::zz", kernels)], "c");
+        assert_eq!(got, triples(&[("generic", ".get", "-"), ("concrete", ".get", "c::zz::K::get")]));
+    }
 
     /// A parameter or a local that is called (a closure, a function pointer) shadows every item
     /// of its name: `from(re)` in `fn parse<F: Fn(&str) -> T>(s: &str, from: F)` is not the
