@@ -30,8 +30,6 @@ pub struct FnCtx<'a> {
     pub contract: Option<&'a FileContract>,
     /// The file that holds `contract` (this file, or the contracts file), for labels at clauses.
     pub contract_file: &'a FileRef,
-    /// Bodies of the file's functions by name (helpers that run effects).
-    pub helpers: &'a HashMap<String, Vec<&'a syn::Block>>,
     /// Every function of the file with its signature, for the dataflow summaries of helpers.
     pub fns: &'a FileFns<'a>,
     /// Summaries computed on demand, shared by the file's functions.
@@ -326,6 +324,8 @@ pub struct FnDef<'a> {
     pub body: &'a syn::Block,
     pub self_type: Option<String>,
     pub range: Range<usize>,
+    /// A trait's default method (`self_type` is the trait).
+    pub trait_default: bool,
 }
 
 impl FnDef<'_> {
@@ -342,6 +342,13 @@ pub struct FileFns<'a> {
 }
 
 impl<'a> FileFns<'a> {
+    /// The bodies of the file's functions and methods named `name` (trait default methods left
+    /// out), in source order: the helpers the effect rules follow by name. `None` if there is none.
+    pub fn bodies(&self, name: &str) -> Option<Vec<&'a syn::Block>> {
+        let bodies: Vec<&'a syn::Block> = self.by_name.get(name)?.iter().map(|&i| &self.defs[i]).filter(|d| !d.trait_default).map(|d| d.body).collect();
+        (!bodies.is_empty()).then_some(bodies)
+    }
+
     pub fn of(file: &FileRef, ast: &'a syn::File) -> FileFns<'a> {
         struct Defs<'f, 'a> {
             file: &'f FileRef,
@@ -349,9 +356,9 @@ impl<'a> FileFns<'a> {
             defs: Vec<FnDef<'a>>,
         }
         impl<'a> Defs<'_, 'a> {
-            fn push(&mut self, sig: &'a syn::Signature, body: &'a syn::Block) {
+            fn push(&mut self, sig: &'a syn::Signature, body: &'a syn::Block, trait_default: bool) {
                 let range = self.file.join(sig.fn_token.span, body.brace_token.span.join());
-                self.defs.push(FnDef { sig, body, self_type: self.self_type.clone(), range });
+                self.defs.push(FnDef { sig, body, self_type: self.self_type.clone(), range, trait_default });
             }
         }
         impl<'a> Visit<'a> for Defs<'_, 'a> {
@@ -372,17 +379,17 @@ impl<'a> FileFns<'a> {
             fn visit_item_fn(&mut self, f: &'a syn::ItemFn) {
                 // A function nested in a method is not a method.
                 let outer = self.self_type.take();
-                self.push(&f.sig, &f.block);
+                self.push(&f.sig, &f.block, false);
                 syn::visit::visit_item_fn(self, f);
                 self.self_type = outer;
             }
             fn visit_impl_item_fn(&mut self, f: &'a syn::ImplItemFn) {
-                self.push(&f.sig, &f.block);
+                self.push(&f.sig, &f.block, false);
                 syn::visit::visit_impl_item_fn(self, f);
             }
             fn visit_trait_item_fn(&mut self, f: &'a syn::TraitItemFn) {
                 if let Some(body) = &f.default {
-                    self.push(&f.sig, body);
+                    self.push(&f.sig, body, true);
                 }
                 syn::visit::visit_trait_item_fn(self, f);
             }
@@ -405,7 +412,6 @@ pub fn clause_label(callee: &ContractedFn, clause: &reuse_rules::contract::Claus
 /// Analyses every function of a parsed file. `module` is the file's module path, crate name first.
 pub fn analyze_file(file: &FileRef, ast: &syn::File, crate_name: &str, module: &[String], index: &Index) -> Vec<Finding> {
     let scope = FileScope::of(ast, crate_name, module);
-    let helpers = fn_bodies(ast);
     let fns = FileFns::of(file, ast);
     let summaries = rules::Summaries::default();
     let imports_reuse = file.text.contains("use reuse::");
@@ -428,7 +434,6 @@ pub fn analyze_file(file: &FileRef, ast: &syn::File, crate_name: &str, module: &
             env_memo: Default::default(),
             contract: own.as_ref().or(external.map(|c| &c.contract)),
             contract_file: external.map_or(file, |c| &c.file),
-            helpers: &helpers,
             fns: &fns,
             summaries: &summaries,
             lets_memo: Default::default(),
@@ -548,25 +553,6 @@ pub(crate) fn imports_by_module(items: &[syn::Item], crate_name: &str, module: &
     let mut out = HashMap::new();
     walk(items, crate_name, &mut module.to_vec(), &mut Vec::new(), &mut out);
     out
-}
-
-/// The bodies of the functions and methods of a file, by name: calls of helpers without contracts
-/// are followed one level deep for the effects they run.
-fn fn_bodies(ast: &syn::File) -> HashMap<String, Vec<&syn::Block>> {
-    struct Bodies<'ast>(HashMap<String, Vec<&'ast syn::Block>>);
-    impl<'ast> Visit<'ast> for Bodies<'ast> {
-        fn visit_item_fn(&mut self, f: &'ast syn::ItemFn) {
-            self.0.entry(f.sig.ident.to_string()).or_default().push(&f.block);
-            syn::visit::visit_item_fn(self, f);
-        }
-        fn visit_impl_item_fn(&mut self, f: &'ast syn::ImplItemFn) {
-            self.0.entry(f.sig.ident.to_string()).or_default().push(&f.block);
-            syn::visit::visit_impl_item_fn(self, f);
-        }
-    }
-    let mut v = Bodies(HashMap::new());
-    v.visit_file(ast);
-    v.0
 }
 
 /// The fields of `self` that these bodies (of one method) write, when they can be read to the end:

@@ -77,7 +77,7 @@ fn value_sources<'a>(ctx: &FnCtx<'a>, arg: &'a Expr, at: usize) -> Vec<&'a Expr>
             Expr::Call(c) => {
                 let Expr::Path(p) = &*c.func else { continue };
                 let Some(helper) = p.path.get_ident() else { continue };
-                if let Some([body]) = ctx.helpers.get(&helper.to_string()).map(Vec::as_slice) {
+                if let Some([body]) = ctx.fns.bodies(&helper.to_string()).as_deref() {
                     if let Some(syn::Stmt::Expr(value, None)) = body.stmts.last() {
                         sources.push(value);
                     }

@@ -32,7 +32,7 @@ pub(super) fn effect_exits(ctx: &FnCtx, effects: &[Effect<Range<usize>>]) -> Res
             // A helper of this file without a contract (`fn effects(&mut self) { self.log_step(); .. }`):
             // the effects its body calls, in source order, when every function of that name agrees.
             crate::resolve::Resolution::None => {
-                let Some(bodies) = ctx.helpers.get(&call.name) else { return Vec::new() };
+                let Some(bodies) = ctx.fns.bodies(&call.name) else { return Vec::new() };
                 let runs = |b: &syn::Block| -> Vec<u8> {
                     super::calls_in(b).into_iter().filter_map(|c| CallSite::of(c).and_then(|c| position(&c.name))).collect()
                 };

@@ -304,8 +304,8 @@ fn entry_bindings(body: &syn::Block, place: &str) -> HashSet<String> {
 /// else from the `#[reuse::effect]` functions of that name in the index, when all agree. `None`:
 /// unknown.
 fn written_fields(ctx: &FnCtx, effect: &str) -> Option<HashSet<String>> {
-    if let Some(bodies) = ctx.helpers.get(effect) {
-        return crate::analysis::self_fields_written(bodies);
+    if let Some(bodies) = ctx.fns.bodies(effect) {
+        return crate::analysis::self_fields_written(&bodies);
     }
     let declared = ctx.index.effects.get(effect)?;
     let first = declared.first()?.writes_self.as_ref()?;
@@ -315,7 +315,7 @@ fn written_fields(ctx: &FnCtx, effect: &str) -> Option<HashSet<String>> {
 /// The field of `self` a getter of this file returns (`fn output(&self) -> &[f32] { &self.output }`),
 /// when every method of that name returns the same one.
 fn getter_field(ctx: &FnCtx, method: &str) -> Option<String> {
-    let bodies = ctx.helpers.get(method)?;
+    let bodies = ctx.fns.bodies(method)?;
     let mut field = None;
     for body in bodies {
         let Some(syn::Stmt::Expr(tail, None)) = body.stmts.last() else { return None };
