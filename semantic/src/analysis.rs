@@ -117,9 +117,14 @@ impl<'a> FnCtx<'a> {
 
     /// The value of a `skip` sentinel of `callee`'s contract, read as for [`Self::region_bounds`].
     pub fn sentinel_value(&self, skip: &reuse_rules::contract::Sentinel<Range<usize>>, callee: &ContractedFn) -> Option<i128> {
+        self.sentinel_seen_by(skip, &callee.path[0])
+    }
+
+    /// The value of a sentinel declared in crate `owner` (a contract's, an index field's).
+    pub fn sentinel_seen_by(&self, skip: &reuse_rules::contract::Sentinel<Range<usize>>, owner: &str) -> Option<i128> {
         match skip {
             reuse_rules::contract::Sentinel::Int { value, .. } => Some(*value),
-            reuse_rules::contract::Sentinel::Const(p) => self.const_seen_by(p.last_name(), &callee.path[0]),
+            reuse_rules::contract::Sentinel::Const(p) => self.const_seen_by(p.last_name(), owner),
         }
     }
 

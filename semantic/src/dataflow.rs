@@ -756,6 +756,11 @@ impl<V> PlaceMap<V> {
     }
 }
 
+/// How many parameters a signature has, receiver excluded: their locals are the first ids.
+pub fn param_count(sig: &syn::Signature) -> usize {
+    sig.inputs.iter().filter(|a| matches!(a, syn::FnArg::Typed(_))).count()
+}
+
 /// Names to ids of the parameters of a signature, receiver excluded (patterns other than a name
 /// get a placeholder, so that positions still match the arguments).
 pub fn param_names(sig: &syn::Signature) -> Vec<String> {

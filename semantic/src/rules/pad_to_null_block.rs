@@ -352,7 +352,7 @@ impl Analysis for Pad<'_, '_> {
             self.summary.returns.join(v);
         }
         // What the parameters and `self` hold here (their locals are the first ids).
-        for (i, _) in dataflow::param_names(def.sig).iter().enumerate() {
+        for i in 0..dataflow::param_count(def.sig) {
             let v = self.read_concrete(state, &Place { base: Base::Local(i as LocalId), fields: Vec::new() });
             self.summary.params.entry(i).or_default().join(v);
         }
@@ -442,7 +442,7 @@ impl<'c, 'a> Pad<'c, 'a> {
         let mut val = self.read_concrete(state, place);
         // In a summary, a parameter's entries not written here are the caller's.
         if let (Some(_), Base::Local(id)) = (self.def, &place.base) {
-            let params = self.def.map_or(0, |d| dataflow::param_names(d.sig).len());
+            let params = self.def.map_or(0, |d| dataflow::param_count(d.sig));
             if (*id as usize) < params && !state.map.contains_key(place) {
                 let o = Origin {
                     start: 0,
@@ -880,7 +880,7 @@ impl<'c, 'a> Pad<'c, 'a> {
         if self.ctx.index.index_fields.is_empty() {
             return;
         }
-        let mut places: Vec<Place> = (0..dataflow::param_names(self.ctx.sig).len()).map(|i| Place { base: Base::Local(i as LocalId), fields: Vec::new() }).collect();
+        let mut places: Vec<Place> = (0..dataflow::param_count(self.ctx.sig)).map(|i| Place { base: Base::Local(i as LocalId), fields: Vec::new() }).collect();
         places.push(Place { base: Base::SelfValue, fields: Vec::new() });
         places.extend(value.and_then(|v| scopes.place_of(strip(v))).filter(|p| p.fields.is_empty()));
         for place in places {
@@ -910,10 +910,7 @@ impl<'c, 'a> Pad<'c, 'a> {
     /// Findings for the null entries of a value stored in an index field.
     fn report_index_field(&mut self, decl: &crate::index::IndexField, v: &Val, shown: &str) {
         let ctx = self.ctx;
-        let sentinel = match &decl.decl.skip {
-            Sentinel::Int { value, .. } => Some(*value),
-            Sentinel::Const(p) => ctx.index.const_value_in(p.last_name(), &[decl.krate.as_str(), ctx.resolver.crate_name]),
-        };
+        let sentinel = ctx.sentinel_seen_by(&decl.decl.skip, &decl.krate);
         let skip = decl.decl.skip.to_string();
         for o in v.own.iter().filter(|o| o.in_buffer && is_null(&o.entry, sentinel, &[(0, 1)])) {
             let mut named = o.clone();

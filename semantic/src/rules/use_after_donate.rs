@@ -158,7 +158,7 @@ impl Analysis for Donate<'_, '_> {
 
     fn exit(&mut self, _scopes: &Scopes, state: &State, _value: Option<&Expr>) {
         let Some(def) = self.def else { return };
-        let params = dataflow::param_names(def.sig).len();
+        let params = dataflow::param_count(def.sig);
         for (place, fact) in &state.map {
             let param = match place.base {
                 Base::Local(id) if (id as usize) < params => Some(id as usize),
