@@ -414,7 +414,7 @@ pub struct IndexField {
 
 /// The index fields declared in a file's structs (inline modules included); malformed
 /// declarations become findings.
-fn index_fields(items: &[syn::Item], file: &FileRef, krate: &str, findings: &mut Vec<Finding>, out: &mut Vec<IndexField>) {
+pub fn index_fields(items: &[syn::Item], file: &FileRef, krate: &str, findings: &mut Vec<Finding>, out: &mut Vec<IndexField>) {
     for item in items {
         match item {
             syn::Item::Struct(st) => {

@@ -112,45 +112,20 @@ fn clause_list(contract: &FileContract) -> String {
     md
 }
 
-/// On a field's `#[reuse::index(skip = S)]`: what it declares, then the docs of the rule that
-/// checks it.
+/// On a field's `#[reuse::index(skip = S)]` (as the index reads them): what it declares, then the
+/// docs of the rule that checks it.
 fn index_field_hover(file: &FileRef, items: &[syn::Item], offset: usize) -> Option<(Range<usize>, String)> {
-    for item in items {
-        match item {
-            syn::Item::Struct(st) => {
-                for (i, field) in st.fields.iter().enumerate() {
-                    for attr in &field.attrs {
-                        let range = file.join(attr.pound_token.span, attr.bracket_token.span.close());
-                        let is_index = attr.path().segments.len() == 2 && attr.path().segments[0].ident == "reuse" && attr.path().segments[1].ident == "index";
-                        if !is_index || !range.contains(&offset) {
-                            continue;
-                        }
-                        let tokens = match &attr.meta {
-                            syn::Meta::List(l) => l.tokens.clone(),
-                            _ => proc_macro2::TokenStream::new(),
-                        };
-                        let decl = reuse_rules::contract::parse_index_attr(tokens).ok()?;
-                        let name = field.ident.as_ref().map_or_else(|| i.to_string(), |f| f.to_string());
-                        let skip = decl.skip.to_string();
-                        let mut md = format!(
-                            "**reuse index field** `{}.{name}`: holds positions that kernels write at; `{skip}` is its \"no write\" entry. Every function of the workspace that builds or changes it (struct literals, what a function leaves in it) is held to that: its entries are `{skip}` or real positions, never 0 or the null block.\n",
-                            st.ident
-                        );
-                        md.push_str("\n---\n\n");
-                        md.push_str(&catalogue::PAD_TO_NULL_BLOCK.explain_nested(2));
-                        return Some((range, md));
-                    }
-                }
-            }
-            syn::Item::Mod(m) => {
-                if let Some(found) = m.content.as_ref().and_then(|(_, c)| index_field_hover(file, c, offset)) {
-                    return Some(found);
-                }
-            }
-            _ => {}
-        }
-    }
-    None
+    let mut fields = Vec::new();
+    crate::index::index_fields(items, file, "", &mut Vec::new(), &mut fields);
+    let f = fields.into_iter().find(|f| f.attr_range.contains(&offset))?;
+    let skip = f.decl.skip.to_string();
+    let mut md = format!(
+        "**reuse index field** `{}.{}`: holds positions that kernels write at; `{skip}` is its \"no write\" entry. Every function of the workspace that builds or changes it (struct literals, what a function leaves in it) is held to that: its entries are `{skip}` or real positions, never 0 or the null block.\n",
+        f.type_name, f.field
+    );
+    md.push_str("\n---\n\n");
+    md.push_str(&catalogue::PAD_TO_NULL_BLOCK.explain_nested(2));
+    Some((f.attr_range, md))
 }
 
 /// The clause under the cursor: its meaning, then the docs of the rules that check it.
