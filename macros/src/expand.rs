@@ -49,24 +49,31 @@ pub(crate) fn contract(attr: TokenStream, item: TokenStream) -> TokenStream {
 /// (constants or statics), and its `except(..)` functions. Paths through `Self` are left out: an
 /// item nested in a method cannot name its `impl`'s `Self` (E0401).
 fn named_paths(contract: &Contract) -> Vec<TokenStream> {
-    use reuse_rules::contract::Name;
-    let path = |segments: &[Name]| -> Option<TokenStream> {
-        if segments[0].text == "Self" {
-            return None;
-        }
-        // A keyword was written raw (`r#type`): it is a name again only raw.
-        let segs = segments.iter().map(|s| match s.text.as_str() {
-            "crate" | "self" | "super" => syn::Ident::new(&s.text, s.span),
-            t if syn::parse_str::<syn::Ident>(t).is_ok() => syn::Ident::new(t, s.span),
-            t => syn::Ident::new_raw(t, s.span),
-        });
-        Some(quote::quote!(#(#segs)::*))
-    };
-    let mut out: Vec<TokenStream> = contract.const_paths().into_iter().filter_map(|p| path(&p.segments)).collect();
+    let mut out: Vec<TokenStream> = contract.const_paths().into_iter().filter_map(|p| path_tokens(&p.segments)).collect();
     for (_, f) in contract.sanctioned_writers() {
-        out.extend(path(&f.segments));
+        out.extend(path_tokens(&f.segments));
     }
     out
+}
+
+/// A path a contract names, as tokens at its own spans; `None` through `Self` (an item nested in
+/// a method cannot name its `impl`'s `Self`, E0401).
+fn path_tokens(segments: &[reuse_rules::contract::Name]) -> Option<TokenStream> {
+    if segments[0].text == "Self" {
+        return None;
+    }
+    let segs = segments.iter().map(|s| name_ident(&s.text, s.span));
+    Some(quote::quote!(#(#segs)::*))
+}
+
+/// A name written in a contract as an identifier; a keyword was written raw (`r#type`) and is a
+/// name again only raw.
+fn name_ident(text: &str, span: proc_macro2::Span) -> syn::Ident {
+    match text {
+        "crate" | "self" | "super" => syn::Ident::new(text, span),
+        t if syn::parse_str::<syn::Ident>(t).is_ok() => syn::Ident::new(t, span),
+        t => syn::Ident::new_raw(t, span),
+    }
 }
 
 /// `const _: () = { let _ = &PAD_SLOT_ID; let _ = &health_check; };`: a compile-time check that
@@ -99,8 +106,8 @@ fn field_checks(contract: &Contract, sig: &syn::Signature) -> Vec<syn::Item> {
         if place.root != reuse_rules::contract::PlaceRoot::Param || place.segments.len() < 2 {
             continue;
         }
-        let fields = place.segments[1..].iter().map(|s| syn::Ident::new(&s.text, s.span));
-        let root = syn::Ident::new(&place.segments[0].text, place.segments[0].span);
+        let fields = place.segments[1..].iter().map(|s| name_ident(&s.text, s.span));
+        let root = name_ident(&place.segments[0].text, place.segments[0].span);
         by_param.entry(place.segments[0].text.clone()).or_default().push(quote::quote!(let _ = &#root #(.#fields)*;));
     }
     let generics: Vec<String> = sig.generics.params.iter().map(|p| match p {
@@ -240,11 +247,7 @@ fn is_index_attr(attr: &syn::Attribute) -> bool {
 fn sentinel_path(skip: &reuse_rules::contract::Sentinel) -> Option<TokenStream> {
     match skip {
         reuse_rules::contract::Sentinel::Int { .. } => None,
-        reuse_rules::contract::Sentinel::Const(p) if p.segments[0].text == "Self" => None,
-        reuse_rules::contract::Sentinel::Const(p) => {
-            let segs = p.segments.iter().map(|s| syn::Ident::new(&s.text, s.span));
-            Some(quote::quote!(#(#segs)::*))
-        }
+        reuse_rules::contract::Sentinel::Const(p) => path_tokens(&p.segments),
     }
 }
 
