@@ -4,8 +4,11 @@
 //! Budgets (SPEC.md): a cold check at most half the baseline; a warm re-check with nothing changed at
 //! most 50 ms. Printed as ratios of medians over several runs, side by side; nothing is asserted.
 
+mod common;
+
+use common::{median, ms, ok};
 use std::path::{Path, PathBuf};
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 use rayon::prelude::*;
 use reuse_check::engine::CheckOptions;
@@ -20,7 +23,7 @@ fn main() {
     let target = Target { path: Some(root.clone()), ..Target::default() };
     let files: Vec<PathBuf> = std::fs::read_dir(root.join("src")).unwrap().map(|e| e.unwrap().path()).collect();
 
-    let baseline = median(|| {
+    let baseline = median(RUNS, || {
         let parsed: usize = files
             .par_iter()
             .map(|f| {
@@ -33,16 +36,16 @@ fn main() {
         assert_eq!(parsed, files.len());
     });
     let mut findings = 0;
-    let cold = median(|| {
+    let cold = median(RUNS, || {
         let report = reuse_check::check_with(&target, &CheckOptions { use_cache: false, ..CheckOptions::default() }).unwrap();
         findings = report.findings.len();
     });
-    let all_files = median(|| {
+    let all_files = median(RUNS, || {
         reuse_check::check_with(&target, &CheckOptions { all_files: true, use_cache: false }).unwrap();
     });
     // Prime the cache once, then measure re-checks with nothing changed.
     reuse_check::check_with(&target, &CheckOptions { use_cache: true, ..CheckOptions::default() }).unwrap();
-    let warm = median(|| {
+    let warm = median(RUNS, || {
         reuse_check::check_with(&target, &CheckOptions { use_cache: true, ..CheckOptions::default() }).unwrap();
     });
 
@@ -102,7 +105,7 @@ fn common_names() {
         write(&format!("{krate}/src/lib.rs"), &lib);
     }
     let target = Target { path: Some(root.clone()), ..Target::default() };
-    let baseline = median(|| {
+    let baseline = median(RUNS, || {
         files.par_iter().for_each(|f| {
             let text = std::fs::read_to_string(f).unwrap();
             let _ = syn::parse_file(&text);
@@ -111,7 +114,7 @@ fn common_names() {
     });
     let mut parsed = 0;
     let mut findings = 0;
-    let cold = median(|| {
+    let cold = median(RUNS, || {
         let report = reuse_check::check_with(&target, &CheckOptions { use_cache: false, ..CheckOptions::default() }).unwrap();
         (parsed, findings) = (report.stats.parsed, report.findings.len());
     });
@@ -122,31 +125,6 @@ fn common_names() {
     row("baseline: read + syn-parse every file", baseline);
     row("cold check (prefiltered)", cold);
     println!("budget: cold <= 0.5 x baseline ({})", ok(ms(cold) <= 0.5 * ms(baseline)));
-}
-
-fn ok(b: bool) -> &'static str {
-    if b {
-        "met"
-    } else {
-        "NOT met"
-    }
-}
-
-fn ms(d: Duration) -> f64 {
-    d.as_secs_f64() * 1000.0
-}
-
-fn median(mut f: impl FnMut()) -> Duration {
-    f(); // warm the page cache and the thread pool
-    let mut times: Vec<Duration> = (0..RUNS)
-        .map(|_| {
-            let t = Instant::now();
-            f();
-            t.elapsed()
-        })
-        .collect();
-    times.sort();
-    times[RUNS / 2]
 }
 
 /// A workspace of ordinary ML-engine-like code: most files never mention a contracted name; a few

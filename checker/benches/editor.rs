@@ -6,9 +6,11 @@
 //! depends on the edited one (`lsp::incremental::recheck`), and the whole-file re-check it falls
 //! back to (`Session::update`). Medians of several runs; nothing is asserted.
 
+mod common;
+
+use common::{median, ms, ok};
 use std::path::Path;
 use std::sync::Arc;
-use std::time::{Duration, Instant};
 
 use reuse_check::engine::Session;
 use reuse_check::lsp::incremental::recheck;
@@ -50,17 +52,17 @@ fn main() {
     let new = Arc::new(SourceFile::new(old.path.clone(), old.rel_path.clone(), edited.clone()));
 
     let mut item_findings = 0;
-    let item = median(|| {
+    let item = median(RUNS, || {
         let got = recheck(&old, &start, &new, &job, session.index()).expect("the item path is taken for an edit inside one function");
         item_findings = got.len();
     });
     let mut file_findings = 0;
-    let whole = median(|| {
+    let whole = median(RUNS, || {
         file_findings = session.update(&path, edited.clone()).len();
         session.update(&path, text.clone());
     }) / 2;
     assert_eq!(item_findings, file_findings, "both paths find the same");
-    let parse = median(|| {
+    let parse = median(RUNS, || {
         assert!(syn::parse_file(&edited).is_ok());
         proc_macro2::extra::invalidate_current_thread_spans();
     });
@@ -71,28 +73,4 @@ fn main() {
     println!("{:<52} {:>8.1}", "the whole file re-checked (its fallback)", ms(whole));
     println!("{:<52} {:>8.1}", "baseline: syn-parse the file once", ms(parse));
     println!("budget: findings within 30 ms (item path {}, whole file {})", ok(ms(item) <= 30.0), ok(ms(whole) <= 30.0));
-}
-
-fn median(mut f: impl FnMut()) -> Duration {
-    let mut times: Vec<Duration> = (0..RUNS)
-        .map(|_| {
-            let t = Instant::now();
-            f();
-            t.elapsed()
-        })
-        .collect();
-    times.sort();
-    times[RUNS / 2]
-}
-
-fn ms(d: Duration) -> f64 {
-    d.as_secs_f64() * 1000.0
-}
-
-fn ok(met: bool) -> &'static str {
-    if met {
-        "met"
-    } else {
-        "NOT met"
-    }
 }
