@@ -175,7 +175,7 @@ impl<'a> FnCtx<'a> {
     /// this crate. A struct of the same name in another crate is another struct.
     pub fn index_fields_of_type(&self, ty: &str) -> Vec<&'a crate::index::IndexField> {
         let declared = self.index.index_fields.iter().filter(|d| d.type_name == ty);
-        let defines_here = defines_struct(&self.file.text, ty);
+        let defines_here = self.resolver.fields.defines(ty);
         let imported_from = self.resolver.imports.get(ty).and_then(|p| p.first()).map(|c| if c == "crate" { self.resolver.crate_name.to_string() } else { c.clone() });
         declared
             .filter(|d| {
@@ -194,14 +194,6 @@ impl<'a> FnCtx<'a> {
     pub fn index_field(&self, ty: &str, field: &str) -> Option<&'a crate::index::IndexField> {
         self.index_fields_of_type(ty).into_iter().find(|d| d.field == field)
     }
-}
-
-/// Whether a text defines `struct name` (a byte search on a word: it only scopes a lookup).
-fn defines_struct(text: &str, name: &str) -> bool {
-    text.match_indices("struct ").any(|(i, _)| {
-        let rest = &text[i + "struct ".len()..];
-        rest.starts_with(name) && !rest[name.len()..].starts_with(|c: char| c.is_alphanumeric() || c == '_')
-    })
 }
 
 /// One `let` binding of a local: its initializer (the matching element for tuple destructuring),

@@ -453,6 +453,11 @@ impl FieldTypes {
         Some(fields.iter().any(|f| f == field))
     }
 
+    /// Whether this file defines a struct named `owner`.
+    pub fn defines(&self, owner: &str) -> bool {
+        self.declared.contains_key(owner)
+    }
+
     /// The named fields of struct `owner` of this file, when the file says.
     pub fn fields_of(&self, owner: &str) -> Option<&[String]> {
         self.declared.get(owner)?.as_deref()
