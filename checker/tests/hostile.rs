@@ -50,7 +50,12 @@ impl Ws {
     }
 
     fn command(&self, args: &[&str]) -> Command {
-        let mut cmd = Command::new(env!("CARGO_BIN_EXE_reuse-check"));
+        self.command_of(Path::new(env!("CARGO_BIN_EXE_reuse-check")), args)
+    }
+
+    /// The same with another copy of the checker's binary.
+    fn command_of(&self, program: &Path, args: &[&str]) -> Command {
+        let mut cmd = Command::new(program);
         cmd.current_dir(&self.root)
             .args(args)
             .args(["--color", "never"])
@@ -383,6 +388,12 @@ fn files_and_directories_without_permission_are_reported() {
         for dir in ws.root.ancestors().take_while(|d| d.starts_with(std::env::temp_dir()) && *d != std::env::temp_dir()) {
             std::fs::set_permissions(dir, std::fs::Permissions::from_mode(0o755)).unwrap();
         }
+        // So may be the checkout the binary was built in (a clone in `mktemp -d`): `nobody` runs
+        // a copy of it from the opened directory.
+        let copy = ws.outside.join("reuse-check");
+        std::fs::copy(env!("CARGO_BIN_EXE_reuse-check"), &copy).unwrap();
+        std::fs::set_permissions(&copy, std::fs::Permissions::from_mode(0o755)).unwrap();
+        cmd = ws.command_of(&copy, &["--no-cache", "."]);
         cmd.uid(65534).gid(65534);
     }
     let (code, out) = result(cmd.output().unwrap());
