@@ -363,7 +363,9 @@ fn an_item_checked_alone_and_a_contract_edited_elsewhere_agree() {
     // The contract loses its sentinel: no pad findings; it gets it back: all six, for the edited text.
     let lib = fx.uri("src/lib.rs");
     c.open(&lib, LIB);
+    // The declaring file's diagnostics, then the other open documents', checked again.
     c.diagnostics(&lib);
+    assert_eq!(pads(&c.diagnostics(&user)), 6);
     c.change(&lib, 2, &LIB.replace(", skip = PAD_SLOT_ID", ""));
     assert_eq!(pads(&c.diagnostics(&user)), 0);
     c.change(&lib, 3, LIB);
@@ -524,7 +526,8 @@ fn only_regular_files_inside_the_workspace_are_read_when_the_client_reports_a_ch
 /// method; the `(line N)` of a later finding moves with the edit.
 #[test]
 fn a_blank_line_typed_in_a_method_keeps_its_findings_and_moves_line_numbers() {
-    use super::incremental::equivalence::{LIB, USER};
+    const LIB: &str = include_str!("../../../semantic/testdata/editor-lib.rs.txt");
+    const USER: &str = include_str!("../../../semantic/testdata/editor-user.rs.txt");
     let fx = Fixture::new("field-types");
     std::fs::write(fx.0.join("src/lib.rs"), LIB).unwrap();
     std::fs::write(fx.0.join("src/user.rs"), USER).unwrap();

@@ -1,0 +1,872 @@
+//! Re-checking the top-level items an edit touches, instead of the whole file (the editor path of
+//! [`crate::engine::Session::edit`]).
+//!
+//! A keystroke in a 5,000-line file changes one function; parsing and analysing the whole file
+//! again is most of the cost of a check (the parse alone is more than half of it). Every rule the
+//! checker runs on a file looks at one function body at a time, with three things of the whole
+//! file: its `use` imports, the field types of its structs (the receiver of `self.kv.write(..)`),
+//! and the bodies of the helpers and the methods of the types it uses (followed for effects and
+//! summarised for padding); and the workspace index. A suppression comment covers the next line,
+//! inside the same item. So the findings of an item can change only when the item itself changed,
+//! or an item it shares a helper or a type with did, or an import or a struct did.
+//!
+//! The session keeps, per file, the [`Chunk`]s of its last successful parse: the byte range of each
+//! top-level item (from the end of the item before it, so the comments and attributes before an
+//! item are its own) and the names it defines. An edit is located in them; only the text of the
+//! chunks it touches is parsed again, alone, at its offset (an edit that adds, removes or merges
+//! items is seen there). The items whose findings may change are those chunks and every item
+//! linked to them by a name (a function one defines and the other mentions, a type one
+//! implements and the other implements or builds), closed over these links. They are checked in a
+//! *masked* copy of the file, where every other item is blanked to spaces (newlines kept) but the
+//! `use` items and the items that define structs; the masked copy has the byte offsets of the real
+//! text, so its findings are the real findings. The other items' old findings are kept, moved with
+//! the text (with the `(line N)` their messages name).
+//!
+//! What this reasoning does not cover returns `None`, and the session runs the whole-file check:
+//! an edited item that declares contracts, effects or constants (the index), is a `use` or defines
+//! a struct (every item's calls resolve through them); text that does not parse; a finding of an
+//! unaffected item pointing into an affected one. The `equivalence` tests hold this against a
+//! fresh check after random sequences of edits.
+
+use std::collections::BTreeSet;
+use std::ops::Range;
+use std::sync::Arc;
+
+use proc_macro2::Span;
+use quote::ToTokens;
+use reuse_rules::Level;
+use syn::visit::Visit;
+
+use crate::engine::FileJob;
+use crate::finding::{Finding, Label};
+use crate::index::Index;
+use crate::source::{FileRef, SourceFile};
+
+/// One top-level item of a parsed file, as the incremental path needs it.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Chunk {
+    /// From the end of the item before (or the start of the file) to the end of this item: the
+    /// comments, attributes and doc comments before an item are its own. The text after the last
+    /// item is a chunk of its own, with no item.
+    pub range: Range<usize>,
+    /// A `use` declaration: imports decide how every other item's calls resolve.
+    pub is_use: bool,
+    /// Defines a struct (itself, or in an inline module): the file's field types resolve the
+    /// receivers of every item's calls ([`crate::resolve::FieldTypes`]).
+    pub defines_struct: bool,
+    /// The functions and methods it defines, nested ones included: the helpers the rules follow
+    /// by name ([`crate::analysis::FileFns`]).
+    pub fns: Vec<String>,
+    /// The types it implements and the traits it declares: a field of `self` holds what the
+    /// type's methods and struct literals leave in it.
+    pub types: Vec<String>,
+}
+
+impl Chunk {
+    fn shifted(&self, delta: isize) -> Chunk {
+        Chunk { range: shift(&self.range, delta), ..self.clone() }
+    }
+
+    /// Context every masked copy keeps.
+    fn is_context(&self) -> bool {
+        self.is_use || self.defines_struct
+    }
+}
+
+/// The chunks of a file whose items are `items` (parsed from the text at `start..end`, where
+/// `at(span)` is the byte offset in the file of a span's end). `None` when an item's end cannot
+/// be told.
+pub fn chunks(items: &[syn::Item], at: &dyn Fn(Span) -> usize, start: usize, end: usize) -> Option<Vec<Chunk>> {
+    let mut out = Vec::with_capacity(items.len() + 1);
+    let mut from = start;
+    for item in items {
+        let to = at(item_end(item)?);
+        if to < from || to > end {
+            return None;
+        }
+        let mut names = Names::default();
+        names.visit_item(item);
+        out.push(Chunk { range: from..to, is_use: matches!(item, syn::Item::Use(_)), defines_struct: defines_struct(item), fns: names.fns, types: names.types });
+        from = to;
+    }
+    if from < end || out.is_empty() {
+        out.push(Chunk { range: from..end, is_use: false, defines_struct: false, fns: Vec::new(), types: Vec::new() });
+    }
+    Some(out)
+}
+
+/// The span of the last token of an item.
+fn item_end(item: &syn::Item) -> Option<Span> {
+    use syn::Item;
+    let brace = |b: &syn::token::Brace| Some(b.span.close());
+    match item {
+        Item::Fn(f) => brace(&f.block.brace_token),
+        Item::Impl(i) => brace(&i.brace_token),
+        Item::Trait(t) => brace(&t.brace_token),
+        Item::Enum(e) => brace(&e.brace_token),
+        Item::Use(u) => Some(u.semi_token.span),
+        Item::Const(c) => Some(c.semi_token.span),
+        Item::Static(s) => Some(s.semi_token.span),
+        Item::Type(t) => Some(t.semi_token.span),
+        Item::Mod(m) => match (&m.content, &m.semi) {
+            (Some((b, _)), _) => brace(b),
+            (None, Some(semi)) => Some(semi.span),
+            (None, None) => None,
+        },
+        Item::Struct(s) => match (&s.semi_token, &s.fields) {
+            (Some(semi), _) => Some(semi.span),
+            (None, syn::Fields::Named(n)) => brace(&n.brace_token),
+            _ => last_token(item),
+        },
+        // Macros, unions, extern blocks, `extern crate`, trait aliases, verbatim tokens: rare at the
+        // top of a file; their last token.
+        _ => last_token(item),
+    }
+}
+
+fn last_token(item: &syn::Item) -> Option<Span> {
+    match item.to_token_stream().into_iter().last()? {
+        proc_macro2::TokenTree::Group(g) => Some(g.span_close()),
+        t => Some(t.span()),
+    }
+}
+
+/// Whether an item defines a struct where [`crate::resolve::FieldTypes`] reads them: at the top of
+/// the file or in inline modules.
+fn defines_struct(item: &syn::Item) -> bool {
+    match item {
+        syn::Item::Struct(_) => true,
+        syn::Item::Mod(m) => m.content.as_ref().is_some_and(|(_, items)| items.iter().any(defines_struct)),
+        _ => false,
+    }
+}
+
+/// The functions and types an item defines, nested ones included.
+#[derive(Default)]
+struct Names {
+    fns: Vec<String>,
+    types: Vec<String>,
+}
+
+impl<'a> Visit<'a> for Names {
+    fn visit_signature(&mut self, s: &'a syn::Signature) {
+        self.fns.push(s.ident.to_string());
+    }
+    fn visit_item_impl(&mut self, i: &'a syn::ItemImpl) {
+        if let syn::Type::Path(p) = &*i.self_ty {
+            self.types.extend(p.path.segments.last().map(|s| s.ident.to_string()));
+        }
+        syn::visit::visit_item_impl(self, i);
+    }
+    fn visit_item_trait(&mut self, t: &'a syn::ItemTrait) {
+        self.types.push(t.ident.to_string());
+        syn::visit::visit_item_trait(self, t);
+    }
+}
+
+/// What the session kept of the last check of a file.
+pub struct Previous<'a> {
+    pub file: &'a FileRef,
+    pub findings: &'a [Finding],
+    pub chunks: &'a [Chunk],
+}
+
+/// The findings of an edited file, and its chunks.
+pub struct Rechecked {
+    pub findings: Vec<Finding>,
+    pub chunks: Vec<Chunk>,
+    /// How many items were checked again (the others kept their findings).
+    pub items: usize,
+}
+
+/// The findings of `new` (an edited copy of `prev.file`) from the items the edit can change;
+/// `None` when the whole file must be checked.
+pub fn recheck(prev: &Previous, new: &FileRef, job: &FileJob, index: &Index) -> Option<Rechecked> {
+    let old = prev.file;
+    if job.external || new.text.starts_with('\u{feff}') || prev.chunks.is_empty() {
+        return None;
+    }
+    if prev.findings.iter().any(|f| f.rule.name == reuse_rules::catalogue::PARSE_ERROR.name) {
+        return None;
+    }
+    let (old_edit, _) = edited(&old.text, &new.text);
+    let delta = new.text.len() as isize - old.text.len() as isize;
+    let last = prev.chunks.len() - 1;
+    // The chunks the edit touches: one, or a run of them (an edit at two places, or at a boundary).
+    let k1 = prev.chunks.iter().position(|c| c.range.start <= old_edit.start && old_edit.start <= c.range.end)?;
+    let mut k2 = prev.chunks.iter().rposition(|c| c.range.start <= old_edit.end && old_edit.end <= c.range.end)?;
+    if k2 < k1 {
+        return None;
+    }
+    let run = loop {
+        let old_k = prev.chunks[k1].range.start..prev.chunks[k2].range.end;
+        let new_end = usize::try_from(old_k.end as isize + delta).ok().filter(|&e| e >= old_k.start && e <= new.text.len())?;
+        let parsed = parse_run(new, old_k.start..new_end, k1 == 0, k2 == last)?;
+        match parsed {
+            // Text left after the last item of the run: comments that now lead the next item (a
+            // suppression among them would cover its first line); take that item in too.
+            Run::Open if k2 < last => k2 += 1,
+            Run::Open => return None,
+            Run::Items(chunks) => break chunks,
+        }
+    };
+    let old_k = prev.chunks[k1].range.start..prev.chunks[k2].range.end;
+    let run_len = run.len();
+    let mut chunks: Vec<Chunk> = prev.chunks[..k1].to_vec();
+    chunks.extend(run);
+    chunks.extend(prev.chunks[k2 + 1..].iter().map(|c| c.shifted(delta)));
+    let run_new = k1..k1 + run_len;
+    // The old index of a new chunk outside the run.
+    let old_of = |i: usize| if i < k1 { i } else { i - run_len + (k2 + 1 - k1) };
+
+    // The edited items must declare nothing the index holds (contracts, effects, constants): then
+    // the index stays valid, and its ranges in this file only move. No `use` item or struct may
+    // change: every other item's calls resolve through them. (One may be in the run when only the
+    // blank lines before it did: an edit that deletes the item before it often ends there.)
+    let old_run = &prev.chunks[k1..=k2];
+    let (old_text, new_text) = (&old.text[old_k.clone()], &new.text[chunks[run_new.start].range.start..chunks[run_new.end - 1].range.end]);
+    let context = |cs: &[Chunk], text: &str| -> Vec<(bool, bool, String)> {
+        cs.iter().filter(|c| c.is_context()).map(|c| (c.is_use, c.defines_struct, text[c.range.clone()].trim_start().to_string())).collect()
+    };
+    if crate::engine::may_declare(old_text) || crate::engine::may_declare(new_text) || context(old_run, &old.text) != context(&chunks[run_new.clone()], &new.text) {
+        return None;
+    }
+
+    // The items whose findings may change: the run, and every item linked to one of them by a
+    // helper or a type, closed over these links. The names of the run's old text count too: an
+    // item that called a helper the edit removed resolves differently now.
+    let text_of = |i: usize| &new.text[chunks[i].range.clone()];
+    let mut affected: BTreeSet<usize> = run_new.clone().collect();
+    let mut names: BTreeSet<&str> = old_run.iter().chain(&chunks[run_new.clone()]).flat_map(|c| c.fns.iter().map(String::as_str)).collect();
+    let mut types: BTreeSet<&str> = old_run.iter().chain(&chunks[run_new.clone()]).flat_map(|c| c.types.iter().map(String::as_str)).collect();
+    let mut texts: Vec<&str> = vec![old_text, new_text];
+    loop {
+        let linked: Vec<usize> = (0..chunks.len())
+            .filter(|i| !affected.contains(i) && !chunks[*i].is_context())
+            .filter(|&i| {
+                let (c, t) = (&chunks[i], text_of(i));
+                names.iter().any(|n| mentions(t, n))
+                    || c.fns.iter().any(|n| texts.iter().any(|a| mentions(a, n)))
+                    || c.types.iter().any(|ty| types.contains(ty.as_str()) || texts.iter().any(|a| builds(a, ty)))
+                    || types.iter().any(|ty| builds(t, ty))
+            })
+            .collect();
+        if linked.is_empty() {
+            break;
+        }
+        for i in linked {
+            affected.insert(i);
+            names.extend(chunks[i].fns.iter().map(String::as_str));
+            types.extend(chunks[i].types.iter().map(String::as_str));
+            texts.push(text_of(i));
+        }
+    }
+
+    // Old findings of the items not checked again are kept; one that points into an affected
+    // item would go stale.
+    let old_ranges: Vec<Range<usize>> = affected.iter().map(|&i| if run_new.contains(&i) { old_k.clone() } else { prev.chunks[old_of(i)].range.clone() }).collect();
+    let in_affected = |at: usize| old_ranges.iter().any(|r| r.contains(&at));
+    let touches = |l: &Label| same_file(l, old) && old_ranges.iter().any(|r| l.range.start < r.end && l.range.end > r.start);
+    let kept: Vec<&Finding> = prev.findings.iter().filter(|f| !(same_file(&f.primary, old) && in_affected(f.primary.range.start))).collect();
+    if kept.iter().any(|f| touches(&f.primary) || f.secondary.iter().any(touches)) {
+        return None;
+    }
+
+    let masked = mask(&new.text, &chunks, &affected)?;
+    // `use reuse::..` anywhere in a file lets it name the attributes bare (`#[contract(..)]`).
+    if masked.contains("use reuse::") != new.text.contains("use reuse::") {
+        return None;
+    }
+    let masked = Arc::new(SourceFile::new(new.path.clone(), new.rel_path.clone(), masked));
+    let fresh = check_masked(&masked, job, index)?;
+
+    let new_ranges: Vec<Range<usize>> = affected.iter().map(|&i| chunks[i].range.clone()).collect();
+    let at_end = |at: usize| affected.contains(&(chunks.len() - 1)) && at == new.text.len();
+    let mut out: Vec<Finding> = Vec::new();
+    for mut f in fresh {
+        if !(new_ranges.iter().any(|r| r.contains(&f.primary.range.start)) || at_end(f.primary.range.start)) {
+            continue;
+        }
+        relabel(&mut f, &|l| Arc::ptr_eq(&l.file, &masked), new, 0, 0);
+        out.push(f);
+    }
+    // Messages that name a line (`... (line 12)`) of an item after the edit move with it.
+    let line_delta = new_text.matches('\n').count() as isize - old_text.matches('\n').count() as isize;
+    for f in kept {
+        let mut f = f.clone();
+        if same_file(&f.primary, old) && f.primary.range.start >= old_k.end {
+            shift_line_numbers(&mut f, line_delta);
+        }
+        relabel(&mut f, &|l| same_file(l, old), new, old_k.end, delta);
+        out.push(f);
+    }
+    out.sort_by(|a, b| a.sort_key().cmp(&b.sort_key()));
+    Some(Rechecked { findings: out, chunks, items: affected.len() })
+}
+
+/// What the edited text of a run of chunks parses to, alone.
+enum Run {
+    Items(Vec<Chunk>),
+    /// It parses, but text is left after its last item that is not the end of the file.
+    Open,
+}
+
+/// Parses `file.text[range]` alone, as a sequence of items at its offset. `None` when it does
+/// not parse, or holds what only the start of a file may (inner attributes, a shebang).
+fn parse_run(file: &SourceFile, range: Range<usize>, at_start: bool, at_end: bool) -> Option<Run> {
+    let text = &file.text[range.clone()];
+    if crate::source::too_deep(text).is_some() {
+        return None;
+    }
+    let parsed = syn::parse_file(text);
+    let result = parsed.ok().and_then(|ast| {
+        if !at_start && (!ast.attrs.is_empty() || ast.shebang.is_some()) {
+            return None;
+        }
+        let base = range.start;
+        let chunks = chunks(&ast.items, &|s: Span| base + s.byte_range().end, range.start, range.end)?;
+        // A chunk after the last item (comments, blank lines) must be the end of the file.
+        let open = chunks.len() > ast.items.len();
+        Some(if open && !at_end { Run::Open } else { Run::Items(chunks) })
+    });
+    proc_macro2::extra::invalidate_current_thread_spans();
+    result
+}
+
+/// The engine's per-file check (analysis, suppressions, configured levels) on the masked text.
+/// `None` when it does not parse, or a rule fails (the whole-file check then reports it).
+fn check_masked(masked: &FileRef, job: &FileJob, index: &Index) -> Option<Vec<Finding>> {
+    let findings = match masked.parse() {
+        Ok(ast) => std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+            let found = crate::analysis::analyze_file(masked, &ast, &job.crate_name, &job.module, index);
+            crate::suppress::apply_suppressions(masked, Some(&ast), found)
+        }))
+        .ok(),
+        Err(_) => None,
+    };
+    proc_macro2::extra::invalidate_current_thread_spans();
+    let mut findings = findings?;
+    for f in &mut findings {
+        f.level = job.config.level(f.rule);
+    }
+    findings.retain(|f| f.level != Level::Allow);
+    Some(findings)
+}
+
+fn same_file(l: &Label, file: &FileRef) -> bool {
+    Arc::ptr_eq(&l.file, file) || l.file.path == file.path
+}
+
+/// Points the labels that `is_here` selects at `file`, moving those at or after `from` by `delta`.
+fn relabel(f: &mut Finding, is_here: &dyn Fn(&Label) -> bool, file: &FileRef, from: usize, delta: isize) {
+    let moved = |r: &Range<usize>| if r.start >= from { shift(r, delta) } else { r.clone() };
+    let primary_here = is_here(&f.primary);
+    for l in std::iter::once(&mut f.primary).chain(f.secondary.iter_mut()) {
+        if is_here(l) {
+            l.range = moved(&l.range);
+            l.file = file.clone();
+        }
+    }
+    // A fix edits the file of the primary label.
+    if let Some(fix) = f.fix.as_mut().filter(|_| primary_here) {
+        fix.range = moved(&fix.range);
+    }
+}
+
+/// Adds `delta` to every `(line N)` in the texts of a finding. The rules name lines of the
+/// finding's own function this way (`use_after_donate`: where the value was donated), so for a
+/// finding in an item after the edit, the line moved exactly as far as the item did.
+fn shift_line_numbers(f: &mut Finding, delta: isize) {
+    if delta == 0 {
+        return;
+    }
+    let texts = std::iter::once(&mut f.message).chain(f.help.iter_mut()).chain(f.notes.iter_mut());
+    let labels = std::iter::once(&mut f.primary.message).chain(f.secondary.iter_mut().map(|l| &mut l.message));
+    for text in texts.chain(labels) {
+        if text.contains("(line ") {
+            *text = shift_line_refs(text, delta);
+        }
+    }
+}
+
+fn shift_line_refs(text: &str, delta: isize) -> String {
+    const OPEN: &str = "(line ";
+    let mut out = String::with_capacity(text.len());
+    let mut rest = text;
+    while let Some(at) = rest.find(OPEN) {
+        let after = &rest[at + OPEN.len()..];
+        let digits = after.len() - after.trim_start_matches(|c: char| c.is_ascii_digit()).len();
+        out.push_str(&rest[..at + OPEN.len()]);
+        match (after[..digits].parse::<isize>(), after[digits..].starts_with(')')) {
+            (Ok(n), true) => out.push_str(&(n + delta).max(1).to_string()),
+            _ => out.push_str(&after[..digits]),
+        }
+        rest = &after[digits..];
+    }
+    out.push_str(rest);
+    out
+}
+
+/// Whether a text has a struct literal of `ty` (`Ty {`, `Ty{`).
+fn builds(text: &str, ty: &str) -> bool {
+    let b = text.as_bytes();
+    text.match_indices(ty).any(|(i, _)| {
+        let end = i + ty.len();
+        (i == 0 || !is_ident(b[i - 1])) && text[end..].trim_start().starts_with('{')
+    })
+}
+
+/// Whether `name` occurs as a word in `text` (in code, a comment or a string: a mention too many
+/// only checks one more item).
+fn mentions(text: &str, name: &str) -> bool {
+    let b = text.as_bytes();
+    text.match_indices(name).any(|(i, _)| {
+        let end = i + name.len();
+        (i == 0 || !is_ident(b[i - 1])) && b.get(end).is_none_or(|&c| !is_ident(c))
+    })
+}
+
+fn is_ident(c: u8) -> bool {
+    c.is_ascii_alphanumeric() || c == b'_'
+}
+
+fn shift(r: &Range<usize>, delta: isize) -> Range<usize> {
+    (r.start as isize + delta) as usize..(r.end as isize + delta) as usize
+}
+
+/// The changed byte range of the old and of the new text (common prefix and suffix removed).
+pub fn edited(old: &str, new: &str) -> (Range<usize>, Range<usize>) {
+    let (a, b) = (old.as_bytes(), new.as_bytes());
+    let mut p = a.iter().zip(b).take_while(|(x, y)| x == y).count();
+    while !old.is_char_boundary(p) || !new.is_char_boundary(p) {
+        p -= 1;
+    }
+    let max_s = a.len().min(b.len()) - p;
+    let mut s = a.iter().rev().zip(b.iter().rev()).take(max_s).take_while(|(x, y)| x == y).count();
+    while !old.is_char_boundary(a.len() - s) || !new.is_char_boundary(b.len() - s) {
+        s -= 1;
+    }
+    (p..a.len() - s, p..b.len() - s)
+}
+
+/// The masked text: the `keep` chunks and the context chunks (`use` items, structs) as they are,
+/// every other chunk blanked to spaces (newlines kept, so lines and offsets stay).
+fn mask(text: &str, chunks: &[Chunk], keep: &BTreeSet<usize>) -> Option<String> {
+    let mut bytes = text.as_bytes().to_vec();
+    for (i, c) in chunks.iter().enumerate() {
+        if keep.contains(&i) || c.is_context() {
+            continue;
+        }
+        for b in bytes.get_mut(c.range.clone())? {
+            if *b != b'\n' {
+                *b = b' ';
+            }
+        }
+    }
+    String::from_utf8(bytes).ok()
+}
+
+#[cfg(test)]
+pub(crate) mod tests {
+    use std::path::{Path, PathBuf};
+
+    use super::*;
+    use crate::engine::Session;
+    use crate::workspace::Target;
+
+    pub(crate) fn session(dir: &Path) -> Session {
+        Session::open(&Target { path: Some(dir.to_path_buf()), ..Default::default() }).unwrap()
+    }
+
+    /// Everything a user sees of a finding, as one comparable string.
+    pub(crate) fn key(f: &Finding) -> String {
+        let labels: Vec<String> = std::iter::once(&f.primary).chain(&f.secondary).map(|l| format!("{}:{:?}:{}", l.file.rel_path, l.range, l.message)).collect();
+        format!("{} {:?} {} | {} | {:?} {:?} {:?}", f.rule.name, f.level, f.message, labels.join(" ; "), f.fix.as_ref().map(|x| (&x.range, &x.replacement)), f.help, f.notes)
+    }
+
+    pub(crate) fn keys(findings: &[Finding]) -> Vec<String> {
+        findings.iter().map(key).collect()
+    }
+
+    /// A fresh directory with `files` (relative path, text).
+    pub(crate) fn workspace(name: &str, files: &[(&str, &str)]) -> PathBuf {
+        static NEXT: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
+        let n = NEXT.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+        let dir = std::env::temp_dir().join(format!("reuse-check-incremental-{name}-{}-{n}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&dir);
+        for (rel, text) in files {
+            let path = dir.join(rel);
+            std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+            std::fs::write(path, text).unwrap();
+        }
+        std::fs::canonicalize(&dir).unwrap()
+    }
+
+    fn chunks_of_text(text: &str) -> Vec<Chunk> {
+        let file: FileRef = Arc::new(SourceFile::new("x.rs".into(), "x.rs".into(), text.to_string()));
+        let ast = file.parse().expect("parses");
+        let out = chunks(&ast.items, &|s| file.range(s).end, 0, text.len()).expect("every item has an end");
+        proc_macro2::extra::invalidate_current_thread_spans();
+        out
+    }
+
+    /// Item boundaries come from the parse: braces in strings, chars, raw strings and comments,
+    /// lifetimes, a `use` group and a struct literal in a `const` split nothing; comments and
+    /// attributes belong to the item after them; the text after the last item is a chunk.
+    #[test]
+    fn chunks_are_the_parsed_items_with_what_precedes_them() {
+        let text = "use a::{b};\n// c }\nfn f() { let s = \"}\"; let c = '}'; let r = r#\"}\"#; }\n\nstruct S<'a>(&'a str);\nconst K: S<'static> = S { 0: \"}\" };\n/* } */ #[cfg(x)]\nimpl S<'_> { fn g(&self) { fn inner() {} } }\nmod m { pub struct T { x: u8 } }\n// end\n";
+        let chunks = chunks_of_text(text);
+        let parts: Vec<&str> = chunks.iter().map(|c| &text[c.range.clone()]).collect();
+        assert_eq!(parts.len(), 7, "{parts:#?}");
+        assert_eq!(parts[0], "use a::{b};");
+        assert!(parts[1].starts_with("\n// c }\nfn f()") && parts[1].ends_with("r#\"}\"#; }"));
+        assert_eq!(parts[2].trim(), "struct S<'a>(&'a str);");
+        assert_eq!(parts[3].trim(), "const K: S<'static> = S { 0: \"}\" };");
+        assert!(parts[4].trim_start().starts_with("/* } */ #[cfg(x)]\nimpl") && parts[4].ends_with("} } }"));
+        assert_eq!(parts[6], "\n// end\n");
+        assert!(chunks[0].is_use && !chunks[1].is_use);
+        assert!(chunks[2].defines_struct && chunks[5].defines_struct && !chunks[4].defines_struct, "a struct in an inline module counts");
+        assert_eq!(chunks[4].fns, ["g", "inner"]);
+        assert_eq!(chunks[4].types, ["S"]);
+        assert_eq!(chunks[1].fns, ["f"]);
+    }
+
+    /// A caller file that declares nothing, with suppressions, non-ASCII text and several findings.
+    const USER: &str = r#"//! Callers. é
+use crate::{reshape_and_cache, Row, PAD_SLOT_ID};
+
+pub fn a(key: &[Row], cache: &mut [Row], n: usize) {
+    let slots = vec![0; n]; // 😀
+    reshape_and_cache(key, cache, &slots);
+}
+
+pub fn b(key: &[Row], cache: &mut [Row], n: usize) {
+    // reuse-check: allow(pad_to_null_block) the cache is scratch here
+    let slots = vec![0; n];
+    reshape_and_cache(key, cache, &slots);
+}
+
+/// Correct.
+pub fn c(key: &[Row], cache: &mut [Row], n: usize) {
+    let slots = vec![PAD_SLOT_ID; n];
+    reshape_and_cache(key, cache, &slots);
+}
+
+pub struct Runner { slots: Vec<i64>, cache: Vec<Row> }
+
+impl Runner {
+    pub fn new(n: usize) -> Runner {
+        Runner { slots: vec![0; n], cache: Vec::new() }
+    }
+
+    pub fn dummy_run(&mut self, key: &[Row]) {
+        let label = "漢字";
+        reshape_and_cache(key, &mut self.cache, &self.slots);
+        let _ = label;
+    }
+}
+
+pub fn d(key: &[Row], cache: &mut [Row], n: usize) {
+    // reuse-check: allow(pad_to_null_block) nothing to suppress
+    let slots = vec![PAD_SLOT_ID; n];
+    reshape_and_cache(key, cache, &slots);
+}
+"#;
+
+    fn paged_kv_with(name: &str, user: &str) -> PathBuf {
+        let lib = include_str!("../../fixtures/paged-kv/src/lib.rs").replace("pub mod buggy;\npub mod correct;\n", "pub mod user;\n");
+        workspace(name, &[("src/lib.rs", &lib), ("src/user.rs", user)])
+    }
+
+    /// Edits from the text `from`, each checked by `live` (then edited back) and by a fresh
+    /// session: the findings must be the same. Returns how many took the item path.
+    fn edit_and_back(dir: &Path, from: &str, texts: impl IntoIterator<Item = String>) -> usize {
+        let path = dir.join("src/user.rs");
+        let (mut live, mut reference) = (session(dir), session(dir));
+        let start = live.update(&path, from.to_string());
+        let mut used = 0;
+        for text in texts {
+            let expected = keys(&reference.update(&path, text.clone()));
+            let edit = live.edit(&path, text.clone());
+            used += usize::from(edit.items.is_some());
+            assert_eq!(keys(&edit.findings), expected, "edit to\n{text}");
+            let back = live.edit(&path, from.to_string());
+            assert_eq!(keys(&back.findings), keys(&start), "edited back from\n{text}");
+        }
+        used
+    }
+
+    /// Every edit that keeps the file parseable: the item path equals a full check, and so does
+    /// the edit back.
+    #[test]
+    fn incremental_results_equal_a_full_check() {
+        let dir = paged_kv_with("edits", USER);
+        let mut texts: Vec<String> = Vec::new();
+        let at = |a: usize, b: usize, ins: &str| format!("{}{}{}", &USER[..a], ins, &USER[b..]);
+        // A space, a comment with non-ASCII text, a fix, a new finding, a new line, a deletion, at
+        // many places.
+        for (i, _) in USER.match_indices('\n') {
+            texts.push(at(i, i, " "));
+            texts.push(at(i, i, " /* é😀 */"));
+        }
+        let zero = USER.find("vec![0; n]; // 😀").unwrap() + 5;
+        texts.push(at(zero, zero + 1, "PAD_SLOT_ID"));
+        let pad = USER.rfind("vec![PAD_SLOT_ID; n]").unwrap() + 5;
+        texts.push(at(pad, pad + "PAD_SLOT_ID".len(), "0"));
+        let reason = USER.find("the cache is scratch here").unwrap();
+        texts.push(at(reason, reason + "the cache is scratch here".len(), ""));
+        let line = USER.find("        let _ = label;").unwrap();
+        texts.push(at(line, line, "        let _second = \"é\";\n"));
+        // Edits at two places at once (a multi-cursor edit): the run of items between them.
+        let lines: Vec<usize> = USER.match_indices('\n').map(|(i, _)| i).collect();
+        for (n, &i) in lines.iter().enumerate().step_by(3) {
+            let Some(&j) = lines.get(n + 7) else { break };
+            texts.push(format!("{} {} {}", &USER[..i], &USER[i..j], &USER[j..]));
+        }
+        let n = texts.len();
+        let used = edit_and_back(&dir, USER, texts);
+        assert!(used > n * 3 / 4, "the item path was taken {used} times of {n}");
+        let _ = std::fs::remove_dir_all(&dir);
+    }
+
+    /// Edits that change the items of the file take the item path too: a function typed in, one
+    /// deleted, one split off another, a suppression written above one; and their findings are
+    /// those of a fresh check.
+    #[test]
+    fn edits_that_add_remove_or_split_items_take_the_item_path() {
+        let dir = paged_kv_with("structure", USER);
+        let new_fn = "\npub fn e(key: &[Row], cache: &mut [Row], n: usize) {\n    let slots = vec![0; n];\n    reshape_and_cache(key, cache, &slots);\n}\n";
+        let c_start = USER.find("/// Correct.").unwrap();
+        let c_end = USER.find("pub struct Runner").unwrap();
+        let a_end = USER.find("\n\npub fn b").unwrap();
+        let texts = vec![
+            // Typed in between two functions, with its finding.
+            format!("{}{new_fn}{}", &USER[..c_start], &USER[c_start..]),
+            // At the end of the file.
+            format!("{USER}{new_fn}"),
+            // A whole function deleted.
+            format!("{}{}", &USER[..c_start], &USER[c_end..]),
+            // A function split in two: the closing brace and a new header typed in its middle.
+            USER.replace("    let slots = vec![0; n]; // 😀\n", "    let slots = vec![0; n]; // 😀\n}\n\npub fn a2(key: &[Row], cache: &mut [Row], slots: Vec<i64>) {\n"),
+            // A suppression written above a finding, in the gap between two items.
+            format!("{}\n// reuse-check: allow(pad_to_null_block) scratch\n{}", &USER[..a_end + 1], &USER[a_end + 1..]),
+        ];
+        let n = texts.len();
+        assert_eq!(edit_and_back(&dir, USER, texts), n, "every one of these takes the item path");
+        let _ = std::fs::remove_dir_all(&dir);
+    }
+
+    /// A helper (no contract) that pads with 0 makes its callers' calls findings: editing the
+    /// helper re-checks its callers, and only them; a caller of the caller, too. Editing an
+    /// import takes the whole-file check.
+    #[test]
+    fn editing_a_helper_rechecks_the_items_that_use_it() {
+        let user = "use crate::{reshape_and_cache, Row, PAD_SLOT_ID};\n\nfn pad(n: usize) -> Vec<i64> {\n    vec![PAD_SLOT_ID; n]\n}\n\npub fn caller(key: &[Row], cache: &mut [Row], n: usize) {\n    let slots = pad(n);\n    reshape_and_cache(key, cache, &slots);\n}\n\npub fn unrelated(key: &[Row], cache: &mut [Row], n: usize) {\n    let slots = vec![0; n];\n    reshape_and_cache(key, cache, &slots);\n}\n\npub fn outer(key: &[Row], cache: &mut [Row], n: usize) {\n    caller(key, cache, n);\n}\n";
+        let dir = paged_kv_with("helper", user);
+        let path = dir.join("src/user.rs");
+        let mut live = session(&dir);
+        let start = live.update(&path, user.to_string());
+        assert_eq!(start.iter().filter(|f| f.rule.name == "pad_to_null_block").count(), 1, "{:#?}", keys(&start));
+        let zero = user.replace("vec![PAD_SLOT_ID; n]", "vec![0; n]");
+        let edit = live.edit(&path, zero.clone());
+        let fresh = session(&dir).update(&path, zero);
+        assert_eq!(keys(&edit.findings), keys(&fresh));
+        assert_eq!(fresh.iter().filter(|f| f.rule.name == "pad_to_null_block").count(), 2, "the caller's call is found: {:#?}", keys(&fresh));
+        assert_eq!(edit.items, Some(3), "the helper, its caller and the caller's caller; not `unrelated`");
+        let import = live.file(&path).unwrap().text.replace("use crate::{reshape_and_cache, Row, PAD_SLOT_ID};", "use crate::{reshape_and_cache, Row};\nuse crate::PAD_SLOT_ID;");
+        let edit = live.edit(&path, import.clone());
+        assert_eq!(edit.items, None, "an import changed: the whole file");
+        assert_eq!(keys(&edit.findings), keys(&session(&dir).update(&path, import)));
+        let _ = std::fs::remove_dir_all(&dir);
+    }
+
+    /// Text that does not parse takes the whole-file check (a `parse_error`), and so does the
+    /// edit that repairs it; the next edit takes the item path again.
+    #[test]
+    fn an_edit_through_a_parse_error_and_back() {
+        let dir = paged_kv_with("broken", USER);
+        let path = dir.join("src/user.rs");
+        let mut live = session(&dir);
+        live.update(&path, USER.to_string());
+        let broken = USER.replace("let label = \"漢字\";", "let label = (\"漢字\";");
+        let edit = live.edit(&path, broken);
+        assert_eq!(edit.items, None);
+        assert!(edit.findings.iter().any(|f| f.rule.name == "parse_error"), "{:#?}", keys(&edit.findings));
+        assert_eq!(live.edit(&path, USER.to_string()).items, None);
+        let spaced = USER.replace("let label", "let  label");
+        let edit = live.edit(&path, spaced.clone());
+        assert!(edit.items.is_some());
+        assert_eq!(keys(&edit.findings), keys(&session(&dir).update(&path, spaced)));
+        let _ = std::fs::remove_dir_all(&dir);
+    }
+
+    /// A file that declares a contract after its callers: edits elsewhere take the item path, and
+    /// the session's index moves with the text, so that a full check of the session, and its
+    /// secondary labels into this file, equal a check from scratch.
+    #[test]
+    fn a_declaring_file_is_rechecked_item_by_item_and_its_index_moves() {
+        let declaring = format!(
+            "{USER}\n#[reuse::contract(writes(cache[slots], skip = PAD_SLOT_ID))]\npub fn local_write(cache: &mut [Row], slots: &[i64]) {{}}\n\npub fn e(cache: &mut [Row], n: usize) {{\n    let slots = vec![0; n];\n    local_write(cache, &slots);\n}}\n"
+        );
+        let dir = paged_kv_with("declaring", &declaring);
+        let path = dir.join("src/user.rs");
+        let mut reference = session(&dir);
+        let mut texts: Vec<String> = declaring.match_indices('\n').map(|(i, _)| format!("{} /* é😀 */{}", &declaring[..i], &declaring[i..])).collect();
+        let zero = declaring.find("vec![0; n]; // 😀").unwrap() + 5;
+        texts.push(format!("{}PAD_SLOT_ID{}", &declaring[..zero], &declaring[zero + 1..]));
+        let mut used = 0;
+        for text in texts {
+            let mut live = session(&dir);
+            live.update(&path, declaring.clone());
+            let expected = keys(&reference.update(&path, text.clone()));
+            let edit = live.edit(&path, text.clone());
+            assert_eq!(keys(&edit.findings), expected, "edit to\n{text}");
+            used += usize::from(edit.items.is_some());
+            assert_eq!(keys(&live.check_file(&path)), expected, "the session's index moved with the edit to\n{text}");
+        }
+        assert!(used > 10, "the item path was taken {used} times");
+        let _ = std::fs::remove_dir_all(&dir);
+    }
+}
+
+/// Issue 11: the item path must give what a fresh check of the final text gives, after any
+/// sequence of edits, including findings that depend on another item (a field's type) and
+/// messages that name a line.
+#[cfg(test)]
+mod equivalence {
+    use proptest::prelude::*;
+
+    use super::tests::{keys, session, workspace};
+
+    const LIB: &str = include_str!("../testdata/editor-lib.rs.txt");
+    /// A caller file that declares nothing: a finding through a field's type (`self.kv`), one
+    /// whose message names a line, a suppression, and items in between.
+    const USER: &str = include_str!("../testdata/editor-user.rs.txt");
+
+    #[derive(Clone, Debug)]
+    enum Edit {
+        BlankLineBefore(usize),
+        DeleteLineIfBlank(usize),
+        SpacesAtStart(usize, usize),
+        SpacesAtEnd(usize, usize),
+        DuplicateLine(usize),
+        DeleteLine(usize),
+        /// A function that pads with 0 typed in before a line (inside another item, it nests).
+        InsertFunction(usize),
+        /// The `k`th `PAD_SLOT_ID` becomes `0`, or the `k`th `vec![0` becomes `vec![PAD_SLOT_ID`.
+        TogglePad(usize),
+    }
+
+    fn edit_strategy() -> impl Strategy<Value = Edit> {
+        prop_oneof![
+            4 => any::<usize>().prop_map(Edit::BlankLineBefore),
+            2 => any::<usize>().prop_map(Edit::DeleteLineIfBlank),
+            2 => (any::<usize>(), 1..4usize).prop_map(|(l, n)| Edit::SpacesAtStart(l, n)),
+            2 => (any::<usize>(), 1..4usize).prop_map(|(l, n)| Edit::SpacesAtEnd(l, n)),
+            1 => any::<usize>().prop_map(Edit::DuplicateLine),
+            1 => any::<usize>().prop_map(Edit::DeleteLine),
+            1 => any::<usize>().prop_map(Edit::InsertFunction),
+            2 => any::<usize>().prop_map(Edit::TogglePad),
+        ]
+    }
+
+    fn apply(text: &str, edit: &Edit) -> String {
+        let mut lines: Vec<String> = text.split('\n').map(str::to_string).collect();
+        let n = lines.len();
+        match *edit {
+            Edit::BlankLineBefore(l) => lines.insert(l % n, String::new()),
+            Edit::DeleteLineIfBlank(l) => {
+                if lines[l % n].trim().is_empty() && n > 1 {
+                    lines.remove(l % n);
+                }
+            }
+            Edit::SpacesAtStart(l, k) => lines[l % n].insert_str(0, &" ".repeat(k)),
+            Edit::SpacesAtEnd(l, k) => lines[l % n].push_str(&" ".repeat(k)),
+            Edit::DuplicateLine(l) => {
+                let line = lines[l % n].clone();
+                lines.insert(l % n, line);
+            }
+            Edit::DeleteLine(l) => {
+                if n > 1 {
+                    lines.remove(l % n);
+                }
+            }
+            Edit::InsertFunction(l) => lines.insert(l % n, format!("pub fn typed_{l}(r: &mut Runner, n: usize) {{\n    let s = vec![0; n];\n    r.kv.write(&s);\n}}")),
+            Edit::TogglePad(k) => {
+                let text = lines.join("\n");
+                let spots: Vec<(usize, &str, &str)> =
+                    text.match_indices("PAD_SLOT_ID; n]").map(|(i, _)| (i, "PAD_SLOT_ID", "0")).chain(text.match_indices("vec![0; n]").map(|(i, _)| (i + 5, "0", "PAD_SLOT_ID"))).collect();
+                let Some(&(at, from, to)) = spots.get(k % spots.len().max(1)) else { return text };
+                return format!("{}{to}{}", &text[..at], &text[at + from.len()..]);
+            }
+        }
+        lines.join("\n")
+    }
+
+    fn files() -> [(&'static str, &'static str); 2] {
+        [("src/lib.rs", LIB), ("src/user.rs", USER)]
+    }
+
+    /// The reported case: the finding through `self.kv` is there on open and after a blank line
+    /// inserted in the method; a `(line N)` after the edit moves with it.
+    #[test]
+    fn a_blank_line_in_a_method_keeps_a_finding_that_needs_a_field_type() {
+        let dir = workspace("field", &files());
+        let path = dir.join("src/user.rs");
+        let mut live = session(&dir);
+        let start = live.update(&path, USER.to_string());
+        let rules: Vec<&str> = start.iter().map(|f| f.rule.name).collect();
+        assert_eq!(rules, ["pad_to_null_block", "use_after_donate", "use_after_donate"], "{:#?}", keys(&start));
+        let at = USER.find("        self.kv.write(&slots);").unwrap();
+        let text = format!("{}\n{}", &USER[..at], &USER[at..]);
+        let got = live.edit(&path, text.clone());
+        assert_eq!(got.items, Some(1), "the item path");
+        assert_eq!(keys(&got.findings), keys(&session(&dir).update(&path, text)));
+        assert!(got.findings.iter().any(|f| f.rule.name == "pad_to_null_block"));
+        assert!(got.findings.iter().any(|f| f.message.contains("(line 22)")), "{:#?}", keys(&got.findings));
+        let _ = std::fs::remove_dir_all(&dir);
+    }
+
+    /// A helper's body counts for the effects of a function with `preserves(..)` in another item:
+    /// editing the helper re-checks that function too.
+    #[test]
+    fn editing_a_helper_that_a_preserving_function_follows_rechecks_that_function() {
+        let text = "use std::collections::HashMap;\n\n#[reuse::effect]\npub fn log_step() {}\n\npub struct Plans {\n    plans: HashMap<u64, u64>,\n}\n\nimpl Plans {\n    #[reuse::contract(preserves(log_step))]\n    pub fn get(&mut self, k: u64) -> u64 {\n        self.effects();\n        *self.plans.entry(k).or_insert(k)\n    }\n}\n\nimpl Plans {\n    fn effects(&mut self) {\n        log_step();\n    }\n}\n";
+        let dir = workspace("preserving", &[("src/lib.rs", LIB), ("src/user.rs", USER), ("src/plans.rs", text)]);
+        let path = dir.join("src/plans.rs");
+        let mut live = session(&dir);
+        let start = live.update(&path, text.to_string());
+        assert!(start.iter().all(|f| f.rule.name != "hit_skips_effect"), "{:#?}", keys(&start));
+        let edited = text.replace("        log_step();\n    }\n}\n", "    }\n}\n");
+        let want = session(&dir).update(&path, edited.clone());
+        assert!(want.iter().any(|f| f.rule.name == "hit_skips_effect"), "{:#?}", keys(&want));
+        let got = live.edit(&path, edited);
+        assert_eq!(keys(&got.findings), keys(&want));
+        assert_eq!(got.items, Some(3), "the helper, the function that follows it, and the effect the helper calls");
+        let _ = std::fs::remove_dir_all(&dir);
+    }
+
+    proptest! {
+        #![proptest_config(ProptestConfig { cases: 48, ..ProptestConfig::default() })]
+
+        /// What the server does: each edit goes to `Session::edit` (the item path when it can,
+        /// else the whole file), on the text and findings of the step before. Every step must
+        /// equal a fresh check.
+        #[test]
+        fn any_sequence_of_edits_gives_the_findings_of_a_fresh_check(edits in proptest::collection::vec(edit_strategy(), 1..12)) {
+            let dir = workspace("prop", &files());
+            let path = dir.join("src/user.rs");
+            let (mut live, mut fresh) = (session(&dir), session(&dir));
+            live.update(&path, USER.to_string());
+            let mut text = USER.to_string();
+            for edit in &edits {
+                text = apply(&text, edit);
+                let got = keys(&live.edit(&path, text.clone()).findings);
+                let want = keys(&fresh.update(&path, text.clone()));
+                prop_assert_eq!(got, want, "after {:?}\n{}", edit, text);
+            }
+            let _ = std::fs::remove_dir_all(&dir);
+        }
+    }
+}
