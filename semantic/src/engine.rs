@@ -295,7 +295,8 @@ impl Session {
             return None;
         }
         let new: FileRef = Arc::new(SourceFile::new(path.to_path_buf(), job.file.rel_path.clone(), text.to_string()));
-        let previous = crate::incremental::Previous { file: &prev.file, findings: &prev.findings, chunks: &prev.chunks };
+        let index_findings = self.index_findings.get(&job.file.rel_path).map_or(&[][..], Vec::as_slice);
+        let previous = crate::incremental::Previous { file: &prev.file, findings: &prev.findings, chunks: &prev.chunks, index_findings };
         // A bug in this path costs the shortcut, not the check: the whole file is checked instead.
         let done = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| crate::incremental::recheck(&previous, &new, job, &self.index))).ok().flatten()?;
         let old = prev.file.clone();

@@ -169,6 +169,8 @@ pub struct Previous<'a> {
     pub file: &'a FileRef,
     pub findings: &'a [Finding],
     pub chunks: &'a [Chunk],
+    /// The index's findings in this file (malformed contracts, unknown names), among `findings`.
+    pub index_findings: &'a [Finding],
 }
 
 /// The findings of an edited file, and its chunks.
@@ -278,7 +280,17 @@ pub fn recheck(prev: &Previous, new: &FileRef, job: &FileJob, index: &Index) -> 
         return None;
     }
     let masked = Arc::new(SourceFile::new(new.path.clone(), new.rel_path.clone(), masked));
-    let fresh = check_masked(&masked, job, index)?;
+    // The index's findings go through the suppressions with the analysis', as in a whole check.
+    let index_findings: Vec<Finding> = prev
+        .index_findings
+        .iter()
+        .map(|f| {
+            let mut f = f.clone();
+            relabel(&mut f, &|l| same_file(l, old), &masked, old_k.end, delta);
+            f
+        })
+        .collect();
+    let fresh = check_masked(&masked, job, index, index_findings)?;
 
     let new_ranges: Vec<Range<usize>> = affected.iter().map(|&i| chunks[i].range.clone()).collect();
     let at_end = |at: usize| affected.contains(&(chunks.len() - 1)) && at == new.text.len();
@@ -333,12 +345,13 @@ fn parse_run(file: &SourceFile, range: Range<usize>, at_start: bool, at_end: boo
     result
 }
 
-/// The engine's per-file check (analysis, suppressions, configured levels) on the masked text.
+/// The engine's per-file check (analysis, suppressions, configured levels) on the masked text,
+/// with the index's findings `found` in it.
 /// `None` when it does not parse, or a rule fails (the whole-file check then reports it).
-fn check_masked(masked: &FileRef, job: &FileJob, index: &Index) -> Option<Vec<Finding>> {
+fn check_masked(masked: &FileRef, job: &FileJob, index: &Index, mut found: Vec<Finding>) -> Option<Vec<Finding>> {
     let findings = match masked.parse() {
         Ok(ast) => std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
-            let found = crate::analysis::analyze_file(masked, &ast, &job.crate_name, &job.module, index);
+            found.extend(crate::analysis::analyze_file(masked, &ast, &job.crate_name, &job.module, index));
             crate::suppress::apply_suppressions(masked, Some(&ast), found)
         }))
         .ok(),
@@ -844,6 +857,23 @@ mod equivalence {
         let got = live.edit(&path, edited);
         assert_eq!(keys(&got.findings), keys(&want));
         assert_eq!(got.items, Some(3), "the helper, the function that follows it, and the effect the helper calls");
+        let _ = std::fs::remove_dir_all(&dir);
+    }
+
+    /// A function linked to the edited helper keeps its contract's own errors (findings of the
+    /// index, not of the analysis), and a suppression of one is still used.
+    #[test]
+    fn a_linked_item_keeps_the_index_findings_of_its_contract() {
+        let text = "#[reuse::effect]\npub fn log_step() {}\n\n#[reuse::contract(preserves(log_step), writes(nowhere[slots], skip = -1))]\npub fn get(k: u64) -> u64 {\n    effects();\n    k\n}\n\n// reuse-check: allow(unknown_name) kept on purpose\n#[reuse::contract(writes(elsewhere[slots], skip = -1))]\npub fn put(k: u64) -> u64 {\n    effects();\n    k\n}\n\nfn effects() {\n    log_step();\n}\n";
+        let dir = workspace("index-findings", &[("src/lib.rs", LIB), ("src/user.rs", USER), ("src/plans.rs", text)]);
+        let path = dir.join("src/plans.rs");
+        let mut live = session(&dir);
+        let start = live.update(&path, text.to_string());
+        assert!(start.iter().any(|f| f.rule.name == "unknown_name"), "{:#?}", keys(&start));
+        let edited = text.replace("    log_step();\n}", "    log_step();\n    log_step();\n}");
+        let got = live.edit(&path, edited.clone());
+        assert_eq!(keys(&got.findings), keys(&session(&dir).update(&path, edited)));
+        assert!(got.items.is_some_and(|n| n >= 3), "{:?}", got.items);
         let _ = std::fs::remove_dir_all(&dir);
     }
 
