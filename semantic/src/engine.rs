@@ -289,19 +289,39 @@ impl Session {
         if prev.file.text == text {
             return Some(Edit { findings: prev.findings.clone(), items: Some(0), index_changed: false });
         }
-        // A changed import, or a changed name that shadows a glob, changes the index.
-        let uses = if job.external { UseFacts::default() } else { use_facts(text, &job.module) };
-        if uses != prev.uses {
-            return None;
-        }
         let new: FileRef = Arc::new(SourceFile::new(path.to_path_buf(), job.file.rel_path.clone(), text.to_string()));
-        let index_findings = self.index_findings.get(&job.file.rel_path).map_or(&[][..], Vec::as_slice);
+        // A changed import, or a changed name that shadows a glob, changes the index: read again
+        // from the text when the file declares no contract or effect (those need a parse).
+        let uses = if job.external { UseFacts::default() } else { use_facts(text, &job.module) };
+        let imports_changed = uses != prev.uses;
+        let reindexed = if imports_changed {
+            if job.external || declares(&prev.file.text) || declares(text) {
+                return None;
+            }
+            let mut decls = self.decls.clone();
+            match file_decls(&FileJob { file: new.clone(), ..job.clone() }) {
+                Some(d) => decls.insert(job.file.rel_path.clone(), d),
+                None => decls.remove(&job.file.rel_path),
+            };
+            let (index, index_findings) = merge_decls(decls.iter());
+            Some((decls, index, index_findings))
+        } else {
+            None
+        };
+        let (index, index_findings) = match &reindexed {
+            Some((_, index, findings)) => (index, findings),
+            None => (&self.index, &self.index_findings),
+        };
+        let index_findings = index_findings.get(&job.file.rel_path).map_or(&[][..], Vec::as_slice);
         let previous = crate::incremental::Previous { file: &prev.file, findings: &prev.findings, chunks: &prev.chunks, index_findings };
         // A bug in this path costs the shortcut, not the check: the whole file is checked instead.
-        let done = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| crate::incremental::recheck(&previous, &new, job, &self.index))).ok().flatten()?;
+        let done = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| crate::incremental::recheck(&previous, &new, job, index))).ok().flatten()?;
         let old = prev.file.clone();
         self.jobs[pos].file = new.clone();
-        if may_declare(&old.text) {
+        if let Some((decls, index, index_findings)) = reindexed {
+            (self.decls, self.index, self.index_findings) = (decls, index, index_findings);
+            self.generation += 1;
+        } else if may_declare(&old.text) {
             // The index holds positions in this file (none in the items checked again): they move
             // with the edit, and the findings of other files computed before do not.
             let (old_edit, _) = crate::incremental::edited(&old.text, &new.text);
@@ -309,7 +329,7 @@ impl Session {
         }
         let findings = done.findings.clone();
         self.checked.insert(path.to_path_buf(), Checked { file: new, findings: done.findings, chunks: done.chunks, uses, generation: self.generation });
-        Some(Edit { findings, items: Some(done.items), index_changed: false })
+        Some(Edit { findings, items: Some(done.items), index_changed: imports_changed })
     }
 
     /// Replaces (or adds) a file's text and returns its findings, from a check of the whole file.

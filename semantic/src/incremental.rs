@@ -60,6 +60,10 @@ pub struct Chunk {
     /// The types it implements and the traits it declares: a field of `self` holds what the
     /// type's methods and struct literals leave in it.
     pub types: Vec<String>,
+    /// For a `use` item or a struct, what it tells the other items, as (name, meaning) pairs:
+    /// `(name, path)` per imported name (`*` for a glob), `(struct, its field names)` and
+    /// `(field, struct and type)` per field. An edit changes the names whose pairs differ.
+    pub binds: Vec<(String, String)>,
 }
 
 impl Chunk {
@@ -86,11 +90,13 @@ pub fn chunks(items: &[syn::Item], at: &dyn Fn(Span) -> usize, start: usize, end
         }
         let mut names = Names::default();
         names.visit_item(item);
-        out.push(Chunk { range: from..to, is_use: matches!(item, syn::Item::Use(_)), defines_struct: defines_struct(item), fns: names.fns, types: names.types });
+        let mut binds = Vec::new();
+        item_binds(item, &mut binds);
+        out.push(Chunk { range: from..to, is_use: matches!(item, syn::Item::Use(_)), defines_struct: defines_struct(item), fns: names.fns, types: names.types, binds });
         from = to;
     }
     if from < end || out.is_empty() {
-        out.push(Chunk { range: from..end, is_use: false, defines_struct: false, fns: Vec::new(), types: Vec::new() });
+        out.push(Chunk { range: from..end, is_use: false, defines_struct: false, fns: Vec::new(), types: Vec::new(), binds: Vec::new() });
     }
     Some(out)
 }
@@ -139,6 +145,46 @@ fn defines_struct(item: &syn::Item) -> bool {
         syn::Item::Mod(m) => m.content.as_ref().is_some_and(|(_, items)| items.iter().any(defines_struct)),
         _ => false,
     }
+}
+
+/// What a `use` item or the structs of an item tell the other items (see [`Chunk::binds`]).
+fn item_binds(item: &syn::Item, out: &mut Vec<(String, String)>) {
+    fn tree(t: &syn::UseTree, prefix: &mut Vec<String>, out: &mut Vec<(String, String)>) {
+        match t {
+            syn::UseTree::Path(p) => {
+                prefix.push(p.ident.to_string());
+                tree(&p.tree, prefix, out);
+                prefix.pop();
+            }
+            syn::UseTree::Name(n) if n.ident == "self" => out.push((prefix.last().cloned().unwrap_or_default(), prefix.join("::"))),
+            syn::UseTree::Name(n) => out.push((n.ident.to_string(), format!("{}::{}", prefix.join("::"), n.ident))),
+            syn::UseTree::Rename(r) => out.push((r.rename.to_string(), format!("{}::{}", prefix.join("::"), r.ident))),
+            syn::UseTree::Glob(_) => out.push(("*".into(), prefix.join("::"))),
+            syn::UseTree::Group(g) => g.items.iter().for_each(|t| tree(t, prefix, out)),
+        }
+    }
+    match item {
+        syn::Item::Use(u) => tree(&u.tree, &mut vec![format!("{}", u.leading_colon.is_some())], out),
+        syn::Item::Struct(st) => {
+            let name = st.ident.to_string();
+            let fields: Vec<String> = st.fields.iter().enumerate().map(|(i, f)| f.ident.as_ref().map_or(i.to_string(), |n| n.to_string())).collect();
+            out.push((name.clone(), format!("{:?} {}", std::mem::discriminant(&st.fields), fields.join(","))));
+            for (field, f) in fields.iter().zip(&st.fields) {
+                out.push((field.clone(), format!("{name}.{field}: {}", f.ty.to_token_stream())));
+            }
+        }
+        syn::Item::Mod(m) => m.content.iter().flat_map(|(_, items)| items).filter(|i| defines_struct(i)).for_each(|i| item_binds(i, out)),
+        _ => {}
+    }
+}
+
+/// The names whose meaning changed between the `use` items and structs of `old` and `new`;
+/// `None` when a glob import changed (any name may have).
+fn changed_binds(old: &[Chunk], new: &[Chunk]) -> Option<BTreeSet<String>> {
+    let pairs = |cs: &[Chunk]| -> BTreeSet<(String, String)> { cs.iter().flat_map(|c| c.binds.iter().cloned()).collect() };
+    let (old, new) = (pairs(old), pairs(new));
+    let changed: BTreeSet<String> = old.symmetric_difference(&new).map(|(name, _)| name.clone()).collect();
+    (!changed.contains("*")).then_some(changed)
 }
 
 /// The functions and types an item defines, nested ones included.
@@ -222,26 +268,42 @@ pub fn recheck(prev: &Previous, new: &FileRef, job: &FileJob, index: &Index) -> 
     let old_of = |i: usize| if i < k1 { i } else { i - run_len + (k2 + 1 - k1) };
 
     // The edited items must declare nothing the index holds (contracts, effects, constants): then
-    // the index stays valid, and its ranges in this file only move. No `use` item or struct may
-    // change: every other item's calls resolve through them. (One may be in the run when only the
-    // blank lines before it did: an edit that deletes the item before it often ends there.)
+    // the index stays valid, and its ranges in this file only move.
     let old_run = &prev.chunks[k1..=k2];
     let (old_text, new_text) = (&old.text[old_k.clone()], &new.text[chunks[run_new.start].range.start..chunks[run_new.end - 1].range.end]);
-    let context = |cs: &[Chunk], text: &str| -> Vec<(bool, bool, String)> {
-        cs.iter().filter(|c| c.is_context()).map(|c| (c.is_use, c.defines_struct, text[c.range.clone()].trim_start().to_string())).collect()
-    };
-    if crate::engine::may_declare(old_text) || crate::engine::may_declare(new_text) || context(old_run, &old.text) != context(&chunks[run_new.clone()], &new.text) {
+    if crate::engine::may_declare(old_text) || crate::engine::may_declare(new_text) {
         return None;
     }
+    let text_of = |i: usize| &new.text[chunks[i].range.clone()];
+    // An edited `use` item or struct changes how the items that name what it changed resolve
+    // their calls (an imported name, a field's type); a changed glob import, any item.
+    let mut affected: BTreeSet<usize> = run_new.clone().collect();
+    match changed_binds(old_run, &chunks[run_new.clone()]) {
+        Some(changed) => {
+            affected.extend((0..chunks.len()).filter(|&i| !chunks[i].is_context() && changed.iter().any(|n| mentions(text_of(i), n))));
+            // A finding names what the file can spell (a fix writes the sentinel by its imported
+            // name, else by its path): the items whose findings name a changed name.
+            let new_of = |j: usize| if j < k1 { Some(j) } else if j > k2 { Some(j - (k2 + 1 - k1) + run_len) } else { None };
+            for f in prev.findings.iter().filter(|f| same_file(&f.primary, old)) {
+                let at = f.primary.range.start;
+                let Some(j) = prev.chunks.iter().position(|c| c.range.start <= at && at < c.range.end) else { continue };
+                if new_of(j).is_some() && changed.iter().any(|n| finding_mentions(f, n)) {
+                    affected.extend(new_of(j));
+                }
+            }
+        }
+        None => affected.extend((0..chunks.len()).filter(|&i| !chunks[i].is_context())),
+    }
 
-    // The items whose findings may change: the run, and every item linked to one of them by a
+    // The items whose findings may change: those, and every item linked to one of them by a
     // helper or a type, closed over these links. The names of the run's old text count too: an
     // item that called a helper the edit removed resolves differently now.
-    let text_of = |i: usize| &new.text[chunks[i].range.clone()];
-    let mut affected: BTreeSet<usize> = run_new.clone().collect();
     let mut names: BTreeSet<&str> = old_run.iter().chain(&chunks[run_new.clone()]).flat_map(|c| c.fns.iter().map(String::as_str)).collect();
     let mut types: BTreeSet<&str> = old_run.iter().chain(&chunks[run_new.clone()]).flat_map(|c| c.types.iter().map(String::as_str)).collect();
     let mut texts: Vec<&str> = vec![old_text, new_text];
+    texts.extend(affected.iter().filter(|i| !run_new.contains(i)).map(|&i| text_of(i)));
+    names.extend(affected.iter().flat_map(|&i| chunks[i].fns.iter().map(String::as_str)));
+    types.extend(affected.iter().flat_map(|&i| chunks[i].types.iter().map(String::as_str)));
     loop {
         let linked: Vec<usize> = (0..chunks.len())
             .filter(|i| !affected.contains(i) && !chunks[*i].is_context())
@@ -437,6 +499,13 @@ fn mentions(text: &str, name: &str) -> bool {
         let end = i + name.len();
         (i == 0 || !is_ident(b[i - 1])) && b.get(end).is_none_or(|&c| !is_ident(c))
     })
+}
+
+/// Whether any text of a finding (message, labels, help, notes, fix) names `name`.
+fn finding_mentions(f: &Finding, name: &str) -> bool {
+    let labels = std::iter::once(&f.primary).chain(&f.secondary).map(|l| l.message.as_str());
+    let texts = std::iter::once(f.message.as_str()).chain(labels).chain(f.help.as_deref()).chain(f.notes.iter().map(String::as_str));
+    texts.chain(f.fix.as_ref().map(|x| x.replacement.as_str())).any(|t| mentions(t, name))
 }
 
 fn is_ident(c: u8) -> bool {
@@ -687,10 +756,43 @@ pub fn d(key: &[Row], cache: &mut [Row], n: usize) {
         assert_eq!(keys(&edit.findings), keys(&fresh));
         assert_eq!(fresh.iter().filter(|f| f.rule.name == "pad_to_null_block").count(), 2, "the caller's call is found: {:#?}", keys(&fresh));
         assert_eq!(edit.items, Some(3), "the helper, its caller and the caller's caller; not `unrelated`");
-        let import = live.file(&path).unwrap().text.replace("use crate::{reshape_and_cache, Row, PAD_SLOT_ID};", "use crate::{reshape_and_cache, Row};\nuse crate::PAD_SLOT_ID;");
-        let edit = live.edit(&path, import.clone());
-        assert_eq!(edit.items, None, "an import changed: the whole file");
-        assert_eq!(keys(&edit.findings), keys(&session(&dir).update(&path, import)));
+        let _ = std::fs::remove_dir_all(&dir);
+    }
+
+    /// An edited import or struct re-checks the items that name what changed: a name imported
+    /// (or no longer), a field's type, a field added; a glob import, every item. Each equals a
+    /// fresh check, and so does the edit back.
+    #[test]
+    fn editing_an_import_or_a_struct_rechecks_the_items_that_name_what_changed() {
+        let dir = paged_kv_with("context", USER);
+        let path = dir.join("src/user.rs");
+        let import = "use crate::{reshape_and_cache, Row, PAD_SLOT_ID};";
+        let cases: Vec<(String, Option<usize>)> = vec![
+            // The same names, imported by two items: nothing changed but that item.
+            (USER.replace(import, "use crate::{reshape_and_cache, Row};\nuse crate::PAD_SLOT_ID;"), Some(2)),
+            // A name no item uses.
+            (USER.replace(import, "use crate::{paged_attention, reshape_and_cache, Row, PAD_SLOT_ID};"), Some(1)),
+            // The sentinel no longer imported: the items that name it (c, d), and those whose
+            // findings spell it in their fix or help (a, the runner).
+            (USER.replace(import, "use crate::{reshape_and_cache, Row};"), Some(5)),
+            // A glob: every item (the struct only as context).
+            (USER.replace(import, "use crate::*;"), Some(7)),
+            // A field's type: the items that name the field (by name: the runner's impl, and the
+            // four functions with a parameter `cache`).
+            (USER.replace("cache: Vec<Row> }", "cache: Vec<[f32; 2]> }"), Some(6)),
+            // A field added: the items that name the struct.
+            (USER.replace("cache: Vec<Row> }", "cache: Vec<Row>, spare: u8 }"), Some(2)),
+        ];
+        for (text, items) in cases {
+            let mut live = session(&dir);
+            let start = live.update(&path, USER.to_string());
+            let edit = live.edit(&path, text.clone());
+            assert_eq!(keys(&edit.findings), keys(&session(&dir).update(&path, text.clone())), "edit to\n{text}");
+            assert_eq!(edit.items, items, "edit to\n{text}");
+            let back = live.edit(&path, USER.to_string());
+            assert_eq!(keys(&back.findings), keys(&start), "back from\n{text}");
+            assert!(back.items.is_some());
+        }
         let _ = std::fs::remove_dir_all(&dir);
     }
 
@@ -769,7 +871,19 @@ mod equivalence {
         InsertFunction(usize),
         /// The `k`th `PAD_SLOT_ID` becomes `0`, or the `k`th `vec![0` becomes `vec![PAD_SLOT_ID`.
         TogglePad(usize),
+        /// An import or a struct edited, or edited back (see [`SWAPS`]).
+        Swap(usize),
     }
+
+    /// Edits of the items every other item resolves through.
+    const SWAPS: &[(&str, &str)] = &[
+        ("read, relu_inplace, Buf,", "relu_inplace, Buf,"),
+        ("Buf, PagedKv, PAD_SLOT_ID}", "Buf, PagedKv}"),
+        ("use crate::{read,", "use crate::*;\nuse crate::{read,"),
+        ("spare: PagedKv,", "spare: Vec<f32>,"),
+        ("    kv: PagedKv,\n", "    kv: PagedKv,\n    extra: u8,\n"),
+        ("pub struct Runner {", "pub struct Runner2 {"),
+    ];
 
     fn edit_strategy() -> impl Strategy<Value = Edit> {
         prop_oneof![
@@ -781,6 +895,7 @@ mod equivalence {
             1 => any::<usize>().prop_map(Edit::DeleteLine),
             1 => any::<usize>().prop_map(Edit::InsertFunction),
             2 => any::<usize>().prop_map(Edit::TogglePad),
+            2 => any::<usize>().prop_map(Edit::Swap),
         ]
     }
 
@@ -812,6 +927,11 @@ mod equivalence {
                     text.match_indices("PAD_SLOT_ID; n]").map(|(i, _)| (i, "PAD_SLOT_ID", "0")).chain(text.match_indices("vec![0; n]").map(|(i, _)| (i + 5, "0", "PAD_SLOT_ID"))).collect();
                 let Some(&(at, from, to)) = spots.get(k % spots.len().max(1)) else { return text };
                 return format!("{}{to}{}", &text[..at], &text[at + from.len()..]);
+            }
+            Edit::Swap(k) => {
+                let text = lines.join("\n");
+                let (a, b) = SWAPS[k % SWAPS.len()];
+                return if text.contains(a) { text.replacen(a, b, 1) } else { text.replacen(b, a, 1) };
             }
         }
         lines.join("\n")
