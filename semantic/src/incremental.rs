@@ -64,6 +64,9 @@ pub struct Chunk {
     /// `(name, path)` per imported name (`*` for a glob), `(struct, its field names)` and
     /// `(field, struct and type)` per field. An edit changes the names whose pairs differ.
     pub binds: Vec<(String, String)>,
+    /// The insides of the bodies of its functions and methods (between the braces): an edit
+    /// inside one leaves the item's contract and signature as they were.
+    pub bodies: Vec<Range<usize>>,
 }
 
 impl Chunk {
@@ -92,11 +95,12 @@ pub fn chunks(items: &[syn::Item], at: &dyn Fn(Span) -> usize, start: usize, end
         names.visit_item(item);
         let mut binds = Vec::new();
         item_binds(item, &mut binds);
-        out.push(Chunk { range: from..to, is_use: matches!(item, syn::Item::Use(_)), defines_struct: defines_struct(item), fns: names.fns, types: names.types, binds });
+        let bodies = item_bodies(item).into_iter().map(|b| at(b.span.open())..at(b.span.close()) - 1).collect();
+        out.push(Chunk { range: from..to, is_use: matches!(item, syn::Item::Use(_)), defines_struct: defines_struct(item), fns: names.fns, types: names.types, binds, bodies });
         from = to;
     }
     if from < end || out.is_empty() {
-        out.push(Chunk { range: from..end, is_use: false, defines_struct: false, fns: Vec::new(), types: Vec::new(), binds: Vec::new() });
+        out.push(Chunk { range: from..end, is_use: false, defines_struct: false, fns: Vec::new(), types: Vec::new(), binds: Vec::new(), bodies: Vec::new() });
     }
     Some(out)
 }
@@ -144,6 +148,16 @@ fn defines_struct(item: &syn::Item) -> bool {
         syn::Item::Struct(_) => true,
         syn::Item::Mod(m) => m.content.as_ref().is_some_and(|(_, items)| items.iter().any(defines_struct)),
         _ => false,
+    }
+}
+
+/// The braces of the bodies of an item's functions and methods (not of nested ones).
+fn item_bodies(item: &syn::Item) -> Vec<&syn::token::Brace> {
+    match item {
+        syn::Item::Fn(f) => vec![&f.block.brace_token],
+        syn::Item::Impl(i) => i.items.iter().filter_map(|it| if let syn::ImplItem::Fn(f) = it { Some(&f.block.brace_token) } else { None }).collect(),
+        syn::Item::Trait(t) => t.items.iter().filter_map(|it| if let syn::TraitItem::Fn(f) = it { f.default.as_ref().map(|b| &b.brace_token) } else { None }).collect(),
+        _ => Vec::new(),
     }
 }
 
@@ -267,12 +281,19 @@ pub fn recheck(prev: &Previous, new: &FileRef, job: &FileJob, index: &Index) -> 
     // The old index of a new chunk outside the run.
     let old_of = |i: usize| if i < k1 { i } else { i - run_len + (k2 + 1 - k1) };
 
-    // The edited items must declare nothing the index holds (contracts, effects, constants): then
-    // the index stays valid, and its ranges in this file only move.
+    // The edit must change nothing the index holds (contracts, effects, constants): then the
+    // index stays valid, and its ranges in this file only move. So the edited items declare
+    // nothing, or the edit is inside one function body that declares nothing, old or new (the
+    // body of a contracted function: its contract and signature are as they were).
     let old_run = &prev.chunks[k1..=k2];
     let (old_text, new_text) = (&old.text[old_k.clone()], &new.text[chunks[run_new.start].range.start..chunks[run_new.end - 1].range.end]);
     if crate::engine::may_declare(old_text) || crate::engine::may_declare(new_text) {
-        return None;
+        let body = old_run[0].bodies.iter().find(|b| b.start <= old_edit.start && old_edit.end <= b.end)?;
+        let new_body = body.start..usize::try_from(body.end as isize + delta).ok()?;
+        let same_item = k1 == k2 && run_len == 1 && chunks[k1].bodies.contains(&new_body);
+        if !same_item || crate::engine::may_declare(&old.text[body.clone()]) || crate::engine::may_declare(new.text.get(new_body)?) {
+            return None;
+        }
     }
     let text_of = |i: usize| &new.text[chunks[i].range.clone()];
     // An edited `use` item or struct changes how the items that name what it changed resolve
@@ -994,6 +1015,36 @@ mod equivalence {
         let got = live.edit(&path, edited.clone());
         assert_eq!(keys(&got.findings), keys(&session(&dir).update(&path, edited)));
         assert!(got.items.is_some_and(|n| n >= 3), "{:?}", got.items);
+        let _ = std::fs::remove_dir_all(&dir);
+    }
+
+    /// An edit inside the body of a contracted function re-checks it (its own contract's rules
+    /// see the new body) with the index only moved; an edit of its contract, or one that writes a
+    /// constant into the body, takes the whole file.
+    #[test]
+    fn an_edit_inside_the_body_of_a_contracted_function_takes_the_item_path() {
+        let text = "use std::collections::HashMap;\n\n#[reuse::effect]\npub fn log_step() {}\n\npub struct Plans {\n    plans: HashMap<u64, u64>,\n}\n\nimpl Plans {\n    #[reuse::contract(preserves(log_step))]\n    pub fn get(&mut self, k: u64) -> u64 {\n        log_step();\n        *self.plans.entry(k).or_insert(k)\n    }\n}\n\npub fn after() -> u64 {\n    1\n}\n";
+        let dir = workspace("contracted-body", &[("src/lib.rs", LIB), ("src/user.rs", USER), ("src/plans.rs", text)]);
+        let path = dir.join("src/plans.rs");
+        let cases = [
+            // The effect dropped from the body: `hit_skips_effect`.
+            (text.replace("        log_step();\n        *self", "        *self"), true),
+            // A blank line: the findings after it move.
+            (text.replace("        log_step();\n", "        log_step();\n\n"), true),
+            (text.replace("        log_step();\n", "        const K: u64 = 1;\n        log_step();\n"), false),
+            (text.replace("preserves(log_step)", "preserves()"), false),
+        ];
+        let dropped = session(&dir).update(&path, cases[0].0.clone());
+        assert!(dropped.iter().any(|f| f.rule.name == "hit_skips_effect"), "{:#?}", keys(&dropped));
+        for (edited, item_path) in cases {
+            let mut live = session(&dir);
+            live.update(&path, text.to_string());
+            let got = live.edit(&path, edited.clone());
+            let want = keys(&session(&dir).update(&path, edited.clone()));
+            assert_eq!(keys(&got.findings), want, "edit to\n{edited}");
+            assert_eq!(got.items.is_some(), item_path, "edit to\n{edited}");
+            assert_eq!(keys(&live.check_file(&path)), want, "the index moved with the edit to\n{edited}");
+        }
         let _ = std::fs::remove_dir_all(&dir);
     }
 
