@@ -12,19 +12,20 @@
 //!
 //! The session keeps, per file, the [`Chunk`]s of its last successful parse: the byte range of each
 //! top-level item (from the end of the item before it, so the comments and attributes before an
-//! item are its own) and the names it defines. An edit is located in them; only the text of the
-//! chunks it touches is parsed again, alone, at its offset (an edit that adds, removes or merges
-//! items is seen there). The items whose findings may change are those chunks and every item
-//! linked to them by a name (a function one defines and the other mentions, a type one
-//! implements and the other implements or builds), closed over these links. They are checked in a
-//! *masked* copy of the file, where every other item is blanked to spaces (newlines kept) but the
-//! `use` items and the items that define structs; the masked copy has the byte offsets of the real
-//! text, so its findings are the real findings. The other items' old findings are kept, moved with
-//! the text (with the `(line N)` their messages name).
+//! item are its own) and what it defines. An edit is located in them; only the text of the chunks
+//! it touches is parsed again, alone, at its offset (an edit that adds, removes or splits items is
+//! seen there). The items whose findings may change are those chunks, the items that name what an
+//! edited `use` item or struct changed (or whose findings spell it: a fix names the sentinel as
+//! the file can), and every item linked to them by a name (a function one defines and the other
+//! mentions, a type one implements and the other implements or builds), closed over these links.
+//! They are checked in a *masked* copy of the file, where every other item is blanked to spaces
+//! (newlines kept) but the `use` items and the items that define structs; the masked copy has the
+//! byte offsets of the real text, so its findings are the real findings. The other items' old
+//! findings are kept, moved with the text (with the `(line N)` their messages name).
 //!
 //! What this reasoning does not cover returns `None`, and the session runs the whole-file check:
-//! an edited item that declares contracts, effects or constants (the index), is a `use` or defines
-//! a struct (every item's calls resolve through them); text that does not parse; a finding of an
+//! an edit that changes a declaration the index holds (a contract, an effect, a constant; an edit
+//! inside the body of a contracted function is fine); text that does not parse; a finding of an
 //! unaffected item pointing into an affected one. The `equivalence` tests hold this against a
 //! fresh check after random sequences of edits.
 
@@ -325,7 +326,9 @@ pub fn recheck(prev: &Previous, new: &FileRef, job: &FileJob, index: &Index) -> 
     texts.extend(affected.iter().filter(|i| !run_new.contains(i)).map(|&i| text_of(i)));
     names.extend(affected.iter().flat_map(|&i| chunks[i].fns.iter().map(String::as_str)));
     types.extend(affected.iter().flat_map(|&i| chunks[i].types.iter().map(String::as_str)));
-    loop {
+    // Each round asks the items not yet taken only about what the last round added: an item
+    // that matched nothing before can only be linked by something new.
+    while !(names.is_empty() && types.is_empty() && texts.is_empty()) {
         let linked: Vec<usize> = (0..chunks.len())
             .filter(|i| !affected.contains(i) && !chunks[*i].is_context())
             .filter(|&i| {
@@ -336,15 +339,10 @@ pub fn recheck(prev: &Previous, new: &FileRef, job: &FileJob, index: &Index) -> 
                     || types.iter().any(|ty| builds(t, ty))
             })
             .collect();
-        if linked.is_empty() {
-            break;
-        }
-        for i in linked {
-            affected.insert(i);
-            names.extend(chunks[i].fns.iter().map(String::as_str));
-            types.extend(chunks[i].types.iter().map(String::as_str));
-            texts.push(text_of(i));
-        }
+        affected.extend(linked.iter().copied());
+        names = linked.iter().flat_map(|&i| chunks[i].fns.iter().map(String::as_str)).collect();
+        types = linked.iter().flat_map(|&i| chunks[i].types.iter().map(String::as_str)).collect();
+        texts = linked.iter().map(|&i| text_of(i)).collect();
     }
 
     // Old findings of the items not checked again are kept; one that points into an affected

@@ -13,8 +13,8 @@
 //! changed, once, at its latest version. A fast typist queues many `didChange`s while a check runs;
 //! they cost one check, not one each. An edit is handed to the engine ([`Session::edit`]), which
 //! re-checks only the items it can change when it can tell which (a few milliseconds on a
-//! 5,000-line file, where the whole file takes tens). Each message and each check runs under `catch_unwind`: a bug
-//! answers one request with an error instead of killing the server. The [`transport`] answers
+//! 5,000-line file, where the whole file takes tens). Each message and each check runs under
+//! `catch_unwind`: a bug answers one request with an error instead of killing the server. The [`transport`] answers
 //! malformed JSON-RPC itself and keeps reading; end of input without `shutdown` ends the server
 //! cleanly. Files are read from disk only through [`read_workspace_file`]: regular files inside
 //! the workspace, never a device, a FIFO or a link out of the tree.
