@@ -980,23 +980,29 @@ mod equivalence {
         let _ = std::fs::remove_dir_all(&dir);
     }
 
+    /// `text` as `src/plans.rs` next to the other two files, checked, then edited: the findings
+    /// before, what the edit gave, and a fresh check of the edited text.
+    fn plans_edited(name: &str, text: &str, edited: &str) -> (Vec<crate::finding::Finding>, crate::engine::Edit, Vec<crate::finding::Finding>) {
+        let dir = workspace(name, &[("src/lib.rs", LIB), ("src/user.rs", USER), ("src/plans.rs", text)]);
+        let path = dir.join("src/plans.rs");
+        let mut live = session(&dir);
+        let start = live.update(&path, text.to_string());
+        let got = live.edit(&path, edited.to_string());
+        let want = session(&dir).update(&path, edited.to_string());
+        let _ = std::fs::remove_dir_all(&dir);
+        (start, got, want)
+    }
+
     /// A helper's body counts for the effects of a function with `preserves(..)` in another item:
     /// editing the helper re-checks that function too.
     #[test]
     fn editing_a_helper_that_a_preserving_function_follows_rechecks_that_function() {
         let text = "use std::collections::HashMap;\n\n#[reuse::effect]\npub fn log_step() {}\n\npub struct Plans {\n    plans: HashMap<u64, u64>,\n}\n\nimpl Plans {\n    #[reuse::contract(preserves(log_step))]\n    pub fn get(&mut self, k: u64) -> u64 {\n        self.effects();\n        *self.plans.entry(k).or_insert(k)\n    }\n}\n\nimpl Plans {\n    fn effects(&mut self) {\n        log_step();\n    }\n}\n";
-        let dir = workspace("preserving", &[("src/lib.rs", LIB), ("src/user.rs", USER), ("src/plans.rs", text)]);
-        let path = dir.join("src/plans.rs");
-        let mut live = session(&dir);
-        let start = live.update(&path, text.to_string());
+        let (start, got, want) = plans_edited("preserving", text, &text.replace("        log_step();\n    }\n}\n", "    }\n}\n"));
         assert!(start.iter().all(|f| f.rule.name != "hit_skips_effect"), "{:#?}", keys(&start));
-        let edited = text.replace("        log_step();\n    }\n}\n", "    }\n}\n");
-        let want = session(&dir).update(&path, edited.clone());
         assert!(want.iter().any(|f| f.rule.name == "hit_skips_effect"), "{:#?}", keys(&want));
-        let got = live.edit(&path, edited);
         assert_eq!(keys(&got.findings), keys(&want));
         assert_eq!(got.items, Some(3), "the helper, the function that follows it, and the effect the helper calls");
-        let _ = std::fs::remove_dir_all(&dir);
     }
 
     /// A function linked to the edited helper keeps its contract's own errors (findings of the
@@ -1004,16 +1010,10 @@ mod equivalence {
     #[test]
     fn a_linked_item_keeps_the_index_findings_of_its_contract() {
         let text = "#[reuse::effect]\npub fn log_step() {}\n\n#[reuse::contract(preserves(log_step), writes(nowhere[slots], skip = -1))]\npub fn get(k: u64) -> u64 {\n    effects();\n    k\n}\n\n// reuse-check: allow(unknown_name) kept on purpose\n#[reuse::contract(writes(elsewhere[slots], skip = -1))]\npub fn put(k: u64) -> u64 {\n    effects();\n    k\n}\n\nfn effects() {\n    log_step();\n}\n";
-        let dir = workspace("index-findings", &[("src/lib.rs", LIB), ("src/user.rs", USER), ("src/plans.rs", text)]);
-        let path = dir.join("src/plans.rs");
-        let mut live = session(&dir);
-        let start = live.update(&path, text.to_string());
+        let (start, got, want) = plans_edited("index-findings", text, &text.replace("    log_step();\n}", "    log_step();\n    log_step();\n}"));
         assert!(start.iter().any(|f| f.rule.name == "unknown_name"), "{:#?}", keys(&start));
-        let edited = text.replace("    log_step();\n}", "    log_step();\n    log_step();\n}");
-        let got = live.edit(&path, edited.clone());
-        assert_eq!(keys(&got.findings), keys(&session(&dir).update(&path, edited)));
+        assert_eq!(keys(&got.findings), keys(&want));
         assert!(got.items.is_some_and(|n| n >= 3), "{:?}", got.items);
-        let _ = std::fs::remove_dir_all(&dir);
     }
 
     /// An edit inside the body of a contracted function re-checks it (its own contract's rules
