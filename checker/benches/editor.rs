@@ -4,10 +4,11 @@
 //! Budget (SPEC.md): findings within 30 ms of the change. Timed on the same file, through
 //! `Session::edit` (what the server calls): a character typed inside one function (the item
 //! path: that item is checked again); a helper edited that two functions call (the item path
-//! with the items linked to it); a function deleted (the items' structure changes); and the
-//! whole-file check the engine falls back to (`Session::update`: an edited import, a struct, a
-//! declaration). Medians of several runs; nothing is asserted but that each path finds what a
-//! whole-file check finds.
+//! with the items linked to it); a function deleted (the items' structure changes); a bracket
+//! typed (the text does not parse: the whole file, a parse error) and closed (the item path from
+//! the last text that parsed); and the whole-file check the engine falls back to
+//! (`Session::update`: a declaration edited, the first check). Medians of several runs; nothing
+//! is asserted but the path each edit takes and that it finds what a whole-file check finds.
 
 mod common;
 
@@ -72,6 +73,28 @@ fn main() {
         let items = items.unwrap_or_else(|| panic!("{what}: the item path is taken"));
         cases.push((format!("{what} ({items} item{})", if items == 1 { "" } else { "s" }), t));
     }
+    // A bracket typed: the text does not parse (the whole file: a parse error). Closed again: the
+    // item path, from the last text that parsed.
+    let sum = mid + text[mid..].find("slots.iter().sum()").unwrap();
+    let open = format!("{}({}", &text[..sum], &text[sum..]);
+    let closed = format!("{}({}){}", &text[..sum], &text[sum..sum + "slots.iter().sum()".len()], &text[sum + "slots.iter().sum()".len()..]);
+    let (mut open_times, mut closed_times) = (Vec::new(), Vec::new());
+    median(RUNS, || {
+        let t = std::time::Instant::now();
+        assert!(session.edit(&path, open.clone()).items.is_none(), "a parse error: the whole file");
+        open_times.push(t.elapsed());
+        let t = std::time::Instant::now();
+        assert!(session.edit(&path, closed.clone()).items.is_some(), "closed: the item path");
+        closed_times.push(t.elapsed());
+        session.edit(&path, text.clone());
+    });
+    let mid_of = |mut v: Vec<std::time::Duration>| {
+        v.sort();
+        v[v.len() / 2]
+    };
+    cases.push(("a bracket closed after a parse error".to_string(), mid_of(closed_times)));
+    let unclosed = mid_of(open_times);
+
     let mut file_findings = 0;
     let whole = median(RUNS, || {
         file_findings = session.update(&path, typed.clone()).len();
@@ -87,6 +110,7 @@ fn main() {
     for (what, t) in &cases {
         println!("{:<60} {:>8.1}", format!("item path: {what}"), ms(*t));
     }
+    println!("{:<60} {:>8.1}", "whole file: a bracket typed, not closed (a parse error)", ms(unclosed));
     println!("{:<60} {:>8.1}", "whole file re-checked (Session::update)", ms(whole));
     println!("{:<60} {:>8.1}", "baseline: syn-parse the file once", ms(parse));
     let worst = cases.iter().map(|(_, t)| ms(*t)).fold(0.0, f64::max);

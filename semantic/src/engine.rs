@@ -223,9 +223,10 @@ pub struct Session {
     generation: u64,
 }
 
-/// What the session kept of the last check of a file.
+/// What the session kept of the last check of a file (of the last text that parsed, while the
+/// file does not).
 struct Checked {
-    /// The text checked (the same `Arc` as its job's while it is current).
+    /// The text checked.
     file: FileRef,
     findings: Vec<Finding>,
     /// The top-level items of its parse; empty when it did not parse.
@@ -285,9 +286,12 @@ impl Session {
     fn edit_items(&mut self, path: &Path, text: &str) -> Option<Edit> {
         let pos = self.jobs.iter().position(|j| j.file.path == path)?;
         let job = &self.jobs[pos];
-        let prev = self.checked.get(path).filter(|c| c.generation == self.generation && Arc::ptr_eq(&c.file, &job.file))?;
+        let prev = self.checked.get(path).filter(|c| c.generation == self.generation)?;
         if prev.file.text == text {
-            return Some(Edit { findings: prev.findings.clone(), items: Some(0), index_changed: false });
+            // Back to the text checked (from one that did not parse, say): the session's copy too.
+            let (file, findings) = (prev.file.clone(), prev.findings.clone());
+            self.jobs[pos].file = file;
+            return Some(Edit { findings, items: Some(0), index_changed: false });
         }
         let new: FileRef = Arc::new(SourceFile::new(path.to_path_buf(), job.file.rel_path.clone(), text.to_string()));
         // A changed import, or a changed name that shadows a glob, changes the index: read again
@@ -403,8 +407,14 @@ impl Session {
     }
 
     fn record(&mut self, job: &FileJob, findings: Vec<Finding>, chunks: Vec<Chunk>, uses: UseFacts) -> Vec<Finding> {
-        let checked = Checked { file: job.file.clone(), findings: findings.clone(), chunks, uses, generation: self.generation };
-        self.checked.insert(job.file.path.clone(), checked);
+        // Text that does not parse (a bracket typed, not yet closed) leaves the last text that
+        // parsed as the base of the next edit, while the index is the same: the edit that repairs
+        // it takes the item path from there.
+        let keep_base = chunks.is_empty() && self.checked.get(&job.file.path).is_some_and(|c| c.generation == self.generation && !c.chunks.is_empty());
+        if !keep_base {
+            let checked = Checked { file: job.file.clone(), findings: findings.clone(), chunks, uses, generation: self.generation };
+            self.checked.insert(job.file.path.clone(), checked);
+        }
         findings
     }
 

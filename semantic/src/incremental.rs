@@ -815,23 +815,32 @@ pub fn d(key: &[Row], cache: &mut [Row], n: usize) {
         let _ = std::fs::remove_dir_all(&dir);
     }
 
-    /// Text that does not parse takes the whole-file check (a `parse_error`), and so does the
-    /// edit that repairs it; the next edit takes the item path again.
+    /// Text that does not parse takes the whole-file check (a `parse_error`); the edits that follow
+    /// are taken from the last text that parsed, so the one that repairs it (or another that
+    /// does not parse yet) compares with that, and the repair takes the item path.
     #[test]
     fn an_edit_through_a_parse_error_and_back() {
         let dir = paged_kv_with("broken", USER);
         let path = dir.join("src/user.rs");
         let mut live = session(&dir);
         live.update(&path, USER.to_string());
-        let broken = USER.replace("let label = \"漢字\";", "let label = (\"漢字\";");
-        let edit = live.edit(&path, broken);
+        let open = USER.replace("let label = \"漢字\";", "let label = (\"漢字\";");
+        let edit = live.edit(&path, open.clone());
         assert_eq!(edit.items, None);
         assert!(edit.findings.iter().any(|f| f.rule.name == "parse_error"), "{:#?}", keys(&edit.findings));
-        assert_eq!(live.edit(&path, USER.to_string()).items, None);
-        let spaced = USER.replace("let label", "let  label");
-        let edit = live.edit(&path, spaced.clone());
-        assert!(edit.items.is_some());
-        assert_eq!(keys(&edit.findings), keys(&session(&dir).update(&path, spaced)));
+        let still = open.replace("(\"漢字\";", "(\"漢字\", 1;");
+        assert_eq!(keys(&live.edit(&path, still.clone()).findings), keys(&session(&dir).update(&path, still)));
+        for repaired in [USER.replace("let label = \"漢字\";", "let label = (\"漢字\", 1);"), USER.to_string()] {
+            let edit = live.edit(&path, repaired.clone());
+            assert!(edit.items.is_some(), "the repair takes the item path:\n{repaired}");
+            assert_eq!(keys(&edit.findings), keys(&session(&dir).update(&path, repaired)));
+        }
+        // Straight back to the text that parsed: its findings, and the session's copy is it again.
+        live.edit(&path, open);
+        let back = live.edit(&path, USER.to_string());
+        assert_eq!(back.items, Some(0));
+        assert_eq!(live.file(&path).unwrap().text, USER);
+        assert_eq!(keys(&back.findings), keys(&live.check_file(&path)));
         let _ = std::fs::remove_dir_all(&dir);
     }
 
