@@ -19,7 +19,8 @@
 //! the file can), and every item linked to them by a name (a function one defines and the other
 //! mentions, a type one implements and the other implements or builds), closed over these links.
 //! They are checked in a *masked* copy of the file, where every other item is blanked to spaces
-//! (newlines kept) but the `use` items and the items that define structs; the masked copy has the
+//! (newlines kept) but the `use` items, the items that define structs, and the constants and
+//! statics (names the module defines); the masked copy has the
 //! byte offsets of the real text, so its findings are the real findings. The other items' old
 //! findings are kept, moved with the text (with the `(line N)` their messages name).
 //!
