@@ -12,6 +12,7 @@ mod stale_key;
 mod stale_result;
 mod undeclared_write;
 mod use_after_donate;
+mod writes;
 
 pub(crate) use forbidden_write::MUTATING_METHODS;
 
@@ -24,6 +25,7 @@ use syn::Expr;
 pub struct Summaries {
     pad: pad_to_null_block::Summaries,
     donate: use_after_donate::Summaries,
+    writes: writes::Summaries,
 }
 
 use crate::analysis::FnCtx;
