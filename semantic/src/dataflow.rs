@@ -63,6 +63,13 @@ impl Place {
         Place { base: self.base.clone(), fields }
     }
 
+    /// This place, then `fields` inside it.
+    pub fn fields_then(&self, fields: &[String]) -> Place {
+        let mut p = self.clone();
+        p.fields.extend(fields.iter().cloned());
+        p
+    }
+
     /// Whether `self` is `other` or a field inside it.
     pub fn starts_with(&self, other: &Place) -> bool {
         self.base == other.base && self.fields.starts_with(&other.fields)
@@ -721,7 +728,7 @@ impl<A: Analysis> Solver<'_, A> {
 }
 
 /// A closure, through parentheses: `(|| ..)`.
-fn closure_of(e: &Expr) -> Option<&syn::ExprClosure> {
+pub fn closure_of(e: &Expr) -> Option<&syn::ExprClosure> {
     match e {
         Expr::Closure(c) => Some(c),
         Expr::Paren(p) => closure_of(&p.expr),

@@ -26,6 +26,7 @@ pub struct Summaries {
     pad: pad_to_null_block::Summaries,
     donate: use_after_donate::Summaries,
     writes: writes::Summaries,
+    fallback: fallback_index::Summaries,
 }
 
 use crate::analysis::FnCtx;
@@ -108,6 +109,36 @@ impl<'ast> Visit<'ast> for Calls<'ast> {
         syn::visit::visit_expr(self, e);
     }
     // Nested functions are bodies of their own.
+    fn visit_item(&mut self, _: &'ast syn::Item) {}
+}
+
+/// The names a closure binds itself: its parameters and the patterns in its body (they are not
+/// the locals around it).
+pub fn names_bound_in(c: &syn::ExprClosure) -> std::collections::HashSet<String> {
+    let mut v = Bound(Default::default());
+    v.visit_expr_closure(c);
+    v.0
+}
+
+/// The names a pattern binds.
+pub fn pattern_names(p: &syn::Pat) -> std::collections::HashSet<String> {
+    let mut v = Bound(Default::default());
+    v.visit_pat(p);
+    v.0
+}
+
+/// The names a block's own `let`s bind.
+pub fn block_names(b: &syn::Block) -> std::collections::HashSet<String> {
+    b.stmts.iter().filter_map(|s| if let syn::Stmt::Local(l) = s { Some(pattern_names(&l.pat)) } else { None }).flatten().collect()
+}
+
+struct Bound(std::collections::HashSet<String>);
+
+impl<'ast> Visit<'ast> for Bound {
+    fn visit_pat_ident(&mut self, p: &'ast syn::PatIdent) {
+        self.0.insert(p.ident.to_string());
+        syn::visit::visit_pat_ident(self, p);
+    }
     fn visit_item(&mut self, _: &'ast syn::Item) {}
 }
 

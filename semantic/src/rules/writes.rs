@@ -140,7 +140,7 @@ impl Analysis for Writes<'_, '_> {
         if let Expr::Closure(c) = e {
             // A closure kept for later writes what its body writes when it is called; its own
             // parameters and `let`s are not the names around it.
-            let bound = bound_in(c);
+            let bound = super::names_bound_in(c);
             let mut v = Sub { exprs: Vec::new() };
             v.visit_expr(&c.body);
             for sub in v.exprs {
@@ -183,21 +183,6 @@ impl<'ast> Visit<'ast> for Sub<'ast> {
         syn::visit::visit_expr(self, e);
     }
     fn visit_item(&mut self, _: &'ast syn::Item) {}
-}
-
-/// The names a closure binds itself: its parameters and the patterns in its body.
-fn bound_in(c: &syn::ExprClosure) -> HashSet<String> {
-    struct Bound(HashSet<String>);
-    impl<'ast> Visit<'ast> for Bound {
-        fn visit_pat_ident(&mut self, p: &'ast syn::PatIdent) {
-            self.0.insert(p.ident.to_string());
-            syn::visit::visit_pat_ident(self, p);
-        }
-        fn visit_item(&mut self, _: &'ast syn::Item) {}
-    }
-    let mut v = Bound(HashSet::new());
-    v.visit_expr_closure(c);
-    v.0
 }
 
 /// The name a written expression starts from (`p` of `p[i].x`, of `p.fill(..)`, of `&mut p`),
@@ -255,15 +240,22 @@ impl<'c, 'a> Writes<'c, 'a> {
     /// local that designates some), so `let n = frame.count;` copies and designates nothing.
     fn designated(&self, scopes: &Scopes, state: &State, e: &Expr, by_ref: bool) -> Targets {
         let mut out = Targets::default();
-        self.designate(scopes, state, e, by_ref, &mut out.0, 0);
+        self.designate(scopes, state, e, by_ref, &mut out.0, &HashSet::new(), 0);
         out
     }
 
-    fn designate(&self, scopes: &Scopes, state: &State, e: &Expr, by_ref: bool, out: &mut BTreeSet<Target>, depth: usize) {
+    /// `masked`: names bound inside the expression being read (an arm's pattern, a block's
+    /// `let`s), which are not the locals of the same name around it.
+    #[allow(clippy::too_many_arguments)]
+    fn designate(&self, scopes: &Scopes, state: &State, e: &Expr, by_ref: bool, out: &mut BTreeSet<Target>, masked: &HashSet<String>, depth: usize) {
         if depth > 32 {
             return;
         }
-        let tail = |e: &Expr, by_ref: bool, out: &mut BTreeSet<Target>| self.designate(scopes, state, e, by_ref, out, depth + 1);
+        let tail = |e: &Expr, by_ref: bool, out: &mut BTreeSet<Target>| self.designate(scopes, state, e, by_ref, out, masked, depth + 1);
+        let inner = |e: &Expr, bound: HashSet<String>, out: &mut BTreeSet<Target>| {
+            let masked: HashSet<String> = masked.union(&bound).cloned().collect();
+            self.designate(scopes, state, e, by_ref, out, &masked, depth + 1)
+        };
         match e {
             Expr::Paren(p) => return tail(&p.expr, by_ref, out),
             Expr::Group(g) => return tail(&g.expr, by_ref, out),
@@ -272,13 +264,17 @@ impl<'c, 'a> Writes<'c, 'a> {
             Expr::Try(t) => return tail(&t.expr, by_ref, out),
             Expr::Block(b) => {
                 if let Some(syn::Stmt::Expr(v, None)) = b.block.stmts.last() {
-                    tail(v, by_ref, out);
+                    inner(v, super::block_names(&b.block), out);
                 }
                 return;
             }
             Expr::If(i) => {
                 if let Some(syn::Stmt::Expr(v, None)) = i.then_branch.stmts.last() {
-                    tail(v, by_ref, out);
+                    let mut bound = super::block_names(&i.then_branch);
+                    if let Expr::Let(l) = &*i.cond {
+                        bound.extend(super::pattern_names(&l.pat));
+                    }
+                    inner(v, bound, out);
                 }
                 if let Some((_, els)) = &i.else_branch {
                     tail(els, by_ref, out);
@@ -287,7 +283,7 @@ impl<'c, 'a> Writes<'c, 'a> {
             }
             Expr::Match(m) => {
                 for arm in &m.arms {
-                    tail(&arm.body, by_ref, out);
+                    inner(&arm.body, super::pattern_names(&arm.pat), out);
                 }
                 return;
             }
@@ -305,6 +301,11 @@ impl<'c, 'a> Writes<'c, 'a> {
             _ => {}
         }
         let Some(place) = scopes.place_of(e) else { return };
+        if let Base::Local(id) = place.base {
+            if masked.contains(scopes.name(id)) {
+                return;
+            }
+        }
         // The longest part of the place that is a local designating other storage.
         let aliased = (0..=place.fields.len()).rev().find_map(|n| {
             let prefix = Place { base: place.base.clone(), fields: place.fields[..n].to_vec() };
