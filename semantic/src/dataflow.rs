@@ -117,8 +117,9 @@ impl Scopes {
         &self.names[id as usize]
     }
 
-    /// The place an expression designates: a local, `self`, or a field path of one, through
-    /// parentheses, `&`, `&mut` and `*`. Anything else (a call, an index) is not a place here.
+    /// The place an expression designates: a local, `self`, or a field path of one (tuple
+    /// elements too), through parentheses, `&`, `&mut` and `*`. Anything else (a call, an
+    /// index) is not a place here.
     pub fn place_of(&self, e: &Expr) -> Option<Place> {
         match e {
             Expr::Paren(p) => self.place_of(&p.expr),
@@ -133,8 +134,12 @@ impl Scopes {
                 Some(Place { base: Base::Local(self.lookup(&ident.to_string())?), fields: Vec::new() })
             }
             Expr::Field(f) => {
-                let syn::Member::Named(name) = &f.member else { return None };
-                Some(self.place_of(&f.base)?.field(&name.to_string()))
+                // A tuple element (`key.0`) is a field named by its position.
+                let name = match &f.member {
+                    syn::Member::Named(name) => name.to_string(),
+                    syn::Member::Unnamed(i) => i.index.to_string(),
+                };
+                Some(self.place_of(&f.base)?.field(&name))
             }
             _ => None,
         }

@@ -40,7 +40,7 @@ pub(super) fn check_body(ctx: &FnCtx, contract: &FileContract, out: &mut Vec<Fin
         .forbidden_regions()
         .filter(|(clause, _)| !own.is_some_and(|o| ctx.sanctioned_by(o, clause)))
         .filter_map(|(clause, region)| {
-            let place = writes::contract_place(ctx.sig, &region.place)?;
+            let place = super::contract_place(ctx.sig, &region.place)?;
             Some(Forbidden { clause, region, place, bounds: ctx.region_bounds(&region.index, ctx.resolver.crate_name) })
         })
         .collect();

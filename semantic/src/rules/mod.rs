@@ -27,9 +27,11 @@ pub struct Summaries {
     donate: use_after_donate::Summaries,
     writes: writes::Summaries,
     fallback: fallback_index::Summaries,
+    stale: stale_key::Summaries,
 }
 
 use crate::analysis::FnCtx;
+use crate::dataflow::{self, Base, LocalId, Place};
 use crate::finding::Finding;
 
 /// Runs every rule on one function.
@@ -110,6 +112,20 @@ impl<'ast> Visit<'ast> for Calls<'ast> {
     }
     // Nested functions are bodies of their own.
     fn visit_item(&mut self, _: &'ast syn::Item) {}
+}
+
+/// The place of a contract's place in the function `sig` (`pool` → its parameter's local,
+/// `meta.pool` → a field of it, `self.kv` → `self`'s field).
+pub(crate) fn contract_place<S>(sig: &syn::Signature, place: &reuse_rules::contract::Place<S>) -> Option<Place> {
+    use reuse_rules::contract::PlaceRoot;
+    let fields = place.segments[1..].iter().map(|s| s.text.clone()).collect();
+    let base = match place.root {
+        // Parameters are the first locals, in order.
+        PlaceRoot::Param => Base::Local(dataflow::param_names(sig).iter().position(|p| p == place.root_name())? as LocalId),
+        PlaceRoot::SelfField => Base::SelfValue,
+        PlaceRoot::Static => return None,
+    };
+    Some(Place { base, fields })
 }
 
 /// The names a closure binds itself: its parameters and the patterns in its body (they are not

@@ -107,19 +107,6 @@ pub(super) fn writes_of<'a>(ctx: &FnCtx<'a>) -> Result<Vec<Write<'a>>, dataflow:
     Ok(w.writes)
 }
 
-/// The place of a contract's place in the function `sig` (`pool` → its parameter's local,
-/// `meta.pool` → a field of it, `self.kv` → `self`'s field).
-pub(super) fn contract_place<S>(sig: &syn::Signature, place: &reuse_rules::contract::Place<S>) -> Option<Place> {
-    use reuse_rules::contract::PlaceRoot;
-    let fields = place.segments[1..].iter().map(|s| s.text.clone()).collect();
-    let base = match place.root {
-        PlaceRoot::Param => Base::Local(dataflow::param_names(sig).iter().position(|p| p == place.root_name())? as LocalId),
-        PlaceRoot::SelfField => Base::SelfValue,
-        PlaceRoot::Static => return None,
-    };
-    Some(Place { base, fields })
-}
-
 struct Writes<'c, 'a> {
     ctx: &'c FnCtx<'a>,
     /// The helper being summarised (None: the function being checked).
