@@ -741,6 +741,22 @@ pub fn closure_of(e: &Expr) -> Option<&syn::ExprClosure> {
     }
 }
 
+/// A set of facts that may hold, joined by union (one path or the other).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct MaySet<T: Ord>(pub std::collections::BTreeSet<T>);
+
+impl<T: Ord> Default for MaySet<T> {
+    fn default() -> Self {
+        MaySet(Default::default())
+    }
+}
+
+impl<T: Ord + Clone> Domain for MaySet<T> {
+    fn join(&mut self, other: &Self) {
+        self.0.extend(other.0.iter().cloned());
+    }
+}
+
 /// A state that maps places to facts, joined place by place: what most analyses need.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct PlaceMap<V> {

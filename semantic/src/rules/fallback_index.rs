@@ -21,7 +21,7 @@ use std::rc::Rc;
 use syn::Expr;
 
 use crate::analysis::{call_args, clause_label, FnCtx, FnDef};
-use crate::dataflow::{self, Analysis, Base, Domain, LocalId, Place, PlaceMap, Scopes};
+use crate::dataflow::{self, Analysis, Base, LocalId, MaySet, Place, PlaceMap, Scopes};
 use crate::finding::{Finding, Label};
 use crate::resolve::strip;
 use reuse_rules::catalogue::FALLBACK_INDEX;
@@ -37,14 +37,7 @@ enum Src {
     Buffer,
 }
 
-#[derive(Clone, Debug, Default, PartialEq, Eq)]
-struct Srcs(BTreeSet<Src>);
-
-impl Domain for Srcs {
-    fn join(&mut self, other: &Self) {
-        self.0.extend(other.0.iter().cloned());
-    }
-}
+type Srcs = MaySet<Src>;
 
 type State = PlaceMap<Srcs>;
 
@@ -141,14 +134,14 @@ impl<'c, 'a> Fallbacks<'c, 'a> {
     fn store(&self, scopes: &Scopes, state: &mut State, place: &Place, init: &Expr, v: BTreeSet<Src>) {
         state.clear_under(place);
         if !v.is_empty() {
-            state.map.insert(place.clone(), Srcs(v));
+            state.map.insert(place.clone(), MaySet(v));
         }
         if let Expr::Struct(s) = strip(init) {
             for f in &s.fields {
                 if let syn::Member::Named(name) = &f.member {
                     let fv = self.eval(scopes, state, &f.expr);
                     if !fv.is_empty() {
-                        state.map.insert(place.field(&name.to_string()), Srcs(fv));
+                        state.map.insert(place.field(&name.to_string()), MaySet(fv));
                     }
                 }
             }

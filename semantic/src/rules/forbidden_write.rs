@@ -17,14 +17,6 @@ use crate::index::{ContractedFn, FileContract};
 use reuse_rules::catalogue::FORBIDDEN_WRITE;
 use reuse_rules::contract::{Clause, Region};
 
-/// Methods that write through their receiver.
-pub(crate) const MUTATING_METHODS: &[&str] = &[
-    "fill", "fill_with", "copy_from_slice", "clone_from_slice", "iter_mut", "as_mut_ptr", "as_mut_slice", "swap", "sort",
-    "sort_unstable", "reverse", "rotate_left", "rotate_right", "copy_within", "get_mut", "last_mut", "first_mut",
-    "chunks_mut", "split_at_mut", "push", "insert", "clear", "truncate", "resize", "extend", "extend_from_slice", "write",
-    "set", "zero_", "fill_", "copy_", "as_mut",
-];
-
 struct Forbidden<'a> {
     clause: &'a Clause<Range<usize>>,
     region: &'a Region<Range<usize>>,
@@ -58,14 +50,7 @@ pub(super) fn check_body(ctx: &FnCtx, contract: &FileContract, out: &mut Vec<Fin
         });
         let Some(f) = hit else { continue };
         let shown = f.region.place.to_string();
-        let how = match &w.how {
-            How::Assign => "this assignment".to_string(),
-            How::Compound => "this compound assignment".to_string(),
-            How::Method(m) => format!("`{m}`"),
-            How::Callee { callee, .. } => format!("passing `{shown}` to `{}`, a writer of it,", callee.name),
-            How::Helper { name, .. } => format!("passing `{shown}` to `{name}`, which writes it,"),
-            How::MutRef => "passing it on as `&mut`".to_string(),
-        };
+        let how = w.how.describe(&shown);
         let region = format!("{shown}[{}]", f.region.index);
         out.push(
             Finding::new(&FORBIDDEN_WRITE, format!("{how} writes `{region}`, which this function's contract forbids"), Label::new(ctx.file, w.at.clone(), "writes forbidden storage"))

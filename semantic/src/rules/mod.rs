@@ -14,7 +14,7 @@ mod undeclared_write;
 mod use_after_donate;
 mod writes;
 
-pub(crate) use forbidden_write::MUTATING_METHODS;
+pub(crate) use writes::MUTATING_METHODS;
 
 use syn::visit::Visit;
 use syn::Expr;

@@ -24,7 +24,7 @@ use syn::Expr;
 
 use super::names;
 use crate::analysis::{call_args, FnCtx, FnDef};
-use crate::dataflow::{self, Analysis, Base, Domain, LocalId, Place, PlaceMap, Scopes};
+use crate::dataflow::{self, Analysis, Base, Domain, LocalId, MaySet, Place, PlaceMap, Scopes};
 use crate::finding::{Finding, Label};
 use crate::index::FileContract;
 use crate::resolve::strip;
@@ -53,20 +53,11 @@ impl Domain for Built {
     }
 }
 
-/// The caches a local may designate.
-#[derive(Clone, Debug, Default, PartialEq, Eq)]
-struct Caches(BTreeSet<Place>);
-
-impl Domain for Caches {
-    fn join(&mut self, other: &Self) {
-        self.0.extend(other.0.iter().cloned());
-    }
-}
-
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 struct State {
     built: PlaceMap<Built>,
-    caches: PlaceMap<Caches>,
+    /// The caches a local may designate.
+    caches: PlaceMap<MaySet<Place>>,
 }
 
 impl Domain for State {
@@ -221,9 +212,12 @@ impl<'c, 'a> Keys<'c, 'a> {
             Expr::Struct(s) => s
                 .fields
                 .iter()
-                .filter_map(|f| match &f.member {
-                    syn::Member::Named(n) => Some((n.to_string(), self.built_from(scopes, state, &f.expr, &HashSet::new()))),
-                    syn::Member::Unnamed(i) => Some((i.index.to_string(), self.built_from(scopes, state, &f.expr, &HashSet::new()))),
+                .map(|f| {
+                    let name = match &f.member {
+                        syn::Member::Named(n) => n.to_string(),
+                        syn::Member::Unnamed(i) => i.index.to_string(),
+                    };
+                    (name, self.built_from(scopes, state, &f.expr, &HashSet::new()))
                 })
                 .collect(),
             _ => Vec::new(),
@@ -235,7 +229,7 @@ impl<'c, 'a> Keys<'c, 'a> {
             state.built.map.insert(place.field(&field), Built(Some(b)));
         }
         if !caches.is_empty() {
-            state.caches.map.insert(place.clone(), Caches(caches));
+            state.caches.map.insert(place.clone(), MaySet(caches));
         }
     }
 

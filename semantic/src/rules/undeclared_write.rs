@@ -9,7 +9,7 @@
 
 use syn::{FnArg, Type};
 
-use super::writes::{self, How};
+use super::writes;
 use crate::analysis::FnCtx;
 use crate::dataflow::{self, Base, LocalId};
 use crate::finding::{Finding, Label};
@@ -48,14 +48,7 @@ pub(super) fn check(ctx: &FnCtx, contract: &FileContract, out: &mut Vec<Finding>
             continue;
         }
         reported.push(id);
-        let how = match &w.how {
-            How::Assign => "this assignment".to_string(),
-            How::Compound => "this compound assignment".to_string(),
-            How::Method(m) => format!("`{m}`"),
-            How::Callee { callee, .. } => format!("passing `{param}` to `{}`, a writer of it,", callee.name),
-            How::Helper { name, .. } => format!("passing `{param}` to `{name}`, which writes it,"),
-            How::MutRef => "passing it on as `&mut`".to_string(),
-        };
+        let how = w.how.describe(param);
         let attr = contract.clauses.first().map(|c| c.keyword.span.start..c.end.end);
         let mut f = Finding::new(
             &UNDECLARED_WRITE,

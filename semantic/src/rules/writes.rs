@@ -29,10 +29,17 @@ use std::rc::Rc;
 use syn::visit::Visit;
 use syn::Expr;
 
-use super::MUTATING_METHODS;
 use crate::analysis::{call_args, FnCtx, FnDef};
-use crate::dataflow::{self, Analysis, Base, Domain, LocalId, Place, PlaceMap, Scopes};
+use crate::dataflow::{self, Analysis, Base, LocalId, MaySet, Place, PlaceMap, Scopes};
 use crate::index::ContractedFn;
+
+/// Methods that write through their receiver.
+pub(crate) const MUTATING_METHODS: &[&str] = &[
+    "fill", "fill_with", "copy_from_slice", "clone_from_slice", "iter_mut", "as_mut_ptr", "as_mut_slice", "swap", "sort",
+    "sort_unstable", "reverse", "rotate_left", "rotate_right", "copy_within", "get_mut", "last_mut", "first_mut",
+    "chunks_mut", "split_at_mut", "push", "insert", "clear", "truncate", "resize", "extend", "extend_from_slice", "write",
+    "set", "zero_", "fill_", "copy_", "as_mut",
+];
 
 /// Positions `lo..hi` of a place; `hi == i128::MAX`: to its end.
 pub(super) type Positions = (i128, i128);
@@ -47,14 +54,7 @@ struct Target {
     window: Option<Positions>,
 }
 
-#[derive(Clone, Debug, Default, PartialEq, Eq)]
-struct Targets(BTreeSet<Target>);
-
-impl Domain for Targets {
-    fn join(&mut self, other: &Self) {
-        self.0.extend(other.0.iter().cloned());
-    }
-}
+type Targets = MaySet<Target>;
 
 type State = PlaceMap<Targets>;
 
@@ -74,6 +74,21 @@ pub(super) enum How<'a> {
     MutRef,
 }
 
+impl How<'_> {
+    /// The write as a message's subject, `shown` the place handed on (`this assignment`,
+    /// `passing `pool` to `scatter`, a writer of it,`).
+    pub(super) fn describe(&self, shown: &str) -> String {
+        match self {
+            How::Assign => "this assignment".to_string(),
+            How::Compound => "this compound assignment".to_string(),
+            How::Method(m) => format!("`{m}`"),
+            How::Callee { callee, .. } => format!("passing `{shown}` to `{}`, a writer of it,", callee.name),
+            How::Helper { name, .. } => format!("passing `{shown}` to `{name}`, which writes it,"),
+            How::MutRef => "passing it on as `&mut`".to_string(),
+        }
+    }
+}
+
 /// One write in the body.
 #[derive(Clone, Debug)]
 pub(super) struct Write<'a> {
@@ -85,12 +100,22 @@ pub(super) struct Write<'a> {
     pub how: How<'a>,
 }
 
-/// What a helper writes: at a parameter (by position; `None`: `self`) and a field path in it,
-/// at which positions, and the contracted writer it hands it to (by its place in the index's
-/// functions, and the writer's parameter), if that is how.
+/// What a helper writes.
 #[derive(Debug, Default)]
 pub(super) struct Summary {
-    writes: Vec<(Option<usize>, Vec<String>, Option<Positions>, Option<(usize, String)>)>,
+    writes: Vec<HelperWrite>,
+}
+
+/// One write of a helper, in its caller's terms.
+#[derive(Debug)]
+struct HelperWrite {
+    /// The parameter written (by position; `None`: `self`), and the field path in it.
+    param: Option<usize>,
+    fields: Vec<String>,
+    positions: Option<Positions>,
+    /// The contracted writer it hands the storage to (by its place in the index's functions),
+    /// with the writer's parameter, when that is how it writes it.
+    writer: Option<(usize, String)>,
 }
 
 /// Per-file memo of the helpers' summaries, by definition.
@@ -385,7 +410,7 @@ impl<'c, 'a> Writes<'c, 'a> {
         if let Some((def, summary)) = self.helper_summary(e) {
             let (receiver, args) = call_args(e);
             let name = def.sig.ident.to_string();
-            for (param, fields, positions, writer) in &summary.writes {
+            for HelperWrite { param, fields, positions, writer } in &summary.writes {
                 let arg = match param {
                     Some(i) => args.get(*i).copied(),
                     None => receiver,
@@ -488,7 +513,7 @@ impl<'c, 'a> Writes<'c, 'a> {
                 }
                 _ => None,
             };
-            s.writes.push((param, w.place.fields.clone(), w.positions, writer));
+            s.writes.push(HelperWrite { param, fields: w.place.fields.clone(), positions: w.positions, writer });
         }
         s
     }
@@ -556,7 +581,7 @@ fn narrow(window: Option<Positions>, range: Positions) -> Option<Positions> {
     Some((start, end))
 }
 
-pub(super) fn is_compound(op: &syn::BinOp) -> bool {
+fn is_compound(op: &syn::BinOp) -> bool {
     use syn::BinOp::*;
     matches!(op, AddAssign(_) | SubAssign(_) | MulAssign(_) | DivAssign(_) | RemAssign(_) | BitXorAssign(_) | BitAndAssign(_) | BitOrAssign(_) | ShlAssign(_) | ShrAssign(_))
 }
