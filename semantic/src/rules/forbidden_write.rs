@@ -11,7 +11,7 @@ use std::ops::Range;
 
 use super::writes::{self, How};
 use crate::analysis::FnCtx;
-use crate::dataflow::{self, Place};
+use crate::dataflow::Place;
 use crate::finding::{Finding, Label};
 use crate::index::{ContractedFn, FileContract};
 use reuse_rules::catalogue::FORBIDDEN_WRITE;
@@ -25,7 +25,7 @@ struct Forbidden<'a> {
     bounds: Option<(i128, i128)>,
 }
 
-pub(super) fn check_body(ctx: &FnCtx, contract: &FileContract, out: &mut Vec<Finding>) {
+pub(super) fn check_body<'a>(ctx: &FnCtx<'a>, contract: &FileContract, memo: &writes::Memo<'a>, out: &mut Vec<Finding>) {
     let own = ctx.own_contracted();
     // A function its own clause names in `except(..)` may write the region.
     let forbidden: Vec<Forbidden> = contract
@@ -39,11 +39,8 @@ pub(super) fn check_body(ctx: &FnCtx, contract: &FileContract, out: &mut Vec<Fin
     if forbidden.is_empty() {
         return;
     }
-    let writes = match writes::writes_of(ctx) {
-        Ok(w) => w,
-        Err(dataflow::TooComplex) => return out.push(super::analysis_limit(ctx, "dataflow", dataflow::MAX_STEPS, "its forbidden regions are")),
-    };
-    for w in &writes {
+    let Some(writes) = writes::writes_of(ctx, memo, out) else { return };
+    for w in writes {
         let Some(positions) = w.positions else { continue };
         let hit = forbidden.iter().find(|f| {
             f.place == w.place && f.bounds.is_some_and(|(lo, hi)| positions.0 < hi && lo < positions.1) && !handed_on_safely(ctx, own, f, &w.how)

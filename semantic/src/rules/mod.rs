@@ -53,8 +53,10 @@ pub fn check_fn(ctx: &FnCtx, out: &mut Vec<Finding>) {
             }
         }
         stale_key::check(ctx, contract, out);
-        forbidden_write::check_body(ctx, contract, out);
-        undeclared_write::check(ctx, contract, out);
+        // The two write rules read the same writes, computed once.
+        let writes = writes::Memo::new();
+        forbidden_write::check_body(ctx, contract, &writes, out);
+        undeclared_write::check(ctx, contract, &writes, out);
     }
     let calls = ctx.calls();
     memoized_effect::check(ctx, calls, out);
@@ -102,6 +104,22 @@ pub fn calls_in_expr(e: &Expr) -> Vec<&Expr> {
 }
 
 struct Calls<'ast>(Vec<&'ast Expr>);
+
+/// Every expression within an expression, itself included, in source order (the body of a
+/// closure kept for later, read where it is created).
+pub fn exprs_in(e: &Expr) -> Vec<&Expr> {
+    struct All<'ast>(Vec<&'ast Expr>);
+    impl<'ast> Visit<'ast> for All<'ast> {
+        fn visit_expr(&mut self, e: &'ast Expr) {
+            self.0.push(e);
+            syn::visit::visit_expr(self, e);
+        }
+        fn visit_item(&mut self, _: &'ast syn::Item) {}
+    }
+    let mut v = All(Vec::new());
+    v.visit_expr(e);
+    v.0
+}
 
 impl<'ast> Visit<'ast> for Calls<'ast> {
     fn visit_expr(&mut self, e: &'ast Expr) {

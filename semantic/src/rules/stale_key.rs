@@ -152,9 +152,7 @@ impl Analysis for Keys<'_, '_> {
                 // A closure kept for later looks up when it is called: its lookups, with the names
                 // it binds itself read as unknown.
                 let masked = super::names_bound_in(c);
-                let mut v = Sub(Vec::new());
-                v.visit_expr(&c.body);
-                for sub in v.0 {
+                for sub in super::exprs_in(&c.body) {
                     self.lookup(scopes, state, sub, &masked);
                 }
             }
@@ -188,17 +186,6 @@ impl Analysis for Keys<'_, '_> {
         });
         self.returns.join(&Built(Some(kept.collect())));
     }
-}
-
-/// Every expression inside a closure's body, in source order.
-struct Sub<'ast>(Vec<&'ast Expr>);
-
-impl<'ast> Visit<'ast> for Sub<'ast> {
-    fn visit_expr(&mut self, e: &'ast Expr) {
-        self.0.push(e);
-        syn::visit::visit_expr(self, e);
-    }
-    fn visit_item(&mut self, _: &'ast syn::Item) {}
 }
 
 impl<'c, 'a> Keys<'c, 'a> {

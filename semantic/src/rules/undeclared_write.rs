@@ -16,7 +16,7 @@ use crate::finding::{Finding, Label};
 use crate::index::FileContract;
 use reuse_rules::catalogue::UNDECLARED_WRITE;
 
-pub(super) fn check(ctx: &FnCtx, contract: &FileContract, out: &mut Vec<Finding>) {
+pub(super) fn check<'a>(ctx: &FnCtx<'a>, contract: &FileContract, memo: &writes::Memo<'a>, out: &mut Vec<Finding>) {
     if !contract.has_write_set() {
         return;
     }
@@ -35,13 +35,9 @@ pub(super) fn check(ctx: &FnCtx, contract: &FileContract, out: &mut Vec<Finding>
     if undeclared.is_empty() {
         return;
     }
-    let mut writes = match writes::writes_of(ctx) {
-        Ok(w) => w,
-        Err(dataflow::TooComplex) => return out.push(super::analysis_limit(ctx, "dataflow", dataflow::MAX_STEPS, "its write set is")),
-    };
-    writes.sort_by_key(|w| (w.at.start, w.at.end));
+    let Some(writes) = writes::writes_of(ctx, memo, out) else { return };
     let mut reported = Vec::new();
-    for w in &writes {
+    for w in writes {
         let Base::Local(id) = w.place.base else { continue };
         let Some(&(_, param)) = undeclared.iter().find(|(p, _)| *p == id) else { continue };
         if reported.contains(&id) {

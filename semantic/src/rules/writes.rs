@@ -124,12 +124,27 @@ pub(super) struct Summaries {
     helpers: dataflow::Memo<usize, Option<Rc<Summary>>>,
 }
 
-/// Every write of the body of `ctx`'s function, each once; `Err`: past the solver's bound.
-pub(super) fn writes_of<'a>(ctx: &FnCtx<'a>) -> Result<Vec<Write<'a>>, dataflow::TooComplex> {
-    let mut w = Writes::new(ctx, None, 0);
-    let params = dataflow::param_names(ctx.sig);
-    dataflow::solve(&mut w, &params, ctx.body, State::default())?;
-    Ok(w.writes)
+/// The writes of one function, computed on first use and shared by the rules that read them.
+pub(super) type Memo<'a> = std::cell::OnceCell<Option<Vec<Write<'a>>>>;
+
+/// Every write of the body of `ctx`'s function, each once, in source order. `None`: past the
+/// solver's bound, reported (once) as `analysis_limit`.
+pub(super) fn writes_of<'m, 'a>(ctx: &FnCtx<'a>, memo: &'m Memo<'a>, out: &mut Vec<crate::finding::Finding>) -> Option<&'m [Write<'a>]> {
+    let writes = memo.get_or_init(|| {
+        let mut w = Writes::new(ctx, None, 0);
+        let params = dataflow::param_names(ctx.sig);
+        match dataflow::solve(&mut w, &params, ctx.body, State::default()) {
+            Ok(()) => {
+                w.writes.sort_by_key(|w| (w.at.start, w.at.end));
+                Some(w.writes)
+            }
+            Err(dataflow::TooComplex) => {
+                out.push(super::analysis_limit(ctx, "dataflow", dataflow::MAX_STEPS, "its writes are"));
+                None
+            }
+        }
+    });
+    writes.as_deref()
 }
 
 struct Writes<'c, 'a> {
@@ -153,9 +168,7 @@ impl Analysis for Writes<'_, '_> {
             // A closure kept for later writes what its body writes when it is called; its own
             // parameters and `let`s are not the names around it.
             let bound = super::names_bound_in(c);
-            let mut v = Sub { exprs: Vec::new() };
-            v.visit_expr(&c.body);
-            for sub in v.exprs {
+            for sub in super::exprs_in(&c.body) {
                 if root_name(sub).is_some_and(|n| !bound.contains(&n)) {
                     self.writes_in(scopes, state, sub);
                 }
@@ -182,19 +195,6 @@ impl Analysis for Writes<'_, '_> {
             state.map.insert(place, targets);
         }
     }
-}
-
-/// Every expression inside a closure's body (nested closures included), in source order.
-struct Sub<'ast> {
-    exprs: Vec<&'ast Expr>,
-}
-
-impl<'ast> Visit<'ast> for Sub<'ast> {
-    fn visit_expr(&mut self, e: &'ast Expr) {
-        self.exprs.push(e);
-        syn::visit::visit_expr(self, e);
-    }
-    fn visit_item(&mut self, _: &'ast syn::Item) {}
 }
 
 /// The name a written expression starts from (`p` of `p[i].x`, of `p.fill(..)`, of `&mut p`),
