@@ -466,8 +466,10 @@ impl<'c, 'a> Writes<'c, 'a> {
             }
             return;
         }
-        // Hands out parts to be written elsewhere: not judged here.
-        if ["split_at_mut", "chunks_mut", "chunks_exact_mut"].contains(&method.as_str()) || !MUTATING_METHODS.contains(&method.as_str()) {
+        // Hands out parts to be written elsewhere: not judged here. `write()` without arguments
+        // takes a lock's write guard: the writes through the guard are the writes (`VIEWS`).
+        let guard = method == "write" && m.args.is_empty();
+        if guard || ["split_at_mut", "chunks_mut", "chunks_exact_mut"].contains(&method.as_str()) || !MUTATING_METHODS.contains(&method.as_str()) {
             return;
         }
         let narrowed = self.narrowed.iter().find(|(p, ..)| std::ptr::eq(*p, m)).map(|(_, r, how)| (*r, how.clone()));
