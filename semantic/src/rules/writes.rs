@@ -300,11 +300,15 @@ impl<'c, 'a> Writes<'c, 'a> {
                 return;
             }
             Expr::Index(ix) => {
-                // A range of a place (`pool[1..]`); one element is a value of its own.
-                let Some(range) = range_of(self.ctx, &ix.index) else { return };
+                // A range of a place (`pool[1..]`; `pool[i..]`: positions not known); one element
+                // is a value of its own.
+                if !matches!(strip_parens(&ix.index), Expr::Range(_)) {
+                    return;
+                }
+                let range = range_of(self.ctx, &ix.index);
                 let mut inner = BTreeSet::new();
                 tail(&ix.expr, true, &mut inner);
-                out.extend(inner.into_iter().map(|t| Target { window: t.window.and_then(|w| narrow(Some(w), range)), place: t.place }));
+                out.extend(inner.into_iter().map(|t| Target { window: range.and_then(|r| narrow(t.window, r)), place: t.place }));
                 return;
             }
             Expr::MethodCall(m) if m.args.len() <= 1 && VIEWS.contains(&m.method.to_string().as_str()) => {
