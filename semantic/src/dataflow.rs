@@ -16,7 +16,8 @@
 //! iterator adaptors and synchronous callbacks (`for_each`, `map(..)`, `update(|b| ..)`) are walked
 //! in place, zero or more times; a closure stored or spawned is a body of its own and is not
 //! walked: the analysis sees it as a value where it is created ([`Analysis::transfer`] of the
-//! `Expr::Closure`, for what it captures). `.await` is transparent. Macros are lowered in one place
+//! `Expr::Closure`, for what it captures); an `async` block likewise (its `Expr::Async`).
+//! `.await` is transparent. Macros are lowered in one place
 //! ([`lower_macro`], shared with the path analysis of `flow.rs`): their arguments are expressions;
 //! where they are not, the calls among their tokens run, and the tokens are handed to
 //! [`Analysis::macro_tokens`].
@@ -432,8 +433,9 @@ impl<A: Analysis> Solver<'_, A> {
         match e {
             Expr::Block(b) => self.block(&b.block, state),
             Expr::Unsafe(b) => self.block(&b.block, state),
-            // Deferred bodies: run elsewhere, later.
-            Expr::Async(_) | Expr::Const(_) => Ok(state),
+            // Deferred bodies: run elsewhere, later; the analysis sees them as values where they
+            // are created, like a closure kept for later.
+            Expr::Async(_) | Expr::Const(_) => Ok(self.transfer(e, state)),
             Expr::If(i) => {
                 self.scopes.push();
                 let cond = self.expr(&i.cond, state)?;

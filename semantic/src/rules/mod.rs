@@ -108,17 +108,19 @@ struct Calls<'ast>(Vec<&'ast Expr>);
 /// Every expression within an expression, itself included, in source order (the body of a
 /// closure kept for later, read where it is created).
 pub fn exprs_in(e: &Expr) -> Vec<&Expr> {
-    struct All<'ast>(Vec<&'ast Expr>);
-    impl<'ast> Visit<'ast> for All<'ast> {
-        fn visit_expr(&mut self, e: &'ast Expr) {
-            self.0.push(e);
-            syn::visit::visit_expr(self, e);
-        }
-        fn visit_item(&mut self, _: &'ast syn::Item) {}
-    }
-    let mut v = All(Vec::new());
+    let mut v = AllExprs(Vec::new());
     v.visit_expr(e);
     v.0
+}
+
+struct AllExprs<'ast>(Vec<&'ast Expr>);
+
+impl<'ast> Visit<'ast> for AllExprs<'ast> {
+    fn visit_expr(&mut self, e: &'ast Expr) {
+        self.0.push(e);
+        syn::visit::visit_expr(self, e);
+    }
+    fn visit_item(&mut self, _: &'ast syn::Item) {}
 }
 
 impl<'ast> Visit<'ast> for Calls<'ast> {
@@ -152,6 +154,27 @@ pub fn names_bound_in(c: &syn::ExprClosure) -> std::collections::HashSet<String>
     let mut v = Bound(Default::default());
     v.visit_expr_closure(c);
     v.0
+}
+
+/// A body that runs later, seen where it is created (a closure kept for later, an `async`
+/// block): every expression in it, and the names it binds itself. Rules that judge what such a
+/// body does read it here, as if it ran where it is made.
+pub fn deferred_body(e: &Expr) -> Option<(Vec<&Expr>, std::collections::HashSet<String>)> {
+    match e {
+        Expr::Closure(c) => Some((exprs_in(&c.body), names_bound_in(c))),
+        Expr::Async(a) => {
+            let mut bound = Bound(Default::default());
+            bound.visit_block(&a.block);
+            let mut all = Vec::new();
+            for stmt in &a.block.stmts {
+                let mut v = AllExprs(Vec::new());
+                v.visit_stmt(stmt);
+                all.extend(v.0);
+            }
+            Some((all, bound.0))
+        }
+        _ => None,
+    }
 }
 
 /// The names a pattern binds.

@@ -148,12 +148,13 @@ impl Analysis for Keys<'_, '_> {
                     self.assign(scopes, state, &place, &a.right);
                 }
             }
-            Expr::Closure(c) if self.def.is_none() => {
-                // A closure kept for later looks up when it is called: its lookups, with the names
-                // it binds itself read as unknown.
-                let masked = super::names_bound_in(c);
-                for sub in super::exprs_in(&c.body) {
-                    self.lookup(scopes, state, sub, &masked);
+            // A closure kept for later (or an `async` block) looks up when it runs: its lookups,
+            // with the names it binds itself read as unknown.
+            Expr::Closure(_) | Expr::Async(_) if self.def.is_none() => {
+                if let Some((body, masked)) = super::deferred_body(e) {
+                    for sub in body {
+                        self.lookup(scopes, state, sub, &masked);
+                    }
                 }
             }
             _ => {}

@@ -164,11 +164,10 @@ impl Analysis for Writes<'_, '_> {
 
     fn transfer(&mut self, scopes: &Scopes, state: &mut State, e: &Expr) {
         self.writes_in(scopes, state, e);
-        if let Expr::Closure(c) = e {
-            // A closure kept for later writes what its body writes when it is called; its own
-            // parameters and `let`s are not the names around it.
-            let bound = super::names_bound_in(c);
-            for sub in super::exprs_in(&c.body) {
+        // A closure kept for later (or an `async` block) writes what its body writes when it
+        // runs; the names it binds itself are not the ones around it.
+        if let Some((body, bound)) = super::deferred_body(e) {
+            for sub in body {
                 if root_name(sub).is_some_and(|n| !bound.contains(&n)) {
                     self.writes_in(scopes, state, sub);
                 }
