@@ -80,6 +80,16 @@ impl Analysis for Fallbacks<'_, '_> {
     type State = State;
 
     fn transfer(&mut self, scopes: &Scopes, state: &mut State, e: &Expr) {
+        // A closure kept for later (or an `async` block) calls what its body calls when it runs;
+        // the names it binds itself read as unknown there.
+        if let (None, Some((body, bound))) = (self.def, super::deferred_body(e)) {
+            let outer = self.masked.len();
+            self.masked.extend(bound);
+            for sub in body.into_iter().filter(|s| matches!(s, Expr::Call(_) | Expr::MethodCall(_))) {
+                self.check_call(scopes, state, sub);
+            }
+            self.masked.truncate(outer);
+        }
         match e {
             Expr::Call(_) | Expr::MethodCall(_) => {
                 if self.def.is_none() {
@@ -163,6 +173,12 @@ impl<'c, 'a> Fallbacks<'c, 'a> {
         }
     }
 
+    /// Whether a place starts from a name bound inside what is being read (an arm, a block, a
+    /// closure), so not from the local of that name around it.
+    fn masks(&self, scopes: &Scopes, place: &Place) -> bool {
+        matches!(place.base, Base::Local(id) if self.masked.iter().any(|m| m == scopes.name(id)))
+    }
+
     fn fallback(&self, at: Range<usize>, text: &str, value: i128) -> Src {
         Src::Fallback { start: at.start, end: at.end, text: text.into(), value }
     }
@@ -185,8 +201,7 @@ impl<'c, 'a> Fallbacks<'c, 'a> {
             Expr::Await(a) => self.eval(scopes, state, &a.base),
             Expr::Cast(c) => self.eval(scopes, state, &c.expr),
             Expr::Block(b) => self.tail_value(scopes, state, &b.block),
-            Expr::Path(p) if p.path.get_ident().is_some_and(|i| self.masked.contains(&i.to_string())) => BTreeSet::new(),
-            Expr::Path(_) | Expr::Field(_) => scopes.place_of(e).map(|p| self.read(state, &p)).unwrap_or_default(),
+            Expr::Path(_) | Expr::Field(_) => scopes.place_of(e).filter(|p| !self.masks(scopes, p)).map(|p| self.read(state, &p)).unwrap_or_default(),
             Expr::Match(m) => {
                 // A constant arm stands in for the entry the other arms take (all constant: a table).
                 let constant: Vec<bool> = m.arms.iter().map(|a| self.ctx.int_value(super::tail(&a.body)).is_some()).collect();
@@ -324,7 +339,7 @@ impl<'c, 'a> Fallbacks<'c, 'a> {
             match s {
                 Src::Param(i, fields) => {
                     let Some(arg) = args.get(*i) else { continue };
-                    match scopes.place_of(arg) {
+                    match scopes.place_of(arg).filter(|p| !self.masks(scopes, p)) {
                         Some(place) if !fields.is_empty() => out.extend(self.read(state, &place.fields_then(fields))),
                         _ => out.extend(self.eval(scopes, state, arg)),
                     }
@@ -344,7 +359,8 @@ impl<'c, 'a> Fallbacks<'c, 'a> {
             let Some(arg) = site.arg_named(callee, target.index.root_name()) else { continue };
             let fields: Vec<String> = target.index.segments[1..].iter().map(|s| s.text.clone()).collect();
             let sources = match scopes.place_of(arg) {
-                Some(place) => self.read(state, &place.fields_then(&fields)),
+                Some(place) if !self.masks(scopes, &place) => self.read(state, &place.fields_then(&fields)),
+                Some(_) => BTreeSet::new(),
                 None => self.eval(scopes, state, arg),
             };
             if skip.is_some() && sources.contains(&Src::Buffer) {
