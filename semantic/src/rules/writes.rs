@@ -157,6 +157,8 @@ struct Writes<'c, 'a> {
     seen: HashSet<(usize, usize, Place)>,
     /// The `iter_mut()` calls that a consuming chain narrows, with the positions it keeps.
     narrowed: Vec<(*const syn::ExprMethodCall, Positions, String)>,
+    /// While the body of a closure kept for later is read: the names it binds itself.
+    masked: HashSet<String>,
 }
 
 impl Analysis for Writes<'_, '_> {
@@ -167,11 +169,11 @@ impl Analysis for Writes<'_, '_> {
         // A closure kept for later (or an `async` block) writes what its body writes when it
         // runs; the names it binds itself are not the ones around it.
         if let Some((body, bound)) = super::deferred_body(e) {
+            self.masked = bound;
             for sub in body {
-                if root_name(sub).is_some_and(|n| !bound.contains(&n)) {
-                    self.writes_in(scopes, state, sub);
-                }
+                self.writes_in(scopes, state, sub);
             }
+            self.masked.clear();
         }
         if let Expr::Assign(a) = e {
             // `p = &mut other[..]` re-points a local.
@@ -196,33 +198,6 @@ impl Analysis for Writes<'_, '_> {
     }
 }
 
-/// The name a written expression starts from (`p` of `p[i].x`, of `p.fill(..)`, of `&mut p`),
-/// for the writes a closure's body makes.
-fn root_name(e: &Expr) -> Option<String> {
-    let target = match e {
-        Expr::Assign(a) => &*a.left,
-        Expr::Binary(b) => &*b.left,
-        Expr::MethodCall(m) => &*m.receiver,
-        Expr::Call(c) => return c.args.iter().find_map(root_of),
-        _ => return None,
-    };
-    root_of(target)
-}
-
-fn root_of(e: &Expr) -> Option<String> {
-    match e {
-        Expr::Path(p) => p.path.get_ident().map(|i| i.to_string()),
-        Expr::Index(i) => root_of(&i.expr),
-        Expr::Field(f) => root_of(&f.base),
-        Expr::MethodCall(m) => root_of(&m.receiver),
-        Expr::Unary(u) => root_of(&u.expr),
-        Expr::Reference(r) => root_of(&r.expr),
-        Expr::Paren(p) => root_of(&p.expr),
-        Expr::Group(g) => root_of(&g.expr),
-        _ => None,
-    }
-}
-
 fn strip_parens(e: &Expr) -> &Expr {
     match e {
         Expr::Paren(p) => strip_parens(&p.expr),
@@ -242,7 +217,7 @@ impl<'c, 'a> Writes<'c, 'a> {
         let body = def.map_or(ctx.body, |d| d.body);
         let mut narrowed = Vec::new();
         narrowed_iter_muts(ctx, body, &mut narrowed);
-        Writes { ctx, def, depth, writes: Vec::new(), seen: HashSet::new(), narrowed }
+        Writes { ctx, def, depth, writes: Vec::new(), seen: HashSet::new(), narrowed, masked: HashSet::new() }
     }
 
     /// What an expression designates: the places (and their positions) whose storage it is.
@@ -251,7 +226,7 @@ impl<'c, 'a> Writes<'c, 'a> {
     /// local that designates some), so `let n = frame.count;` copies and designates nothing.
     fn designated(&self, scopes: &Scopes, state: &State, e: &Expr, by_ref: bool) -> Targets {
         let mut out = Targets::default();
-        self.designate(scopes, state, e, by_ref, &mut out.0, &HashSet::new(), 0);
+        self.designate(scopes, state, e, by_ref, &mut out.0, &self.masked, 0);
         out
     }
 
