@@ -10,7 +10,7 @@ use syn::visit::Visit;
 use syn::Expr;
 
 use crate::finding::{Finding, Label};
-use crate::flow::expr_span;
+use crate::source::expr_span;
 use crate::index::{contract_of, ContractedFn, FileContract, Index};
 use crate::resolve::{CallSite, FieldTypes, Imports, Resolution, Resolver, TypeEnv};
 use crate::rules;

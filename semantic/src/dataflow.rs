@@ -12,22 +12,26 @@
 //! through [`Analysis::bind`]), so a state holds one entry per binding and loops converge. A
 //! [`Place`] is a local or `self` with a field path.
 //!
-//! Closures run where they run: one called where it is written (`(|| ..)()`), and the callbacks of
-//! iterator adaptors and synchronous callbacks (`for_each`, `map(..)`, `update(|b| ..)`) are walked
-//! in place, zero or more times; a closure stored or spawned is a body of its own and is not
-//! walked: the analysis sees it as a value where it is created ([`Analysis::transfer`] of the
-//! `Expr::Closure`, for what it captures). `.await` is transparent. Macros are lowered in one place
-//! ([`lower_macro`], shared with the path analysis of `flow.rs`): their arguments are expressions;
-//! where they are not, the calls among their tokens run, and the tokens are handed to
-//! [`Analysis::macro_tokens`].
+//! Closures run where they run: one called where it is written (`(|| ..)()`) runs there once; the
+//! callbacks of iterator adaptors (`for_each`, `map(..)`) are walked in place zero or more times,
+//! those of `Option`/`Result` combinators, the entry API and synchronous callbacks
+//! (`unwrap_or_else`, `or_insert_with`, `update(|b| ..)`) at most once; a closure stored or spawned
+//! is a body of its own and is not walked: the analysis sees it as a value where it is created
+//! ([`Analysis::transfer`] of the `Expr::Closure`, for what it captures). A labelled block
+//! (`'a: { .. break 'a v; .. }`) joins its `break`s at its end. `.await` is transparent. Macros are
+//! lowered in one place ([`lower_macro`]): their arguments are expressions; where they are not, the
+//! calls among their tokens run, and the tokens are handed to [`Analysis::macro_tokens`].
 //!
 //! An [`Analysis`] supplies the state (a join-semilattice of finite height, so loops converge) and
 //! the transfer functions; the solver never looks at what the state means.
 
 use std::collections::HashMap;
 
+use proc_macro2::Span;
 use syn::punctuated::Punctuated;
 use syn::{Expr, Pat, Stmt};
+
+use crate::source::expr_span;
 
 /// At most this many expressions are visited per function (loops revisit theirs); past it the
 /// analysis reports that the function was not checked.
@@ -147,6 +151,27 @@ impl Scopes {
     }
 }
 
+/// How a path leaves the function normally.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub enum ExitKind {
+    /// `return v`, or a bare `return`.
+    Return,
+    /// The end of the body, with its tail value when it has one.
+    Tail,
+}
+
+/// A normal exit of the function, as [`Analysis::exit`] hears of it. Error exits (`?`,
+/// `return Err(..)`, a tail `Err(..)`) are not reported.
+#[derive(Clone, Copy)]
+pub struct Exit<'e> {
+    pub kind: ExitKind,
+    /// The returned value (`None`: a bare `return`, or a body without a tail value).
+    pub value: Option<&'e Expr>,
+    /// First and last token of the exit: `return v` whole, the tail value, or the body's closing
+    /// brace.
+    pub span: (Span, Span),
+}
+
 /// A join-semilattice: `join` is the least upper bound, and it has no infinite ascending chains.
 pub trait Domain: Clone + PartialEq {
     fn join(&mut self, other: &Self);
@@ -164,30 +189,54 @@ pub trait Analysis {
     /// expression of its own, such as a loop variable or a `match` binding).
     fn bind(&mut self, scopes: &Scopes, state: &mut Self::State, local: LocalId, init: Option<&Expr>);
 
+    /// The locals a pattern just bound (after [`Analysis::bind`] of each, before they are in
+    /// scope) take their values from `scrutinee`: `let PAT = e`, `if let PAT = e`, `while let`,
+    /// a `match` arm. For analyses that follow what a destructuring reaches (`Some(g)` of a
+    /// lookup is the entry).
+    fn bind_from(&mut self, _scopes: &Scopes, _state: &mut Self::State, _locals: &[LocalId], _scrutinee: &Expr) {}
+
     /// A `for` loop has run (the state joins every number of iterations): facts about the loop as
     /// a whole, such as "every entry of the buffer was stored".
     fn after_for(&mut self, _scopes: &Scopes, _state: &mut Self::State, _f: &syn::ExprForLoop) {}
 
+    /// A block ends with a value (`{ ..; v }`), its locals still in scope: what `v` names is known
+    /// only here (the block's bindings end before the value is used).
+    fn block_value(&mut self, _scopes: &Scopes, _state: &mut Self::State, _value: &Expr) {}
+
     /// A closure run in place binds its parameters: the analysis may say what they hold.
     fn closure_params(&mut self, _scopes: &Scopes, _state: &mut Self::State, _params: &[LocalId]) {}
 
-    /// The function returns normally, with this value when it is an expression.
-    fn exit(&mut self, _scopes: &Scopes, _state: &Self::State, _value: Option<&Expr>) {}
+    /// The function returns normally (see [`Exit`]); `scopes` are those where it returns.
+    fn exit(&mut self, _scopes: &Scopes, _state: &Self::State, _exit: &Exit<'_>) {}
 
     /// A macro whose arguments the solver does not walk as expressions (not format-like, logging
     /// or diverging), where it runs: its tokens are all there is.
     fn macro_tokens(&mut self, _scopes: &Scopes, _state: &mut Self::State, _mac: &syn::Macro) {}
 }
 
-/// Method names whose closure arguments run during the call (iterator adaptors that the chain
-/// consumes, and synchronous callbacks).
+/// Method names whose closure arguments run during the call any number of times (iterator
+/// adaptors that the chain consumes; `map` and `filter` also name `Option`'s, which run at most
+/// once: any number covers both).
 const RUNS_IN_PLACE: &[&str] = &[
     "for_each", "try_for_each", "map", "filter", "filter_map", "flat_map", "fold", "try_fold", "any", "all", "find",
     "find_map", "position", "retain", "retain_mut", "take_while", "skip_while", "inspect", "map_while", "scan",
-    "update", "with", "with_borrow", "with_borrow_mut", "and_then", "or_else", "map_err", "unwrap_or_else",
-    "map_or", "map_or_else", "get_or_insert_with", "or_insert_with", "sort_by", "sort_by_key", "max_by_key",
-    "min_by_key", "zip_with",
+    "sort_by", "sort_by_key", "max_by_key", "min_by_key", "zip_with",
 ];
+/// Method names whose closure argument runs during the call at most once: `Option`/`Result`
+/// combinators, the entry API, synchronous callbacks. A path through them ran it once or not at
+/// all, never twice (an effect in `or_insert_with(|| ..)` is not run twice).
+const RUNS_AT_MOST_ONCE: &[&str] = &[
+    "update", "with", "with_borrow", "with_borrow_mut", "and_then", "or_else", "map_err", "unwrap_or_else", "map_or",
+    "map_or_else", "get_or_insert_with", "or_insert_with",
+];
+
+/// How often a closure walked in place runs.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Runs {
+    Once,
+    AtMostOnce,
+    AnyTimes,
+}
 /// Macros that never return.
 const DIVERGING_MACROS: &[&str] = &["panic", "unreachable", "todo", "unimplemented"];
 
@@ -241,6 +290,8 @@ fn calls_in_tokens(ts: proc_macro2::TokenStream) -> Vec<Expr> {
 
 struct LoopFrame<S> {
     label: Option<String>,
+    /// A labelled block: only `break 'label` leaves it.
+    is_block: bool,
     breaks: Option<S>,
     continues: Option<S>,
 }
@@ -270,7 +321,9 @@ pub fn solve<A: Analysis>(analysis: &mut A, params: &[String], body: &syn::Block
             _ => None,
         };
         if !value.is_some_and(is_err_value) {
-            solver.analysis.exit(&solver.scopes, &out, value);
+            let close = body.brace_token.span.close();
+            let span = value.map_or((close, close), expr_span);
+            solver.analysis.exit(&solver.scopes, &out, &Exit { kind: ExitKind::Tail, value, span });
         }
     }
     Ok(())
@@ -321,6 +374,9 @@ impl<A: Analysis> Solver<'_, A> {
             }
             state = self.stmt(stmt, state)?;
         }
+        if let (Some(s), Some(Stmt::Expr(value, None))) = (state.as_mut(), b.stmts.last()) {
+            self.analysis.block_value(&self.scopes, s, value);
+        }
         self.scopes.pop();
         Ok(state)
     }
@@ -330,7 +386,7 @@ impl<A: Analysis> Solver<'_, A> {
             Stmt::Local(l) => {
                 let Some(init) = &l.init else {
                     let mut state = state;
-                    self.bind_pattern(&l.pat, None, &mut state);
+                    self.bind_pattern(&l.pat, None, None, &mut state);
                     return Ok(state);
                 };
                 let mut state = self.expr(&init.expr, state)?;
@@ -338,7 +394,7 @@ impl<A: Analysis> Solver<'_, A> {
                     // `let Some(x) = e else { return .. };`: the else block leaves.
                     let _ = self.expr(diverge, state.clone())?;
                 }
-                self.bind_pattern(&l.pat, Some(&init.expr), &mut state);
+                self.bind_pattern(&l.pat, Some(&init.expr), Some(&init.expr), &mut state);
                 Ok(state)
             }
             Stmt::Item(_) => Ok(state),
@@ -350,13 +406,18 @@ impl<A: Analysis> Solver<'_, A> {
     /// Binds the names of a pattern; a name bound to the whole value (`x`, `mut x`, `x: T`)
     /// gets `init`, a name inside a destructuring gets the matching tuple element when `init` is a
     /// tuple, else an unknown value. The analysis sees each binding before its name is in scope,
-    /// so `let slots = f(slots)` reads the old `slots`.
-    fn bind_pattern(&mut self, pat: &Pat, init: Option<&Expr>, state: &mut Option<A::State>) {
+    /// so `let slots = f(slots)` reads the old `slots`; with the value matched (`scrutinee`), it
+    /// hears which locals the pattern took from it ([`Analysis::bind_from`]).
+    fn bind_pattern(&mut self, pat: &Pat, init: Option<&Expr>, scrutinee: Option<&Expr>, state: &mut Option<A::State>) {
         let mut bound = Vec::new();
         self.collect_bindings(pat, init, &mut bound);
         if let Some(s) = state.as_mut() {
             for (_, id, init) in &bound {
                 self.analysis.bind(&self.scopes, s, *id, *init);
+            }
+            if let Some(scrutinee) = scrutinee.filter(|_| !bound.is_empty()) {
+                let ids: Vec<LocalId> = bound.iter().map(|(_, id, _)| *id).collect();
+                self.analysis.bind_from(&self.scopes, s, &ids, scrutinee);
             }
         }
         for (name, id, _) in bound {
@@ -418,7 +479,16 @@ impl<A: Analysis> Solver<'_, A> {
         }
         self.step()?;
         match e {
-            Expr::Block(b) => self.block(&b.block, state),
+            Expr::Block(b) => match &b.label {
+                // `'a: { .. break 'a v; .. }`: its breaks join its end.
+                Some(label) => {
+                    self.loops.push(LoopFrame { label: Some(label.name.ident.to_string()), is_block: true, breaks: None, continues: None });
+                    let out = self.block(&b.block, state);
+                    let frame = self.loops.pop().expect("the frame pushed above");
+                    Ok(join(out?, frame.breaks))
+                }
+                None => self.block(&b.block, state),
+            },
             Expr::Unsafe(b) => self.block(&b.block, state),
             // Deferred bodies: run elsewhere, later.
             Expr::Async(_) | Expr::Const(_) => Ok(state),
@@ -437,7 +507,7 @@ impl<A: Analysis> Solver<'_, A> {
                 // In an `if`/`while` condition: the bindings live in the enclosing scope the
                 // caller pushed.
                 let mut state = self.expr(&l.expr, state)?;
-                self.bind_pattern(&l.pat, None, &mut state);
+                self.bind_pattern(&l.pat, None, Some(&l.expr), &mut state);
                 Ok(state)
             }
             Expr::Match(m) => {
@@ -446,7 +516,7 @@ impl<A: Analysis> Solver<'_, A> {
                 for arm in &m.arms {
                     self.scopes.push();
                     let mut s = state.clone();
-                    self.bind_pattern(&arm.pat, None, &mut s);
+                    self.bind_pattern(&arm.pat, None, Some(&m.expr), &mut s);
                     if let Some((_, guard)) = &arm.guard {
                         s = self.expr(guard, s)?;
                     }
@@ -467,7 +537,7 @@ impl<A: Analysis> Solver<'_, A> {
                 let mut out = self.looped(label, state, false, |s, st| {
                     s.scopes.push();
                     let mut st = st;
-                    s.bind_pattern(&f.pat, None, &mut st);
+                    s.bind_pattern(&f.pat, None, None, &mut st);
                     let r = s.block(&f.body, st);
                     s.scopes.pop();
                     r
@@ -520,7 +590,8 @@ impl<A: Analysis> Solver<'_, A> {
                 }
                 if let Some(s) = &state {
                     if !r.expr.as_deref().is_some_and(is_err_value) {
-                        self.analysis.exit(&self.scopes, s, r.expr.as_deref());
+                        let span = (r.return_token.span, r.expr.as_deref().map_or(r.return_token.span, |v| expr_span(v).1));
+                        self.analysis.exit(&self.scopes, s, &Exit { kind: ExitKind::Return, value: r.expr.as_deref(), span });
                     }
                 }
                 Ok(None)
@@ -539,7 +610,7 @@ impl<A: Analysis> Solver<'_, A> {
                 let state = self.exprs(&c.args, state)?;
                 // `(|| ..)()`: the closure runs here, once.
                 let state = match closure_of(&c.func) {
-                    Some(closure) => self.closure(closure, state, true)?,
+                    Some(closure) => self.closure(closure, state, Runs::Once)?,
                     None => state,
                 };
                 let diverges = matches!(&*c.func, Expr::Path(p) if p.path.segments.last().is_some_and(|s| s.ident == "panic_any" || s.ident == "exit" || s.ident == "abort"));
@@ -548,10 +619,15 @@ impl<A: Analysis> Solver<'_, A> {
             }
             Expr::MethodCall(m) => {
                 let mut state = self.expr(&m.receiver, state)?;
-                let in_place = RUNS_IN_PLACE.contains(&m.method.to_string().as_str());
+                let method = m.method.to_string();
+                let runs = if RUNS_AT_MOST_ONCE.contains(&method.as_str()) {
+                    Some(Runs::AtMostOnce)
+                } else {
+                    RUNS_IN_PLACE.contains(&method.as_str()).then_some(Runs::AnyTimes)
+                };
                 for arg in &m.args {
-                    state = match closure_of(arg) {
-                        Some(closure) if in_place => self.closure(closure, state, false)?,
+                    state = match (closure_of(arg), runs) {
+                        (Some(closure), Some(runs)) => self.closure(closure, state, runs)?,
                         _ => self.expr(arg, state)?,
                     };
                 }
@@ -638,15 +714,15 @@ impl<A: Analysis> Solver<'_, A> {
         }
     }
 
-    /// A closure walked in place: once (`once`), or any number of times.
-    fn closure(&mut self, c: &syn::ExprClosure, state: Option<A::State>, once: bool) -> Flow<A::State> {
+    /// A closure walked in place, as often as it `runs`.
+    fn closure(&mut self, c: &syn::ExprClosure, state: Option<A::State>, runs: Runs) -> Flow<A::State> {
         let run = |s: &mut Self, st: Option<A::State>| {
             s.scopes.push();
             let mut st = st;
             let mut ids = Vec::new();
             for p in &c.inputs {
                 let before = s.scopes.names.len();
-                s.bind_pattern(p, None, &mut st);
+                s.bind_pattern(p, None, None, &mut st);
                 ids.extend((before..s.scopes.names.len()).map(|i| i as LocalId));
             }
             if let Some(st) = st.as_mut() {
@@ -662,10 +738,14 @@ impl<A: Analysis> Solver<'_, A> {
             s.scopes.pop();
             Ok(join(r?, returned))
         };
-        if once {
-            return run(self, state);
+        match runs {
+            Runs::Once => run(self, state),
+            Runs::AtMostOnce => {
+                let ran = run(self, state.clone())?;
+                Ok(join(state, ran))
+            }
+            Runs::AnyTimes => self.looped(None, state, false, |s, st| run(s, st)),
         }
-        self.looped(None, state, false, |s, st| run(s, st))
     }
 
     /// A loop: `body` runs from the head state until the head stops changing; the exit is the head
@@ -683,7 +763,7 @@ impl<A: Analysis> Solver<'_, A> {
         let bound_before = self.scopes.names.len();
         for _ in 0..MAX_LOOP_ROUNDS {
             self.scopes.names.truncate(bound_before);
-            self.loops.push(LoopFrame { label: label.clone(), breaks: None, continues: None });
+            self.loops.push(LoopFrame { label: label.clone(), is_block: false, breaks: None, continues: None });
             let out = body(self, head.clone());
             let frame = self.loops.pop().expect("the frame pushed above");
             let out = out?;
@@ -699,7 +779,7 @@ impl<A: Analysis> Solver<'_, A> {
 
     fn loop_frame(&mut self, label: Option<&str>) -> Option<&mut LoopFrame<A::State>> {
         match label {
-            None => self.loops.last_mut(),
+            None => self.loops.iter_mut().rev().find(|f| !f.is_block),
             Some(l) => self.loops.iter_mut().rev().find(|f| f.label.as_deref() == Some(l)),
         }
     }
@@ -851,7 +931,7 @@ mod tests {
             let vals = copied.unwrap_or_else(|| Vals(init.and_then(lit).into_iter().collect()));
             state.map.insert(place, vals);
         }
-        fn exit(&mut self, _: &Scopes, state: &Self::State, _: Option<&Expr>) {
+        fn exit(&mut self, _: &Scopes, state: &Self::State, _: &Exit<'_>) {
             self.exits.push(state.clone());
         }
     }

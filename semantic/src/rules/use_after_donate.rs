@@ -156,7 +156,7 @@ impl Analysis for Donate<'_, '_> {
         self.read_names(scopes, state, names);
     }
 
-    fn exit(&mut self, _scopes: &Scopes, state: &State, _value: Option<&Expr>) {
+    fn exit(&mut self, _scopes: &Scopes, state: &State, _exit: &dataflow::Exit<'_>) {
         let Some(def) = self.def else { return };
         let params = dataflow::param_count(def.sig);
         for (place, fact) in &state.map {
