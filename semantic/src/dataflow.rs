@@ -882,6 +882,12 @@ mod tests {
     #[derive(Default)]
     struct Consts {
         exits: Vec<PlaceMap<Vals>>,
+        /// Each exit's kind, value and first..last token as text.
+        exit_at: Vec<(ExitKind, Option<String>, String)>,
+        /// What `bind_from` heard: the locals and the scrutinee.
+        from: Vec<(Vec<LocalId>, String)>,
+        /// The values blocks ended with, and the local each names there.
+        tails: Vec<(String, Option<LocalId>)>,
         seen_at_probe: Option<PlaceMap<Vals>>,
         /// How often `probe()` was walked, and closures seen as values, and macros seen as tokens.
         probes: usize,
@@ -931,8 +937,21 @@ mod tests {
             let vals = copied.unwrap_or_else(|| Vals(init.and_then(lit).into_iter().collect()));
             state.map.insert(place, vals);
         }
-        fn exit(&mut self, _: &Scopes, state: &Self::State, _: &Exit<'_>) {
+        fn exit(&mut self, _: &Scopes, state: &Self::State, exit: &Exit<'_>) {
             self.exits.push(state.clone());
+            let text = |e: &Expr| quote::ToTokens::to_token_stream(e).to_string();
+            let (a, b) = exit.span;
+            self.exit_at.push((exit.kind, exit.value.map(text), format!("{}..{}", a.start().column, b.end().column)));
+        }
+        fn bind_from(&mut self, _: &Scopes, _: &mut Self::State, locals: &[LocalId], scrutinee: &Expr) {
+            self.from.push((locals.to_vec(), quote::ToTokens::to_token_stream(scrutinee).to_string()));
+        }
+        fn block_value(&mut self, scopes: &Scopes, _: &mut Self::State, value: &Expr) {
+            let named = match scopes.place_of(value) {
+                Some(Place { base: Base::Local(id), .. }) => Some(id),
+                _ => None,
+            };
+            self.tails.push((quote::ToTokens::to_token_stream(value).to_string(), named));
         }
     }
 
@@ -1027,5 +1046,53 @@ mod tests {
         let a = run("{ println!(\"{}\", x); my_macro!(x, y); let v = vec![x; 3]; }");
         assert_eq!(a.macros, vec!["x ; 3".to_string()]);
         assert!(run("{ if c { panic!(\"{}\", x); } }").macros.is_empty());
+    }
+
+    #[test]
+    fn exits_say_how_they_leave_with_their_value_and_span() {
+        let a = run("{ if c { return 1; } if d { return; } if e { return Err(x); } 2 }");
+        let kinds: Vec<_> = a.exit_at.iter().map(|(k, v, _)| (*k, v.clone())).collect();
+        assert_eq!(kinds, vec![(ExitKind::Return, Some("1".into())), (ExitKind::Return, None), (ExitKind::Tail, Some("2".into()))]);
+        // `return 1` spans from `return` to `1`; a body without a tail value ends at its brace.
+        assert_eq!(a.exit_at[0].2, "9..17");
+        let a = run("{ f(); }");
+        assert_eq!(a.exit_at, vec![(ExitKind::Tail, None, "7..8".to_string())]);
+    }
+
+    #[test]
+    fn a_pattern_tells_which_locals_it_took_from_its_scrutinee() {
+        // locals: 0 `m`, 1 `g` (if let), 2 `h` (let else), 3 `a`, 4 `b` (a match arm).
+        let a = run("{ let m = 1; if let Some(g) = m.get(k) { } let Some(h) = m.get(j) else { return }; match m.pair() { (a, b) => {} } }");
+        let from: Vec<_> = a.from.iter().map(|(ids, s)| (ids.clone(), s.as_str())).collect();
+        assert_eq!(from, vec![(vec![0], "1"), (vec![1], "m . get (k)"), (vec![2], "m . get (j)"), (vec![3, 4], "m . pair ()")]);
+        assert!(run("{ for x in v { } }").from.is_empty(), "a loop variable takes no value of its own");
+    }
+
+    #[test]
+    fn a_block_value_is_seen_while_its_locals_are_in_scope() {
+        // local 0: outer `x`; 1: the block's `x`, which the block's value names.
+        let a = run("{ let x = 1; let y = { let x = 2; x }; }");
+        assert_eq!(a.tails, vec![("x".to_string(), Some(1))]);
+    }
+
+    #[test]
+    fn a_labelled_block_joins_its_breaks() {
+        let a = run("{ let mut x = 1; 'a: { if c { x = 2; break 'a; } x = 3; } probe(); }");
+        assert_eq!(at_probe(&a, 0), vec![2, 3]);
+        // An unlabelled `break` inside it leaves the loop around it, not the block.
+        let a = run("{ let mut x = 1; loop { 'a: { x = 4; break; } x = 5; } probe(); }");
+        assert_eq!(at_probe(&a, 0), vec![4]);
+    }
+
+    #[test]
+    fn combinator_callbacks_run_at_most_once_and_adaptor_callbacks_any_number_of_times() {
+        // Counted by `probe()` visits: a closure run at most once is walked once; one run any
+        // number of times to a fixpoint (here two rounds: the state changes once).
+        let a = run("{ let mut x = 1; m.entry(k).or_insert_with(|| { x = 2; probe(); 0 }); }");
+        assert_eq!(a.probes, 1);
+        let a = run("{ let mut x = 1; let v = o.unwrap_or_else(|| { x = 2; 0 }); probe(); }");
+        assert_eq!(at_probe(&a, 0), vec![1, 2], "it may not run");
+        let a = run("{ let mut x = 1; v.iter().for_each(|_| { x = 2; probe(); }); }");
+        assert_eq!(a.probes, 2);
     }
 }

@@ -244,10 +244,13 @@ pub struct Paths {
     pub bound: HashMap<LocalId, Traces>,
 }
 
-/// Per-file memo of the effect summaries of helpers, by definition and `preserves` list.
+/// A helper (its position in `FileFns::defs`) summarised for one `preserves` list.
+type HelperKey = (usize, Rc<[String]>);
+
+/// Per-file memo of the effect summaries of helpers.
 #[derive(Default)]
 pub(super) struct Summaries {
-    helpers: dataflow::Memo<(usize, Rc<[String]>), Option<Rc<Traces>>>,
+    helpers: dataflow::Memo<HelperKey, Option<Rc<Traces>>>,
 }
 
 /// The exits of the function being checked, with the effects (deduplicated `preserves`) each
@@ -404,6 +407,71 @@ impl<'c, 'a> Effects<'c, 'a> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// The effect rules' findings on `items` (after effects `a`, `b`, `c`), as `(rule, line)`,
+    /// lines counted in `items`.
+    fn check(items: &str) -> Vec<(&'static str, usize)> {
+        let prelude = "#[reuse::effect] fn a() {}\n#[reuse::effect] fn b() {}\n#[reuse::effect] fn c() {}\n";
+        let text = format!("{prelude}{items}");
+        let file: crate::source::FileRef = std::sync::Arc::new(crate::source::SourceFile::new("lib.rs".into(), "lib.rs".into(), text));
+        let ast = file.parse().expect("parses");
+        let module = vec!["demo".to_string()];
+        let mut index = crate::index::Index::default();
+        index.add(crate::index::index_file(&file, &ast, &module, false));
+        let mut found: Vec<_> = crate::analysis::analyze_file(&file, &ast, "demo", &module, &index)
+            .into_iter()
+            .filter(|f| ["hit_skips_effect", "effect_order", "stale_result", "analysis_limit"].contains(&f.rule.name))
+            .map(|f| (f.rule.name, f.line() - 3))
+            .collect();
+        found.sort();
+        found
+    }
+
+    const AB: &str = "#[reuse::contract(preserves(a, b))]";
+
+    #[test]
+    fn an_early_return_misses_later_effects_and_branches_join() {
+        assert_eq!(check(&format!("{AB}\nfn f(h: bool) -> u8 {{\n    if h {{ return 1; }}\n    a(); b(); 2\n}}")), vec![("hit_skips_effect", 3)]);
+        assert_eq!(check(&format!("{AB}\nfn f(x: Option<u8>) {{\n    a();\n    match x {{ Some(_) => b(), None => {{}} }}\n}}")), vec![("hit_skips_effect", 4)]);
+        assert!(check(&format!("{AB}\nfn f(x: Option<u8>) {{\n    a();\n    match x {{ Some(_) => b(), None => b() }}\n}}")).is_empty());
+    }
+
+    #[test]
+    fn error_exits_panics_and_stored_closures() {
+        // `?` and `Err` are exempt; a panic is no return; a stored closure runs nothing here.
+        assert!(check(&format!("{AB}\nfn f(v: u8) -> Result<u8, u8> {{\n    let w = g(v)?;\n    if w == 0 {{ return Err(1); }}\n    if w == 1 {{ panic!(\"no\") }}\n    a(); b(); Ok(w)\n}}")).is_empty());
+        assert_eq!(check(&format!("{AB}\nfn f() -> u8 {{\n    let _h = || {{ a(); b(); }};\n    1\n}}")), vec![("hit_skips_effect", 4)]);
+        assert!(check(&format!("{AB}\nfn f() -> u8 {{\n    (|| {{ a(); b(); }})();\n    1\n}}")).is_empty());
+    }
+
+    #[test]
+    fn loops_labelled_blocks_and_callbacks() {
+        // A loop body may run twice: `a` more than once.
+        assert_eq!(check(&format!("{AB}\nfn f(xs: &[u8]) {{\n    for _ in xs {{ a(); }}\n    b()\n}}")), vec![("effect_order", 4), ("hit_skips_effect", 4)]);
+        // A `loop` leaves by its `break`, after the body ran once or more: never without `a`.
+        assert_eq!(check(&format!("{AB}\nfn f() {{\n    loop {{ a(); if g() {{ break; }} }}\n    b()\n}}")), vec![("effect_order", 4)]);
+        // A labelled block's `break` carries the path that skipped `b` to its end.
+        assert_eq!(check(&format!("{AB}\nfn f(c: bool) -> u8 {{\n    a();\n    'x: {{ if c {{ break 'x; }} b(); }}\n    1\n}}")), vec![("hit_skips_effect", 5)]);
+        // An entry's closure runs at most once: not twice.
+        assert_eq!(check(&format!("{AB}\nfn f(m: &mut M) -> u8 {{\n    *m.entry(1).or_insert_with(|| {{ a(); b(); 1 }})\n}}")), vec![("hit_skips_effect", 3)]);
+    }
+
+    #[test]
+    fn macro_arguments_run() {
+        assert!(check(&format!("{AB}\nfn f() {{\n    println!(\"{{}}\", a());\n    assert!(b() == ());\n}}")).is_empty());
+        assert!(check(&format!("{AB}\nfn f() {{\n    tracing::info!(step = ?a(), rng = %b(), \"stepped\");\n}}")).is_empty());
+    }
+
+    #[test]
+    fn helpers_count_by_their_summaries() {
+        let helpers = "fn both() { a(); b(); }\nfn some(c: bool) { if c { both(); } }\nfn rec(n: u8) { if n > 0 { rec(n - 1) } a(); }\n";
+        let at = |body: &str| check(&format!("{helpers}{AB}\nfn f(c: bool) -> u8 {{\n    {body}\n    1\n}}")).into_iter().map(|(r, l)| (r, l - 3)).collect::<Vec<_>>();
+        assert!(at("both();").is_empty());
+        assert_eq!(at("some(c);"), vec![("hit_skips_effect", 4)]);
+        assert_eq!(at("some(c); both();"), vec![("effect_order", 4)], "one path ran them twice");
+        // A helper that calls itself is summarised once, without its own summary: it ends.
+        assert_eq!(at("rec(3);"), vec![("hit_skips_effect", 4)]);
+    }
 
     fn traces(ts: &[&[u8]]) -> Traces {
         Traces(ts.iter().map(|t| t.to_vec()).collect())
