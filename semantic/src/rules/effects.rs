@@ -263,6 +263,23 @@ pub(super) fn paths(ctx: &FnCtx, effects: &[Effect<Range<usize>>]) -> Result<Pat
     Ok(Paths { exits: analysis.exits, bound: analysis.bound })
 }
 
+/// The effects (`#[reuse::effect]` functions of the index) that a helper of this file without a
+/// contract runs on every one of its normal paths, by its summary: a helper that the rules treat
+/// as if its contract preserved them. `None`: not such a helper, or it runs none on every path.
+pub(super) fn always_run_by_helper<'a>(ctx: &FnCtx<'a>, call: &Expr) -> Option<(&'a FnDef<'a>, Vec<String>)> {
+    let (_, def) = ctx.helper_of(call, None, 0)?;
+    let mut names: Vec<String> = ctx.index.effects.keys().cloned().collect();
+    // Traces hold effects as bytes; past that many, nothing is claimed.
+    if names.is_empty() || names.len() > usize::from(u8::MAX) {
+        return None;
+    }
+    names.sort_unstable();
+    let probe = Effects::new(ctx, names.iter().cloned().collect(), None, 0, Declining::default(), None);
+    let traces = probe.helper_summary(call)?;
+    let always: Vec<String> = names.iter().enumerate().filter(|(i, _)| traces.all_ran(*i as u8)).map(|(_, n)| n.clone()).collect();
+    (!always.is_empty()).then_some((def, always))
+}
+
 /// What a call runs.
 #[derive(Clone)]
 enum Runs {

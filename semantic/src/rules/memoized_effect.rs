@@ -158,20 +158,34 @@ fn report(ctx: &FnCtx, call_expr: &Expr, how: &str, out: &mut Vec<Finding>) {
         );
         return;
     }
-    let Resolution::One(callee) = ctx.resolve(&call) else { return };
-    let Some((clause, effects)) = callee.contract.preserves() else { return };
-    let effect_names: Vec<&str> = effects.iter().map(|e| e.name()).collect();
+    // What the call preserves, where that is said, and how to fix it.
+    let (effects, said, help): (Vec<String>, Label, String) = match ctx.resolve(&call) {
+        Resolution::One(callee) => {
+            let Some((clause, effects)) = callee.contract.preserves() else { return };
+            (
+                effects.iter().map(|e| e.name().to_string()).collect(),
+                clause_label(callee, clause, format!("`{}` preserves these effects on every call", callee.display_path())),
+                format!("call `{name}` on every step (its own cache keeps the effects), or cache only work that has none"),
+            )
+        }
+        // A helper of this file without a contract that runs effects on every path: as if it
+        // preserved them (its summary).
+        Resolution::None => {
+            let Some((helper, effects)) = super::effects::always_run_by_helper(ctx, call_expr) else { return };
+            let label = Label::new(ctx.file, ctx.range(helper.sig.ident.span()), format!("`{name}` runs these effects on every path"));
+            (effects, label, format!("call `{name}` on every step, or cache only work that has no effects"))
+        }
+        Resolution::Ambiguous(_) => return,
+    };
+    let effect_names: Vec<&str> = effects.iter().map(String::as_str).collect();
+    let (its, are) = if effects.len() == 1 { ("its effect", "is") } else { ("its effects", "are") };
     out.push(
         Finding::new(
             &MEMOIZED_EFFECT,
-            if effect_names.len() == 1 {
-                format!("the result of `{name}` is cached by {how}, so its effect {} is skipped on every later call", names(&effect_names))
-            } else {
-                format!("the result of `{name}` is cached by {how}, so its effects {} are skipped on every later call", names(&effect_names))
-            },
+            format!("the result of `{name}` is cached by {how}, so {its} {} {are} skipped on every later call", names(&effect_names)),
             ctx.label(call_expr, format!("`{name}` runs only on a miss of this cache")),
         )
-        .with_secondary(clause_label(callee, clause, format!("`{}` preserves these effects on every call", callee.display_path())))
-        .with_help(format!("call `{name}` on every step (its own cache keeps the effects), or cache only work that has none")),
+        .with_secondary(said)
+        .with_help(help),
     );
 }
