@@ -15,9 +15,11 @@
 //! Closures run where they run: one called where it is written (`(|| ..)()`) runs there once; the
 //! callbacks of iterator adaptors (`for_each`, `map(..)`) are walked in place zero or more times,
 //! those of `Option`/`Result` combinators, the entry API and synchronous callbacks
-//! (`unwrap_or_else`, `or_insert_with`, `update(|b| ..)`) at most once; a closure stored or spawned
-//! is a body of its own and is not walked: the analysis sees it as a value where it is created
-//! ([`Analysis::transfer`] of the `Expr::Closure`, for what it captures). A labelled block
+//! (`unwrap_or_else`, `or_insert_with`, `update(|b| ..)`) at most once; a closure bound to a local
+//! (`let flush = || ..;`) runs where the local is called (`flush()`), its names read there; a
+//! closure stored elsewhere or spawned is a body of its own and is not walked. A closure not run
+//! in place is also a value where it is created ([`Analysis::transfer`] of the `Expr::Closure`,
+//! for what it captures). A labelled block
 //! (`'a: { .. break 'a v; .. }`) joins its `break`s at its end. `.await` is transparent. Macros are
 //! lowered in one place ([`lower_macro`]): their arguments are expressions; where they are not, the
 //! calls among their tokens run, and the tokens are handed to [`Analysis::macro_tokens`].
@@ -299,7 +301,7 @@ struct LoopFrame<S> {
 /// Runs `analysis` over a function body. `params` are bound first, in order (their values are
 /// unknown to the solver; the analysis learns of each through [`Analysis::bind`] with `None`).
 pub fn solve<A: Analysis>(analysis: &mut A, params: &[String], body: &syn::Block, entry: A::State) -> Result<(), TooComplex> {
-    let mut solver = Solver { analysis, scopes: Scopes::default(), loops: Vec::new(), closure_returns: Vec::new(), steps: 0 };
+    let mut solver = Solver { analysis, scopes: Scopes::default(), loops: Vec::new(), closure_returns: Vec::new(), closures: HashMap::new(), running: Vec::new(), steps: 0 };
     solver.scopes.push();
     let mut state = entry;
     for p in params {
@@ -351,6 +353,11 @@ struct Solver<'a, A: Analysis> {
     loops: Vec<LoopFrame<A::State>>,
     /// The states at `return`s of the closures being walked, innermost last.
     closure_returns: Vec<Option<A::State>>,
+    /// Locals bound to a closure (`let flush = || ..;`): a call of one (`flush()`) runs it there.
+    closures: HashMap<LocalId, std::rc::Rc<syn::ExprClosure>>,
+    /// The closure locals whose calls are being walked: one that reaches itself again (only in
+    /// code that does not compile) is not walked twice.
+    running: Vec<LocalId>,
     steps: usize,
 }
 
@@ -394,7 +401,11 @@ impl<A: Analysis> Solver<'_, A> {
                     // `let Some(x) = e else { return .. };`: the else block leaves.
                     let _ = self.expr(diverge, state.clone())?;
                 }
+                let first = self.scopes.names.len();
                 self.bind_pattern(&l.pat, Some(&init.expr), Some(&init.expr), &mut state);
+                if let (Some(closure), true) = (closure_of(&init.expr), self.scopes.names.len() == first + 1) {
+                    self.closures.insert(first as LocalId, std::rc::Rc::new(closure.clone()));
+                }
                 Ok(state)
             }
             Stmt::Item(_) => Ok(state),
@@ -608,10 +619,19 @@ impl<A: Analysis> Solver<'_, A> {
                     other => self.expr(other, state)?,
                 };
                 let state = self.exprs(&c.args, state)?;
-                // `(|| ..)()`: the closure runs here, once.
+                // `(|| ..)()`: the closure runs here, once; so does `flush()` of `let flush = || ..;`,
+                // with the names its body uses as they are here.
                 let state = match closure_of(&c.func) {
                     Some(closure) => self.closure(closure, state, Runs::Once)?,
-                    None => state,
+                    None => match self.closure_local(&c.func) {
+                        Some((id, closure)) => {
+                            self.running.push(id);
+                            let ran = self.closure(&closure, state, Runs::Once);
+                            self.running.pop();
+                            ran?
+                        }
+                        None => state,
+                    },
                 };
                 let diverges = matches!(&*c.func, Expr::Path(p) if p.path.segments.last().is_some_and(|s| s.ident == "panic_any" || s.ident == "exit" || s.ident == "abort"));
                 let state = self.transfer(e, state);
@@ -712,6 +732,16 @@ impl<A: Analysis> Solver<'_, A> {
             Expr::Path(_) => Ok(state),
             other => self.expr(other, state),
         }
+    }
+
+    /// The closure a callee names when it is a local bound to one (not one being walked).
+    fn closure_local(&self, func: &Expr) -> Option<(LocalId, std::rc::Rc<syn::ExprClosure>)> {
+        let Expr::Path(p) = func else { return None };
+        let id = self.scopes.lookup(&p.path.get_ident()?.to_string())?;
+        if self.running.contains(&id) {
+            return None;
+        }
+        self.closures.get(&id).map(|c| (id, c.clone()))
     }
 
     /// A closure walked in place, as often as it `runs`.
@@ -1028,6 +1058,13 @@ mod tests {
         assert_eq!(at_probe(&a, 0), vec![1, 2], "a callback runs zero or more times");
         let a = run("{ let mut x = 1; let f = || { x = 2; }; probe(); }");
         assert_eq!(at_probe(&a, 0), vec![1], "a stored closure is a body of its own");
+        let a = run("{ let mut x = 1; let mut f = || { x = 2; }; if c { f(); } probe(); }");
+        assert_eq!(at_probe(&a, 0), vec![1, 2], "a closure bound to a local runs where it is called");
+        let a = run("{ let mut x = 1; let f = || { x = 2; }; let f = 3; f(); probe(); }");
+        assert_eq!(at_probe(&a, 0), vec![1], "not once the name is bound to something else");
+        // Closures that reach each other by name (code that does not compile) end.
+        let a = run("{ let mut x = 1; let f = || { x = 2; g(); }; let g = || { f(); }; g(); probe(); }");
+        assert_eq!(at_probe(&a, 0), vec![2]);
         let a = run("{ let mut x = 1; let y = (|| { if c { return 5; } x = 3; 4 })(); probe(); }");
         assert_eq!(at_probe(&a, 0), vec![1, 3], "a return inside a closure leaves the closure only");
     }

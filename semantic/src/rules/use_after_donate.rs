@@ -20,7 +20,8 @@
 //!
 //! Limits: a read of a whole value whose field was donated (`consume(meta)` after
 //! `donate(meta.buf)`) is not a finding; a closure created before the donation and called after it
-//! reads what it captured where it was created.
+//! reads what it captured where it was created, and again where it runs only when it is called
+//! by the local it is bound to (`let f = || ..; .. f()`), not when it is handed on.
 
 use std::collections::{BTreeMap, BTreeSet, HashMap, HashSet};
 use std::ops::Range;
