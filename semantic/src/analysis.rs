@@ -267,25 +267,36 @@ impl<'a> FnCtx<'a> {
     /// function; `None`: this function), whose `impl` type decides `self.f()` and `Self::f()`.
     /// Helpers are followed [`crate::dataflow::MAX_SUMMARY_DEPTH`] calls deep.
     pub fn helper_of(&self, call: &Expr, within: Option<&FnDef>, depth: usize) -> Option<(usize, &'a FnDef<'a>)> {
+        match self.helper_candidates(call, within, depth).as_slice() {
+            [one] => Some(*one),
+            _ => None,
+        }
+    }
+
+    /// The functions of this file a call may designate, as [`Self::helper_of`] reads it: one
+    /// when it knows which, else every function of that name that could be called so (`self.f()`
+    /// on this `impl`'s type: its methods only). Empty: not a helper of this file.
+    pub fn helper_candidates(&self, call: &Expr, within: Option<&FnDef>, depth: usize) -> Vec<(usize, &'a FnDef<'a>)> {
         if depth >= crate::dataflow::MAX_SUMMARY_DEPTH {
-            return None;
+            return Vec::new();
         }
         let here = within.map_or(self.self_type, |d| d.self_type.as_deref());
         let (name, method) = match call {
             Expr::Call(c) => match &*c.func {
                 Expr::Path(p) if p.path.segments.len() == 1 || p.path.segments.first().is_some_and(|s| s.ident == "Self") => {
-                    (p.path.segments.last()?.ident.to_string(), false)
+                    let Some(last) = p.path.segments.last() else { return Vec::new() };
+                    (last.ident.to_string(), false)
                 }
-                _ => return None,
+                _ => return Vec::new(),
             },
             Expr::MethodCall(m) => (m.method.to_string(), true),
-            _ => return None,
+            _ => return Vec::new(),
         };
         let fns: &'a FileFns<'a> = self.fns;
         // Most calls name no function of this file: known from the name, before resolving.
-        let same_name = fns.by_name.get(&name)?;
+        let Some(same_name) = fns.by_name.get(&name) else { return Vec::new() };
         if self.callee(call).is_some() {
-            return None;
+            return Vec::new();
         }
         let candidates: Vec<(usize, &'a FnDef<'a>)> =
             same_name.iter().map(|&i| (i, &fns.defs[i])).filter(|(_, d)| d.has_receiver() == method || !method).collect();
@@ -295,14 +306,10 @@ impl<'a> FnCtx<'a> {
             Expr::Call(c) => matches!(&*c.func, Expr::Path(p) if p.path.segments.len() > 1),
             _ => false,
         };
-        match candidates.as_slice() {
-            [one] => Some(*one),
-            _ if on_self && here.is_some() => match candidates.iter().filter(|(_, d)| d.self_type.as_deref() == here).collect::<Vec<_>>().as_slice() {
-                [one] => Some(**one),
-                _ => None,
-            },
-            _ => None,
+        if candidates.len() > 1 && on_self && here.is_some() {
+            return candidates.into_iter().filter(|(_, d)| d.self_type.as_deref() == here).collect();
         }
+        candidates
     }
 }
 

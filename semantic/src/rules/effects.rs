@@ -406,9 +406,22 @@ impl<'c, 'a> Effects<'c, 'a> {
     }
 
     /// The traces of a helper's normal exits that serve (`None`: not a helper, none of its paths
-    /// runs an effect, it never returns normally, or it could not be summarised).
+    /// runs an effect, it never returns normally, or it could not be summarised). A call that may
+    /// name several functions of the file (`self.obs.record()`, with `record` on two types) runs
+    /// what they all run, when their summaries agree.
     fn helper_summary(&self, call: &Expr) -> Option<Rc<Traces>> {
-        let (idx, def) = self.ctx.helper_of(call, self.def, self.depth)?;
+        let mut agreed: Option<Rc<Traces>> = None;
+        for (idx, def) in self.ctx.helper_candidates(call, self.def, self.depth) {
+            let summary = self.summary_of(idx, def)?;
+            match &agreed {
+                Some(seen) if **seen != *summary => return None,
+                _ => agreed = Some(summary),
+            }
+        }
+        agreed
+    }
+
+    fn summary_of(&self, idx: usize, def: &'c FnDef<'a>) -> Option<Rc<Traces>> {
         dataflow::memoized(&self.ctx.summaries.effects.helpers, (idx, self.names.clone()), || {
             let mut inner = Effects::new(self.ctx, self.names.clone(), Some(def), self.depth + 1, Declining::default(), None);
             dataflow::solve(&mut inner, &dataflow::param_names(def.sig), def.body, Traces::start()).ok()?;
