@@ -20,7 +20,8 @@
 //! closure stored elsewhere or spawned is a body of its own and is not walked. A closure not run
 //! in place is also a value where it is created ([`Analysis::transfer`] of the `Expr::Closure`,
 //! for what it captures). A labelled block
-//! (`'a: { .. break 'a v; .. }`) joins its `break`s at its end. `.await` is transparent. Macros are
+//! (`'a: { .. break 'a v; .. }`) joins its `break`s at its end. `.await` is transparent; an `async`
+//! block awaited where it is written (`async { .. }.await`) runs there, once. Macros are
 //! lowered in one place ([`lower_macro`]): their arguments are expressions; where they are not, the
 //! calls among their tokens run, and the tokens are handed to [`Analysis::macro_tokens`].
 //!
@@ -501,7 +502,7 @@ impl<A: Analysis> Solver<'_, A> {
                 None => self.block(&b.block, state),
             },
             Expr::Unsafe(b) => self.block(&b.block, state),
-            // Deferred bodies: run elsewhere, later.
+            // Deferred bodies: run elsewhere, later (unless awaited where written, above).
             Expr::Async(_) | Expr::Const(_) => Ok(state),
             Expr::If(i) => {
                 self.scopes.push();
@@ -609,7 +610,18 @@ impl<A: Analysis> Solver<'_, A> {
             }
             // `e?`: the error path leaves (an error exit, not reported); the rest goes on.
             Expr::Try(t) => self.expr(&t.expr, state),
-            Expr::Await(a) => self.expr(&a.base, state),
+            // `async { .. }.await`: the block runs here, once; its `return` leaves the block only.
+            Expr::Await(a) => match strip_parens(&a.base) {
+                Expr::Async(block) => {
+                    let frames = std::mem::take(&mut self.loops);
+                    self.closure_returns.push(None);
+                    let out = self.block(&block.block, state);
+                    let returned = self.closure_returns.pop().flatten();
+                    self.loops = frames;
+                    Ok(join(out?, returned))
+                }
+                base => self.expr(base, state),
+            },
             // A closure not run in place: a value created here; its body runs elsewhere.
             Expr::Closure(_) => Ok(self.transfer(e, state)),
             Expr::Call(c) => {
@@ -827,6 +839,13 @@ impl<A: Analysis> Solver<'_, A> {
                 Ok(state)
             }
         }
+    }
+}
+
+fn strip_parens(e: &Expr) -> &Expr {
+    match e {
+        Expr::Paren(p) => strip_parens(&p.expr),
+        other => other,
     }
 }
 
@@ -1067,6 +1086,10 @@ mod tests {
         assert_eq!(at_probe(&a, 0), vec![2]);
         let a = run("{ let mut x = 1; let y = (|| { if c { return 5; } x = 3; 4 })(); probe(); }");
         assert_eq!(at_probe(&a, 0), vec![1, 3], "a return inside a closure leaves the closure only");
+        let a = run("{ let mut x = 1; let y = async { if c { return 5; } x = 3; 4 }.await; probe(); }");
+        assert_eq!(at_probe(&a, 0), vec![1, 3], "an async block awaited where it is written runs there");
+        let a = run("{ let mut x = 1; let f = async { x = 3; }; probe(); }");
+        assert_eq!(at_probe(&a, 0), vec![1], "one that is not awaited there runs later");
     }
 
     #[test]
