@@ -244,8 +244,9 @@ pub struct Paths {
     pub bound: HashMap<LocalId, Traces>,
 }
 
-/// A helper (its position in `FileFns::defs`) summarised for one `preserves` list.
-type HelperKey = (usize, Rc<[String]>);
+/// A helper (its position in `FileFns::defs`) summarised for a list of effects, named by the
+/// contract (`false`) or resolved (`true`, see [`Effects::resolved`]).
+type HelperKey = (usize, Rc<[String]>, bool);
 
 /// Per-file memo of the effect summaries of helpers.
 #[derive(Default)]
@@ -267,6 +268,16 @@ pub(super) fn paths(ctx: &FnCtx, effects: &[Effect<Range<usize>>]) -> Result<Pat
 /// contract runs on every one of its normal paths, by its summary: a helper that the rules treat
 /// as if its contract preserved them. `None`: not such a helper, or it runs none on every path.
 pub(super) fn always_run_by_helper<'a>(ctx: &FnCtx<'a>, call: &Expr) -> Option<(&'a FnDef<'a>, Vec<String>)> {
+    // Only calls that name a function of this file for sure: a free function, `self.f()`,
+    // `Self::f()`; `x.build()` on a receiver of unknown type is no method of this file's types.
+    let certain = match call {
+        Expr::Call(c) => matches!(strip(&c.func), Expr::Path(p) if p.path.segments.len() == 1 || p.path.segments.first().is_some_and(|s| s.ident == "Self")),
+        Expr::MethodCall(m) => matches!(strip(&m.receiver), Expr::Path(p) if p.path.is_ident("self")),
+        _ => false,
+    };
+    if !certain {
+        return None;
+    }
     let (_, def) = ctx.helper_of(call, None, 0)?;
     let mut names: Vec<String> = ctx.index.effects.keys().cloned().collect();
     // Traces hold effects as bytes; past that many, nothing is claimed.
@@ -274,7 +285,8 @@ pub(super) fn always_run_by_helper<'a>(ctx: &FnCtx<'a>, call: &Expr) -> Option<(
         return None;
     }
     names.sort_unstable();
-    let probe = Effects::new(ctx, names.iter().cloned().collect(), None, 0, Declining::default(), None);
+    let mut probe = Effects::new(ctx, names.iter().cloned().collect(), None, 0, Declining::default(), None);
+    probe.resolved = true;
     let traces = probe.helper_summary(call)?;
     let always: Vec<String> = names.iter().enumerate().filter(|(i, _)| traces.all_ran(*i as u8)).map(|(_, n)| n.clone()).collect();
     (!always.is_empty()).then_some((def, always))
@@ -297,6 +309,10 @@ struct Effects<'c, 'a> {
     def: Option<&'c FnDef<'a>>,
     depth: usize,
     declining: Declining,
+    /// A call runs an effect when it resolves to the `#[reuse::effect]` function (`true`), or
+    /// when it is named as the contract's `preserves` names it (`false`: the effect rules, whose
+    /// contract says which names are effects).
+    resolved: bool,
     /// What each call runs, by where its name is written: loops revisit calls, and calls in
     /// macros are parsed again on each visit (their addresses change, their spans do not).
     calls: HashMap<(usize, usize), Runs>,
@@ -361,7 +377,7 @@ impl Analysis for Effects<'_, '_> {
 
 impl<'c, 'a> Effects<'c, 'a> {
     fn new(ctx: &'c FnCtx<'a>, names: Rc<[String]>, def: Option<&'c FnDef<'a>>, depth: usize, declining: Declining, fresh: Option<stale_result::Tracker<'c, 'a>>) -> Self {
-        Effects { ctx, names, def, depth, declining, calls: HashMap::new(), exits: Vec::new(), fresh, bound: HashMap::new() }
+        Effects { ctx, names, def, depth, declining, resolved: false, calls: HashMap::new(), exits: Vec::new(), fresh, bound: HashMap::new() }
     }
 
     fn position(&self, name: &str) -> Option<u8> {
@@ -389,7 +405,10 @@ impl<'c, 'a> Effects<'c, 'a> {
     fn resolve(&self, e: &Expr) -> Runs {
         let Some(call) = CallSite::of(e) else { return Runs::Nothing };
         if let Some(i) = self.position(&call.name) {
-            return Runs::Effects(vec![i]);
+            let here = self.def.map_or(self.ctx.self_type, |d| d.self_type.as_deref());
+            if !self.resolved || self.ctx.resolver.effect(&call, here).is_some() {
+                return Runs::Effects(vec![i]);
+            }
         }
         match self.ctx.resolve(&call) {
             Resolution::One(callee) => {
@@ -422,8 +441,9 @@ impl<'c, 'a> Effects<'c, 'a> {
     }
 
     fn summary_of(&self, idx: usize, def: &'c FnDef<'a>) -> Option<Rc<Traces>> {
-        dataflow::memoized(&self.ctx.summaries.effects.helpers, (idx, self.names.clone()), || {
+        dataflow::memoized(&self.ctx.summaries.effects.helpers, (idx, self.names.clone(), self.resolved), || {
             let mut inner = Effects::new(self.ctx, self.names.clone(), Some(def), self.depth + 1, Declining::default(), None);
+            inner.resolved = self.resolved;
             dataflow::solve(&mut inner, &dataflow::param_names(def.sig), def.body, Traces::start()).ok()?;
             let mut all = Traces::default();
             for exit in inner.exits.iter().filter(|x| x.serves()) {

@@ -5,7 +5,9 @@
 //! "From the cache entry": an expression rooted at the `reuses` place (`self.graphs[&k].out`) or
 //! at a name bound by a lookup on it (`let g = self.graphs.get_mut(&k)?`, `if let Some(g) = ..`,
 //! a `match` arm), through `let`s (`let out = g.out.clone(); .. Ok(out)`), `Ok`/`Some` and
-//! copies (`clone`, `to_vec`, ..). "Read": where the value is evaluated (a `let` at the `let`, a
+//! copies (`clone`, `to_vec`, ..), and block values. Places and names are the solver's: a
+//! re-borrow of the cache (`let graphs = &mut self.graphs;`) is the cache, a name re-bound to
+//! another map or value is not. "Read": where the value is evaluated (a `let` at the `let`, a
 //! returned expression at the return), placed on the paths of the body by the path analysis. A
 //! value that E returns is fresh. The fields E writes come from E's body when it is a method of
 //! this file; a getter (`g.output()`) counts as the field it returns. Where the checker cannot
