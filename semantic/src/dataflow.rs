@@ -561,9 +561,13 @@ impl<A: Analysis> Solver<'_, A> {
             }
             Expr::While(w) => {
                 let label = w.label.as_ref().map(|l| l.name.ident.to_string());
-                self.looped(label, state, false, |s, st| {
+                // The loop leaves where its condition is false: after evaluating it, each round.
+                self.looped(label, state, true, |s, st| {
                     s.scopes.push();
                     let cond = s.expr(&w.cond, st)?;
+                    if let Some(frame) = s.loops.last_mut() {
+                        frame.breaks = join(frame.breaks.take(), cond.clone());
+                    }
                     let r = s.block(&w.body, cond);
                     s.scopes.pop();
                     r
@@ -1046,6 +1050,8 @@ mod tests {
         assert_eq!(at_probe(&a, 0), vec![2], "a `loop` leaves only through its break");
         let a = run("{ let mut x = 1; 'o: loop { loop { x = 4; break 'o; } } probe(); }");
         assert_eq!(at_probe(&a, 0), vec![4]);
+        let a = run("{ let mut x = 1; while { x = 2; c } { x = 3; } probe(); }");
+        assert_eq!(at_probe(&a, 0), vec![2], "a `while` leaves after its condition ran");
     }
 
     #[test]

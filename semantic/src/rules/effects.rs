@@ -500,6 +500,8 @@ mod tests {
         assert_eq!(check(&format!("{AB}\nfn f(xs: &[u8]) {{\n    for _ in xs {{ a(); }}\n    b()\n}}")), vec![("effect_order", 4), ("hit_skips_effect", 4)]);
         // A `loop` leaves by its `break`, after the body ran once or more: never without `a`.
         assert_eq!(check(&format!("{AB}\nfn f() {{\n    loop {{ a(); if g() {{ break; }} }}\n    b()\n}}")), vec![("effect_order", 4)]);
+        // A `while` condition runs at least once, before the loop is left.
+        assert_eq!(check(&format!("{AB}\nfn f() {{\n    while a() == () {{}}\n    b()\n}}")), vec![("effect_order", 4)]);
         // A labelled block's `break` carries the path that skipped `b` to its end.
         assert_eq!(check(&format!("{AB}\nfn f(c: bool) -> u8 {{\n    a();\n    'x: {{ if c {{ break 'x; }} b(); }}\n    1\n}}")), vec![("hit_skips_effect", 5)]);
         // An entry's closure runs at most once: not twice.
