@@ -131,7 +131,8 @@ impl Analysis for Fallbacks<'_, '_> {
         self.store(scopes, state, &place, init, v);
     }
 
-    fn exit(&mut self, scopes: &Scopes, state: &State, value: Option<&Expr>) {
+    fn exit(&mut self, scopes: &Scopes, state: &State, exit: &dataflow::Exit<'_>) {
+        let value = exit.value;
         if let (Some(_), Some(v)) = (self.def, value) {
             let v = self.eval(scopes, state, v);
             self.returns.extend(v);

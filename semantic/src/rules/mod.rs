@@ -3,6 +3,7 @@
 
 mod ambiguous_call;
 mod effect_order;
+mod effects;
 mod fallback_index;
 mod forbidden_write;
 mod hit_skips_effect;
@@ -28,6 +29,7 @@ pub struct Summaries {
     writes: writes::Summaries,
     fallback: fallback_index::Summaries,
     stale: stale_key::Summaries,
+    effects: effects::Summaries,
 }
 
 use crate::analysis::FnCtx;
@@ -43,13 +45,13 @@ pub fn check_fn(ctx: &FnCtx, out: &mut Vec<Finding>) {
             let mut seen = std::collections::HashSet::new();
             effects.retain(|e| seen.insert(e.name().to_string()));
             let effects = effects.as_slice();
-            match hit_skips_effect::effect_exits(ctx, effects) {
+            match effects::paths(ctx, effects) {
                 Ok(paths) => {
                     hit_skips_effect::check(ctx, clause, effects, &paths.exits, out);
                     effect_order::check(ctx, clause, effects, &paths.exits, out);
                     stale_result::check(ctx, contract, effects, &paths, out);
                 }
-                Err(crate::flow::TooComplex) => out.push(analysis_limit(ctx, "path", crate::flow::MAX_STEPS, "its `preserves` is")),
+                Err(crate::dataflow::TooComplex) => out.push(analysis_limit(ctx, "path", crate::dataflow::MAX_STEPS, "its `preserves` is")),
             }
         }
         stale_key::check(ctx, contract, out);
@@ -197,6 +199,47 @@ impl<'ast> Visit<'ast> for Bound {
         syn::visit::visit_pat_ident(self, p);
     }
     fn visit_item(&mut self, _: &'ast syn::Item) {}
+}
+
+/// Locals bound to a place (`let graphs = &mut self.graphs;`, `let seen = &mut *memo;`, a move):
+/// a place reached through one is the place it names, so that two names of one map are one map
+/// and a name re-bound to another map is another map. Kept by the analyses that compare places,
+/// as the solver binds and assigns locals.
+#[derive(Default)]
+pub(crate) struct Aliases(std::collections::HashMap<crate::dataflow::LocalId, crate::dataflow::Place>);
+
+impl Aliases {
+    /// `local` is bound to `value`.
+    pub fn bind(&mut self, scopes: &crate::dataflow::Scopes, local: crate::dataflow::LocalId, value: Option<&Expr>) {
+        match value.and_then(|v| self.place_of(scopes, v)) {
+            Some(place) => self.0.insert(local, place),
+            None => self.0.remove(&local),
+        };
+    }
+
+    /// `left = right`: a local assigned names what `right` names now.
+    pub fn assigned(&mut self, scopes: &crate::dataflow::Scopes, left: &Expr, right: &Expr) {
+        if let Some(crate::dataflow::Place { base: crate::dataflow::Base::Local(id), fields }) = scopes.place_of(left) {
+            if fields.is_empty() {
+                self.bind(scopes, id, Some(right));
+            }
+        }
+    }
+
+    /// The place an expression designates, through the locals that name another place.
+    pub fn place_of(&self, scopes: &crate::dataflow::Scopes, e: &Expr) -> Option<crate::dataflow::Place> {
+        let mut place = scopes.place_of(e)?;
+        // Aliases are stored resolved, so one step is the rule; the bound keeps a loop that
+        // re-binds its locals from ever chasing its own tail.
+        for _ in 0..8 {
+            let crate::dataflow::Base::Local(id) = place.base else { break };
+            let Some(named) = self.0.get(&id) else { break };
+            let mut fields = named.fields.clone();
+            fields.extend(place.fields);
+            place = crate::dataflow::Place { base: named.base.clone(), fields };
+        }
+        Some(place)
+    }
 }
 
 /// The text of an expression with whitespace removed (`self.plans`, `metadata.slot_mapping`).

@@ -340,7 +340,8 @@ impl Analysis for Pad<'_, '_> {
         }
     }
 
-    fn exit(&mut self, scopes: &Scopes, state: &State, value: Option<&Expr>) {
+    fn exit(&mut self, scopes: &Scopes, state: &State, exit: &dataflow::Exit<'_>) {
+        let value = exit.value;
         let mut state = state.clone();
         let state = &mut state;
         let Some(def) = self.def else {

@@ -176,7 +176,8 @@ impl Analysis for Keys<'_, '_> {
         }
     }
 
-    fn exit(&mut self, scopes: &Scopes, state: &State, value: Option<&Expr>) {
+    fn exit(&mut self, scopes: &Scopes, state: &State, exit: &dataflow::Exit<'_>) {
+        let value = exit.value;
         let Some(def) = self.def else { return };
         let params = dataflow::param_count(def.sig);
         let built = value.map(|v| self.built_from(scopes, state, v, &HashSet::new())).unwrap_or_default();
