@@ -3,10 +3,10 @@
 //! The pipeline: [`workspace::discover`] finds packages and files (never building anything),
 //! [`engine`] reads them, builds the [`index::Index`] of contracts from the few files that declare
 //! any, and runs the [`rules`] on the files that mention a contracted name, via [`analysis`],
-//! [`resolve`] (call sites) and [`flow`] (paths through bodies). [`suppress`] and the per-package
+//! [`resolve`] (call sites) and [`dataflow`] (paths and values through bodies). [`suppress`] and the per-package
 //! [`config`] decide what is reported; [`render`] turns [`finding::Finding`]s into output.
 
-pub use reuse_semantic::{analysis, config, dataflow, engine, finding, flow, incremental, index, init_threads, on_big_stack, resolve, rules, source, suppress, workspace, STACK_SIZE};
+pub use reuse_semantic::{analysis, config, dataflow, engine, finding, incremental, index, init_threads, on_big_stack, resolve, rules, source, suppress, workspace, STACK_SIZE};
 
 pub mod cache;
 pub mod cli;

@@ -10,7 +10,7 @@ use syn::visit::Visit;
 use syn::Expr;
 
 use crate::finding::{Finding, Label};
-use crate::flow::expr_span;
+use crate::source::expr_span;
 use crate::index::{contract_of, ContractedFn, FileContract, Index};
 use crate::resolve::{CallSite, FieldTypes, Imports, Resolution, Resolver, TypeEnv};
 use crate::rules;
@@ -36,7 +36,6 @@ pub struct FnCtx<'a> {
     pub summaries: &'a rules::Summaries,
     /// Computed once per function, on first use: every rule and every call site reads the same
     /// ones (per call site, a function with thousands of calls was quadratic).
-    pub lets_memo: std::cell::OnceCell<Locals<'a>>,
     pub calls_memo: std::cell::OnceCell<Vec<&'a Expr>>,
 }
 
@@ -196,67 +195,10 @@ impl<'a> FnCtx<'a> {
     }
 }
 
-/// One `let` binding of a local: its initializer (the matching element for tuple destructuring),
-/// and where the binding ends (uses after this position see it).
-pub struct Def<'a> {
-    pub init: &'a Expr,
-    pub end: usize,
-}
-
-/// Every `let` binding of a body, by name, in source order.
-pub type Locals<'a> = HashMap<String, Vec<Def<'a>>>;
-
 impl<'a> FnCtx<'a> {
-    /// Every `let` of the body, by name.
-    pub fn lets(&self) -> &Locals<'a> {
-        self.lets_memo.get_or_init(|| self.collect_lets())
-    }
-
     /// Every call and method call of the body, in source order (see [`crate::rules::calls_in`]).
     pub fn calls(&self) -> &[&'a Expr] {
         self.calls_memo.get_or_init(|| crate::rules::calls_in(self.body))
-    }
-
-    fn collect_lets(&self) -> Locals<'a> {
-        struct Lets<'c, 'a>(&'c FnCtx<'a>, Locals<'a>);
-        impl<'a> Lets<'_, 'a> {
-            fn bind(&mut self, pat: &syn::Pat, init: &'a Expr, end: usize) {
-                match (pat, crate::resolve::strip(init)) {
-                    (syn::Pat::Type(pt), _) => self.bind(&pt.pat, init, end),
-                    (syn::Pat::Ident(pi), _) => self.1.entry(pi.ident.to_string()).or_default().push(Def { init, end }),
-                    // `let (a, b) = (x, y);` binds `a` to `x` and `b` to `y`.
-                    (syn::Pat::Tuple(pt), Expr::Tuple(t)) if pt.elems.len() == t.elems.len() => {
-                        for (p, e) in pt.elems.iter().zip(t.elems.iter()) {
-                            self.bind(p, e, end);
-                        }
-                    }
-                    (syn::Pat::Tuple(pt), _) => {
-                        for p in &pt.elems {
-                            self.bind(p, init, end);
-                        }
-                    }
-                    _ => {}
-                }
-            }
-        }
-        impl<'ast: 'a, 'a> Visit<'ast> for Lets<'_, 'a> {
-            fn visit_local(&mut self, l: &'ast syn::Local) {
-                if let Some(init) = &l.init {
-                    let end = self.0.range(l.semi_token.span).end;
-                    self.bind(&l.pat, &init.expr, end);
-                }
-                syn::visit::visit_local(self, l);
-            }
-            fn visit_item(&mut self, _: &'ast syn::Item) {}
-        }
-        let mut v = Lets(self, HashMap::new());
-        v.visit_block(self.body);
-        v.1
-    }
-
-    /// The last `let` binding of `name` that ends before `pos`.
-    pub fn last_def<'l>(locals: &'l Locals<'a>, name: &str, pos: usize) -> Option<&'l Def<'a>> {
-        locals.get(name)?.iter().rfind(|d| d.end <= pos)
     }
 }
 
@@ -267,25 +209,36 @@ impl<'a> FnCtx<'a> {
     /// function; `None`: this function), whose `impl` type decides `self.f()` and `Self::f()`.
     /// Helpers are followed [`crate::dataflow::MAX_SUMMARY_DEPTH`] calls deep.
     pub fn helper_of(&self, call: &Expr, within: Option<&FnDef>, depth: usize) -> Option<(usize, &'a FnDef<'a>)> {
+        match self.helper_candidates(call, within, depth).as_slice() {
+            [one] => Some(*one),
+            _ => None,
+        }
+    }
+
+    /// The functions of this file a call may designate, as [`Self::helper_of`] reads it: one
+    /// when it knows which, else every function of that name that could be called so (`self.f()`
+    /// on this `impl`'s type: its methods only). Empty: not a helper of this file.
+    pub fn helper_candidates(&self, call: &Expr, within: Option<&FnDef>, depth: usize) -> Vec<(usize, &'a FnDef<'a>)> {
         if depth >= crate::dataflow::MAX_SUMMARY_DEPTH {
-            return None;
+            return Vec::new();
         }
         let here = within.map_or(self.self_type, |d| d.self_type.as_deref());
         let (name, method) = match call {
             Expr::Call(c) => match &*c.func {
                 Expr::Path(p) if p.path.segments.len() == 1 || p.path.segments.first().is_some_and(|s| s.ident == "Self") => {
-                    (p.path.segments.last()?.ident.to_string(), false)
+                    let Some(last) = p.path.segments.last() else { return Vec::new() };
+                    (last.ident.to_string(), false)
                 }
-                _ => return None,
+                _ => return Vec::new(),
             },
             Expr::MethodCall(m) => (m.method.to_string(), true),
-            _ => return None,
+            _ => return Vec::new(),
         };
         let fns: &'a FileFns<'a> = self.fns;
         // Most calls name no function of this file: known from the name, before resolving.
-        let same_name = fns.by_name.get(&name)?;
+        let Some(same_name) = fns.by_name.get(&name) else { return Vec::new() };
         if self.callee(call).is_some() {
-            return None;
+            return Vec::new();
         }
         let candidates: Vec<(usize, &'a FnDef<'a>)> =
             same_name.iter().map(|&i| (i, &fns.defs[i])).filter(|(_, d)| d.has_receiver() == method || !method).collect();
@@ -295,14 +248,10 @@ impl<'a> FnCtx<'a> {
             Expr::Call(c) => matches!(&*c.func, Expr::Path(p) if p.path.segments.len() > 1),
             _ => false,
         };
-        match candidates.as_slice() {
-            [one] => Some(*one),
-            _ if on_self && here.is_some() => match candidates.iter().filter(|(_, d)| d.self_type.as_deref() == here).collect::<Vec<_>>().as_slice() {
-                [one] => Some(**one),
-                _ => None,
-            },
-            _ => None,
+        if candidates.len() > 1 && on_self && here.is_some() {
+            return candidates.into_iter().filter(|(_, d)| d.self_type.as_deref() == here).collect();
         }
+        candidates
     }
 }
 
@@ -433,7 +382,6 @@ pub fn analyze_file(file: &FileRef, ast: &syn::File, crate_name: &str, module: &
             contract_file: external.map_or(file, |c| &c.file),
             fns: &fns,
             summaries: &summaries,
-            lets_memo: Default::default(),
             calls_memo: Default::default(),
         };
         rules::check_fn(&ctx, &mut findings);

@@ -12,22 +12,30 @@
 //! through [`Analysis::bind`]), so a state holds one entry per binding and loops converge. A
 //! [`Place`] is a local or `self` with a field path.
 //!
-//! Closures run where they run: one called where it is written (`(|| ..)()`), and the callbacks of
-//! iterator adaptors and synchronous callbacks (`for_each`, `map(..)`, `update(|b| ..)`) are walked
-//! in place, zero or more times; a closure stored or spawned is a body of its own and is not
-//! walked: the analysis sees it as a value where it is created ([`Analysis::transfer`] of the
-//! `Expr::Closure`, for what it captures). `.await` is transparent. Macros are lowered in one place
-//! ([`lower_macro`], shared with the path analysis of `flow.rs`): their arguments are expressions;
-//! where they are not, the calls among their tokens run, and the tokens are handed to
-//! [`Analysis::macro_tokens`].
+//! Closures run where they run: one called where it is written (`(|| ..)()`) runs there once; the
+//! callbacks of iterator adaptors (`for_each`, `map(..)`) are walked in place zero or more times,
+//! those of `Option`/`Result` combinators, the entry API and synchronous callbacks
+//! (`unwrap_or_else`, `or_insert_with`, `update(|b| ..)`) at most once; a closure bound to a local
+//! (`let flush = || ..;`) runs where the local is called (`flush()`), its names read there; a
+//! closure stored elsewhere or spawned is a body of its own and is not walked. A closure not run
+//! in place is also a value where it is created ([`Analysis::transfer`] of the `Expr::Closure`,
+//! for what it captures); an `async` block not awaited where it is written likewise (its
+//! `Expr::Async`). A labelled block
+//! (`'a: { .. break 'a v; .. }`) joins its `break`s at its end. `.await` is transparent; an `async`
+//! block awaited where it is written (`async { .. }.await`) runs there, once. Macros are
+//! lowered in one place ([`lower_macro`]): their arguments are expressions; where they are not, the
+//! calls among their tokens run, and the tokens are handed to [`Analysis::macro_tokens`].
 //!
 //! An [`Analysis`] supplies the state (a join-semilattice of finite height, so loops converge) and
 //! the transfer functions; the solver never looks at what the state means.
 
 use std::collections::HashMap;
 
+use proc_macro2::Span;
 use syn::punctuated::Punctuated;
 use syn::{Expr, Pat, Stmt};
+
+use crate::source::expr_span;
 
 /// At most this many expressions are visited per function (loops revisit theirs); past it the
 /// analysis reports that the function was not checked.
@@ -61,6 +69,13 @@ impl Place {
         let mut fields = self.fields.clone();
         fields.push(name.to_string());
         Place { base: self.base.clone(), fields }
+    }
+
+    /// This place, then `fields` inside it.
+    pub fn fields_then(&self, fields: &[String]) -> Place {
+        let mut p = self.clone();
+        p.fields.extend(fields.iter().cloned());
+        p
     }
 
     /// Whether `self` is `other` or a field inside it.
@@ -110,8 +125,9 @@ impl Scopes {
         &self.names[id as usize]
     }
 
-    /// The place an expression designates: a local, `self`, or a field path of one, through
-    /// parentheses, `&`, `&mut` and `*`. Anything else (a call, an index) is not a place here.
+    /// The place an expression designates: a local, `self`, or a field path of one (tuple
+    /// elements too), through parentheses, `&`, `&mut` and `*`. Anything else (a call, an
+    /// index) is not a place here.
     pub fn place_of(&self, e: &Expr) -> Option<Place> {
         match e {
             Expr::Paren(p) => self.place_of(&p.expr),
@@ -126,8 +142,12 @@ impl Scopes {
                 Some(Place { base: Base::Local(self.lookup(&ident.to_string())?), fields: Vec::new() })
             }
             Expr::Field(f) => {
-                let syn::Member::Named(name) = &f.member else { return None };
-                Some(self.place_of(&f.base)?.field(&name.to_string()))
+                // A tuple element (`key.0`) is a field named by its position.
+                let name = match &f.member {
+                    syn::Member::Named(name) => name.to_string(),
+                    syn::Member::Unnamed(i) => i.index.to_string(),
+                };
+                Some(self.place_of(&f.base)?.field(&name))
             }
             _ => None,
         }
@@ -147,6 +167,27 @@ impl Scopes {
     }
 }
 
+/// How a path leaves the function normally.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub enum ExitKind {
+    /// `return v`, or a bare `return`.
+    Return,
+    /// The end of the body, with its tail value when it has one.
+    Tail,
+}
+
+/// A normal exit of the function, as [`Analysis::exit`] hears of it. Error exits (`?`,
+/// `return Err(..)`, a tail `Err(..)`) are not reported.
+#[derive(Clone, Copy)]
+pub struct Exit<'e> {
+    pub kind: ExitKind,
+    /// The returned value (`None`: a bare `return`, or a body without a tail value).
+    pub value: Option<&'e Expr>,
+    /// First and last token of the exit: `return v` whole, the tail value, or the body's closing
+    /// brace.
+    pub span: (Span, Span),
+}
+
 /// A join-semilattice: `join` is the least upper bound, and it has no infinite ascending chains.
 pub trait Domain: Clone + PartialEq {
     fn join(&mut self, other: &Self);
@@ -164,30 +205,54 @@ pub trait Analysis {
     /// expression of its own, such as a loop variable or a `match` binding).
     fn bind(&mut self, scopes: &Scopes, state: &mut Self::State, local: LocalId, init: Option<&Expr>);
 
+    /// The locals a pattern just bound (after [`Analysis::bind`] of each, before they are in
+    /// scope) take their values from `scrutinee`: `let PAT = e`, `if let PAT = e`, `while let`,
+    /// a `match` arm. For analyses that follow what a destructuring reaches (`Some(g)` of a
+    /// lookup is the entry).
+    fn bind_from(&mut self, _scopes: &Scopes, _state: &mut Self::State, _locals: &[LocalId], _scrutinee: &Expr) {}
+
     /// A `for` loop has run (the state joins every number of iterations): facts about the loop as
     /// a whole, such as "every entry of the buffer was stored".
     fn after_for(&mut self, _scopes: &Scopes, _state: &mut Self::State, _f: &syn::ExprForLoop) {}
 
+    /// A block ends with a value (`{ ..; v }`), its locals still in scope: what `v` names is known
+    /// only here (the block's bindings end before the value is used).
+    fn block_value(&mut self, _scopes: &Scopes, _state: &mut Self::State, _value: &Expr) {}
+
     /// A closure run in place binds its parameters: the analysis may say what they hold.
     fn closure_params(&mut self, _scopes: &Scopes, _state: &mut Self::State, _params: &[LocalId]) {}
 
-    /// The function returns normally, with this value when it is an expression.
-    fn exit(&mut self, _scopes: &Scopes, _state: &Self::State, _value: Option<&Expr>) {}
+    /// The function returns normally (see [`Exit`]); `scopes` are those where it returns.
+    fn exit(&mut self, _scopes: &Scopes, _state: &Self::State, _exit: &Exit<'_>) {}
 
     /// A macro whose arguments the solver does not walk as expressions (not format-like, logging
     /// or diverging), where it runs: its tokens are all there is.
     fn macro_tokens(&mut self, _scopes: &Scopes, _state: &mut Self::State, _mac: &syn::Macro) {}
 }
 
-/// Method names whose closure arguments run during the call (iterator adaptors that the chain
-/// consumes, and synchronous callbacks).
+/// Method names whose closure arguments run during the call any number of times (iterator
+/// adaptors that the chain consumes; `map` and `filter` also name `Option`'s, which run at most
+/// once: any number covers both).
 const RUNS_IN_PLACE: &[&str] = &[
     "for_each", "try_for_each", "map", "filter", "filter_map", "flat_map", "fold", "try_fold", "any", "all", "find",
     "find_map", "position", "retain", "retain_mut", "take_while", "skip_while", "inspect", "map_while", "scan",
-    "update", "with", "with_borrow", "with_borrow_mut", "and_then", "or_else", "map_err", "unwrap_or_else",
-    "map_or", "map_or_else", "get_or_insert_with", "or_insert_with", "sort_by", "sort_by_key", "max_by_key",
-    "min_by_key", "zip_with",
+    "sort_by", "sort_by_key", "max_by_key", "min_by_key", "zip_with",
 ];
+/// Method names whose closure argument runs during the call at most once: `Option`/`Result`
+/// combinators, the entry API, synchronous callbacks. A path through them ran it once or not at
+/// all, never twice (an effect in `or_insert_with(|| ..)` is not run twice).
+const RUNS_AT_MOST_ONCE: &[&str] = &[
+    "update", "with", "with_borrow", "with_borrow_mut", "and_then", "or_else", "map_err", "unwrap_or_else", "map_or",
+    "map_or_else", "get_or_insert_with", "or_insert_with",
+];
+
+/// How often a closure walked in place runs.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Runs {
+    Once,
+    AtMostOnce,
+    AnyTimes,
+}
 /// Macros that never return.
 const DIVERGING_MACROS: &[&str] = &["panic", "unreachable", "todo", "unimplemented"];
 
@@ -241,6 +306,8 @@ fn calls_in_tokens(ts: proc_macro2::TokenStream) -> Vec<Expr> {
 
 struct LoopFrame<S> {
     label: Option<String>,
+    /// A labelled block: only `break 'label` leaves it.
+    is_block: bool,
     breaks: Option<S>,
     continues: Option<S>,
 }
@@ -248,7 +315,7 @@ struct LoopFrame<S> {
 /// Runs `analysis` over a function body. `params` are bound first, in order (their values are
 /// unknown to the solver; the analysis learns of each through [`Analysis::bind`] with `None`).
 pub fn solve<A: Analysis>(analysis: &mut A, params: &[String], body: &syn::Block, entry: A::State) -> Result<(), TooComplex> {
-    let mut solver = Solver { analysis, scopes: Scopes::default(), loops: Vec::new(), closure_returns: Vec::new(), steps: 0 };
+    let mut solver = Solver { analysis, scopes: Scopes::default(), loops: Vec::new(), closure_returns: Vec::new(), closures: HashMap::new(), running: Vec::new(), steps: 0 };
     solver.scopes.push();
     let mut state = entry;
     for p in params {
@@ -270,7 +337,9 @@ pub fn solve<A: Analysis>(analysis: &mut A, params: &[String], body: &syn::Block
             _ => None,
         };
         if !value.is_some_and(is_err_value) {
-            solver.analysis.exit(&solver.scopes, &out, value);
+            let close = body.brace_token.span.close();
+            let span = value.map_or((close, close), expr_span);
+            solver.analysis.exit(&solver.scopes, &out, &Exit { kind: ExitKind::Tail, value, span });
         }
     }
     Ok(())
@@ -298,6 +367,11 @@ struct Solver<'a, A: Analysis> {
     loops: Vec<LoopFrame<A::State>>,
     /// The states at `return`s of the closures being walked, innermost last.
     closure_returns: Vec<Option<A::State>>,
+    /// Locals bound to a closure (`let flush = || ..;`): a call of one (`flush()`) runs it there.
+    closures: HashMap<LocalId, std::rc::Rc<syn::ExprClosure>>,
+    /// The closure locals whose calls are being walked: one that reaches itself again (only in
+    /// code that does not compile) is not walked twice.
+    running: Vec<LocalId>,
     steps: usize,
 }
 
@@ -321,6 +395,9 @@ impl<A: Analysis> Solver<'_, A> {
             }
             state = self.stmt(stmt, state)?;
         }
+        if let (Some(s), Some(Stmt::Expr(value, None))) = (state.as_mut(), b.stmts.last()) {
+            self.analysis.block_value(&self.scopes, s, value);
+        }
         self.scopes.pop();
         Ok(state)
     }
@@ -330,7 +407,7 @@ impl<A: Analysis> Solver<'_, A> {
             Stmt::Local(l) => {
                 let Some(init) = &l.init else {
                     let mut state = state;
-                    self.bind_pattern(&l.pat, None, &mut state);
+                    self.bind_pattern(&l.pat, None, None, &mut state);
                     return Ok(state);
                 };
                 let mut state = self.expr(&init.expr, state)?;
@@ -338,7 +415,11 @@ impl<A: Analysis> Solver<'_, A> {
                     // `let Some(x) = e else { return .. };`: the else block leaves.
                     let _ = self.expr(diverge, state.clone())?;
                 }
-                self.bind_pattern(&l.pat, Some(&init.expr), &mut state);
+                let first = self.scopes.names.len();
+                self.bind_pattern(&l.pat, Some(&init.expr), Some(&init.expr), &mut state);
+                if let (Some(closure), true) = (closure_of(&init.expr), self.scopes.names.len() == first + 1) {
+                    self.closures.insert(first as LocalId, std::rc::Rc::new(closure.clone()));
+                }
                 Ok(state)
             }
             Stmt::Item(_) => Ok(state),
@@ -350,13 +431,18 @@ impl<A: Analysis> Solver<'_, A> {
     /// Binds the names of a pattern; a name bound to the whole value (`x`, `mut x`, `x: T`)
     /// gets `init`, a name inside a destructuring gets the matching tuple element when `init` is a
     /// tuple, else an unknown value. The analysis sees each binding before its name is in scope,
-    /// so `let slots = f(slots)` reads the old `slots`.
-    fn bind_pattern(&mut self, pat: &Pat, init: Option<&Expr>, state: &mut Option<A::State>) {
+    /// so `let slots = f(slots)` reads the old `slots`; with the value matched (`scrutinee`), it
+    /// hears which locals the pattern took from it ([`Analysis::bind_from`]).
+    fn bind_pattern(&mut self, pat: &Pat, init: Option<&Expr>, scrutinee: Option<&Expr>, state: &mut Option<A::State>) {
         let mut bound = Vec::new();
         self.collect_bindings(pat, init, &mut bound);
         if let Some(s) = state.as_mut() {
             for (_, id, init) in &bound {
                 self.analysis.bind(&self.scopes, s, *id, *init);
+            }
+            if let Some(scrutinee) = scrutinee.filter(|_| !bound.is_empty()) {
+                let ids: Vec<LocalId> = bound.iter().map(|(_, id, _)| *id).collect();
+                self.analysis.bind_from(&self.scopes, s, &ids, scrutinee);
             }
         }
         for (name, id, _) in bound {
@@ -418,10 +504,20 @@ impl<A: Analysis> Solver<'_, A> {
         }
         self.step()?;
         match e {
-            Expr::Block(b) => self.block(&b.block, state),
+            Expr::Block(b) => match &b.label {
+                // `'a: { .. break 'a v; .. }`: its breaks join its end.
+                Some(label) => {
+                    self.loops.push(LoopFrame { label: Some(label.name.ident.to_string()), is_block: true, breaks: None, continues: None });
+                    let out = self.block(&b.block, state);
+                    let frame = self.loops.pop().expect("the frame pushed above");
+                    Ok(join(out?, frame.breaks))
+                }
+                None => self.block(&b.block, state),
+            },
             Expr::Unsafe(b) => self.block(&b.block, state),
-            // Deferred bodies: run elsewhere, later.
-            Expr::Async(_) | Expr::Const(_) => Ok(state),
+            // Deferred bodies: run elsewhere, later (unless awaited where written, above); the
+            // analysis sees them as values where they are created, like a closure kept for later.
+            Expr::Async(_) | Expr::Const(_) => Ok(self.transfer(e, state)),
             Expr::If(i) => {
                 self.scopes.push();
                 let cond = self.expr(&i.cond, state)?;
@@ -437,7 +533,7 @@ impl<A: Analysis> Solver<'_, A> {
                 // In an `if`/`while` condition: the bindings live in the enclosing scope the
                 // caller pushed.
                 let mut state = self.expr(&l.expr, state)?;
-                self.bind_pattern(&l.pat, None, &mut state);
+                self.bind_pattern(&l.pat, None, Some(&l.expr), &mut state);
                 Ok(state)
             }
             Expr::Match(m) => {
@@ -446,7 +542,7 @@ impl<A: Analysis> Solver<'_, A> {
                 for arm in &m.arms {
                     self.scopes.push();
                     let mut s = state.clone();
-                    self.bind_pattern(&arm.pat, None, &mut s);
+                    self.bind_pattern(&arm.pat, None, Some(&m.expr), &mut s);
                     if let Some((_, guard)) = &arm.guard {
                         s = self.expr(guard, s)?;
                     }
@@ -467,7 +563,7 @@ impl<A: Analysis> Solver<'_, A> {
                 let mut out = self.looped(label, state, false, |s, st| {
                     s.scopes.push();
                     let mut st = st;
-                    s.bind_pattern(&f.pat, None, &mut st);
+                    s.bind_pattern(&f.pat, None, None, &mut st);
                     let r = s.block(&f.body, st);
                     s.scopes.pop();
                     r
@@ -479,9 +575,13 @@ impl<A: Analysis> Solver<'_, A> {
             }
             Expr::While(w) => {
                 let label = w.label.as_ref().map(|l| l.name.ident.to_string());
-                self.looped(label, state, false, |s, st| {
+                // The loop leaves where its condition is false: after evaluating it, each round.
+                self.looped(label, state, true, |s, st| {
                     s.scopes.push();
                     let cond = s.expr(&w.cond, st)?;
+                    if let Some(frame) = s.loops.last_mut() {
+                        frame.breaks = join(frame.breaks.take(), cond.clone());
+                    }
                     let r = s.block(&w.body, cond);
                     s.scopes.pop();
                     r
@@ -520,14 +620,26 @@ impl<A: Analysis> Solver<'_, A> {
                 }
                 if let Some(s) = &state {
                     if !r.expr.as_deref().is_some_and(is_err_value) {
-                        self.analysis.exit(&self.scopes, s, r.expr.as_deref());
+                        let span = (r.return_token.span, r.expr.as_deref().map_or(r.return_token.span, |v| expr_span(v).1));
+                        self.analysis.exit(&self.scopes, s, &Exit { kind: ExitKind::Return, value: r.expr.as_deref(), span });
                     }
                 }
                 Ok(None)
             }
             // `e?`: the error path leaves (an error exit, not reported); the rest goes on.
             Expr::Try(t) => self.expr(&t.expr, state),
-            Expr::Await(a) => self.expr(&a.base, state),
+            // `async { .. }.await`: the block runs here, once; its `return` leaves the block only.
+            Expr::Await(a) => match strip_parens(&a.base) {
+                Expr::Async(block) => {
+                    let frames = std::mem::take(&mut self.loops);
+                    self.closure_returns.push(None);
+                    let out = self.block(&block.block, state);
+                    let returned = self.closure_returns.pop().flatten();
+                    self.loops = frames;
+                    Ok(join(out?, returned))
+                }
+                base => self.expr(base, state),
+            },
             // A closure not run in place: a value created here; its body runs elsewhere.
             Expr::Closure(_) => Ok(self.transfer(e, state)),
             Expr::Call(c) => {
@@ -537,10 +649,19 @@ impl<A: Analysis> Solver<'_, A> {
                     other => self.expr(other, state)?,
                 };
                 let state = self.exprs(&c.args, state)?;
-                // `(|| ..)()`: the closure runs here, once.
+                // `(|| ..)()`: the closure runs here, once; so does `flush()` of `let flush = || ..;`,
+                // with the names its body uses as they are here.
                 let state = match closure_of(&c.func) {
-                    Some(closure) => self.closure(closure, state, true)?,
-                    None => state,
+                    Some(closure) => self.closure(closure, state, Runs::Once)?,
+                    None => match self.closure_local(&c.func) {
+                        Some((id, closure)) => {
+                            self.running.push(id);
+                            let ran = self.closure(&closure, state, Runs::Once);
+                            self.running.pop();
+                            ran?
+                        }
+                        None => state,
+                    },
                 };
                 let diverges = matches!(&*c.func, Expr::Path(p) if p.path.segments.last().is_some_and(|s| s.ident == "panic_any" || s.ident == "exit" || s.ident == "abort"));
                 let state = self.transfer(e, state);
@@ -548,10 +669,15 @@ impl<A: Analysis> Solver<'_, A> {
             }
             Expr::MethodCall(m) => {
                 let mut state = self.expr(&m.receiver, state)?;
-                let in_place = RUNS_IN_PLACE.contains(&m.method.to_string().as_str());
+                let method = m.method.to_string();
+                let runs = if RUNS_AT_MOST_ONCE.contains(&method.as_str()) {
+                    Some(Runs::AtMostOnce)
+                } else {
+                    RUNS_IN_PLACE.contains(&method.as_str()).then_some(Runs::AnyTimes)
+                };
                 for arg in &m.args {
-                    state = match closure_of(arg) {
-                        Some(closure) if in_place => self.closure(closure, state, false)?,
+                    state = match (closure_of(arg), runs) {
+                        (Some(closure), Some(runs)) => self.closure(closure, state, runs)?,
                         _ => self.expr(arg, state)?,
                     };
                 }
@@ -638,15 +764,25 @@ impl<A: Analysis> Solver<'_, A> {
         }
     }
 
-    /// A closure walked in place: once (`once`), or any number of times.
-    fn closure(&mut self, c: &syn::ExprClosure, state: Option<A::State>, once: bool) -> Flow<A::State> {
+    /// The closure a callee names when it is a local bound to one (not one being walked).
+    fn closure_local(&self, func: &Expr) -> Option<(LocalId, std::rc::Rc<syn::ExprClosure>)> {
+        let Expr::Path(p) = func else { return None };
+        let id = self.scopes.lookup(&p.path.get_ident()?.to_string())?;
+        if self.running.contains(&id) {
+            return None;
+        }
+        self.closures.get(&id).map(|c| (id, c.clone()))
+    }
+
+    /// A closure walked in place, as often as it `runs`.
+    fn closure(&mut self, c: &syn::ExprClosure, state: Option<A::State>, runs: Runs) -> Flow<A::State> {
         let run = |s: &mut Self, st: Option<A::State>| {
             s.scopes.push();
             let mut st = st;
             let mut ids = Vec::new();
             for p in &c.inputs {
                 let before = s.scopes.names.len();
-                s.bind_pattern(p, None, &mut st);
+                s.bind_pattern(p, None, None, &mut st);
                 ids.extend((before..s.scopes.names.len()).map(|i| i as LocalId));
             }
             if let Some(st) = st.as_mut() {
@@ -662,10 +798,14 @@ impl<A: Analysis> Solver<'_, A> {
             s.scopes.pop();
             Ok(join(r?, returned))
         };
-        if once {
-            return run(self, state);
+        match runs {
+            Runs::Once => run(self, state),
+            Runs::AtMostOnce => {
+                let ran = run(self, state.clone())?;
+                Ok(join(state, ran))
+            }
+            Runs::AnyTimes => self.looped(None, state, false, |s, st| run(s, st)),
         }
-        self.looped(None, state, false, |s, st| run(s, st))
     }
 
     /// A loop: `body` runs from the head state until the head stops changing; the exit is the head
@@ -683,7 +823,7 @@ impl<A: Analysis> Solver<'_, A> {
         let bound_before = self.scopes.names.len();
         for _ in 0..MAX_LOOP_ROUNDS {
             self.scopes.names.truncate(bound_before);
-            self.loops.push(LoopFrame { label: label.clone(), breaks: None, continues: None });
+            self.loops.push(LoopFrame { label: label.clone(), is_block: false, breaks: None, continues: None });
             let out = body(self, head.clone());
             let frame = self.loops.pop().expect("the frame pushed above");
             let out = out?;
@@ -699,7 +839,7 @@ impl<A: Analysis> Solver<'_, A> {
 
     fn loop_frame(&mut self, label: Option<&str>) -> Option<&mut LoopFrame<A::State>> {
         match label {
-            None => self.loops.last_mut(),
+            None => self.loops.iter_mut().rev().find(|f| !f.is_block),
             Some(l) => self.loops.iter_mut().rev().find(|f| f.label.as_deref() == Some(l)),
         }
     }
@@ -720,12 +860,35 @@ impl<A: Analysis> Solver<'_, A> {
     }
 }
 
+fn strip_parens(e: &Expr) -> &Expr {
+    match e {
+        Expr::Paren(p) => strip_parens(&p.expr),
+        other => other,
+    }
+}
+
 /// A closure, through parentheses: `(|| ..)`.
-fn closure_of(e: &Expr) -> Option<&syn::ExprClosure> {
+pub fn closure_of(e: &Expr) -> Option<&syn::ExprClosure> {
     match e {
         Expr::Closure(c) => Some(c),
         Expr::Paren(p) => closure_of(&p.expr),
         _ => None,
+    }
+}
+
+/// A set of facts that may hold, joined by union (one path or the other).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct MaySet<T: Ord>(pub std::collections::BTreeSet<T>);
+
+impl<T: Ord> Default for MaySet<T> {
+    fn default() -> Self {
+        MaySet(Default::default())
+    }
+}
+
+impl<T: Ord + Clone> Domain for MaySet<T> {
+    fn join(&mut self, other: &Self) {
+        self.0.extend(other.0.iter().cloned());
     }
 }
 
@@ -802,6 +965,12 @@ mod tests {
     #[derive(Default)]
     struct Consts {
         exits: Vec<PlaceMap<Vals>>,
+        /// Each exit's kind, value and first..last token as text.
+        exit_at: Vec<(ExitKind, Option<String>, String)>,
+        /// What `bind_from` heard: the locals and the scrutinee.
+        from: Vec<(Vec<LocalId>, String)>,
+        /// The values blocks ended with, and the local each names there.
+        tails: Vec<(String, Option<LocalId>)>,
         seen_at_probe: Option<PlaceMap<Vals>>,
         /// How often `probe()` was walked, and closures seen as values, and macros seen as tokens.
         probes: usize,
@@ -851,8 +1020,21 @@ mod tests {
             let vals = copied.unwrap_or_else(|| Vals(init.and_then(lit).into_iter().collect()));
             state.map.insert(place, vals);
         }
-        fn exit(&mut self, _: &Scopes, state: &Self::State, _: Option<&Expr>) {
+        fn exit(&mut self, _: &Scopes, state: &Self::State, exit: &Exit<'_>) {
             self.exits.push(state.clone());
+            let text = |e: &Expr| quote::ToTokens::to_token_stream(e).to_string();
+            let (a, b) = exit.span;
+            self.exit_at.push((exit.kind, exit.value.map(text), format!("{}..{}", a.start().column, b.end().column)));
+        }
+        fn bind_from(&mut self, _: &Scopes, _: &mut Self::State, locals: &[LocalId], scrutinee: &Expr) {
+            self.from.push((locals.to_vec(), quote::ToTokens::to_token_stream(scrutinee).to_string()));
+        }
+        fn block_value(&mut self, scopes: &Scopes, _: &mut Self::State, value: &Expr) {
+            let named = match scopes.place_of(value) {
+                Some(Place { base: Base::Local(id), .. }) => Some(id),
+                _ => None,
+            };
+            self.tails.push((quote::ToTokens::to_token_stream(value).to_string(), named));
         }
     }
 
@@ -898,6 +1080,8 @@ mod tests {
         assert_eq!(at_probe(&a, 0), vec![2], "a `loop` leaves only through its break");
         let a = run("{ let mut x = 1; 'o: loop { loop { x = 4; break 'o; } } probe(); }");
         assert_eq!(at_probe(&a, 0), vec![4]);
+        let a = run("{ let mut x = 1; while { x = 2; c } { x = 3; } probe(); }");
+        assert_eq!(at_probe(&a, 0), vec![2], "a `while` leaves after its condition ran");
     }
 
     #[test]
@@ -929,8 +1113,19 @@ mod tests {
         assert_eq!(at_probe(&a, 0), vec![1, 2], "a callback runs zero or more times");
         let a = run("{ let mut x = 1; let f = || { x = 2; }; probe(); }");
         assert_eq!(at_probe(&a, 0), vec![1], "a stored closure is a body of its own");
+        let a = run("{ let mut x = 1; let mut f = || { x = 2; }; if c { f(); } probe(); }");
+        assert_eq!(at_probe(&a, 0), vec![1, 2], "a closure bound to a local runs where it is called");
+        let a = run("{ let mut x = 1; let f = || { x = 2; }; let f = 3; f(); probe(); }");
+        assert_eq!(at_probe(&a, 0), vec![1], "not once the name is bound to something else");
+        // Closures that reach each other by name (code that does not compile) end.
+        let a = run("{ let mut x = 1; let f = || { x = 2; g(); }; let g = || { f(); }; g(); probe(); }");
+        assert_eq!(at_probe(&a, 0), vec![2]);
         let a = run("{ let mut x = 1; let y = (|| { if c { return 5; } x = 3; 4 })(); probe(); }");
         assert_eq!(at_probe(&a, 0), vec![1, 3], "a return inside a closure leaves the closure only");
+        let a = run("{ let mut x = 1; let y = async { if c { return 5; } x = 3; 4 }.await; probe(); }");
+        assert_eq!(at_probe(&a, 0), vec![1, 3], "an async block awaited where it is written runs there");
+        let a = run("{ let mut x = 1; let f = async { x = 3; }; probe(); }");
+        assert_eq!(at_probe(&a, 0), vec![1], "one that is not awaited there runs later");
     }
 
     #[test]
@@ -947,5 +1142,53 @@ mod tests {
         let a = run("{ println!(\"{}\", x); my_macro!(x, y); let v = vec![x; 3]; }");
         assert_eq!(a.macros, vec!["x ; 3".to_string()]);
         assert!(run("{ if c { panic!(\"{}\", x); } }").macros.is_empty());
+    }
+
+    #[test]
+    fn exits_say_how_they_leave_with_their_value_and_span() {
+        let a = run("{ if c { return 1; } if d { return; } if e { return Err(x); } 2 }");
+        let kinds: Vec<_> = a.exit_at.iter().map(|(k, v, _)| (*k, v.clone())).collect();
+        assert_eq!(kinds, vec![(ExitKind::Return, Some("1".into())), (ExitKind::Return, None), (ExitKind::Tail, Some("2".into()))]);
+        // `return 1` spans from `return` to `1`; a body without a tail value ends at its brace.
+        assert_eq!(a.exit_at[0].2, "9..17");
+        let a = run("{ f(); }");
+        assert_eq!(a.exit_at, vec![(ExitKind::Tail, None, "7..8".to_string())]);
+    }
+
+    #[test]
+    fn a_pattern_tells_which_locals_it_took_from_its_scrutinee() {
+        // locals: 0 `m`, 1 `g` (if let), 2 `h` (let else), 3 `a`, 4 `b` (a match arm).
+        let a = run("{ let m = 1; if let Some(g) = m.get(k) { } let Some(h) = m.get(j) else { return }; match m.pair() { (a, b) => {} } }");
+        let from: Vec<_> = a.from.iter().map(|(ids, s)| (ids.clone(), s.as_str())).collect();
+        assert_eq!(from, vec![(vec![0], "1"), (vec![1], "m . get (k)"), (vec![2], "m . get (j)"), (vec![3, 4], "m . pair ()")]);
+        assert!(run("{ for x in v { } }").from.is_empty(), "a loop variable takes no value of its own");
+    }
+
+    #[test]
+    fn a_block_value_is_seen_while_its_locals_are_in_scope() {
+        // local 0: outer `x`; 1: the block's `x`, which the block's value names.
+        let a = run("{ let x = 1; let y = { let x = 2; x }; }");
+        assert_eq!(a.tails, vec![("x".to_string(), Some(1))]);
+    }
+
+    #[test]
+    fn a_labelled_block_joins_its_breaks() {
+        let a = run("{ let mut x = 1; 'a: { if c { x = 2; break 'a; } x = 3; } probe(); }");
+        assert_eq!(at_probe(&a, 0), vec![2, 3]);
+        // An unlabelled `break` inside it leaves the loop around it, not the block.
+        let a = run("{ let mut x = 1; loop { 'a: { x = 4; break; } x = 5; } probe(); }");
+        assert_eq!(at_probe(&a, 0), vec![4]);
+    }
+
+    #[test]
+    fn combinator_callbacks_run_at_most_once_and_adaptor_callbacks_any_number_of_times() {
+        // Counted by `probe()` visits: a closure run at most once is walked once; one run any
+        // number of times to a fixpoint (here two rounds: the state changes once).
+        let a = run("{ let mut x = 1; m.entry(k).or_insert_with(|| { x = 2; probe(); 0 }); }");
+        assert_eq!(a.probes, 1);
+        let a = run("{ let mut x = 1; let v = o.unwrap_or_else(|| { x = 2; 0 }); probe(); }");
+        assert_eq!(at_probe(&a, 0), vec![1, 2], "it may not run");
+        let a = run("{ let mut x = 1; v.iter().for_each(|_| { x = 2; probe(); }); }");
+        assert_eq!(a.probes, 2);
     }
 }

@@ -139,6 +139,19 @@ pub enum ReadError {
     TooLarge(u64),
 }
 
+/// First and last token spans of an expression (a finding's range is the two joined).
+pub fn expr_span(e: &syn::Expr) -> (Span, Span) {
+    tokens_span(quote::ToTokens::to_token_stream(e))
+}
+
+/// First and last token spans of a token stream.
+pub fn tokens_span(ts: proc_macro2::TokenStream) -> (Span, Span) {
+    let mut iter = ts.into_iter();
+    let first = iter.next().map(|t| t.span()).unwrap_or_else(Span::call_site);
+    let last = iter.last().map(|t| t.span()).unwrap_or(first);
+    (first, last)
+}
+
 /// The bytes of a regular file, at most `cap`: opened without following a last link and without
 /// blocking (a FIFO or `/dev/stdin` can neither hang nor stream forever), then checked on the open
 /// handle (`fstat`), so a swap between a check and the open is caught. The one way the checker,

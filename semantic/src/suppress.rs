@@ -9,7 +9,7 @@ use reuse_rules::suppress::{parse_allow_attr, parse_allow_comment};
 use syn::visit::Visit;
 
 use crate::finding::{Finding, Label};
-use crate::flow::tokens_span;
+use crate::source::tokens_span;
 use crate::index::{error_findings, reuse_attr, ReuseAttr};
 use crate::source::FileRef;
 

@@ -1,8 +1,10 @@
 declare_rule! {
     /// ## What it checks
-    /// A caller that caches the result of a call that is an effect (`#[reuse::effect]`) or whose
-    /// contract `preserves` effects: `entry(k).or_insert_with(|| f())`, `get_or_insert_with`,
-    /// `OnceCell`/`OnceLock::get_or_init`, or a `get` on a map followed by an `insert` of `f()`'s result.
+    /// A caller that caches the result of a call that is an effect (`#[reuse::effect]`), whose
+    /// contract `preserves` effects, or of a helper of the same file without a contract that runs
+    /// effects on every one of its paths: `entry(k).or_insert_with(|| f())`, `get_or_insert_with`,
+    /// `OnceCell`/`OnceLock::get_or_init`, or a lookup on a map (`get`, `contains_key`) on a path
+    /// to an `insert` of `f()`'s result into the same map.
     ///
     /// ## Why it matters
     /// The callee promises that its effects run on every call. Memoizing it in the caller turns

@@ -5,15 +5,13 @@ use std::ops::Range;
 
 use crate::analysis::FnCtx;
 use crate::finding::{Finding, Label};
-use crate::flow::Exit;
+use super::effects::Exit;
 use reuse_rules::catalogue::EFFECT_ORDER;
 use reuse_rules::contract::{Clause, Effect};
 
-use super::hit_skips_effect::describe_exit;
-
 pub(super) fn check(ctx: &FnCtx, clause: &Clause<Range<usize>>, effects: &[Effect<Range<usize>>], exits: &[Exit], out: &mut Vec<Finding>) {
-    for exit in exits.iter().filter(|e| super::hit_skips_effect::serves(e)) {
-        let problem = exit.traces.iter().find_map(|trace| {
+    for exit in exits.iter().filter(|e| e.serves()) {
+        let problem = exit.traces.0.iter().find_map(|trace| {
             if let Some(dup) = (0..effects.len() as u8).find(|i| trace.iter().filter(|t| *t == i).count() > 1) {
                 return Some(format!("`{}` runs more than once", effects[dup as usize].name()));
             }
@@ -27,8 +25,8 @@ pub(super) fn check(ctx: &FnCtx, clause: &Clause<Range<usize>>, effects: &[Effec
         out.push(
             Finding::new(
                 &EFFECT_ORDER,
-                format!("preserved effects run out of order on {}: {problem}", describe_exit(exit.kind)),
-                Label::new(ctx.file, ctx.file.join(exit.span.0, exit.span.1), format!("returns here, and on this path {problem}")),
+                format!("preserved effects run out of order on {}: {problem}", exit.describe()),
+                Label::new(ctx.file, exit.range.clone(), format!("returns here, and on this path {problem}")),
             )
             .with_secondary(Label::new(ctx.contract_file, clause.keyword.span.start..clause.end.end, "the declared order"))
             .with_help(format!("call the effects once each, in the order {}", order.join(", "))),

@@ -1,10 +1,21 @@
 //! Check for `memoized_effect`: a caller caches the result of a call that is an effect or whose
 //! contract preserves effects, so later calls skip them.
+//!
+//! Two forms: the closure of a caching method (`or_insert_with(|| step())`, `get_or_init`), which
+//! runs only when nothing is cached; and a get-then-insert memo, an analysis on the dataflow
+//! solver: an `insert(k, v)` into a map that was looked up (`get`, `contains_key`, ..) on a path
+//! reaching it, where `v` is the result of the call (itself, or the local bound to it there).
+//! Maps are the solver's places through re-borrows (`let seen = &mut *memo;` is `memo`), so a
+//! name re-bound to another map is another map.
+
+use std::collections::{BTreeSet, HashMap, HashSet};
+use std::ops::Range;
 
 use syn::Expr;
 
-use super::{calls_in_expr, expr_text, names};
+use super::{calls_in_expr, expr_text, names, Aliases};
 use crate::analysis::{clause_label, FnCtx};
+use crate::dataflow::{self, Analysis, Base, Domain, LocalId, Place, Scopes};
 use crate::finding::{Finding, Label};
 use crate::resolve::{strip, CallSite, Resolution};
 use reuse_rules::catalogue::MEMOIZED_EFFECT;
@@ -27,42 +38,103 @@ pub(super) fn check<'a>(ctx: &FnCtx<'a>, calls: &[&'a Expr], out: &mut Vec<Findi
                     }
                 }
             }
-        } else if method == "insert" && m.args.len() == 2 {
-            let map = expr_text(&m.receiver);
-            let looked_up = calls.iter().any(|c| {
-                matches!(c, Expr::MethodCall(l) if LOOKUPS.contains(&l.method.to_string().as_str())
-                    && expr_text(&l.receiver) == map
-                    && ctx.expr_range(c).start < ctx.expr_range(call).start)
-            });
-            if looked_up {
-                if let Some(value_call) = value_source(ctx, &m.args[1]) {
-                    report(ctx, value_call, &format!("`{map}.insert` after a lookup"), out);
-                }
-            }
+        }
+    }
+    // Only a function with a lookup and an insert can memoize by hand.
+    let method_is = |c: &&Expr, names: &[&str]| matches!(c, Expr::MethodCall(m) if names.contains(&m.method.to_string().as_str()));
+    if !calls.iter().any(|c| method_is(c, LOOKUPS)) || !calls.iter().any(|c| matches!(c, Expr::MethodCall(m) if m.method == "insert" && m.args.len() == 2)) {
+        return;
+    }
+    let mut memo = Memo { ctx, aliases: Aliases::default(), results: HashMap::new(), found: Vec::new(), seen: HashSet::new() };
+    if dataflow::solve(&mut memo, &dataflow::param_names(ctx.sig), ctx.body, LookedUp::default()).is_err() {
+        out.push(super::analysis_limit(ctx, "dataflow", dataflow::MAX_STEPS, "its memoized calls are"));
+        return;
+    }
+    for (range, how) in memo.found {
+        if let Some(call) = calls.iter().find(|c| ctx.expr_range(c) == range) {
+            report(ctx, call, &how, out);
         }
     }
 }
 
-/// The call whose result `value` is: the call itself, or the initializer of a local it names.
-fn value_source<'a>(ctx: &FnCtx<'a>, value: &'a Expr) -> Option<&'a Expr> {
-    let value = peel(value);
-    match value {
-        Expr::Call(_) | Expr::MethodCall(_) => Some(value),
-        Expr::Path(p) => {
-            let name = p.path.get_ident()?.to_string();
-            let mut found = None;
-            for stmt in &ctx.body.stmts {
-                if let syn::Stmt::Local(l) = stmt {
-                    if let (syn::Pat::Ident(pi), Some(init)) = (&l.pat, &l.init) {
-                        if pi.ident == name {
-                            found = Some(peel(&init.expr));
-                        }
+/// The maps looked up on some path that reaches a point.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+struct LookedUp(BTreeSet<Place>);
+
+impl Domain for LookedUp {
+    fn join(&mut self, other: &Self) {
+        self.0.extend(other.0.iter().cloned());
+    }
+}
+
+struct Memo<'c, 'a> {
+    ctx: &'c FnCtx<'a>,
+    aliases: Aliases,
+    /// The call whose result a local was bound to, by the call's range.
+    results: HashMap<LocalId, Range<usize>>,
+    /// Calls whose result is inserted after a lookup, and how (for the message).
+    found: Vec<(Range<usize>, String)>,
+    seen: HashSet<Range<usize>>,
+}
+
+impl Analysis for Memo<'_, '_> {
+    type State = LookedUp;
+
+    fn transfer(&mut self, scopes: &Scopes, state: &mut LookedUp, e: &Expr) {
+        match e {
+            Expr::MethodCall(m) if LOOKUPS.contains(&m.method.to_string().as_str()) => {
+                if let Some(map) = self.aliases.place_of(scopes, &m.receiver) {
+                    state.0.insert(map);
+                }
+            }
+            Expr::MethodCall(m) if m.method == "insert" && m.args.len() == 2 => {
+                let Some(map) = self.aliases.place_of(scopes, &m.receiver) else { return };
+                if !state.0.contains(&map) {
+                    return;
+                }
+                if let Some(call) = self.value_source(scopes, &m.args[1]) {
+                    if self.seen.insert(call.clone()) {
+                        self.found.push((call, format!("`{}.insert` after a lookup", expr_text(&m.receiver))));
                     }
                 }
             }
-            found.filter(|e| matches!(e, Expr::Call(_) | Expr::MethodCall(_)))
+            Expr::Assign(a) => {
+                self.aliases.assigned(scopes, &a.left, &a.right);
+                if let Some(Place { base: Base::Local(id), fields }) = scopes.place_of(&a.left) {
+                    if fields.is_empty() {
+                        self.bind_result(id, Some(&a.right));
+                    }
+                }
+            }
+            _ => {}
         }
-        _ => None,
+    }
+
+    fn bind(&mut self, scopes: &Scopes, _state: &mut LookedUp, local: LocalId, init: Option<&Expr>) {
+        self.aliases.bind(scopes, local, init);
+        self.bind_result(local, init);
+    }
+}
+
+impl Memo<'_, '_> {
+    fn bind_result(&mut self, local: LocalId, value: Option<&Expr>) {
+        match value.map(peel) {
+            Some(call @ (Expr::Call(_) | Expr::MethodCall(_))) => self.results.insert(local, self.ctx.expr_range(call)),
+            _ => self.results.remove(&local),
+        };
+    }
+
+    /// The call whose result `value` is: the call itself, or the one the local it names was
+    /// bound to.
+    fn value_source(&self, scopes: &Scopes, value: &Expr) -> Option<Range<usize>> {
+        match peel(value) {
+            call @ (Expr::Call(_) | Expr::MethodCall(_)) => Some(self.ctx.expr_range(call)),
+            path @ Expr::Path(_) => match scopes.place_of(path)? {
+                Place { base: Base::Local(id), fields } if fields.is_empty() => self.results.get(&id).cloned(),
+                _ => None,
+            },
+            _ => None,
+        }
     }
 }
 
@@ -86,20 +158,34 @@ fn report(ctx: &FnCtx, call_expr: &Expr, how: &str, out: &mut Vec<Finding>) {
         );
         return;
     }
-    let Resolution::One(callee) = ctx.resolve(&call) else { return };
-    let Some((clause, effects)) = callee.contract.preserves() else { return };
-    let effect_names: Vec<&str> = effects.iter().map(|e| e.name()).collect();
+    // What the call preserves, where that is said, and how to fix it.
+    let (effects, said, help): (Vec<String>, Label, String) = match ctx.resolve(&call) {
+        Resolution::One(callee) => {
+            let Some((clause, effects)) = callee.contract.preserves() else { return };
+            (
+                effects.iter().map(|e| e.name().to_string()).collect(),
+                clause_label(callee, clause, format!("`{}` preserves these effects on every call", callee.display_path())),
+                format!("call `{name}` on every step (its own cache keeps the effects), or cache only work that has none"),
+            )
+        }
+        // A helper of this file without a contract that runs effects on every path: as if it
+        // preserved them (its summary).
+        Resolution::None => {
+            let Some((helper, effects)) = super::effects::always_run_by_helper(ctx, call_expr) else { return };
+            let label = Label::new(ctx.file, ctx.range(helper.sig.ident.span()), format!("`{name}` runs these effects on every path"));
+            (effects, label, format!("call `{name}` on every step, or cache only work that has no effects"))
+        }
+        Resolution::Ambiguous(_) => return,
+    };
+    let effect_names: Vec<&str> = effects.iter().map(String::as_str).collect();
+    let (its, are) = if effects.len() == 1 { ("its effect", "is") } else { ("its effects", "are") };
     out.push(
         Finding::new(
             &MEMOIZED_EFFECT,
-            if effect_names.len() == 1 {
-                format!("the result of `{name}` is cached by {how}, so its effect {} is skipped on every later call", names(&effect_names))
-            } else {
-                format!("the result of `{name}` is cached by {how}, so its effects {} are skipped on every later call", names(&effect_names))
-            },
+            format!("the result of `{name}` is cached by {how}, so {its} {} {are} skipped on every later call", names(&effect_names)),
             ctx.label(call_expr, format!("`{name}` runs only on a miss of this cache")),
         )
-        .with_secondary(clause_label(callee, clause, format!("`{}` preserves these effects on every call", callee.display_path())))
-        .with_help(format!("call `{name}` on every step (its own cache keeps the effects), or cache only work that has none")),
+        .with_secondary(said)
+        .with_help(help),
     );
 }

@@ -340,7 +340,8 @@ impl Analysis for Pad<'_, '_> {
         }
     }
 
-    fn exit(&mut self, scopes: &Scopes, state: &State, value: Option<&Expr>) {
+    fn exit(&mut self, scopes: &Scopes, state: &State, exit: &dataflow::Exit<'_>) {
+        let value = exit.value;
         let mut state = state.clone();
         let state = &mut state;
         let Some(def) = self.def else {
@@ -1141,14 +1142,6 @@ fn buffer_of(e: &Expr) -> &Expr {
         Expr::Index(i) if matches!(strip(&i.index), Expr::Range(_)) => buffer_of(&i.expr),
         Expr::MethodCall(m) if ["as_slice", "as_ref", "as_mut_slice", "as_mut"].contains(&m.method.to_string().as_str()) => buffer_of(&m.receiver),
         other => other,
-    }
-}
-
-impl Place {
-    fn fields_then(&self, fields: &[String]) -> Place {
-        let mut p = self.clone();
-        p.fields.extend(fields.iter().cloned());
-        p
     }
 }
 

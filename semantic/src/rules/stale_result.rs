@@ -5,26 +5,28 @@
 //! "From the cache entry": an expression rooted at the `reuses` place (`self.graphs[&k].out`) or
 //! at a name bound by a lookup on it (`let g = self.graphs.get_mut(&k)?`, `if let Some(g) = ..`,
 //! a `match` arm), through `let`s (`let out = g.out.clone(); .. Ok(out)`), `Ok`/`Some` and
-//! copies (`clone`, `to_vec`, ..). "Read": where the value is evaluated (a `let` at the `let`, a
+//! copies (`clone`, `to_vec`, ..), and block values. Places and names are the solver's: a
+//! re-borrow of the cache (`let graphs = &mut self.graphs;`) is the cache, a name re-bound to
+//! another map or value is not. "Read": where the value is evaluated (a `let` at the `let`, a
 //! returned expression at the return), placed on the paths of the body by the path analysis. A
 //! value that E returns is fresh. The fields E writes come from E's body when it is a method of
 //! this file; a getter (`g.output()`) counts as the field it returns. Where the checker cannot
 //! tell (E defined elsewhere, a getter it cannot read), a read after E is taken as fresh.
 
-use std::collections::HashSet;
+use std::collections::{HashMap, HashSet};
 use std::ops::Range;
 
-use syn::visit::Visit;
 use syn::Expr;
 
-use super::hit_skips_effect::serves;
+use super::effects::Paths;
+use super::Aliases;
 use crate::analysis::FnCtx;
+use crate::dataflow::{Base, LocalId, Place, Scopes};
 use crate::finding::{Finding, Label};
-use crate::flow::{expr_span, Paths};
 use crate::index::FileContract;
 use crate::resolve::strip;
 use reuse_rules::catalogue::STALE_RESULT;
-use reuse_rules::contract::{AliasOut, Effect};
+use reuse_rules::contract::{AliasOut, Effect, PlaceRoot};
 
 /// Methods that hand on (a copy of) their receiver's value: reading through them reads the receiver.
 const PASS_THROUGH: &[&str] = &[
@@ -35,32 +37,27 @@ const PASS_THROUGH: &[&str] = &[
 const LOOKUPS: &[&str] = &["get", "get_mut", "entry", "or_insert", "or_insert_with", "or_default", "get_or_insert_with", "peek"];
 
 /// Where a value comes from, when it is read from the cache entry.
-struct Read<'e> {
+#[derive(Clone, Debug)]
+pub struct Read {
     /// The expression that reads it.
-    expr: &'e Expr,
+    range: Range<usize>,
     /// The entry's field it reads (`captured_output`), when the syntax (or a getter) says.
     field: Option<String>,
-    /// Read at a `let` (the byte offset the path analysis keys it by), or at the exit.
-    at_let: Option<usize>,
+    /// Read where this local was bound (the traces there decide "before E"), or at the exit.
+    at_let: Option<LocalId>,
 }
 
 pub(super) fn check(ctx: &FnCtx, contract: &FileContract, effects: &[Effect<Range<usize>>], paths: &Paths, out: &mut Vec<Finding>) {
     let Some((clause, output, after)) = contract.fresh() else { return };
-    let Some((_, place, _)) = contract.reuses().next() else { return };
     let Some(effect) = effects.iter().position(|e| e.name() == after.name()).map(|i| i as u8) else { return };
-    let place = place.to_string();
-    let entries = entry_bindings(ctx.body, &place);
     let written = written_fields(ctx, after.name());
-    let finder = Finder { ctx, place: &place, entries: &entries, effect: after.name() };
-    for exit in paths.exits.iter().filter(|e| serves(e)) {
-        let Some(value) = &exit.value else { continue };
-        let Some(value) = select(output, value) else { continue };
-        let Some(read) = finder.origin(value, None, 0) else { continue };
+    for exit in paths.exits.iter().filter(|e| e.serves()) {
+        let Some(read) = &exit.read else { continue };
         // Every path reaching the exit ran E (else it is `hit_skips_effect`'s finding).
-        if exit.traces.iter().any(|t| !t.contains(&effect)) {
+        if !exit.traces.all_ran(effect) {
             continue;
         }
-        let before = read.at_let.is_some_and(|at| paths.lets.get(&at).is_none_or(|traces| traces.iter().any(|t| !t.contains(&effect))));
+        let before = read.at_let.is_some_and(|at| paths.bound.get(&at).is_none_or(|traces| !traces.all_ran(effect)));
         let unwritten = match (&read.field, &written) {
             (Some(f), Some(w)) => !w.contains(f),
             _ => false,
@@ -80,12 +77,11 @@ pub(super) fn check(ctx: &FnCtx, contract: &FileContract, effects: &[Effect<Rang
                 format!("`{}` writes {}, not this", after.name(), written.as_ref().map(fields).unwrap_or_default()),
             )
         };
-        let exit_range = ctx.file.join(exit.span.0, exit.span.1);
-        let mut finding = Finding::new(&STALE_RESULT, message, ctx.label(read.expr, label))
+        let mut finding = Finding::new(&STALE_RESULT, message, Label::new(ctx.file, read.range.clone(), label))
             .with_secondary(Label::new(ctx.contract_file, clause.keyword.span.start..clause.end.end, format!("`{output}` must come from `{}` of this call", after.name())))
             .with_help(format!("return what `{}` produced: read the storage it writes after it ran", after.name()));
         if read.at_let.is_some() {
-            finding = finding.with_secondary(Label::new(ctx.file, exit_range, "returned here"));
+            finding = finding.with_secondary(Label::new(ctx.file, exit.range.clone(), "returned here"));
         }
         out.push(finding);
     }
@@ -132,25 +128,123 @@ fn unwrap_ok_some(e: &Expr) -> &Expr {
     }
 }
 
-struct Finder<'c, 'a> {
-    ctx: &'c FnCtx<'a>,
-    place: &'c str,
-    entries: &'c HashSet<String>,
-    effect: &'c str,
+/// The `reuses` place, as the solver names places.
+enum Cache {
+    Place(Place),
+    /// A `static` or `const` map, by its path as written.
+    Static(Vec<String>),
 }
 
-impl<'a> Finder<'_, 'a> {
-    /// Whether `e` is read from the cache entry, and where; `at_let`: the `let` whose initializer
-    /// `e` is part of (else it is read at the exit).
-    fn origin<'e>(&self, e: &'e Expr, at_let: Option<usize>, depth: usize) -> Option<Read<'e>>
-    where
-        'a: 'e,
-    {
+/// What the path analysis keeps for `stale_result` while it walks the body: which locals hold
+/// the cache entry, and where each local's value was read from it. Places are the solver's
+/// (resolved locals), so a name re-bound to another map is another map, and a re-borrow of the
+/// cache is the cache.
+pub(super) struct Tracker<'c, 'a> {
+    ctx: &'c FnCtx<'a>,
+    cache: Cache,
+    effect: String,
+    output: AliasOut<Range<usize>>,
+    aliases: Aliases,
+    /// Locals bound by a lookup on the cache: `let g = P.get_mut(&k)?`, `let Some(g) = P.get(..)
+    /// else {..}`, `if let Some(g) = ..`, a `match` arm.
+    entries: HashSet<LocalId>,
+    /// Where a local's value was read from the cache entry.
+    reads: HashMap<LocalId, Read>,
+    /// The same for the values blocks end with, by their range: `let out = { let early = ..;
+    /// early };` names `early` where `out` is bound no more.
+    tails: HashMap<Range<usize>, Read>,
+}
+
+impl<'c, 'a> Tracker<'c, 'a> {
+    /// The tracker of a function whose contract has `fresh(OUT, after = E)` and `reuses(P, ..)`.
+    pub(super) fn new(ctx: &'c FnCtx<'a>, contract: &FileContract) -> Option<Self> {
+        let (_, output, after) = contract.fresh()?;
+        let (_, place, _) = contract.reuses().next()?;
+        let fields = || place.segments.iter().skip(1).map(|s| s.text.clone()).collect();
+        let cache = match place.root {
+            PlaceRoot::SelfField => Cache::Place(Place { base: Base::SelfValue, fields: fields() }),
+            // Parameters are the first locals the solver binds, in order.
+            PlaceRoot::Param => {
+                let at = crate::dataflow::param_names(ctx.sig).iter().position(|p| p == place.root_name())?;
+                Cache::Place(Place { base: Base::Local(at as LocalId), fields: fields() })
+            }
+            PlaceRoot::Static => Cache::Static(place.segments.iter().map(|s| s.text.clone()).collect()),
+        };
+        Some(Tracker { ctx, cache, effect: after.name().to_string(), output: output.clone(), aliases: Aliases::default(), entries: HashSet::new(), reads: HashMap::new(), tails: HashMap::new() })
+    }
+
+    pub(super) fn bind(&mut self, scopes: &Scopes, local: LocalId, init: Option<&Expr>) {
+        self.aliases.bind(scopes, local, init);
+        self.entries.remove(&local);
+        match init.and_then(|i| self.origin(scopes, i, Some(local), 0)) {
+            Some(read) => self.reads.insert(local, read),
+            None => self.reads.remove(&local),
+        };
+    }
+
+    pub(super) fn bind_from(&mut self, scopes: &Scopes, locals: &[LocalId], scrutinee: &Expr) {
+        if self.is_lookup(scopes, scrutinee) {
+            self.entries.extend(locals.iter().copied());
+        }
+    }
+
+    pub(super) fn block_value(&mut self, scopes: &Scopes, value: &Expr) {
+        if let Some(read) = self.origin(scopes, value, None, 0) {
+            self.tails.insert(self.ctx.expr_range(unwrap_ok_some(value)), read);
+        }
+    }
+
+    pub(super) fn assigned(&mut self, scopes: &Scopes, left: &Expr, right: &Expr) {
+        self.aliases.assigned(scopes, left, right);
+    }
+
+    /// Where the OUT part of a returned value was read from the cache entry, if it was.
+    pub(super) fn at_exit(&self, scopes: &Scopes, value: &Expr) -> Option<Read> {
+        let value = select(&self.output, value)?;
+        self.origin(scopes, value, None, 0)
+    }
+
+    fn is_cache(&self, scopes: &Scopes, e: &Expr) -> bool {
+        match &self.cache {
+            Cache::Place(place) => self.aliases.place_of(scopes, e).as_ref() == Some(place),
+            Cache::Static(path) => {
+                matches!(strip(e), Expr::Path(p) if p.path.segments.len() == path.len() && p.path.segments.iter().zip(path).all(|(s, n)| s.ident == n))
+            }
+        }
+    }
+
+    fn is_entry(&self, scopes: &Scopes, e: &Expr) -> bool {
+        matches!(self.aliases.place_of(scopes, e), Some(Place { base: Base::Local(id), fields }) if fields.is_empty() && self.entries.contains(&id))
+    }
+
+    fn is_lookup(&self, scopes: &Scopes, e: &Expr) -> bool {
+        match strip(e) {
+            Expr::Try(t) => self.is_lookup(scopes, &t.expr),
+            Expr::Reference(r) => self.is_lookup(scopes, &r.expr),
+            Expr::MethodCall(m) => {
+                let name = m.method.to_string();
+                (LOOKUPS.contains(&name.as_str()) && (self.is_cache(scopes, &m.receiver) || self.is_lookup(scopes, &m.receiver)))
+                    || (["unwrap", "expect", "ok_or", "ok_or_else", "as_mut", "as_ref"].contains(&name.as_str()) && self.is_lookup(scopes, &m.receiver))
+            }
+            Expr::Index(i) => self.is_cache(scopes, &i.expr),
+            _ => false,
+        }
+    }
+
+    /// Whether `e` is read from the cache entry, and where; `at_let`: the local whose initializer
+    /// `e` is (else it is read at the exit).
+    fn origin(&self, scopes: &Scopes, e: &Expr, at_let: Option<LocalId>, depth: usize) -> Option<Read> {
         if depth > 8 {
             return None;
         }
         let e = unwrap_ok_some(e);
-        // A local bound by `let` (or a copy of one, `out.clone()`): read where that `let` ran.
+        if !self.tails.is_empty() {
+            if let Some(read) = self.tails.get(&self.ctx.expr_range(e)) {
+                // Read inside the block: where the block's value is bound, if it is.
+                return Some(Read { at_let: read.at_let.or(at_let), ..read.clone() });
+            }
+        }
+        // A local (or a copy of one, `out.clone()`): the entry itself, or read where it was bound.
         let mut base = strip(e);
         while let Expr::MethodCall(m) = base {
             if !PASS_THROUGH.contains(&m.method.to_string().as_str()) {
@@ -158,23 +252,22 @@ impl<'a> Finder<'_, 'a> {
             }
             base = strip(&m.receiver);
         }
-        if let Expr::Path(p) = base {
-            let name = p.path.get_ident()?.to_string();
-            if self.entries.contains(&name) {
-                return Some(Read { expr: e, field: None, at_let });
+        if let Expr::Path(_) = base {
+            if self.is_entry(scopes, base) {
+                return Some(Read { range: self.ctx.expr_range(e), field: None, at_let });
             }
-            let pos = self.ctx.expr_range(e).start;
-            let def = FnCtx::last_def(self.ctx.lets(), &name, pos)?;
-            let key = expr_span(def.init).0.byte_range().start;
-            return self.origin(def.init, Some(key), depth + 1);
+            if !self.is_cache(scopes, base) {
+                let Some(Place { base: Base::Local(id), fields }) = scopes.place_of(base) else { return None };
+                return if fields.is_empty() { self.reads.get(&id).cloned() } else { None };
+            }
         }
-        let field = self.entry_field(e)?;
-        Some(Read { expr: e, field, at_let })
+        let field = self.entry_field(scopes, e)?;
+        Some(Read { range: self.ctx.expr_range(e), field, at_let })
     }
 
     /// For an expression that reads through the cache entry: the field it reads (`None`: the
     /// whole entry, or a field the checker cannot name). `None` overall: not a read of the entry.
-    fn entry_field(&self, e: &Expr) -> Option<Option<String>> {
+    fn entry_field(&self, scopes: &Scopes, e: &Expr) -> Option<Option<String>> {
         // The chain from the outside in: `g.output().clone()` → [clone, output], root `g`.
         let mut chain: Vec<Step> = Vec::new();
         let mut cur = strip(e);
@@ -189,7 +282,7 @@ impl<'a> Finder<'_, 'a> {
                     cur = strip(&m.receiver);
                 }
                 Expr::Field(f) => {
-                    if super::expr_text(cur) == self.place {
+                    if self.is_cache(scopes, cur) {
                         break;
                     }
                     if let syn::Member::Named(n) = &f.member {
@@ -207,8 +300,8 @@ impl<'a> Finder<'_, 'a> {
                 _ => break,
             }
         }
-        let rooted_at_place = super::expr_text(cur) == self.place;
-        let rooted_at_entry = matches!(cur, Expr::Path(p) if p.path.get_ident().is_some_and(|i| self.entries.contains(&i.to_string())));
+        let rooted_at_place = self.is_cache(scopes, cur);
+        let rooted_at_entry = matches!(cur, Expr::Path(_)) && self.is_entry(scopes, cur);
         if !rooted_at_place && !rooted_at_entry {
             return None;
         }
@@ -237,67 +330,6 @@ enum Step {
     Method(String),
     Field(String),
     Index,
-}
-
-/// Names bound by a lookup on the `reuses` place: `let g = P.get_mut(&k)?`, `let Some(g) = P.get(..)
-/// else {..}`, `if let Some(g) = P.get(..)`, `match P.get(..) { Some(g) => .. }`.
-fn entry_bindings(body: &syn::Block, place: &str) -> HashSet<String> {
-    struct Bindings<'p> {
-        place: &'p str,
-        names: HashSet<String>,
-    }
-    impl Bindings<'_> {
-        fn is_lookup(&self, e: &Expr) -> bool {
-            match strip(e) {
-                Expr::Try(t) => self.is_lookup(&t.expr),
-                Expr::Reference(r) => self.is_lookup(&r.expr),
-                Expr::MethodCall(m) => {
-                    let name = m.method.to_string();
-                    (LOOKUPS.contains(&name.as_str()) && super::expr_text(&m.receiver) == self.place)
-                        || (["unwrap", "expect", "ok_or", "ok_or_else", "as_mut", "as_ref"].contains(&name.as_str()) && self.is_lookup(&m.receiver))
-                        || (LOOKUPS.contains(&name.as_str()) && self.is_lookup(&m.receiver))
-                }
-                Expr::Index(i) => super::expr_text(&i.expr) == self.place,
-                _ => false,
-            }
-        }
-        fn bind(&mut self, pat: &syn::Pat) {
-            struct Idents<'n>(&'n mut HashSet<String>);
-            impl<'ast> Visit<'ast> for Idents<'_> {
-                fn visit_pat_ident(&mut self, p: &'ast syn::PatIdent) {
-                    self.0.insert(p.ident.to_string());
-                    syn::visit::visit_pat_ident(self, p);
-                }
-            }
-            Idents(&mut self.names).visit_pat(pat);
-        }
-    }
-    impl<'ast> Visit<'ast> for Bindings<'_> {
-        fn visit_local(&mut self, l: &'ast syn::Local) {
-            if l.init.as_ref().is_some_and(|i| self.is_lookup(&i.expr)) {
-                self.bind(&l.pat);
-            }
-            syn::visit::visit_local(self, l);
-        }
-        fn visit_expr_let(&mut self, l: &'ast syn::ExprLet) {
-            if self.is_lookup(&l.expr) {
-                self.bind(&l.pat);
-            }
-            syn::visit::visit_expr_let(self, l);
-        }
-        fn visit_expr_match(&mut self, m: &'ast syn::ExprMatch) {
-            if self.is_lookup(&m.expr) {
-                for arm in &m.arms {
-                    self.bind(&arm.pat);
-                }
-            }
-            syn::visit::visit_expr_match(self, m);
-        }
-        fn visit_item(&mut self, _: &'ast syn::Item) {}
-    }
-    let mut v = Bindings { place, names: HashSet::new() };
-    v.visit_block(body);
-    v.names
 }
 
 /// The fields of `self` that effect `effect` writes: from the methods of that name in this file,

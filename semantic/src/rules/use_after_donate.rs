@@ -20,7 +20,8 @@
 //!
 //! Limits: a read of a whole value whose field was donated (`consume(meta)` after
 //! `donate(meta.buf)`) is not a finding; a closure created before the donation and called after it
-//! reads what it captured where it was created.
+//! reads what it captured where it was created, and again where it runs only when it is called
+//! by the local it is bound to (`let f = || ..; .. f()`), not when it is handed on.
 
 use std::collections::{BTreeMap, BTreeSet, HashMap, HashSet};
 use std::ops::Range;
@@ -156,7 +157,7 @@ impl Analysis for Donate<'_, '_> {
         self.read_names(scopes, state, names);
     }
 
-    fn exit(&mut self, _scopes: &Scopes, state: &State, _value: Option<&Expr>) {
+    fn exit(&mut self, _scopes: &Scopes, state: &State, _exit: &dataflow::Exit<'_>) {
         let Some(def) = self.def else { return };
         let params = dataflow::param_count(def.sig);
         for (place, fact) in &state.map {

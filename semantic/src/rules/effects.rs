@@ -1,0 +1,578 @@
+//! The path analysis of the effect rules (`hit_skips_effect`, `effect_order`, `stale_result`): an
+//! analysis on the dataflow solver ([`crate::dataflow`]) whose state is the set of effect traces
+//! of the paths that reach a point (each trace: the preserved effects run so far on one path, as
+//! indices into the `preserves` list, in order). Branches join their sets, loops run to a
+//! fixpoint, closures run where the solver runs them.
+//!
+//! A call runs: the preserved effect it names; what a contracted callee preserves of the same
+//! effects, in its order; or, for a helper of this file without a contract, what its summary says:
+//! the traces of its normal exits (computed bottom-up with this same analysis, up to
+//! [`crate::dataflow::MAX_SUMMARY_DEPTH`] helpers deep, memoized per file). A helper that runs the
+//! effects on every normal path counts as running them, in its order; one that runs them on some
+//! paths only leaves the caller with a path that skipped them.
+//!
+//! Each normal exit is kept with the traces that reach it and whether its value declines to serve
+//! ([`Declining`]: the contract's decision, the same the runtime takes on the returned value);
+//! error exits (`?`, `return Err(..)`) are not exits here.
+
+use std::collections::{BTreeSet, HashMap};
+use std::ops::Range;
+use std::rc::Rc;
+
+use quote::ToTokens;
+use syn::Expr;
+
+use crate::analysis::{FnCtx, FnDef};
+use crate::dataflow::{self, Analysis, Domain, ExitKind, LocalId, Scopes, TooComplex};
+use crate::resolve::{strip, CallSite, Resolution};
+use reuse_rules::contract::Effect;
+
+use super::stale_result;
+
+/// The preserved effects one path has run, in order, as indices into the `preserves` list.
+pub type Trace = Vec<u8>;
+
+/// Traces kept per program point, at most (past it the greatest are dropped).
+const MAX_TRACES: usize = 64;
+/// Effects kept per trace, at most.
+const MAX_TRACE: usize = 16;
+/// An effect that ran twice on a path ran "more than once": further runs tell nothing new, and
+/// dropping them lets loops converge. The rules read a trace for which effects it holds, whether
+/// one repeats and which pair is out of order first; a third run changes none of these.
+const MAX_RUNS: usize = 2;
+
+/// The state: the traces of the paths that reach a point.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct Traces(pub BTreeSet<Trace>);
+
+impl Domain for Traces {
+    fn join(&mut self, other: &Self) {
+        self.0.extend(other.0.iter().cloned());
+        self.cap();
+    }
+}
+
+impl Traces {
+    /// The entry of a body: one path, nothing run yet.
+    fn start() -> Traces {
+        Traces(BTreeSet::from([Vec::new()]))
+    }
+
+    fn cap(&mut self) {
+        while self.0.len() > MAX_TRACES {
+            self.0.pop_last();
+        }
+    }
+
+    /// Every path runs `effects` next, in order.
+    fn then(&mut self, effects: &[u8]) {
+        self.0 = std::mem::take(&mut self.0)
+            .into_iter()
+            .map(|mut t| {
+                effects.iter().for_each(|e| push(&mut t, *e));
+                t
+            })
+            .collect();
+        self.cap();
+    }
+
+    /// Every path goes on through each of `paths` (a helper's normal exits).
+    fn then_any(&mut self, paths: &Traces) {
+        let mut out = BTreeSet::new();
+        for t in &self.0 {
+            for p in &paths.0 {
+                let mut t = t.clone();
+                p.iter().for_each(|e| push(&mut t, *e));
+                out.insert(t);
+            }
+        }
+        self.0 = out;
+        self.cap();
+    }
+
+    /// Whether every path ran `effect`.
+    pub fn all_ran(&self, effect: u8) -> bool {
+        self.0.iter().all(|t| t.contains(&effect))
+    }
+}
+
+fn push(t: &mut Trace, effect: u8) {
+    if t.len() < MAX_TRACE && t.iter().filter(|e| **e == effect).count() < MAX_RUNS {
+        t.push(effect);
+    }
+}
+
+/// Which returned values decline to serve, as the contract says (SPEC.md, "hit paths"): an
+/// `Err(..)` always (an error exit); with `reuses(.., miss = PATTERN)` the values matching PATTERN;
+/// with `reuses` and no pattern, `None` and `Ok(None)` (a miss that leaves the work to the caller).
+/// The shim decides the same on the value a call returned (`reuse-runtime`'s `Outcome`).
+#[derive(Default)]
+pub struct Declining {
+    /// `None` and `Ok(None)` decline (the contract has `reuses` without a `miss` pattern).
+    pub none: bool,
+    /// The declared `miss = PATTERN`.
+    pub miss: Option<syn::Pat>,
+}
+
+impl Declining {
+    /// What the contract of the function being checked declines with.
+    pub fn of(ctx: &FnCtx) -> Declining {
+        let Some(contract) = ctx.contract else { return Declining::default() };
+        let has_reuses = contract.reuses().next().is_some();
+        let miss = contract.miss().and_then(|m| m.pat());
+        Declining { none: has_reuses && miss.is_none(), miss }
+    }
+
+    pub fn declines(&self, e: &Expr) -> bool {
+        let e = strip(e);
+        if is_err(e) {
+            return true;
+        }
+        match &self.miss {
+            Some(pat) => pattern_matches(pat, e),
+            None => self.none && is_none_or_ok_none(e),
+        }
+    }
+}
+
+fn call_named<'e>(e: &'e Expr, name: &str) -> Option<&'e syn::punctuated::Punctuated<Expr, syn::Token![,]>> {
+    match e {
+        Expr::Call(c) => match strip(&c.func) {
+            Expr::Path(p) if p.path.segments.last().is_some_and(|s| s.ident == name) => Some(&c.args),
+            _ => None,
+        },
+        _ => None,
+    }
+}
+
+fn is_err(e: &Expr) -> bool {
+    call_named(e, "Err").is_some()
+}
+
+fn is_none_or_ok_none(e: &Expr) -> bool {
+    let is_none = |e: &Expr| matches!(strip(e), Expr::Path(p) if p.path.is_ident("None"));
+    is_none(e) || call_named(e, "Ok").is_some_and(|args| args.len() == 1 && is_none(&args[0]))
+}
+
+/// Whether the expression, as written, is a value the pattern matches. Only what the syntax
+/// shows: a variable or a call of a function is no match (so such an exit serves).
+pub fn pattern_matches(pat: &syn::Pat, e: &Expr) -> bool {
+    use syn::Pat;
+    let e = strip(e);
+    // `Outcome::Eager` and `Eager` name the same variant: compare the written segments from the end.
+    let same_path = |a: &syn::Path, b: &syn::Path| a.segments.iter().rev().zip(b.segments.iter().rev()).all(|(x, y)| x.ident == y.ident);
+    let elems = |pats: &syn::punctuated::Punctuated<Pat, syn::Token![,]>, es: Vec<&Expr>| -> bool {
+        match pats.iter().position(|p| matches!(p, Pat::Rest(_))) {
+            None => pats.len() == es.len() && pats.iter().zip(es).all(|(p, e)| pattern_matches(p, e)),
+            Some(rest) => {
+                let after = pats.len() - rest - 1;
+                es.len() >= rest + after
+                    && pats.iter().take(rest).zip(es.iter()).all(|(p, e)| pattern_matches(p, e))
+                    && pats.iter().skip(rest + 1).zip(es.iter().skip(es.len() - after)).all(|(p, e)| pattern_matches(p, e))
+            }
+        }
+    };
+    match pat {
+        Pat::Wild(_) | Pat::Rest(_) => true,
+        Pat::Paren(p) => pattern_matches(&p.pat, e),
+        Pat::Or(o) => o.cases.iter().any(|p| pattern_matches(p, e)),
+        Pat::Ident(pi) => matches!(e, Expr::Path(p) if p.path.segments.last().is_some_and(|s| s.ident == pi.ident)),
+        Pat::Path(pp) => matches!(e, Expr::Path(p) if same_path(&pp.path, &p.path)),
+        Pat::Lit(l) => matches!(e, Expr::Lit(x) if x.lit.to_token_stream().to_string() == l.lit.to_token_stream().to_string()),
+        Pat::Range(r) => {
+            let value = |e: &Expr| crate::index::int_value(e);
+            let Some(v) = value(e) else { return false };
+            let lo = r.start.as_deref().map_or(Some(i128::MIN), value);
+            let hi = r.end.as_deref().map(value);
+            match (lo, hi) {
+                (Some(lo), None) => v >= lo,
+                (Some(lo), Some(Some(hi))) => v >= lo && if matches!(r.limits, syn::RangeLimits::Closed(_)) { v <= hi } else { v < hi },
+                _ => false,
+            }
+        }
+        Pat::Reference(r) => matches!(e, Expr::Reference(x) if pattern_matches(&r.pat, &x.expr)),
+        Pat::Tuple(t) => matches!(e, Expr::Tuple(x) if elems(&t.elems, x.elems.iter().collect())),
+        Pat::Slice(sl) => matches!(e, Expr::Array(x) if elems(&sl.elems, x.elems.iter().collect())),
+        Pat::TupleStruct(ts) => match e {
+            Expr::Call(c) => matches!(strip(&c.func), Expr::Path(p) if same_path(&ts.path, &p.path)) && elems(&ts.elems, c.args.iter().collect()),
+            _ => false,
+        },
+        Pat::Struct(ps) => match e {
+            Expr::Struct(st) if same_path(&ps.path, &st.path) => ps.fields.iter().all(|fp| {
+                let name = fp.member.to_token_stream().to_string();
+                st.fields.iter().find(|f| f.member.to_token_stream().to_string() == name).is_some_and(|f| pattern_matches(&fp.pat, &f.expr))
+            }),
+            _ => false,
+        },
+        _ => false,
+    }
+}
+
+/// A normal exit of the function, with every trace that reaches it.
+pub struct Exit {
+    pub kind: ExitKind,
+    /// Its value declines to serve ([`Declining`]): exempt from `preserves`.
+    pub declines: bool,
+    /// `return v` whole, the tail value, or the body's closing brace.
+    pub range: Range<usize>,
+    pub traces: Traces,
+    /// With `fresh(..)`: where the returned output was read from the cache entry, if it was.
+    pub read: Option<stale_result::Read>,
+}
+
+impl Exit {
+    /// Whether the exit serves a result (a hit, or a miss that computed it). Error exits and
+    /// misses that decline are exempt from `preserves`, as SPEC.md says.
+    pub fn serves(&self) -> bool {
+        !self.declines
+    }
+
+    /// How the exit reads in messages.
+    pub fn describe(&self) -> &'static str {
+        match self.kind {
+            ExitKind::Return => "this return",
+            ExitKind::Tail => "this path",
+        }
+    }
+}
+
+/// What the path analysis of a body found.
+pub struct Paths {
+    pub exits: Vec<Exit>,
+    /// The traces that reach each binding, joined over every time it is bound (kept with
+    /// `fresh(..)` only, for `stale_result`).
+    pub bound: HashMap<LocalId, Traces>,
+}
+
+/// A helper (its position in `FileFns::defs`) summarised for a list of effects, named by the
+/// contract (`false`) or resolved (`true`, see [`Effects::resolved`]).
+type HelperKey = (usize, Rc<[String]>, bool);
+
+/// Per-file memo of the effect summaries of helpers.
+#[derive(Default)]
+pub(super) struct Summaries {
+    helpers: dataflow::Memo<HelperKey, Option<Rc<Traces>>>,
+}
+
+/// The exits of the function being checked, with the effects (deduplicated `preserves`) each
+/// path ran.
+pub(super) fn paths(ctx: &FnCtx, effects: &[Effect<Range<usize>>]) -> Result<Paths, TooComplex> {
+    let names: Rc<[String]> = effects.iter().map(|e| e.name().to_string()).collect();
+    let fresh = ctx.contract.and_then(|c| stale_result::Tracker::new(ctx, c));
+    let mut analysis = Effects::new(ctx, names, None, 0, Declining::of(ctx), fresh);
+    dataflow::solve(&mut analysis, &dataflow::param_names(ctx.sig), ctx.body, Traces::start())?;
+    Ok(Paths { exits: analysis.exits, bound: analysis.bound })
+}
+
+/// The effects (`#[reuse::effect]` functions of the index) that a helper of this file without a
+/// contract runs on every one of its normal paths, by its summary: a helper that the rules treat
+/// as if its contract preserved them. `None`: not such a helper, or it runs none on every path.
+pub(super) fn always_run_by_helper<'a>(ctx: &FnCtx<'a>, call: &Expr) -> Option<(&'a FnDef<'a>, Vec<String>)> {
+    // Only calls that name a function of this file for sure: a free function, `self.f()`,
+    // `Self::f()`; `x.build()` on a receiver of unknown type is no method of this file's types.
+    let certain = match call {
+        Expr::Call(c) => matches!(strip(&c.func), Expr::Path(p) if p.path.segments.len() == 1 || p.path.segments.first().is_some_and(|s| s.ident == "Self")),
+        Expr::MethodCall(m) => matches!(strip(&m.receiver), Expr::Path(p) if p.path.is_ident("self")),
+        _ => false,
+    };
+    if !certain {
+        return None;
+    }
+    let (_, def) = ctx.helper_of(call, None, 0)?;
+    let mut names: Vec<String> = ctx.index.effects.keys().cloned().collect();
+    // Traces hold effects as bytes; past that many, nothing is claimed.
+    if names.is_empty() || names.len() > usize::from(u8::MAX) {
+        return None;
+    }
+    names.sort_unstable();
+    let mut probe = Effects::new(ctx, names.iter().cloned().collect(), None, 0, Declining::default(), None);
+    probe.resolved = true;
+    let traces = probe.helper_summary(call)?;
+    let always: Vec<String> = names.iter().enumerate().filter(|(i, _)| traces.all_ran(*i as u8)).map(|(_, n)| n.clone()).collect();
+    (!always.is_empty()).then_some((def, always))
+}
+
+/// What a call runs.
+#[derive(Clone)]
+enum Runs {
+    Nothing,
+    /// These effects, in order.
+    Effects(Vec<u8>),
+    /// One of these traces (a helper's normal exits).
+    OneOf(Rc<Traces>),
+}
+
+struct Effects<'c, 'a> {
+    ctx: &'c FnCtx<'a>,
+    names: Rc<[String]>,
+    /// The helper being summarised (`None`: the function being checked).
+    def: Option<&'c FnDef<'a>>,
+    depth: usize,
+    declining: Declining,
+    /// A call runs an effect when it resolves to the `#[reuse::effect]` function (`true`), or
+    /// when it is named as the contract's `preserves` names it (`false`: the effect rules, whose
+    /// contract says which names are effects).
+    resolved: bool,
+    /// What each call runs, by where its name is written: loops revisit calls, and calls in
+    /// macros are parsed again on each visit (their addresses change, their spans do not).
+    calls: HashMap<(usize, usize), Runs>,
+    exits: Vec<Exit>,
+    fresh: Option<stale_result::Tracker<'c, 'a>>,
+    bound: HashMap<LocalId, Traces>,
+}
+
+impl Analysis for Effects<'_, '_> {
+    type State = Traces;
+
+    fn transfer(&mut self, scopes: &Scopes, state: &mut Traces, e: &Expr) {
+        match e {
+            Expr::Call(_) | Expr::MethodCall(_) => match self.runs(e) {
+                Runs::Nothing => {}
+                Runs::Effects(effects) => state.then(&effects),
+                Runs::OneOf(paths) => state.then_any(&paths),
+            },
+            Expr::Assign(a) => {
+                if let Some(fresh) = self.fresh.as_mut() {
+                    fresh.assigned(scopes, &a.left, &a.right);
+                }
+            }
+            _ => {}
+        }
+    }
+
+    fn bind(&mut self, scopes: &Scopes, state: &mut Traces, local: LocalId, init: Option<&Expr>) {
+        if let Some(fresh) = self.fresh.as_mut() {
+            fresh.bind(scopes, local, init);
+            self.bound.entry(local).or_default().join(state);
+        }
+    }
+
+    fn bind_from(&mut self, scopes: &Scopes, _state: &mut Traces, locals: &[LocalId], scrutinee: &Expr) {
+        if let Some(fresh) = self.fresh.as_mut() {
+            fresh.bind_from(scopes, locals, scrutinee);
+        }
+    }
+
+    fn block_value(&mut self, scopes: &Scopes, _state: &mut Traces, value: &Expr) {
+        if let Some(fresh) = self.fresh.as_mut() {
+            fresh.block_value(scopes, value);
+        }
+    }
+
+    fn exit(&mut self, scopes: &Scopes, state: &Traces, exit: &dataflow::Exit<'_>) {
+        let range = self.ctx.file.join(exit.span.0, exit.span.1);
+        // Loops walk their bodies more than once: one exit per place.
+        if let Some(seen) = self.exits.iter_mut().find(|x| x.kind == exit.kind && x.range == range) {
+            seen.traces.join(state);
+            return;
+        }
+        let declines = exit.value.is_some_and(|v| self.declining.declines(v));
+        let read = match (&self.fresh, exit.value) {
+            (Some(fresh), Some(value)) if !declines => fresh.at_exit(scopes, value),
+            _ => None,
+        };
+        self.exits.push(Exit { kind: exit.kind, declines, range, traces: state.clone(), read });
+    }
+}
+
+impl<'c, 'a> Effects<'c, 'a> {
+    fn new(ctx: &'c FnCtx<'a>, names: Rc<[String]>, def: Option<&'c FnDef<'a>>, depth: usize, declining: Declining, fresh: Option<stale_result::Tracker<'c, 'a>>) -> Self {
+        Effects { ctx, names, def, depth, declining, resolved: false, calls: HashMap::new(), exits: Vec::new(), fresh, bound: HashMap::new() }
+    }
+
+    fn position(&self, name: &str) -> Option<u8> {
+        self.names.iter().position(|n| n == name).map(|i| i as u8)
+    }
+
+    fn runs(&mut self, e: &Expr) -> Runs {
+        let name_span = match e {
+            Expr::Call(c) => match strip(&c.func) {
+                Expr::Path(p) => p.path.segments.last().map(|s| s.ident.span()),
+                _ => None,
+            },
+            Expr::MethodCall(m) => Some(m.method.span()),
+            _ => None,
+        };
+        let Some(key) = name_span.map(|s| (s.byte_range().start, s.byte_range().end)) else { return self.resolve(e) };
+        if let Some(known) = self.calls.get(&key) {
+            return known.clone();
+        }
+        let runs = self.resolve(e);
+        self.calls.insert(key, runs.clone());
+        runs
+    }
+
+    fn resolve(&self, e: &Expr) -> Runs {
+        let Some(call) = CallSite::of(e) else { return Runs::Nothing };
+        if let Some(i) = self.position(&call.name) {
+            let here = self.def.map_or(self.ctx.self_type, |d| d.self_type.as_deref());
+            if !self.resolved || self.ctx.resolver.effect(&call, here).is_some() {
+                return Runs::Effects(vec![i]);
+            }
+        }
+        match self.ctx.resolve(&call) {
+            Resolution::One(callee) => {
+                let theirs: Vec<u8> = callee.contract.preserves().map(|(_, theirs)| theirs.iter().filter_map(|e| self.position(e.name())).collect()).unwrap_or_default();
+                if theirs.is_empty() {
+                    Runs::Nothing
+                } else {
+                    Runs::Effects(theirs)
+                }
+            }
+            Resolution::Ambiguous(_) => Runs::Nothing,
+            Resolution::None => self.helper_summary(e).map_or(Runs::Nothing, Runs::OneOf),
+        }
+    }
+
+    /// The traces of a helper's normal exits that serve (`None`: not a helper, none of its paths
+    /// runs an effect, it never returns normally, or it could not be summarised). A call that may
+    /// name several functions of the file (`self.obs.record()`, with `record` on two types) runs
+    /// what they all run, when their summaries agree.
+    fn helper_summary(&self, call: &Expr) -> Option<Rc<Traces>> {
+        let mut agreed: Option<Rc<Traces>> = None;
+        for (idx, def) in self.ctx.helper_candidates(call, self.def, self.depth) {
+            let summary = self.summary_of(idx, def)?;
+            match &agreed {
+                Some(seen) if **seen != *summary => return None,
+                _ => agreed = Some(summary),
+            }
+        }
+        agreed
+    }
+
+    fn summary_of(&self, idx: usize, def: &'c FnDef<'a>) -> Option<Rc<Traces>> {
+        dataflow::memoized(&self.ctx.summaries.effects.helpers, (idx, self.names.clone(), self.resolved), || {
+            let mut inner = Effects::new(self.ctx, self.names.clone(), Some(def), self.depth + 1, Declining::default(), None);
+            inner.resolved = self.resolved;
+            dataflow::solve(&mut inner, &dataflow::param_names(def.sig), def.body, Traces::start()).ok()?;
+            let mut all = Traces::default();
+            for exit in inner.exits.iter().filter(|x| x.serves()) {
+                all.join(&exit.traces);
+            }
+            all.0.iter().any(|t| !t.is_empty()).then(|| Rc::new(all))
+        })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The effect rules' findings on `items` (after effects `a`, `b`, `c`), as `(rule, line)`,
+    /// lines counted in `items`.
+    fn check(items: &str) -> Vec<(&'static str, usize)> {
+        let prelude = "#[reuse::effect] fn a() {}\n#[reuse::effect] fn b() {}\n#[reuse::effect] fn c() {}\n";
+        let text = format!("{prelude}{items}");
+        let file: crate::source::FileRef = std::sync::Arc::new(crate::source::SourceFile::new("lib.rs".into(), "lib.rs".into(), text));
+        let ast = file.parse().expect("parses");
+        let module = vec!["demo".to_string()];
+        let mut index = crate::index::Index::default();
+        index.add(crate::index::index_file(&file, &ast, &module, false));
+        let mut found: Vec<_> = crate::analysis::analyze_file(&file, &ast, "demo", &module, &index)
+            .into_iter()
+            .filter(|f| ["hit_skips_effect", "effect_order", "stale_result", "analysis_limit"].contains(&f.rule.name))
+            .map(|f| (f.rule.name, f.line() - 3))
+            .collect();
+        found.sort();
+        found
+    }
+
+    const AB: &str = "#[reuse::contract(preserves(a, b))]";
+
+    #[test]
+    fn an_early_return_misses_later_effects_and_branches_join() {
+        assert_eq!(check(&format!("{AB}\nfn f(h: bool) -> u8 {{\n    if h {{ return 1; }}\n    a(); b(); 2\n}}")), vec![("hit_skips_effect", 3)]);
+        assert_eq!(check(&format!("{AB}\nfn f(x: Option<u8>) {{\n    a();\n    match x {{ Some(_) => b(), None => {{}} }}\n}}")), vec![("hit_skips_effect", 4)]);
+        assert!(check(&format!("{AB}\nfn f(x: Option<u8>) {{\n    a();\n    match x {{ Some(_) => b(), None => b() }}\n}}")).is_empty());
+    }
+
+    #[test]
+    fn error_exits_panics_and_stored_closures() {
+        // `?` and `Err` are exempt; a panic is no return; a stored closure runs nothing here.
+        assert!(check(&format!("{AB}\nfn f(v: u8) -> Result<u8, u8> {{\n    let w = g(v)?;\n    if w == 0 {{ return Err(1); }}\n    if w == 1 {{ panic!(\"no\") }}\n    a(); b(); Ok(w)\n}}")).is_empty());
+        assert_eq!(check(&format!("{AB}\nfn f() -> u8 {{\n    let _h = || {{ a(); b(); }};\n    1\n}}")), vec![("hit_skips_effect", 4)]);
+        assert!(check(&format!("{AB}\nfn f() -> u8 {{\n    (|| {{ a(); b(); }})();\n    1\n}}")).is_empty());
+    }
+
+    #[test]
+    fn loops_labelled_blocks_and_callbacks() {
+        // A loop body may run twice: `a` more than once.
+        assert_eq!(check(&format!("{AB}\nfn f(xs: &[u8]) {{\n    for _ in xs {{ a(); }}\n    b()\n}}")), vec![("effect_order", 4), ("hit_skips_effect", 4)]);
+        // A `loop` leaves by its `break`, after the body ran once or more: never without `a`.
+        assert_eq!(check(&format!("{AB}\nfn f() {{\n    loop {{ a(); if g() {{ break; }} }}\n    b()\n}}")), vec![("effect_order", 4)]);
+        // A `while` condition runs at least once, before the loop is left.
+        assert_eq!(check(&format!("{AB}\nfn f() {{\n    while a() == () {{}}\n    b()\n}}")), vec![("effect_order", 4)]);
+        // A labelled block's `break` carries the path that skipped `b` to its end.
+        assert_eq!(check(&format!("{AB}\nfn f(c: bool) -> u8 {{\n    a();\n    'x: {{ if c {{ break 'x; }} b(); }}\n    1\n}}")), vec![("hit_skips_effect", 5)]);
+        // An entry's closure runs at most once: not twice.
+        assert_eq!(check(&format!("{AB}\nfn f(m: &mut M) -> u8 {{\n    *m.entry(1).or_insert_with(|| {{ a(); b(); 1 }})\n}}")), vec![("hit_skips_effect", 3)]);
+    }
+
+    #[test]
+    fn macro_arguments_run() {
+        assert!(check(&format!("{AB}\nfn f() {{\n    println!(\"{{}}\", a());\n    assert!(b() == ());\n}}")).is_empty());
+        assert!(check(&format!("{AB}\nfn f() {{\n    tracing::info!(step = ?a(), rng = %b(), \"stepped\");\n}}")).is_empty());
+    }
+
+    #[test]
+    fn helpers_count_by_their_summaries() {
+        let helpers = "fn both() { a(); b(); }\nfn some(c: bool) { if c { both(); } }\nfn rec(n: u8) { if n > 0 { rec(n - 1) } a(); }\n";
+        let at = |body: &str| check(&format!("{helpers}{AB}\nfn f(c: bool) -> u8 {{\n    {body}\n    1\n}}")).into_iter().map(|(r, l)| (r, l - 3)).collect::<Vec<_>>();
+        assert!(at("both();").is_empty());
+        assert_eq!(at("some(c);"), vec![("hit_skips_effect", 4)]);
+        assert_eq!(at("some(c); both();"), vec![("effect_order", 4)], "one path ran them twice");
+        // A helper that calls itself is summarised once, without its own summary: it ends.
+        assert_eq!(at("rec(3);"), vec![("hit_skips_effect", 4)]);
+    }
+
+    fn traces(ts: &[&[u8]]) -> Traces {
+        Traces(ts.iter().map(|t| t.to_vec()).collect())
+    }
+
+    #[test]
+    fn a_third_run_of_an_effect_is_not_kept_so_loops_converge() {
+        let mut t = Traces::start();
+        for _ in 0..5 {
+            t.then(&[0, 1]);
+        }
+        assert_eq!(t, traces(&[&[0, 1, 0, 1]]));
+    }
+
+    #[test]
+    fn a_helper_with_two_paths_forks_every_path_of_the_caller() {
+        let mut t = traces(&[&[0], &[]]);
+        t.then_any(&traces(&[&[1], &[]]));
+        assert_eq!(t, traces(&[&[], &[0], &[0, 1], &[1]]));
+        assert!(!t.all_ran(1));
+    }
+
+    #[test]
+    fn declining_values_follow_the_contract() {
+        use syn::parse::Parser;
+        let e = |s: &str| syn::parse_str::<Expr>(s).unwrap();
+        let pat = |s: &str| syn::Pat::parse_multi_with_leading_vert.parse_str(s).unwrap();
+        let defaults = Declining { none: true, miss: None };
+        for (src, declines) in [("None", true), ("Ok(None)", true), ("Err(e)", true), ("(Err(e.into()))", true), ("Some(x)", false), ("Ok(Some(None))", false), ("x", false)] {
+            assert_eq!(defaults.declines(&e(src)), declines, "{src}");
+        }
+        // Without `reuses`, only errors decline.
+        assert!(!Declining::default().declines(&e("Ok(None)")) && Declining::default().declines(&e("Err(1)")));
+        let eager = Declining { none: false, miss: Some(pat("Ok(Outcome::Eager) | Ok(Outcome::Skip { .. })")) };
+        for (src, declines) in [
+            ("Ok(Outcome::Eager)", true),
+            ("Ok(Eager)", true),
+            ("Ok(other::Outcome::Eager)", true),
+            ("Ok(Outcome::Skip { n: 1 })", true),
+            ("Ok(Outcome::Replayed(g))", false),
+            ("Ok(None)", false),
+            ("Err(e)", true),
+            ("outcome", false),
+        ] {
+            assert_eq!(eager.declines(&e(src)), declines, "{src}");
+        }
+        let shaped = Declining { none: false, miss: Some(pat("(false, _, ..) | Some(0..=3) | [_, 0]")) };
+        for (src, declines) in [("(false, x, y, z)", true), ("(true, x)", false), ("Some(2)", true), ("Some(4)", false), ("[a, 0]", true), ("[a, 1]", false)] {
+            assert_eq!(shaped.declines(&e(src)), declines, "{src}");
+        }
+    }
+}
