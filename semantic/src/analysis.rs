@@ -455,6 +455,57 @@ pub fn call_at<'i>(file: &FileRef, ast: &syn::File, crate_name: &str, module: &[
     out
 }
 
+/// What the editor's cursor is on, as the engine reads it (the language server formats it).
+pub enum HoverAt<'i> {
+    /// A `#[reuse::contract(..)]` attribute: the contract, and the clause under the cursor if any.
+    Contract { contract: FileContract, attr_range: Range<usize>, clause: Option<usize> },
+    /// A field's `#[reuse::index(skip = S)]`.
+    IndexField(crate::index::IndexField),
+    /// A call of a contracted function (or one that may be any of several).
+    Call(CallAt<'i>),
+}
+
+/// What is at `offset` of `file` (parsed here): a contract attribute, an index field
+/// declaration, or a call resolved as the rules resolve it ([`call_at`]).
+pub fn hover_at<'i>(file: &FileRef, crate_name: &str, module: &[String], index: &'i Index, offset: usize) -> Option<HoverAt<'i>> {
+    let found = match file.parse() {
+        Ok(ast) => hover_in(file, &ast, crate_name, module, index, offset),
+        Err(_) => None,
+    };
+    // Every span was turned into a byte range above; free this thread's span table.
+    proc_macro2::extra::invalidate_current_thread_spans();
+    found
+}
+
+fn hover_in<'i>(file: &FileRef, ast: &syn::File, crate_name: &str, module: &[String], index: &'i Index, offset: usize) -> Option<HoverAt<'i>> {
+    use crate::index::{reuse_attr, ReuseAttr};
+    let imports_reuse = file.text.contains("use reuse::");
+    let mut out = None;
+    walk_fns(&ast.items, &mut |f: FnItem<'_>| {
+        if out.is_some() {
+            return;
+        }
+        let Some(attr) = f.attrs.iter().find(|a| reuse_attr(a, imports_reuse) == Some(ReuseAttr::Contract)) else { return };
+        let attr_range = file.join(attr.pound_token.span, attr.bracket_token.span.close());
+        if attr_range.contains(&offset) {
+            if let Some((contract, _)) = contract_of(f.attrs, f.sig, file, imports_reuse, &mut Vec::new()) {
+                let clause = contract.clauses.iter().position(|c| (c.keyword.span.start..c.end.end).contains(&offset));
+                out = Some(HoverAt::Contract { contract, attr_range, clause });
+            }
+        }
+    });
+    if out.is_some() {
+        return out;
+    }
+    let mut fields = Vec::new();
+    crate::index::index_fields(&ast.items, file, "", &mut Vec::new(), &mut fields);
+    if let Some(f) = fields.into_iter().find(|f| f.attr_range.contains(&offset)) {
+        return Some(HoverAt::IndexField(f));
+    }
+    let call = call_at(file, ast, crate_name, module, index, offset)?;
+    (!matches!(call.resolution, Resolution::None)).then_some(HoverAt::Call(call))
+}
+
 /// The path of a path call (`kv::write`), or the method name of a method call.
 fn callee_name_range(file: &FileRef, call: &Expr) -> Option<Range<usize>> {
     match call {

@@ -22,6 +22,7 @@ use reuse_rules::Level;
 use crate::analysis::analyze_file;
 use crate::config::Config;
 use crate::finding::{Finding, Label};
+use crate::incremental::Chunk;
 use crate::index::{index_file, FileDecls, Index};
 use crate::source::{FileRef, ParseFailure, SourceFile};
 use crate::suppress::apply_suppressions;
@@ -216,6 +217,35 @@ pub struct Session {
     decls: BTreeMap<String, FileDecls>,
     index: Index,
     index_findings: HashMap<String, Vec<Finding>>,
+    /// The last check of each file checked through the session, for the item path of [`Session::edit`].
+    checked: HashMap<PathBuf, Checked>,
+    /// Counts the changes of the index: a file checked against an older one is checked whole.
+    generation: u64,
+}
+
+/// What the session kept of the last check of a file (of the last text that parsed, while the
+/// file does not).
+struct Checked {
+    /// The text checked.
+    file: FileRef,
+    findings: Vec<Finding>,
+    /// The top-level items of its parse; empty when it did not parse.
+    chunks: Vec<Chunk>,
+    /// Its `use` items and the names that shadow its globs, as the index read them.
+    uses: UseFacts,
+    generation: u64,
+}
+
+type UseFacts = (Vec<crate::index::Reexport>, Vec<String>);
+
+/// The findings of an edited file, and how they were found.
+pub struct Edit {
+    pub findings: Vec<Finding>,
+    /// `Some(n)`: only `n` top-level items were checked again (the item path); `None`: the whole file.
+    pub items: Option<usize>,
+    /// The edit changed what other files' findings depend on (contracts, effects, constants,
+    /// imports): open documents must be checked again.
+    pub index_changed: bool,
 }
 
 impl Session {
@@ -224,7 +254,7 @@ impl Session {
         let jobs = read_jobs(&ws);
         let decls: BTreeMap<String, FileDecls> = collect_decls(&jobs).into_iter().collect();
         let (index, index_findings) = merge_decls(decls.iter());
-        Ok(Session { root: ws.root, jobs, decls, index, index_findings })
+        Ok(Session { root: ws.root, jobs, decls, index, index_findings, checked: HashMap::new(), generation: 0 })
     }
 
     pub fn index(&self) -> &Index {
@@ -240,10 +270,81 @@ impl Session {
         self.jobs.iter().find(|j| j.file.path == path).map(|j| &j.file)
     }
 
-    /// Replaces (or adds) a file's text and returns its findings. The index is rebuilt only when the
-    /// old or the new text can declare contracts, effects or constants (a changed contract changes
-    /// its callers), and then only this file is re-read for it.
+    /// The findings of a file after an edit (the editor's path): when the session checked the
+    /// file's previous text against the current index, only the items the edit can change are
+    /// checked again ([`crate::incremental`]); otherwise, or when that reasoning does not cover the
+    /// edit, the whole file ([`Session::update`]).
+    pub fn edit(&mut self, path: &Path, text: String) -> Edit {
+        if let Some(done) = self.edit_items(path, &text) {
+            return done;
+        }
+        let (findings, index_changed) = self.replace(path, text);
+        Edit { findings, items: None, index_changed }
+    }
+
+    /// The item path of [`Session::edit`]; `None`: check the whole file.
+    fn edit_items(&mut self, path: &Path, text: &str) -> Option<Edit> {
+        let pos = self.jobs.iter().position(|j| j.file.path == path)?;
+        let job = &self.jobs[pos];
+        let prev = self.checked.get(path).filter(|c| c.generation == self.generation)?;
+        if prev.file.text == text {
+            // Back to the text checked (from one that did not parse, say): the session's copy too.
+            let (file, findings) = (prev.file.clone(), prev.findings.clone());
+            self.jobs[pos].file = file;
+            return Some(Edit { findings, items: Some(0), index_changed: false });
+        }
+        let new: FileRef = Arc::new(SourceFile::new(path.to_path_buf(), job.file.rel_path.clone(), text.to_string()));
+        // A changed import, or a changed name that shadows a glob, changes the index: read again
+        // from the text when the file declares no contract or effect (those need a parse).
+        let uses = if job.external { UseFacts::default() } else { use_facts(text, &job.module) };
+        let imports_changed = uses != prev.uses;
+        let reindexed = if imports_changed {
+            if job.external || declares(&prev.file.text) || declares(text) {
+                return None;
+            }
+            let mut decls = self.decls.clone();
+            match file_decls(&FileJob { file: new.clone(), ..job.clone() }) {
+                Some(d) => decls.insert(job.file.rel_path.clone(), d),
+                None => decls.remove(&job.file.rel_path),
+            };
+            let (index, index_findings) = merge_decls(decls.iter());
+            Some((decls, index, index_findings))
+        } else {
+            None
+        };
+        let (index, index_findings) = match &reindexed {
+            Some((_, index, findings)) => (index, findings),
+            None => (&self.index, &self.index_findings),
+        };
+        let index_findings = index_findings.get(&job.file.rel_path).map_or(&[][..], Vec::as_slice);
+        let previous = crate::incremental::Previous { file: &prev.file, findings: &prev.findings, chunks: &prev.chunks, index_findings };
+        // A bug in this path costs the shortcut, not the check: the whole file is checked instead.
+        let done = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| crate::incremental::recheck(&previous, &new, job, index))).ok().flatten()?;
+        let old = prev.file.clone();
+        self.jobs[pos].file = new.clone();
+        if let Some((decls, index, index_findings)) = reindexed {
+            (self.decls, self.index, self.index_findings) = (decls, index, index_findings);
+            self.generation += 1;
+        } else if may_declare(&old.text) {
+            // The index holds positions in this file (none in the items checked again): they move
+            // with the edit, and the findings of other files computed before do not.
+            let (old_edit, _) = crate::incremental::edited(&old.text, &new.text);
+            self.shift_decls(&new, old_edit.end, new.text.len() as isize - old.text.len() as isize);
+        }
+        let findings = done.findings.clone();
+        self.checked.insert(path.to_path_buf(), Checked { file: new, findings: done.findings, chunks: done.chunks, uses, generation: self.generation });
+        Some(Edit { findings, items: Some(done.items), index_changed: imports_changed })
+    }
+
+    /// Replaces (or adds) a file's text and returns its findings, from a check of the whole file.
+    /// The index is rebuilt only when the old or the new text can declare contracts, effects or
+    /// constants (a changed contract changes its callers), and then only this file is re-read for it.
     pub fn update(&mut self, path: &Path, text: String) -> Vec<Finding> {
+        self.replace(path, text).0
+    }
+
+    /// [`Session::update`], and whether other files' findings may have changed.
+    fn replace(&mut self, path: &Path, text: String) -> (Vec<Finding>, bool) {
         let pos = match self.jobs.iter().position(|j| j.file.path == path) {
             Some(p) => p,
             None => {
@@ -255,14 +356,17 @@ impl Session {
         };
         let old = &self.jobs[pos];
         // An edit that changes no `use` item (nor the names shadowing a glob) leaves the index as is.
-        let uses_changed = !old.external && use_facts(&old.file.text, &old.module) != use_facts(&text, &old.module);
+        let uses = if old.external { UseFacts::default() } else { use_facts(&text, &old.module) };
+        let uses_changed = !old.external && use_facts(&old.file.text, &old.module) != uses;
         let reindex = may_declare(&old.file.text) || may_declare(&text) || uses_changed;
+        // What other files see of this one: its contracts and effects, its constants, its imports.
+        let others_see = reindex
+            && (declares(&old.file.text) || declares(&text) || uses_changed || crate::index::scan_int_consts(&old.file.text) != crate::index::scan_int_consts(&text));
         let file = Arc::new(SourceFile::new(path.to_path_buf(), old.file.rel_path.clone(), text));
         self.jobs[pos].file = file;
         self.jobs[pos].unreadable = None;
         if !reindex {
-            let job = self.jobs[pos].clone();
-            return check_one(&job, &self.index, &self.index_findings);
+            return (self.check_recorded(pos, uses), false);
         }
         // The file is parsed once, for its declarations and for its findings.
         let job = self.jobs[pos].clone();
@@ -279,32 +383,71 @@ impl Session {
         let (index, index_findings) = merge_decls(self.decls.iter());
         self.index = index;
         self.index_findings = index_findings;
-        let mut findings = match &parsed {
-            Some(p) => check_ast(&job, p.as_ref(), &self.index, &self.index_findings),
-            None => check_parsed(&job, &self.index, &self.index_findings),
+        self.generation += 1;
+        let findings = match &parsed {
+            Some(p) => {
+                let mut findings = check_ast(&job, p.as_ref(), &self.index, &self.index_findings);
+                findings.sort_by(|a, b| a.sort_key().cmp(&b.sort_key()));
+                let chunks = p.as_ref().ok().and_then(|ast| chunks_of(&job.file, ast)).unwrap_or_default();
+                self.record(&job, findings, chunks, uses)
+            }
+            None => self.check_recorded(pos, uses),
         };
         drop(parsed);
         forget_spans();
+        (findings, others_see)
+    }
+
+    /// Checks the file of job `pos` whole and keeps what the item path needs.
+    fn check_recorded(&mut self, pos: usize, uses: UseFacts) -> Vec<Finding> {
+        let job = self.jobs[pos].clone();
+        let (mut findings, chunks) = check_parsed_with(&job, &self.index, &self.index_findings, true);
         findings.sort_by(|a, b| a.sort_key().cmp(&b.sort_key()));
+        self.record(&job, findings, chunks, uses)
+    }
+
+    fn record(&mut self, job: &FileJob, findings: Vec<Finding>, chunks: Vec<Chunk>, uses: UseFacts) -> Vec<Finding> {
+        // Text that does not parse (a bracket typed, not yet closed) leaves the last text that
+        // parsed as the base of the next edit, while the index is the same: the edit that repairs
+        // it takes the item path from there.
+        let keep_base = chunks.is_empty() && self.checked.get(&job.file.path).is_some_and(|c| c.generation == self.generation && !c.chunks.is_empty());
+        if !keep_base {
+            let checked = Checked { file: job.file.clone(), findings: findings.clone(), chunks, uses, generation: self.generation };
+            self.checked.insert(job.file.path.clone(), checked);
+        }
         findings
     }
 
-    /// Takes the new text of a file whose edit (at byte `from`, growing it by `delta`) changed no
-    /// declaration: the index entries of the file move with the text, nothing is re-parsed.
-    pub fn shift_text(&mut self, path: &Path, text: FileRef, from: usize, delta: isize) {
-        let Some(pos) = self.jobs.iter().position(|j| j.file.path == path) else { return };
-        self.jobs[pos].file = text.clone();
+    /// Moves the index entries of a file with an edit (at byte `from`, growing it by `delta`) that
+    /// changed no declaration.
+    fn shift_decls(&mut self, text: &FileRef, from: usize, delta: isize) {
         if let Some(d) = self.decls.get_mut(&text.rel_path) {
-            *d = d.shifted(&text, from, delta);
+            *d = d.shifted(text, from, delta);
             let (index, index_findings) = merge_decls(self.decls.iter());
             self.index = index;
             self.index_findings = index_findings;
+            self.generation += 1;
         }
     }
 
-    /// Findings of one file as it is now.
-    pub fn check_file(&self, path: &Path) -> Vec<Finding> {
-        self.jobs.iter().find(|j| j.file.path == path).map(|j| check_one(j, &self.index, &self.index_findings)).unwrap_or_default()
+    /// Findings of one file as it is now, from a check of the whole file.
+    pub fn check_file(&mut self, path: &Path) -> Vec<Finding> {
+        let Some(pos) = self.jobs.iter().position(|j| j.file.path == path) else { return Vec::new() };
+        let job = &self.jobs[pos];
+        let uses = if job.external { UseFacts::default() } else { use_facts(&job.file.text, &job.module) };
+        self.check_recorded(pos, uses)
+    }
+
+    /// What the call or the attribute under the cursor is, in `text` (the editor's current text
+    /// of `path`), resolved as the rules resolve it: the editor and the command line never resolve
+    /// a call differently.
+    pub fn hover_at(&self, path: &Path, text: &str, offset: usize) -> Option<crate::analysis::HoverAt<'_>> {
+        let (crate_name, module, rel) = match self.job(path) {
+            Some(j) => (j.crate_name.clone(), j.module.clone(), j.file.rel_path.clone()),
+            None => ("crate".to_string(), vec!["crate".to_string()], rel_path(&self.root, path)),
+        };
+        let file: FileRef = Arc::new(SourceFile::new(path.to_path_buf(), rel, text.to_string()));
+        crate::analysis::hover_at(&file, &crate_name, &module, &self.index, offset)
     }
 
     /// Crate, module and config for a file the session did not know (a new file in the editor).
@@ -321,6 +464,11 @@ impl Session {
     pub fn check_all(&self) -> Report {
         check_jobs(&self.jobs, &self.root, &CheckOptions::default())
     }
+}
+
+/// The top-level items of a parsed file (see [`crate::incremental::Chunk`]).
+fn chunks_of(file: &FileRef, ast: &syn::File) -> Option<Vec<Chunk>> {
+    crate::incremental::chunks(&ast.items, &|s| file.range(s).end, 0, file.text.len())
 }
 
 /// Contracts of contracts files that bind no function: their crate (the first segment) is no crate
@@ -598,18 +746,17 @@ fn call_like(text: &str, start: usize, end: usize) -> bool {
     !defined && (after.starts_with('(') || after.starts_with("::<") || after.starts_with("as "))
 }
 
-/// One file, whatever the prefilter says (an editor buffer is always checked).
-fn check_one(job: &FileJob, index: &Index, index_findings: &HashMap<String, Vec<Finding>>) -> Vec<Finding> {
-    let mut findings = check_parsed(job, index, index_findings);
-    findings.sort_by(|a, b| a.sort_key().cmp(&b.sort_key()));
-    findings
+fn check_parsed(j: &FileJob, index: &Index, index_findings: &HashMap<String, Vec<Finding>>) -> Vec<Finding> {
+    check_parsed_with(j, index, index_findings, false).0
 }
 
-fn check_parsed(j: &FileJob, index: &Index, index_findings: &HashMap<String, Vec<Finding>>) -> Vec<Finding> {
+/// [`check_parsed`], and with `outline`, the file's top-level items when it parsed.
+fn check_parsed_with(j: &FileJob, index: &Index, index_findings: &HashMap<String, Vec<Finding>>, outline: bool) -> (Vec<Finding>, Vec<Chunk>) {
     if j.unreadable.is_some() {
-        return finish(j, index_findings_for(index_findings, &j.file.rel_path));
+        return (finish(j, index_findings_for(index_findings, &j.file.rel_path)), Vec::new());
     }
     let parsed = j.file.parse();
+    let chunks = parsed.as_ref().ok().filter(|_| outline).and_then(|ast| chunks_of(&j.file, ast)).unwrap_or_default();
     // A bug in a rule must not cost the findings of every other file, nor pass silently: it is a
     // finding of its own, and the run exits 2.
     let findings = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| check_ast(j, parsed.as_ref(), index, index_findings)))
@@ -621,7 +768,7 @@ fn check_parsed(j: &FileJob, index: &Index, index_findings: &HashMap<String, Vec
         });
     drop(parsed);
     forget_spans();
-    findings
+    (findings, chunks)
 }
 
 /// A rule that panicked on a file (its level is not configurable: see `finish`).

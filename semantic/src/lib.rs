@@ -1,7 +1,8 @@
 //! The semantic core of reuse-check: what a workspace is ([`workspace`], [`config`]), its files
 //! ([`source`]), the contracts it declares ([`index`]), what a call names ([`resolve`]), paths and
 //! values through a body ([`dataflow`]), the rules ([`rules`], run per function by
-//! [`analysis`]), suppressions ([`suppress`]) and the phases over a whole workspace ([`engine`]).
+//! [`analysis`]), suppressions ([`suppress`]), the phases over a whole workspace ([`engine`]) and
+//! the re-check of edited items for the editor ([`incremental`]).
 //! It returns [`finding::Finding`]s and knows nothing of terminals, JSON, SARIF or LSP: the
 //! `reuse-check` crate (the command line, the renderers, the cache and the language server) sits on
 //! top of it.
@@ -11,6 +12,7 @@ pub mod config;
 pub mod dataflow;
 pub mod engine;
 pub mod finding;
+pub mod incremental;
 pub mod index;
 pub mod resolve;
 pub mod rules;

@@ -2,76 +2,37 @@
 //! `#[reuse::contract]`, what it means and the docs of the rules that check it; on a field's
 //! `#[reuse::index(skip = S)]`, what it declares.
 //!
-//! The document is parsed from its current text; the call under the cursor is found and resolved by
-//! the semantic core (`analysis::call_at`), with the resolver the rules use, against the session's
-//! index: the editor and the checker never resolve a call differently.
+//! What is under the cursor is the engine's answer ([`crate::engine::Session::hover_at`]: the call
+//! found and resolved with the resolver the rules use, against the session's index), so the editor
+//! and the checker never resolve a call differently; this module only writes it as Markdown.
 
 use std::ops::Range;
 
 use lsp_types::{Hover, HoverContents, MarkupContent, MarkupKind};
 use reuse_rules::catalogue;
 use reuse_rules::contract::{Clause, ClauseKind};
-use reuse_rules::external::{walk_fns, FnItem};
 
 use super::convert;
-use crate::index::{contract_of, reuse_attr, ContractedFn, FileContract, Index, ReuseAttr};
+use crate::analysis::HoverAt;
+use crate::index::{ContractedFn, FileContract, IndexField};
 use crate::resolve::Resolution;
 use crate::source::FileRef;
 
-/// The document and where it sits in the workspace.
-pub struct HoverCtx<'a> {
-    /// The document's current text.
-    pub file: &'a FileRef,
-    pub crate_name: &'a str,
-    /// Module path, crate name first.
-    pub module: &'a [String],
-    pub index: &'a Index,
-}
-
-pub fn hover(ctx: &HoverCtx, offset: usize) -> Option<Hover> {
-    let found = match ctx.file.parse() {
-        Ok(ast) => find(ctx, &ast, offset),
-        Err(_) => None,
+/// The hover for what the engine found at a position of `file` (the document's current text).
+pub fn hover(file: &FileRef, found: HoverAt<'_>) -> Option<Hover> {
+    let (range, markdown) = match found {
+        HoverAt::Contract { contract, attr_range, clause } => match clause.and_then(|i| contract.clauses.get(i)) {
+            Some(c) => clause_hover(c),
+            None => (attr_range, contract_overview(&contract)),
+        },
+        HoverAt::IndexField(f) => index_field_hover(f),
+        HoverAt::Call(call) => match call.resolution {
+            Resolution::One(callee) => (call.range, call_hover(callee)),
+            Resolution::Ambiguous(cands) => (call.range, ambiguous_hover(&call.name, &cands)),
+            Resolution::None => return None,
+        },
     };
-    // Every span was turned into a byte range above; free this thread's span table.
-    proc_macro2::extra::invalidate_current_thread_spans();
-    let (range, markdown) = found?;
-    Some(Hover {
-        contents: HoverContents::Markup(MarkupContent { kind: MarkupKind::Markdown, value: markdown }),
-        range: Some(convert::range(ctx.file, &range)),
-    })
-}
-
-/// The hovered range and the hover text.
-fn find(ctx: &HoverCtx, ast: &syn::File, offset: usize) -> Option<(Range<usize>, String)> {
-    let file = ctx.file;
-    let imports_reuse = file.text.contains("use reuse::");
-    let mut out = None;
-    walk_fns(&ast.items, &mut |f: FnItem<'_>| {
-        if out.is_some() {
-            return;
-        }
-        if let Some(attr) = f.attrs.iter().find(|a| reuse_attr(a, imports_reuse) == Some(ReuseAttr::Contract)) {
-            let attr_range = file.join(attr.pound_token.span, attr.bracket_token.span.close());
-            if attr_range.contains(&offset) {
-                if let Some((contract, _)) = contract_of(f.attrs, f.sig, file, imports_reuse, &mut Vec::new()) {
-                    out = Some(clause_hover(&contract, offset).unwrap_or_else(|| (attr_range, contract_overview(&contract))));
-                }
-            }
-        }
-    });
-    if out.is_some() {
-        return out;
-    }
-    if let Some(found) = index_field_hover(file, &ast.items, offset) {
-        return Some(found);
-    }
-    let call = crate::analysis::call_at(file, ast, ctx.crate_name, ctx.module, ctx.index, offset)?;
-    match call.resolution {
-        Resolution::One(callee) => Some((call.range, call_hover(callee))),
-        Resolution::Ambiguous(cands) => Some((call.range, ambiguous_hover(&call.name, &cands))),
-        Resolution::None => None,
-    }
+    Some(Hover { contents: HoverContents::Markup(MarkupContent { kind: MarkupKind::Markdown, value: markdown }), range: Some(convert::range(file, &range)) })
 }
 
 /// `src/lib.rs:23`, where a contract is declared.
@@ -112,12 +73,9 @@ fn clause_list(contract: &FileContract) -> String {
     md
 }
 
-/// On a field's `#[reuse::index(skip = S)]` (as the index reads them): what it declares, then the
-/// docs of the rule that checks it.
-fn index_field_hover(file: &FileRef, items: &[syn::Item], offset: usize) -> Option<(Range<usize>, String)> {
-    let mut fields = Vec::new();
-    crate::index::index_fields(items, file, "", &mut Vec::new(), &mut fields);
-    let f = fields.into_iter().find(|f| f.attr_range.contains(&offset))?;
+/// On a field's `#[reuse::index(skip = S)]`: what it declares, then the docs of the rule that
+/// checks it.
+fn index_field_hover(f: IndexField) -> (Range<usize>, String) {
     let skip = f.decl.skip.to_string();
     let mut md = format!(
         "**reuse index field** `{}.{}`: holds positions that kernels write at; `{skip}` is its \"no write\" entry. Every function of the workspace that builds or changes it (struct literals, what a function leaves in it) is held to that: its entries are `{skip}` or real positions, never 0 or the null block.\n",
@@ -125,12 +83,11 @@ fn index_field_hover(file: &FileRef, items: &[syn::Item], offset: usize) -> Opti
     );
     md.push_str("\n---\n\n");
     md.push_str(&catalogue::PAD_TO_NULL_BLOCK.explain_nested(2));
-    Some((f.attr_range, md))
+    (f.attr_range, md)
 }
 
 /// The clause under the cursor: its meaning, then the docs of the rules that check it.
-fn clause_hover(contract: &FileContract, offset: usize) -> Option<(Range<usize>, String)> {
-    let clause = contract.clauses.iter().find(|c| (c.keyword.span.start..c.end.end).contains(&offset))?;
+fn clause_hover(clause: &Clause<Range<usize>>) -> (Range<usize>, String) {
     let range = clause.keyword.span.start..clause.end.end;
     let mut md = format!("**`{clause}`**: {}\n", clause_meaning(clause));
     let rules: Vec<&'static reuse_rules::Rule> = clause_rules(&clause.kind).iter().filter_map(|n| catalogue::find(n)).collect();
@@ -145,7 +102,7 @@ fn clause_hover(contract: &FileContract, offset: usize) -> Option<(Range<usize>,
             }
         }
     }
-    Some((range, md))
+    (range, md)
 }
 
 /// The rules that check a clause, the main one first.
@@ -228,14 +185,13 @@ mod tests {
     fn an_index_field_declaration_has_a_hover() {
         let text = "pub mod meta {\n    #[reuse::indexes]\n    pub struct StepMeta {\n        #[reuse::index(skip = PAD_SLOT_ID)]\n        pub slot_mapping: Vec<i64>,\n        pub lens: Vec<usize>,\n    }\n}\n";
         let file: FileRef = std::sync::Arc::new(crate::source::SourceFile::new("lib.rs".into(), "lib.rs".into(), text.to_string()));
-        let index = Index::default();
+        let index = crate::index::Index::default();
         let module = vec!["demo".to_string()];
-        let ctx = HoverCtx { file: &file, crate_name: "demo", module: &module, index: &index };
-        let at = text.find("skip").unwrap();
-        let hover = hover(&ctx, at).expect("a hover on the declaration");
+        let at = |offset: usize| crate::analysis::hover_at(&file, "demo", &module, &index, offset).and_then(|found| hover(&file, found));
+        let hover = at(text.find("skip").unwrap()).expect("a hover on the declaration");
         let HoverContents::Markup(m) = hover.contents else { panic!("markdown") };
         assert!(m.value.contains("`StepMeta.slot_mapping`") && m.value.contains("`PAD_SLOT_ID`"), "{}", m.value);
         assert!(m.value.contains("### pad_to_null_block"), "{}", m.value);
-        assert!(super::hover(&ctx, text.find("lens").unwrap()).is_none(), "a plain field has none");
+        assert!(at(text.find("lens").unwrap()).is_none(), "a plain field has none");
     }
 }

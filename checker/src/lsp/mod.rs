@@ -11,10 +11,10 @@
 //! a loop: wait for a message, then drain every message already
 //! queued (edits are applied to the text, requests answered), then check each document that
 //! changed, once, at its latest version. A fast typist queues many `didChange`s while a check runs;
-//! they cost one check, not one each. An edit inside one item of a file that declares no contract
-//! re-checks that item only ([`incremental`]): a few milliseconds on a 5,000-line file, where the
-//! whole file takes tens. Each message and each check runs under `catch_unwind`: a bug
-//! answers one request with an error instead of killing the server. The [`transport`] answers
+//! they cost one check, not one each. An edit is handed to the engine ([`Session::edit`]), which
+//! re-checks only the items it can change when it can tell which (a few milliseconds on a
+//! 5,000-line file, where the whole file takes tens). Each message and each check runs under
+//! `catch_unwind`: a bug answers one request with an error instead of killing the server. The [`transport`] answers
 //! malformed JSON-RPC itself and keeps reading; end of input without `shutdown` ends the server
 //! cleanly. Files are read from disk only through [`read_workspace_file`]: regular files inside
 //! the workspace, never a device, a FIFO or a link out of the tree.
@@ -24,7 +24,6 @@
 mod actions;
 mod convert;
 mod hover;
-pub mod incremental;
 mod transport;
 
 #[cfg(test)]
@@ -166,10 +165,8 @@ struct Doc {
     text: String,
     /// Changed since its findings were published.
     dirty: bool,
-    /// The text the findings were computed on, and the findings.
+    /// The text the findings were computed on, and the findings (for code actions).
     checked: Option<(FileRef, Vec<Finding>)>,
-    /// Checked item by item since the session last saw its text.
-    session_stale: bool,
 }
 
 struct Server<'c> {
@@ -273,7 +270,7 @@ impl<'c> Server<'c> {
             notif::DidOpenTextDocument::METHOD => {
                 let Ok(p) = serde_json::from_value::<DidOpenTextDocumentParams>(n.params) else { return };
                 let Some(path) = path_of(&p.text_document.uri) else { return };
-                let doc = Doc { uri: p.text_document.uri, version: p.text_document.version, text: p.text_document.text, dirty: true, checked: None, session_stale: false };
+                let doc = Doc { uri: p.text_document.uri, version: p.text_document.version, text: p.text_document.text, dirty: true, checked: None };
                 self.docs.insert(path, doc);
             }
             notif::DidChangeTextDocument::METHOD => {
@@ -460,8 +457,9 @@ impl<'c> Server<'c> {
         }
     }
 
-    /// Checks every changed document at its latest text and publishes its findings. When one of
-    /// them can declare contracts, the index changes with it: every open document is re-checked.
+    /// Checks every changed document at its latest text and publishes its findings. When an edit
+    /// changed what other files see (contracts, effects, constants, imports), every open document
+    /// is re-checked.
     fn check_dirty(&mut self) {
         let dirty: Vec<PathBuf> = self.docs.iter().filter(|(_, d)| d.dirty).map(|(p, _)| p.clone()).collect();
         let Some(first) = dirty.first() else { return };
@@ -470,67 +468,46 @@ impl<'c> Server<'c> {
             self.docs.values_mut().for_each(|d| d.dirty = false);
             return;
         };
-        let mut reindex = false;
-        let mut results: Vec<(PathBuf, Vec<Finding>, Option<FileRef>)> = Vec::new();
+        // Findings from before the last change of the index are stale.
+        let mut fresh_from: Option<usize> = None;
+        let mut results: Vec<(PathBuf, Vec<Finding>)> = Vec::new();
         for path in &dirty {
             let doc = self.docs.get_mut(path).expect("listed above");
             doc.dirty = false;
             if !is_rust(path) {
                 continue;
             }
-            // One edited item that declares nothing: re-check that item only.
-            if let (Some((old, old_findings)), Some(job)) = (doc.checked.as_ref(), session.job(path)) {
-                let new: FileRef = Arc::new(SourceFile::new(path.clone(), old.rel_path.clone(), doc.text.clone()));
-                let found = catch_unwind(AssertUnwindSafe(|| incremental::recheck(old, old_findings, &new, job, session.index())));
-                if let Ok(Some(findings)) = found {
-                    if declares(&old.text) {
-                        // The index holds positions in this file: move them with the edit.
-                        let (old_edit, _) = incremental::edited(&old.text, &new.text);
-                        let delta = new.text.len() as isize - old.text.len() as isize;
-                        session.shift_text(path, new.clone(), old_edit.end, delta);
-                        doc.session_stale = false;
-                    } else {
-                        doc.session_stale = true;
-                    }
-                    results.push((path.clone(), findings, Some(new)));
-                    continue;
-                }
-            }
-            let declaring = declares(&doc.text) || session.file(path).is_some_and(|f| declares(&f.text));
-            reindex |= declaring;
             let text = doc.text.clone();
-            match catch_unwind(AssertUnwindSafe(|| session.update(path, text))) {
-                Ok(findings) => {
-                    doc.session_stale = false;
-                    if !declaring {
-                        results.push((path.clone(), findings, None));
+            match catch_unwind(AssertUnwindSafe(|| session.edit(path, text))) {
+                Ok(edit) => {
+                    if edit.index_changed {
+                        fresh_from = Some(results.len());
                     }
+                    results.push((path.clone(), edit.findings));
                 }
                 Err(_) => eprintln!("reuse-check lsp: internal error while checking {}", path.display()),
             }
         }
-        if reindex {
-            for (path, doc) in self.docs.iter_mut().filter(|(p, _)| is_rust(p)) {
-                // A document re-checked item by item is newer than the session's copy.
-                let stale = std::mem::take(&mut doc.session_stale);
-                let text = doc.text.clone();
-                let found = catch_unwind(AssertUnwindSafe(|| if stale { session.update(path, text) } else { session.check_file(path) }));
-                match found {
-                    Ok(findings) => results.push((path.clone(), findings, None)),
+        if let Some(from) = fresh_from {
+            results.drain(..from);
+            let fresh: Vec<PathBuf> = results.iter().map(|(p, _)| p.clone()).collect();
+            for path in self.docs.keys().filter(|p| is_rust(p) && !fresh.contains(p)) {
+                match catch_unwind(AssertUnwindSafe(|| session.check_file(path))) {
+                    Ok(findings) => results.push((path.clone(), findings)),
                     Err(_) => eprintln!("reuse-check lsp: internal error while checking {}", path.display()),
                 }
             }
         }
-        for (path, findings, file) in results {
-            self.store_and_publish(&path, findings, file);
+        for (path, findings) in results {
+            self.store_and_publish(&path, findings);
         }
     }
 
-    /// Keeps a document's findings (for code actions and the next incremental check) and
-    /// publishes them. `file` is the text they were computed on; `None`: the session's copy.
-    fn store_and_publish(&mut self, path: &Path, findings: Vec<Finding>, file: Option<FileRef>) {
+    /// Keeps a document's findings (for code actions) and publishes them; they were computed on
+    /// the session's copy of its text.
+    fn store_and_publish(&mut self, path: &Path, findings: Vec<Finding>) {
         let (Some(session), Some(doc)) = (self.session.as_ref(), self.docs.get_mut(path)) else { return };
-        let file = file.or_else(|| session.file(path).cloned()).unwrap_or_else(|| Arc::new(SourceFile::new(path.to_path_buf(), String::new(), doc.text.clone())));
+        let file = session.file(path).cloned().unwrap_or_else(|| Arc::new(SourceFile::new(path.to_path_buf(), String::new(), doc.text.clone())));
         let findings: Vec<Finding> = findings.into_iter().filter(|f| f.primary.file.path == path).collect();
         let diagnostics = findings.iter().map(|f| convert::diagnostic(f, &session.root)).collect();
         doc.checked = Some((file, findings));
@@ -543,15 +520,11 @@ impl<'c> Server<'c> {
         let path = path_of(uri)?;
         let doc = self.docs.get(&path)?;
         let session = self.session.as_ref()?;
-        let (crate_name, module) = match session.job(&path) {
-            Some(j) => (j.crate_name.clone(), j.module.clone()),
-            None => ("crate".to_string(), vec!["crate".to_string()]),
-        };
-        let rel = session.file(&path).map(|f| f.rel_path.clone()).unwrap_or_default();
-        let file: FileRef = Arc::new(SourceFile::new(path.clone(), rel, doc.text.clone()));
+        // The document's current text: positions are the client's, on what it shows.
+        let file: FileRef = Arc::new(SourceFile::new(path.clone(), String::new(), doc.text.clone()));
         let offset = convert::offset(&file, p.text_document_position_params.position);
-        let ctx = hover::HoverCtx { file: &file, crate_name: &crate_name, module: &module, index: session.index() };
-        hover::hover(&ctx, offset)
+        let found = session.hover_at(&path, &doc.text, offset)?;
+        hover::hover(&file, found)
     }
 
     fn code_actions(&mut self, p: lsp_types::CodeActionParams) -> Option<Vec<lsp_types::CodeActionOrCommand>> {

@@ -363,7 +363,9 @@ fn an_item_checked_alone_and_a_contract_edited_elsewhere_agree() {
     // The contract loses its sentinel: no pad findings; it gets it back: all six, for the edited text.
     let lib = fx.uri("src/lib.rs");
     c.open(&lib, LIB);
+    // The declaring file's diagnostics, then the other open documents', checked again.
     c.diagnostics(&lib);
+    assert_eq!(pads(&c.diagnostics(&user)), 6);
     c.change(&lib, 2, &LIB.replace(", skip = PAD_SLOT_ID", ""));
     assert_eq!(pads(&c.diagnostics(&user)), 0);
     c.change(&lib, 3, LIB);
@@ -524,7 +526,8 @@ fn only_regular_files_inside_the_workspace_are_read_when_the_client_reports_a_ch
 /// method; the `(line N)` of a later finding moves with the edit.
 #[test]
 fn a_blank_line_typed_in_a_method_keeps_its_findings_and_moves_line_numbers() {
-    use super::incremental::equivalence::{LIB, USER};
+    const LIB: &str = include_str!("../../../semantic/testdata/editor-lib.rs.txt");
+    const USER: &str = include_str!("../../../semantic/testdata/editor-user.rs.txt");
     let fx = Fixture::new("field-types");
     std::fs::write(fx.0.join("src/lib.rs"), LIB).unwrap();
     std::fs::write(fx.0.join("src/user.rs"), USER).unwrap();
@@ -542,5 +545,31 @@ fn a_blank_line_typed_in_a_method_keeps_its_findings_and_moves_line_numbers() {
     assert_eq!(rules(&edited), ["pad_to_null_block", "use_after_donate", "use_after_donate"]);
     let last = |p: &PublishDiagnosticsParams| p.diagnostics.last().unwrap().message.clone();
     assert!(last(&opened).contains("(line 33)") && last(&edited).contains("(line 34)"), "{} / {}", last(&opened), last(&edited));
+    c.shutdown();
+}
+
+/// An edited re-export, in a file that declares nothing, changes what calls in other files
+/// resolve to: the other open documents are checked again against the new index.
+#[test]
+fn an_edited_reexport_rechecks_the_other_open_documents() {
+    let fx = Fixture::new("reexport");
+    std::fs::write(fx.0.join("src/lib.rs"), LIB.replace("pub mod correct;\n", "pub mod correct;\npub mod kv;\npub mod user;\n")).unwrap();
+    let kv = "pub use crate::reshape_and_cache as write_rows;\n";
+    let user = "use crate::kv::write_rows;\nuse crate::Row;\n\npub fn fill(key: &[Row], cache: &mut [Row], n: usize) {\n    let slots = vec![0; n];\n    write_rows(key, cache, &slots);\n}\n";
+    std::fs::write(fx.0.join("src/kv.rs"), kv).unwrap();
+    std::fs::write(fx.0.join("src/user.rs"), user).unwrap();
+    let mut c = Client::initialized(&fx.0);
+    let (user_uri, kv_uri) = (fx.uri("src/user.rs"), fx.uri("src/kv.rs"));
+    let pads = |p: &PublishDiagnosticsParams| found(p).iter().filter(|(_, r)| r == "pad_to_null_block").count();
+    c.open(&user_uri, user);
+    assert_eq!(pads(&c.diagnostics(&user_uri)), 1, "the call resolves through the re-export");
+    c.open(&kv_uri, kv);
+    c.diagnostics(&kv_uri);
+    c.change(&kv_uri, 2, "pub use crate::paged_attention as write_rows;\n");
+    c.diagnostics(&kv_uri);
+    assert_eq!(pads(&c.diagnostics(&user_uri)), 0, "the name now stands for a function that only reads");
+    c.change(&kv_uri, 3, kv);
+    c.diagnostics(&kv_uri);
+    assert_eq!(pads(&c.diagnostics(&user_uri)), 1);
     c.shutdown();
 }

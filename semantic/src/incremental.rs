@@ -1,0 +1,1149 @@
+//! Re-checking the top-level items an edit touches, instead of the whole file (the editor path of
+//! [`crate::engine::Session::edit`]).
+//!
+//! A keystroke in a 5,000-line file changes one function; parsing and analysing the whole file
+//! again is most of the cost of a check (the parse alone is more than half of it). Every rule the
+//! checker runs on a file looks at one function body at a time, with three things of the whole
+//! file: its `use` imports, the field types of its structs (the receiver of `self.kv.write(..)`),
+//! and the bodies of the helpers and the methods of the types it uses (followed for effects and
+//! summarised for padding); and the workspace index. A suppression comment covers the next line,
+//! inside the same item. So the findings of an item can change only when the item itself changed,
+//! or an item it shares a helper or a type with did, or an import or a struct did.
+//!
+//! The session keeps, per file, the [`Chunk`]s of its last successful parse: the byte range of each
+//! top-level item (from the end of the item before it, so the comments and attributes before an
+//! item are its own) and what it defines. An edit is located in them; only the text of the chunks
+//! it touches is parsed again, alone, at its offset (an edit that adds, removes or splits items is
+//! seen there). The items whose findings may change are those chunks, the items that name what an
+//! edited `use` item or struct changed (or whose findings spell it: a fix names the sentinel as
+//! the file can), and every item linked to them by a name (a function one defines and the other
+//! mentions, a type one implements and the other implements or builds), closed over these links.
+//! They are checked in a *masked* copy of the file, where every other item is blanked to spaces
+//! (newlines kept) but the `use` items, the items that define structs, and the constants and
+//! statics (names the module defines); the masked copy has the
+//! byte offsets of the real text, so its findings are the real findings. The other items' old
+//! findings are kept, moved with the text (with the `(line N)` their messages name).
+//!
+//! What this reasoning does not cover returns `None`, and the session runs the whole-file check:
+//! an edit that changes a declaration the index holds (a contract, an effect, a constant; an edit
+//! inside the body of a contracted function is fine); text that does not parse; a finding of an
+//! unaffected item pointing into an affected one. The `equivalence` tests hold this against a
+//! fresh check after random sequences of edits.
+
+use std::collections::BTreeSet;
+use std::ops::Range;
+use std::sync::Arc;
+
+use proc_macro2::Span;
+use quote::ToTokens;
+use reuse_rules::Level;
+use syn::visit::Visit;
+
+use crate::engine::FileJob;
+use crate::finding::{Finding, Label};
+use crate::index::Index;
+use crate::source::{FileRef, SourceFile};
+
+/// One top-level item of a parsed file, as the incremental path needs it.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Chunk {
+    /// From the end of the item before (or the start of the file) to the end of this item: the
+    /// comments, attributes and doc comments before an item are its own. The text after the last
+    /// item is a chunk of its own, with no item.
+    pub range: Range<usize>,
+    /// A `use` declaration: imports decide how every other item's calls resolve.
+    pub is_use: bool,
+    /// Defines a struct (itself, or in an inline module): the file's field types resolve the
+    /// receivers of every item's calls ([`crate::resolve::FieldTypes`]).
+    pub defines_struct: bool,
+    /// A `const` or `static`: a name the module defines, which every item can name without a
+    /// path (a fix spells a sentinel so).
+    pub is_value: bool,
+    /// The functions and methods it defines, nested ones included: the helpers the rules follow
+    /// by name ([`crate::analysis::FileFns`]).
+    pub fns: Vec<String>,
+    /// The types it implements and the traits it declares: a field of `self` holds what the
+    /// type's methods and struct literals leave in it.
+    pub types: Vec<String>,
+    /// For a `use` item or a struct, what it tells the other items, as (name, meaning) pairs:
+    /// `(name, path)` per imported name (`*` for a glob), `(struct, its field names)` and
+    /// `(field, struct and type)` per field. An edit changes the names whose pairs differ.
+    pub binds: Vec<(String, String)>,
+    /// The insides of the bodies of its functions and methods (between the braces): an edit
+    /// inside one leaves the item's contract and signature as they were.
+    pub bodies: Vec<Range<usize>>,
+}
+
+impl Chunk {
+    fn shifted(&self, delta: isize) -> Chunk {
+        Chunk { range: shift(&self.range, delta), ..self.clone() }
+    }
+
+    /// Context every masked copy keeps.
+    fn is_context(&self) -> bool {
+        self.is_use || self.defines_struct || self.is_value
+    }
+}
+
+/// The chunks of a file whose items are `items` (parsed from the text at `start..end`, where
+/// `at(span)` is the byte offset in the file of a span's end). `None` when an item's end cannot
+/// be told.
+pub fn chunks(items: &[syn::Item], at: &dyn Fn(Span) -> usize, start: usize, end: usize) -> Option<Vec<Chunk>> {
+    let mut out = Vec::with_capacity(items.len() + 1);
+    let mut from = start;
+    for item in items {
+        let to = at(item_end(item)?);
+        if to < from || to > end {
+            return None;
+        }
+        let mut names = Names::default();
+        names.visit_item(item);
+        let mut binds = Vec::new();
+        item_binds(item, &mut binds);
+        let bodies = item_bodies(item).into_iter().map(|b| at(b.span.open())..at(b.span.close()) - 1).collect();
+        let is_value = matches!(item, syn::Item::Const(_) | syn::Item::Static(_));
+        out.push(Chunk { range: from..to, is_use: matches!(item, syn::Item::Use(_)), defines_struct: defines_struct(item), is_value, fns: names.fns, types: names.types, binds, bodies });
+        from = to;
+    }
+    if from < end || out.is_empty() {
+        out.push(Chunk { range: from..end, is_use: false, defines_struct: false, is_value: false, fns: Vec::new(), types: Vec::new(), binds: Vec::new(), bodies: Vec::new() });
+    }
+    Some(out)
+}
+
+/// The span of the last token of an item.
+fn item_end(item: &syn::Item) -> Option<Span> {
+    use syn::Item;
+    let brace = |b: &syn::token::Brace| Some(b.span.close());
+    match item {
+        Item::Fn(f) => brace(&f.block.brace_token),
+        Item::Impl(i) => brace(&i.brace_token),
+        Item::Trait(t) => brace(&t.brace_token),
+        Item::Enum(e) => brace(&e.brace_token),
+        Item::Use(u) => Some(u.semi_token.span),
+        Item::Const(c) => Some(c.semi_token.span),
+        Item::Static(s) => Some(s.semi_token.span),
+        Item::Type(t) => Some(t.semi_token.span),
+        Item::Mod(m) => match (&m.content, &m.semi) {
+            (Some((b, _)), _) => brace(b),
+            (None, Some(semi)) => Some(semi.span),
+            (None, None) => None,
+        },
+        Item::Struct(s) => match (&s.semi_token, &s.fields) {
+            (Some(semi), _) => Some(semi.span),
+            (None, syn::Fields::Named(n)) => brace(&n.brace_token),
+            _ => last_token(item),
+        },
+        // Macros, unions, extern blocks, `extern crate`, trait aliases, verbatim tokens: rare at the
+        // top of a file; their last token.
+        _ => last_token(item),
+    }
+}
+
+fn last_token(item: &syn::Item) -> Option<Span> {
+    match item.to_token_stream().into_iter().last()? {
+        proc_macro2::TokenTree::Group(g) => Some(g.span_close()),
+        t => Some(t.span()),
+    }
+}
+
+/// Whether an item defines a struct where [`crate::resolve::FieldTypes`] reads them: at the top of
+/// the file or in inline modules.
+fn defines_struct(item: &syn::Item) -> bool {
+    match item {
+        syn::Item::Struct(_) => true,
+        syn::Item::Mod(m) => m.content.as_ref().is_some_and(|(_, items)| items.iter().any(defines_struct)),
+        _ => false,
+    }
+}
+
+/// The braces of the bodies of an item's functions and methods (not of nested ones).
+fn item_bodies(item: &syn::Item) -> Vec<&syn::token::Brace> {
+    match item {
+        syn::Item::Fn(f) => vec![&f.block.brace_token],
+        syn::Item::Impl(i) => i.items.iter().filter_map(|it| if let syn::ImplItem::Fn(f) = it { Some(&f.block.brace_token) } else { None }).collect(),
+        syn::Item::Trait(t) => t.items.iter().filter_map(|it| if let syn::TraitItem::Fn(f) = it { f.default.as_ref().map(|b| &b.brace_token) } else { None }).collect(),
+        _ => Vec::new(),
+    }
+}
+
+/// What a `use` item or the structs of an item tell the other items (see [`Chunk::binds`]).
+fn item_binds(item: &syn::Item, out: &mut Vec<(String, String)>) {
+    fn tree(t: &syn::UseTree, prefix: &mut Vec<String>, out: &mut Vec<(String, String)>) {
+        match t {
+            syn::UseTree::Path(p) => {
+                prefix.push(p.ident.to_string());
+                tree(&p.tree, prefix, out);
+                prefix.pop();
+            }
+            syn::UseTree::Name(n) if n.ident == "self" => out.push((prefix.last().cloned().unwrap_or_default(), prefix.join("::"))),
+            syn::UseTree::Name(n) => out.push((n.ident.to_string(), format!("{}::{}", prefix.join("::"), n.ident))),
+            syn::UseTree::Rename(r) => out.push((r.rename.to_string(), format!("{}::{}", prefix.join("::"), r.ident))),
+            syn::UseTree::Glob(_) => out.push(("*".into(), prefix.join("::"))),
+            syn::UseTree::Group(g) => g.items.iter().for_each(|t| tree(t, prefix, out)),
+        }
+    }
+    match item {
+        syn::Item::Use(u) => tree(&u.tree, &mut vec![format!("{}", u.leading_colon.is_some())], out),
+        syn::Item::Struct(st) => {
+            let name = st.ident.to_string();
+            let fields: Vec<String> = st.fields.iter().enumerate().map(|(i, f)| f.ident.as_ref().map_or(i.to_string(), |n| n.to_string())).collect();
+            out.push((name.clone(), format!("{:?} {}", std::mem::discriminant(&st.fields), fields.join(","))));
+            for (field, f) in fields.iter().zip(&st.fields) {
+                out.push((field.clone(), format!("{name}.{field}: {}", f.ty.to_token_stream())));
+            }
+        }
+        syn::Item::Mod(m) => m.content.iter().flat_map(|(_, items)| items).filter(|i| defines_struct(i)).for_each(|i| item_binds(i, out)),
+        _ => {}
+    }
+}
+
+/// The names whose meaning changed between the `use` items and structs of `old` and `new`;
+/// `None` when a glob import changed (any name may have).
+fn changed_binds(old: &[Chunk], new: &[Chunk]) -> Option<BTreeSet<String>> {
+    let pairs = |cs: &[Chunk]| -> BTreeSet<(String, String)> { cs.iter().flat_map(|c| c.binds.iter().cloned()).collect() };
+    let (old, new) = (pairs(old), pairs(new));
+    let changed: BTreeSet<String> = old.symmetric_difference(&new).map(|(name, _)| name.clone()).collect();
+    (!changed.contains("*")).then_some(changed)
+}
+
+/// The functions and types an item defines, nested ones included.
+#[derive(Default)]
+struct Names {
+    fns: Vec<String>,
+    types: Vec<String>,
+}
+
+impl<'a> Visit<'a> for Names {
+    fn visit_signature(&mut self, s: &'a syn::Signature) {
+        self.fns.push(s.ident.to_string());
+    }
+    fn visit_item_impl(&mut self, i: &'a syn::ItemImpl) {
+        if let syn::Type::Path(p) = &*i.self_ty {
+            self.types.extend(p.path.segments.last().map(|s| s.ident.to_string()));
+        }
+        syn::visit::visit_item_impl(self, i);
+    }
+    fn visit_item_trait(&mut self, t: &'a syn::ItemTrait) {
+        self.types.push(t.ident.to_string());
+        syn::visit::visit_item_trait(self, t);
+    }
+}
+
+/// What the session kept of the last check of a file.
+pub struct Previous<'a> {
+    pub file: &'a FileRef,
+    pub findings: &'a [Finding],
+    pub chunks: &'a [Chunk],
+    /// The index's findings in this file (malformed contracts, unknown names), among `findings`.
+    pub index_findings: &'a [Finding],
+}
+
+/// The findings of an edited file, and its chunks.
+pub struct Rechecked {
+    pub findings: Vec<Finding>,
+    pub chunks: Vec<Chunk>,
+    /// How many items were checked again (the others kept their findings).
+    pub items: usize,
+}
+
+/// The findings of `new` (an edited copy of `prev.file`) from the items the edit can change;
+/// `None` when the whole file must be checked.
+pub fn recheck(prev: &Previous, new: &FileRef, job: &FileJob, index: &Index) -> Option<Rechecked> {
+    let old = prev.file;
+    if job.external || new.text.starts_with('\u{feff}') || prev.chunks.is_empty() {
+        return None;
+    }
+    if prev.findings.iter().any(|f| f.rule.name == reuse_rules::catalogue::PARSE_ERROR.name) {
+        return None;
+    }
+    let (old_edit, _) = edited(&old.text, &new.text);
+    let delta = new.text.len() as isize - old.text.len() as isize;
+    let last = prev.chunks.len() - 1;
+    // The chunks the edit touches: one, or a run of them (an edit at two places, or at a boundary).
+    let k1 = prev.chunks.iter().position(|c| c.range.start <= old_edit.start && old_edit.start <= c.range.end)?;
+    let mut k2 = prev.chunks.iter().rposition(|c| c.range.start <= old_edit.end && old_edit.end <= c.range.end)?;
+    if k2 < k1 {
+        return None;
+    }
+    let run = loop {
+        let old_k = prev.chunks[k1].range.start..prev.chunks[k2].range.end;
+        let new_end = usize::try_from(old_k.end as isize + delta).ok().filter(|&e| e >= old_k.start && e <= new.text.len())?;
+        let parsed = parse_run(new, old_k.start..new_end, k1 == 0, k2 == last)?;
+        match parsed {
+            // Text left after the last item of the run: comments that now lead the next item (a
+            // suppression among them would cover its first line); take that item in too.
+            Run::Open if k2 < last => k2 += 1,
+            Run::Open => return None,
+            Run::Items(chunks) => break chunks,
+        }
+    };
+    let old_k = prev.chunks[k1].range.start..prev.chunks[k2].range.end;
+    let run_len = run.len();
+    let mut chunks: Vec<Chunk> = prev.chunks[..k1].to_vec();
+    chunks.extend(run);
+    chunks.extend(prev.chunks[k2 + 1..].iter().map(|c| c.shifted(delta)));
+    let run_new = k1..k1 + run_len;
+    // The old index of a new chunk outside the run.
+    let old_of = |i: usize| if i < k1 { i } else { i - run_len + (k2 + 1 - k1) };
+
+    // The edit must change nothing the index holds (contracts, effects, constants): then the
+    // index stays valid, and its ranges in this file only move. So the edited items declare
+    // nothing, or the edit is inside one function body that declares nothing, old or new (the
+    // body of a contracted function: its contract and signature are as they were).
+    let old_run = &prev.chunks[k1..=k2];
+    let (old_text, new_text) = (&old.text[old_k.clone()], &new.text[chunks[run_new.start].range.start..chunks[run_new.end - 1].range.end]);
+    if crate::engine::may_declare(old_text) || crate::engine::may_declare(new_text) {
+        let body = old_run[0].bodies.iter().find(|b| b.start <= old_edit.start && old_edit.end <= b.end)?;
+        let new_body = body.start..usize::try_from(body.end as isize + delta).ok()?;
+        let same_item = k1 == k2 && run_len == 1 && chunks[k1].bodies.contains(&new_body);
+        if !same_item || crate::engine::may_declare(&old.text[body.clone()]) || crate::engine::may_declare(new.text.get(new_body)?) {
+            return None;
+        }
+    }
+    // A contract names fields of the file's structs (`self.vars.slots`), checked when the file is
+    // indexed: a struct edited in a declaring file re-indexes it.
+    if old_run.iter().chain(&chunks[run_new.clone()]).any(|c| c.defines_struct) && (crate::engine::declares(&old.text) || crate::engine::declares(&new.text)) {
+        return None;
+    }
+    let text_of = |i: usize| &new.text[chunks[i].range.clone()];
+    // An edited `use` item or struct changes how the items that name what it changed resolve
+    // their calls (an imported name, a field's type); a changed glob import, any item.
+    let mut affected: BTreeSet<usize> = run_new.clone().collect();
+    match changed_binds(old_run, &chunks[run_new.clone()]) {
+        Some(changed) => {
+            affected.extend((0..chunks.len()).filter(|&i| !chunks[i].is_context() && changed.iter().any(|n| mentions(text_of(i), n))));
+            // A finding names what the file can spell (a fix writes the sentinel by its imported
+            // name, else by its path): the items whose findings name a changed name.
+            let new_of = |j: usize| if j < k1 { Some(j) } else if j > k2 { Some(j - (k2 + 1 - k1) + run_len) } else { None };
+            for f in prev.findings.iter().filter(|f| same_file(&f.primary, old)) {
+                let at = f.primary.range.start;
+                let Some(j) = prev.chunks.iter().position(|c| c.range.start <= at && at < c.range.end) else { continue };
+                if new_of(j).is_some() && changed.iter().any(|n| finding_mentions(f, n)) {
+                    affected.extend(new_of(j));
+                }
+            }
+        }
+        None => affected.extend((0..chunks.len()).filter(|&i| !chunks[i].is_context())),
+    }
+
+    // The items whose findings may change: those, and every item linked to one of them by a
+    // helper or a type, closed over these links. The names of the run's old text count too: an
+    // item that called a helper the edit removed resolves differently now.
+    let mut names: BTreeSet<&str> = old_run.iter().chain(&chunks[run_new.clone()]).flat_map(|c| c.fns.iter().map(String::as_str)).collect();
+    let mut types: BTreeSet<&str> = old_run.iter().chain(&chunks[run_new.clone()]).flat_map(|c| c.types.iter().map(String::as_str)).collect();
+    let mut texts: Vec<&str> = vec![old_text, new_text];
+    texts.extend(affected.iter().filter(|i| !run_new.contains(i)).map(|&i| text_of(i)));
+    names.extend(affected.iter().flat_map(|&i| chunks[i].fns.iter().map(String::as_str)));
+    types.extend(affected.iter().flat_map(|&i| chunks[i].types.iter().map(String::as_str)));
+    // Each round asks the items not yet taken only about what the last round added: an item
+    // that matched nothing before can only be linked by something new.
+    while !(names.is_empty() && types.is_empty() && texts.is_empty()) {
+        let linked: Vec<usize> = (0..chunks.len())
+            .filter(|i| !affected.contains(i) && !chunks[*i].is_context())
+            .filter(|&i| {
+                let (c, t) = (&chunks[i], text_of(i));
+                names.iter().any(|n| mentions(t, n))
+                    || c.fns.iter().any(|n| texts.iter().any(|a| mentions(a, n)))
+                    || c.types.iter().any(|ty| types.contains(ty.as_str()) || texts.iter().any(|a| builds(a, ty)))
+                    || types.iter().any(|ty| builds(t, ty))
+            })
+            .collect();
+        affected.extend(linked.iter().copied());
+        names = linked.iter().flat_map(|&i| chunks[i].fns.iter().map(String::as_str)).collect();
+        types = linked.iter().flat_map(|&i| chunks[i].types.iter().map(String::as_str)).collect();
+        texts = linked.iter().map(|&i| text_of(i)).collect();
+    }
+
+    // Old findings of the items not checked again are kept; one that points into an affected
+    // item would go stale.
+    let old_ranges: Vec<Range<usize>> = affected.iter().map(|&i| if run_new.contains(&i) { old_k.clone() } else { prev.chunks[old_of(i)].range.clone() }).collect();
+    let in_affected = |at: usize| old_ranges.iter().any(|r| r.contains(&at));
+    let touches = |l: &Label| same_file(l, old) && old_ranges.iter().any(|r| l.range.start < r.end && l.range.end > r.start);
+    let kept: Vec<&Finding> = prev.findings.iter().filter(|f| !(same_file(&f.primary, old) && in_affected(f.primary.range.start))).collect();
+    if kept.iter().any(|f| touches(&f.primary) || f.secondary.iter().any(touches)) {
+        return None;
+    }
+
+    let masked = mask(&new.text, &chunks, &affected)?;
+    // `use reuse::..` anywhere in a file lets it name the attributes bare (`#[contract(..)]`).
+    if masked.contains("use reuse::") != new.text.contains("use reuse::") {
+        return None;
+    }
+    let masked = Arc::new(SourceFile::new(new.path.clone(), new.rel_path.clone(), masked));
+    // The index's findings go through the suppressions with the analysis', as in a whole check.
+    let index_findings: Vec<Finding> = prev
+        .index_findings
+        .iter()
+        .map(|f| {
+            let mut f = f.clone();
+            relabel(&mut f, &|l| same_file(l, old), &masked, old_k.end, delta);
+            f
+        })
+        .collect();
+    let fresh = check_masked(&masked, job, index, index_findings)?;
+
+    let new_ranges: Vec<Range<usize>> = affected.iter().map(|&i| chunks[i].range.clone()).collect();
+    let at_end = |at: usize| affected.contains(&(chunks.len() - 1)) && at == new.text.len();
+    let mut out: Vec<Finding> = Vec::new();
+    for mut f in fresh {
+        if !(new_ranges.iter().any(|r| r.contains(&f.primary.range.start)) || at_end(f.primary.range.start)) {
+            continue;
+        }
+        relabel(&mut f, &|l| Arc::ptr_eq(&l.file, &masked), new, 0, 0);
+        // A label the index gave (at a contract of this file) is where the old text had it.
+        relabel(&mut f, &|l| !Arc::ptr_eq(&l.file, new) && same_file(l, old), new, old_k.end, delta);
+        out.push(f);
+    }
+    // Messages that name a line (`... (line 12)`) of an item after the edit move with it.
+    let line_delta = new_text.matches('\n').count() as isize - old_text.matches('\n').count() as isize;
+    for f in kept {
+        let mut f = f.clone();
+        if same_file(&f.primary, old) && f.primary.range.start >= old_k.end {
+            shift_line_numbers(&mut f, line_delta);
+        }
+        relabel(&mut f, &|l| same_file(l, old), new, old_k.end, delta);
+        out.push(f);
+    }
+    out.sort_by(|a, b| a.sort_key().cmp(&b.sort_key()));
+    Some(Rechecked { findings: out, chunks, items: affected.len() })
+}
+
+/// What the edited text of a run of chunks parses to, alone.
+enum Run {
+    Items(Vec<Chunk>),
+    /// It parses, but text is left after its last item that is not the end of the file.
+    Open,
+}
+
+/// Parses `file.text[range]` alone, as a sequence of items at its offset. `None` when it does
+/// not parse, or holds what only the start of a file may (inner attributes, a shebang).
+fn parse_run(file: &SourceFile, range: Range<usize>, at_start: bool, at_end: bool) -> Option<Run> {
+    let text = &file.text[range.clone()];
+    if crate::source::too_deep(text).is_some() {
+        return None;
+    }
+    let parsed = syn::parse_file(text);
+    let result = parsed.ok().and_then(|ast| {
+        if !at_start && (!ast.attrs.is_empty() || ast.shebang.is_some()) {
+            return None;
+        }
+        let base = range.start;
+        let chunks = chunks(&ast.items, &|s: Span| base + s.byte_range().end, range.start, range.end)?;
+        // A chunk after the last item (comments, blank lines) must be the end of the file.
+        let open = chunks.len() > ast.items.len();
+        Some(if open && !at_end { Run::Open } else { Run::Items(chunks) })
+    });
+    proc_macro2::extra::invalidate_current_thread_spans();
+    result
+}
+
+/// The engine's per-file check (analysis, suppressions, configured levels) on the masked text,
+/// with the index's findings `found` in it.
+/// `None` when it does not parse, or a rule fails (the whole-file check then reports it).
+fn check_masked(masked: &FileRef, job: &FileJob, index: &Index, mut found: Vec<Finding>) -> Option<Vec<Finding>> {
+    let findings = match masked.parse() {
+        Ok(ast) => std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+            found.extend(crate::analysis::analyze_file(masked, &ast, &job.crate_name, &job.module, index));
+            crate::suppress::apply_suppressions(masked, Some(&ast), found)
+        }))
+        .ok(),
+        Err(_) => None,
+    };
+    proc_macro2::extra::invalidate_current_thread_spans();
+    let mut findings = findings?;
+    for f in &mut findings {
+        f.level = job.config.level(f.rule);
+    }
+    findings.retain(|f| f.level != Level::Allow);
+    Some(findings)
+}
+
+fn same_file(l: &Label, file: &FileRef) -> bool {
+    Arc::ptr_eq(&l.file, file) || l.file.path == file.path
+}
+
+/// Points the labels that `is_here` selects at `file`, moving those at or after `from` by `delta`.
+fn relabel(f: &mut Finding, is_here: &dyn Fn(&Label) -> bool, file: &FileRef, from: usize, delta: isize) {
+    let moved = |r: &Range<usize>| if r.start >= from { shift(r, delta) } else { r.clone() };
+    let primary_here = is_here(&f.primary);
+    for l in std::iter::once(&mut f.primary).chain(f.secondary.iter_mut()) {
+        if is_here(l) {
+            l.range = moved(&l.range);
+            l.file = file.clone();
+        }
+    }
+    // A fix edits the file of the primary label.
+    if let Some(fix) = f.fix.as_mut().filter(|_| primary_here) {
+        fix.range = moved(&fix.range);
+    }
+}
+
+/// Adds `delta` to every `(line N)` in the texts of a finding. The rules name lines of the
+/// finding's own function this way (`use_after_donate`: where the value was donated), so for a
+/// finding in an item after the edit, the line moved exactly as far as the item did.
+fn shift_line_numbers(f: &mut Finding, delta: isize) {
+    if delta == 0 {
+        return;
+    }
+    let texts = std::iter::once(&mut f.message).chain(f.help.iter_mut()).chain(f.notes.iter_mut());
+    let labels = std::iter::once(&mut f.primary.message).chain(f.secondary.iter_mut().map(|l| &mut l.message));
+    for text in texts.chain(labels) {
+        if text.contains("(line ") {
+            *text = shift_line_refs(text, delta);
+        }
+    }
+}
+
+fn shift_line_refs(text: &str, delta: isize) -> String {
+    const OPEN: &str = "(line ";
+    let mut out = String::with_capacity(text.len());
+    let mut rest = text;
+    while let Some(at) = rest.find(OPEN) {
+        let after = &rest[at + OPEN.len()..];
+        let digits = after.len() - after.trim_start_matches(|c: char| c.is_ascii_digit()).len();
+        out.push_str(&rest[..at + OPEN.len()]);
+        match (after[..digits].parse::<isize>(), after[digits..].starts_with(')')) {
+            (Ok(n), true) => out.push_str(&(n + delta).max(1).to_string()),
+            _ => out.push_str(&after[..digits]),
+        }
+        rest = &after[digits..];
+    }
+    out.push_str(rest);
+    out
+}
+
+/// Whether a text has a struct literal of `ty` (`Ty {`, `Ty{`).
+fn builds(text: &str, ty: &str) -> bool {
+    let b = text.as_bytes();
+    text.match_indices(ty).any(|(i, _)| {
+        let end = i + ty.len();
+        (i == 0 || !is_ident(b[i - 1])) && text[end..].trim_start().starts_with('{')
+    })
+}
+
+/// Whether `name` occurs as a word in `text` (in code, a comment or a string: a mention too many
+/// only checks one more item).
+fn mentions(text: &str, name: &str) -> bool {
+    let b = text.as_bytes();
+    text.match_indices(name).any(|(i, _)| {
+        let end = i + name.len();
+        (i == 0 || !is_ident(b[i - 1])) && b.get(end).is_none_or(|&c| !is_ident(c))
+    })
+}
+
+/// Whether any text of a finding (message, labels, help, notes, fix) names `name`.
+fn finding_mentions(f: &Finding, name: &str) -> bool {
+    let labels = std::iter::once(&f.primary).chain(&f.secondary).map(|l| l.message.as_str());
+    let texts = std::iter::once(f.message.as_str()).chain(labels).chain(f.help.as_deref()).chain(f.notes.iter().map(String::as_str));
+    texts.chain(f.fix.as_ref().map(|x| x.replacement.as_str())).any(|t| mentions(t, name))
+}
+
+fn is_ident(c: u8) -> bool {
+    c.is_ascii_alphanumeric() || c == b'_'
+}
+
+fn shift(r: &Range<usize>, delta: isize) -> Range<usize> {
+    (r.start as isize + delta) as usize..(r.end as isize + delta) as usize
+}
+
+/// The changed byte range of the old and of the new text (common prefix and suffix removed).
+pub fn edited(old: &str, new: &str) -> (Range<usize>, Range<usize>) {
+    let (a, b) = (old.as_bytes(), new.as_bytes());
+    let mut p = a.iter().zip(b).take_while(|(x, y)| x == y).count();
+    while !old.is_char_boundary(p) || !new.is_char_boundary(p) {
+        p -= 1;
+    }
+    let max_s = a.len().min(b.len()) - p;
+    let mut s = a.iter().rev().zip(b.iter().rev()).take(max_s).take_while(|(x, y)| x == y).count();
+    while !old.is_char_boundary(a.len() - s) || !new.is_char_boundary(b.len() - s) {
+        s -= 1;
+    }
+    (p..a.len() - s, p..b.len() - s)
+}
+
+/// The masked text: the `keep` chunks and the context chunks (`use` items, structs) as they are,
+/// every other chunk blanked to spaces (newlines kept, so lines and offsets stay).
+fn mask(text: &str, chunks: &[Chunk], keep: &BTreeSet<usize>) -> Option<String> {
+    let mut bytes = text.as_bytes().to_vec();
+    for (i, c) in chunks.iter().enumerate() {
+        if keep.contains(&i) || c.is_context() {
+            continue;
+        }
+        for b in bytes.get_mut(c.range.clone())? {
+            if *b != b'\n' {
+                *b = b' ';
+            }
+        }
+    }
+    String::from_utf8(bytes).ok()
+}
+
+#[cfg(test)]
+pub(crate) mod tests {
+    use std::path::{Path, PathBuf};
+
+    use super::*;
+    use crate::engine::Session;
+    use crate::workspace::Target;
+
+    pub(crate) fn session(dir: &Path) -> Session {
+        Session::open(&Target { path: Some(dir.to_path_buf()), ..Default::default() }).unwrap()
+    }
+
+    /// Everything a user sees of a finding, as one comparable string.
+    pub(crate) fn key(f: &Finding) -> String {
+        let labels: Vec<String> = std::iter::once(&f.primary).chain(&f.secondary).map(|l| format!("{}:{:?}:{}", l.file.rel_path, l.range, l.message)).collect();
+        format!("{} {:?} {} | {} | {:?} {:?} {:?}", f.rule.name, f.level, f.message, labels.join(" ; "), f.fix.as_ref().map(|x| (&x.range, &x.replacement)), f.help, f.notes)
+    }
+
+    pub(crate) fn keys(findings: &[Finding]) -> Vec<String> {
+        findings.iter().map(key).collect()
+    }
+
+    /// A fresh directory with `files` (relative path, text).
+    pub(crate) fn workspace(name: &str, files: &[(&str, &str)]) -> PathBuf {
+        static NEXT: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
+        let n = NEXT.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+        let dir = std::env::temp_dir().join(format!("reuse-check-incremental-{name}-{}-{n}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&dir);
+        for (rel, text) in files {
+            let path = dir.join(rel);
+            std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+            std::fs::write(path, text).unwrap();
+        }
+        std::fs::canonicalize(&dir).unwrap()
+    }
+
+    fn chunks_of_text(text: &str) -> Vec<Chunk> {
+        let file: FileRef = Arc::new(SourceFile::new("x.rs".into(), "x.rs".into(), text.to_string()));
+        let ast = file.parse().expect("parses");
+        let out = chunks(&ast.items, &|s| file.range(s).end, 0, text.len()).expect("every item has an end");
+        proc_macro2::extra::invalidate_current_thread_spans();
+        out
+    }
+
+    /// Item boundaries come from the parse: braces in strings, chars, raw strings and comments,
+    /// lifetimes, a `use` group and a struct literal in a `const` split nothing; comments and
+    /// attributes belong to the item after them; the text after the last item is a chunk.
+    #[test]
+    fn chunks_are_the_parsed_items_with_what_precedes_them() {
+        let text = "use a::{b};\n// c }\nfn f() { let s = \"}\"; let c = '}'; let r = r#\"}\"#; }\n\nstruct S<'a>(&'a str);\nconst K: S<'static> = S { 0: \"}\" };\n/* } */ #[cfg(x)]\nimpl S<'_> { fn g(&self) { fn inner() {} } }\nmod m { pub struct T { x: u8 } }\n// end\n";
+        let chunks = chunks_of_text(text);
+        let parts: Vec<&str> = chunks.iter().map(|c| &text[c.range.clone()]).collect();
+        assert_eq!(parts.len(), 7, "{parts:#?}");
+        assert_eq!(parts[0], "use a::{b};");
+        assert!(parts[1].starts_with("\n// c }\nfn f()") && parts[1].ends_with("r#\"}\"#; }"));
+        assert_eq!(parts[2].trim(), "struct S<'a>(&'a str);");
+        assert_eq!(parts[3].trim(), "const K: S<'static> = S { 0: \"}\" };");
+        assert!(parts[4].trim_start().starts_with("/* } */ #[cfg(x)]\nimpl") && parts[4].ends_with("} } }"));
+        assert_eq!(parts[6], "\n// end\n");
+        assert!(chunks[0].is_use && !chunks[1].is_use);
+        assert!(chunks[2].defines_struct && chunks[5].defines_struct && !chunks[4].defines_struct, "a struct in an inline module counts");
+        assert_eq!(chunks[4].fns, ["g", "inner"]);
+        assert_eq!(chunks[4].types, ["S"]);
+        assert_eq!(chunks[1].fns, ["f"]);
+    }
+
+    /// A caller file that declares nothing, with suppressions, non-ASCII text and several findings.
+    const USER: &str = r#"//! Callers. é
+use crate::{reshape_and_cache, Row, PAD_SLOT_ID};
+
+pub fn a(key: &[Row], cache: &mut [Row], n: usize) {
+    let slots = vec![0; n]; // 😀
+    reshape_and_cache(key, cache, &slots);
+}
+
+pub fn b(key: &[Row], cache: &mut [Row], n: usize) {
+    // reuse-check: allow(pad_to_null_block) the cache is scratch here
+    let slots = vec![0; n];
+    reshape_and_cache(key, cache, &slots);
+}
+
+/// Correct.
+pub fn c(key: &[Row], cache: &mut [Row], n: usize) {
+    let slots = vec![PAD_SLOT_ID; n];
+    reshape_and_cache(key, cache, &slots);
+}
+
+pub struct Runner { slots: Vec<i64>, cache: Vec<Row> }
+
+impl Runner {
+    pub fn new(n: usize) -> Runner {
+        Runner { slots: vec![0; n], cache: Vec::new() }
+    }
+
+    pub fn dummy_run(&mut self, key: &[Row]) {
+        let label = "漢字";
+        reshape_and_cache(key, &mut self.cache, &self.slots);
+        let _ = label;
+    }
+}
+
+pub fn d(key: &[Row], cache: &mut [Row], n: usize) {
+    // reuse-check: allow(pad_to_null_block) nothing to suppress
+    let slots = vec![PAD_SLOT_ID; n];
+    reshape_and_cache(key, cache, &slots);
+}
+"#;
+
+    fn paged_kv_with(name: &str, user: &str) -> PathBuf {
+        let lib = include_str!("../../fixtures/paged-kv/src/lib.rs").replace("pub mod buggy;\npub mod correct;\n", "pub mod user;\n");
+        workspace(name, &[("src/lib.rs", &lib), ("src/user.rs", user)])
+    }
+
+    /// Edits from the text `from`, each checked by `live` (then edited back) and by a fresh
+    /// session: the findings must be the same. Returns how many took the item path.
+    fn edit_and_back(dir: &Path, from: &str, texts: impl IntoIterator<Item = String>) -> usize {
+        let path = dir.join("src/user.rs");
+        let (mut live, mut reference) = (session(dir), session(dir));
+        let start = live.update(&path, from.to_string());
+        let mut used = 0;
+        for text in texts {
+            let expected = keys(&reference.update(&path, text.clone()));
+            let edit = live.edit(&path, text.clone());
+            used += usize::from(edit.items.is_some());
+            assert_eq!(keys(&edit.findings), expected, "edit to\n{text}");
+            let back = live.edit(&path, from.to_string());
+            assert_eq!(keys(&back.findings), keys(&start), "edited back from\n{text}");
+        }
+        used
+    }
+
+    /// Every edit that keeps the file parseable: the item path equals a full check, and so does
+    /// the edit back.
+    #[test]
+    fn incremental_results_equal_a_full_check() {
+        let dir = paged_kv_with("edits", USER);
+        let mut texts: Vec<String> = Vec::new();
+        let at = |a: usize, b: usize, ins: &str| format!("{}{}{}", &USER[..a], ins, &USER[b..]);
+        // A space, a comment with non-ASCII text, a fix, a new finding, a new line, a deletion, at
+        // many places.
+        for (i, _) in USER.match_indices('\n') {
+            texts.push(at(i, i, " "));
+            texts.push(at(i, i, " /* é😀 */"));
+        }
+        let zero = USER.find("vec![0; n]; // 😀").unwrap() + 5;
+        texts.push(at(zero, zero + 1, "PAD_SLOT_ID"));
+        let pad = USER.rfind("vec![PAD_SLOT_ID; n]").unwrap() + 5;
+        texts.push(at(pad, pad + "PAD_SLOT_ID".len(), "0"));
+        let reason = USER.find("the cache is scratch here").unwrap();
+        texts.push(at(reason, reason + "the cache is scratch here".len(), ""));
+        let line = USER.find("        let _ = label;").unwrap();
+        texts.push(at(line, line, "        let _second = \"é\";\n"));
+        // Edits at two places at once (a multi-cursor edit): the run of items between them.
+        let lines: Vec<usize> = USER.match_indices('\n').map(|(i, _)| i).collect();
+        for (n, &i) in lines.iter().enumerate().step_by(3) {
+            let Some(&j) = lines.get(n + 7) else { break };
+            texts.push(format!("{} {} {}", &USER[..i], &USER[i..j], &USER[j..]));
+        }
+        let n = texts.len();
+        let used = edit_and_back(&dir, USER, texts);
+        assert!(used > n * 3 / 4, "the item path was taken {used} times of {n}");
+        let _ = std::fs::remove_dir_all(&dir);
+    }
+
+    /// Edits that change the items of the file take the item path too: a function typed in, one
+    /// deleted, one split off another, a suppression written above one; and their findings are
+    /// those of a fresh check.
+    #[test]
+    fn edits_that_add_remove_or_split_items_take_the_item_path() {
+        let dir = paged_kv_with("structure", USER);
+        let new_fn = "\npub fn e(key: &[Row], cache: &mut [Row], n: usize) {\n    let slots = vec![0; n];\n    reshape_and_cache(key, cache, &slots);\n}\n";
+        let c_start = USER.find("/// Correct.").unwrap();
+        let c_end = USER.find("pub struct Runner").unwrap();
+        let a_end = USER.find("\n\npub fn b").unwrap();
+        let texts = vec![
+            // Typed in between two functions, with its finding.
+            format!("{}{new_fn}{}", &USER[..c_start], &USER[c_start..]),
+            // At the end of the file.
+            format!("{USER}{new_fn}"),
+            // A whole function deleted.
+            format!("{}{}", &USER[..c_start], &USER[c_end..]),
+            // A function split in two: the closing brace and a new header typed in its middle.
+            USER.replace("    let slots = vec![0; n]; // 😀\n", "    let slots = vec![0; n]; // 😀\n}\n\npub fn a2(key: &[Row], cache: &mut [Row], slots: Vec<i64>) {\n"),
+            // A suppression written above a finding, in the gap between two items.
+            format!("{}\n// reuse-check: allow(pad_to_null_block) scratch\n{}", &USER[..a_end + 1], &USER[a_end + 1..]),
+        ];
+        let n = texts.len();
+        assert_eq!(edit_and_back(&dir, USER, texts), n, "every one of these takes the item path");
+        let _ = std::fs::remove_dir_all(&dir);
+    }
+
+    /// A helper (no contract) that pads with 0 makes its callers' calls findings: editing the
+    /// helper re-checks its callers, and only them; a caller of the caller, too. Editing an
+    /// import takes the whole-file check.
+    #[test]
+    fn editing_a_helper_rechecks_the_items_that_use_it() {
+        let user = "use crate::{reshape_and_cache, Row, PAD_SLOT_ID};\n\nfn pad(n: usize) -> Vec<i64> {\n    vec![PAD_SLOT_ID; n]\n}\n\npub fn caller(key: &[Row], cache: &mut [Row], n: usize) {\n    let slots = pad(n);\n    reshape_and_cache(key, cache, &slots);\n}\n\npub fn unrelated(key: &[Row], cache: &mut [Row], n: usize) {\n    let slots = vec![0; n];\n    reshape_and_cache(key, cache, &slots);\n}\n\npub fn outer(key: &[Row], cache: &mut [Row], n: usize) {\n    caller(key, cache, n);\n}\n";
+        let dir = paged_kv_with("helper", user);
+        let path = dir.join("src/user.rs");
+        let mut live = session(&dir);
+        let start = live.update(&path, user.to_string());
+        assert_eq!(start.iter().filter(|f| f.rule.name == "pad_to_null_block").count(), 1, "{:#?}", keys(&start));
+        let zero = user.replace("vec![PAD_SLOT_ID; n]", "vec![0; n]");
+        let edit = live.edit(&path, zero.clone());
+        let fresh = session(&dir).update(&path, zero);
+        assert_eq!(keys(&edit.findings), keys(&fresh));
+        assert_eq!(fresh.iter().filter(|f| f.rule.name == "pad_to_null_block").count(), 2, "the caller's call is found: {:#?}", keys(&fresh));
+        assert_eq!(edit.items, Some(3), "the helper, its caller and the caller's caller; not `unrelated`");
+        let _ = std::fs::remove_dir_all(&dir);
+    }
+
+    /// An edited import or struct re-checks the items that name what changed: a name imported
+    /// (or no longer), a field's type, a field added; a glob import, every item. Each equals a
+    /// fresh check, and so does the edit back.
+    #[test]
+    fn editing_an_import_or_a_struct_rechecks_the_items_that_name_what_changed() {
+        let dir = paged_kv_with("context", USER);
+        let path = dir.join("src/user.rs");
+        let import = "use crate::{reshape_and_cache, Row, PAD_SLOT_ID};";
+        let cases: Vec<(String, Option<usize>)> = vec![
+            // The same names, imported by two items: nothing changed but that item.
+            (USER.replace(import, "use crate::{reshape_and_cache, Row};\nuse crate::PAD_SLOT_ID;"), Some(2)),
+            // A name no item uses.
+            (USER.replace(import, "use crate::{paged_attention, reshape_and_cache, Row, PAD_SLOT_ID};"), Some(1)),
+            // The sentinel no longer imported: the items that name it (c, d), and those whose
+            // findings spell it in their fix or help (a, the runner).
+            (USER.replace(import, "use crate::{reshape_and_cache, Row};"), Some(5)),
+            // A glob: every item (the struct only as context).
+            (USER.replace(import, "use crate::*;"), Some(7)),
+            // A field's type: the items that name the field (by name: the runner's impl, and the
+            // four functions with a parameter `cache`).
+            (USER.replace("cache: Vec<Row> }", "cache: Vec<[f32; 2]> }"), Some(6)),
+            // A field added: the items that name the struct.
+            (USER.replace("cache: Vec<Row> }", "cache: Vec<Row>, spare: u8 }"), Some(2)),
+        ];
+        for (text, items) in cases {
+            let mut live = session(&dir);
+            let start = live.update(&path, USER.to_string());
+            let edit = live.edit(&path, text.clone());
+            assert_eq!(keys(&edit.findings), keys(&session(&dir).update(&path, text.clone())), "edit to\n{text}");
+            assert_eq!(edit.items, items, "edit to\n{text}");
+            let back = live.edit(&path, USER.to_string());
+            assert_eq!(keys(&back.findings), keys(&start), "back from\n{text}");
+            assert!(back.items.is_some());
+        }
+        let _ = std::fs::remove_dir_all(&dir);
+    }
+
+    /// Text that does not parse takes the whole-file check (a `parse_error`); the edits that follow
+    /// are taken from the last text that parsed, so the one that repairs it (or another that
+    /// does not parse yet) compares with that, and the repair takes the item path.
+    #[test]
+    fn an_edit_through_a_parse_error_and_back() {
+        let dir = paged_kv_with("broken", USER);
+        let path = dir.join("src/user.rs");
+        let mut live = session(&dir);
+        live.update(&path, USER.to_string());
+        let open = USER.replace("let label = \"漢字\";", "let label = (\"漢字\";");
+        let edit = live.edit(&path, open.clone());
+        assert_eq!(edit.items, None);
+        assert!(edit.findings.iter().any(|f| f.rule.name == "parse_error"), "{:#?}", keys(&edit.findings));
+        let still = open.replace("(\"漢字\";", "(\"漢字\", 1;");
+        assert_eq!(keys(&live.edit(&path, still.clone()).findings), keys(&session(&dir).update(&path, still)));
+        for repaired in [USER.replace("let label = \"漢字\";", "let label = (\"漢字\", 1);"), USER.to_string()] {
+            let edit = live.edit(&path, repaired.clone());
+            assert!(edit.items.is_some(), "the repair takes the item path:\n{repaired}");
+            assert_eq!(keys(&edit.findings), keys(&session(&dir).update(&path, repaired)));
+        }
+        // Straight back to the text that parsed: its findings, and the session's copy is it again.
+        live.edit(&path, open);
+        let back = live.edit(&path, USER.to_string());
+        assert_eq!(back.items, Some(0));
+        assert_eq!(live.file(&path).unwrap().text, USER);
+        assert_eq!(keys(&back.findings), keys(&live.check_file(&path)));
+        let _ = std::fs::remove_dir_all(&dir);
+    }
+
+    /// A file that declares a contract after its callers: edits elsewhere take the item path, and
+    /// the session's index moves with the text, so that a full check of the session, and its
+    /// secondary labels into this file, equal a check from scratch.
+    #[test]
+    fn a_declaring_file_is_rechecked_item_by_item_and_its_index_moves() {
+        let declaring = format!(
+            "{USER}\n#[reuse::contract(writes(cache[slots], skip = PAD_SLOT_ID))]\npub fn local_write(cache: &mut [Row], slots: &[i64]) {{}}\n\npub fn e(cache: &mut [Row], n: usize) {{\n    let slots = vec![0; n];\n    local_write(cache, &slots);\n}}\n"
+        );
+        let dir = paged_kv_with("declaring", &declaring);
+        let path = dir.join("src/user.rs");
+        let mut reference = session(&dir);
+        let mut texts: Vec<String> = declaring.match_indices('\n').map(|(i, _)| format!("{} /* é😀 */{}", &declaring[..i], &declaring[i..])).collect();
+        let zero = declaring.find("vec![0; n]; // 😀").unwrap() + 5;
+        texts.push(format!("{}PAD_SLOT_ID{}", &declaring[..zero], &declaring[zero + 1..]));
+        let mut used = 0;
+        for text in texts {
+            let mut live = session(&dir);
+            live.update(&path, declaring.clone());
+            let expected = keys(&reference.update(&path, text.clone()));
+            let edit = live.edit(&path, text.clone());
+            assert_eq!(keys(&edit.findings), expected, "edit to\n{text}");
+            used += usize::from(edit.items.is_some());
+            assert_eq!(keys(&live.check_file(&path)), expected, "the session's index moved with the edit to\n{text}");
+        }
+        assert!(used > 10, "the item path was taken {used} times");
+        let _ = std::fs::remove_dir_all(&dir);
+    }
+}
+
+/// Issue 11: the item path must give what a fresh check of the final text gives, after any
+/// sequence of edits, including findings that depend on another item (a field's type) and
+/// messages that name a line.
+#[cfg(test)]
+mod equivalence {
+    use proptest::prelude::*;
+
+    use super::tests::{keys, session, workspace};
+
+    const LIB: &str = include_str!("../testdata/editor-lib.rs.txt");
+    /// A caller file that declares nothing: a finding through a field's type (`self.kv`), one
+    /// whose message names a line, a suppression, and items in between.
+    const USER: &str = include_str!("../testdata/editor-user.rs.txt");
+
+    #[derive(Clone, Debug)]
+    enum Edit {
+        BlankLineBefore(usize),
+        DeleteLineIfBlank(usize),
+        SpacesAtStart(usize, usize),
+        SpacesAtEnd(usize, usize),
+        DuplicateLine(usize),
+        DeleteLine(usize),
+        /// A function that pads with 0 typed in before a line (inside another item, it nests).
+        InsertFunction(usize),
+        /// The `k`th `PAD_SLOT_ID` becomes `0`, or the `k`th `vec![0` becomes `vec![PAD_SLOT_ID`.
+        TogglePad(usize),
+        /// An import or a struct edited, or edited back (see [`SWAPS`]).
+        Swap(usize),
+    }
+
+    /// Edits of the items every other item resolves through.
+    const SWAPS: &[(&str, &str)] = &[
+        ("read, relu_inplace, Buf,", "relu_inplace, Buf,"),
+        ("Buf, PagedKv, PAD_SLOT_ID}", "Buf, PagedKv}"),
+        ("use crate::{read,", "use crate::*;\nuse crate::{read,"),
+        ("spare: PagedKv,", "spare: Vec<f32>,"),
+        ("    kv: PagedKv,\n", "    kv: PagedKv,\n    extra: u8,\n"),
+        ("pub struct Runner {", "pub struct Runner2 {"),
+    ];
+
+    fn edit_strategy() -> impl Strategy<Value = Edit> {
+        prop_oneof![
+            4 => any::<usize>().prop_map(Edit::BlankLineBefore),
+            2 => any::<usize>().prop_map(Edit::DeleteLineIfBlank),
+            2 => (any::<usize>(), 1..4usize).prop_map(|(l, n)| Edit::SpacesAtStart(l, n)),
+            2 => (any::<usize>(), 1..4usize).prop_map(|(l, n)| Edit::SpacesAtEnd(l, n)),
+            1 => any::<usize>().prop_map(Edit::DuplicateLine),
+            1 => any::<usize>().prop_map(Edit::DeleteLine),
+            1 => any::<usize>().prop_map(Edit::InsertFunction),
+            2 => any::<usize>().prop_map(Edit::TogglePad),
+            2 => any::<usize>().prop_map(Edit::Swap),
+        ]
+    }
+
+    fn apply(text: &str, edit: &Edit) -> String {
+        let mut lines: Vec<String> = text.split('\n').map(str::to_string).collect();
+        let n = lines.len();
+        match *edit {
+            Edit::BlankLineBefore(l) => lines.insert(l % n, String::new()),
+            Edit::DeleteLineIfBlank(l) => {
+                if lines[l % n].trim().is_empty() && n > 1 {
+                    lines.remove(l % n);
+                }
+            }
+            Edit::SpacesAtStart(l, k) => lines[l % n].insert_str(0, &" ".repeat(k)),
+            Edit::SpacesAtEnd(l, k) => lines[l % n].push_str(&" ".repeat(k)),
+            Edit::DuplicateLine(l) => {
+                let line = lines[l % n].clone();
+                lines.insert(l % n, line);
+            }
+            Edit::DeleteLine(l) => {
+                if n > 1 {
+                    lines.remove(l % n);
+                }
+            }
+            Edit::InsertFunction(l) => lines.insert(l % n, format!("pub fn typed_{l}(r: &mut Runner, n: usize) {{\n    let s = vec![0; n];\n    r.kv.write(&s);\n}}")),
+            Edit::TogglePad(k) => {
+                let text = lines.join("\n");
+                let spots: Vec<(usize, &str, &str)> =
+                    text.match_indices("PAD_SLOT_ID; n]").map(|(i, _)| (i, "PAD_SLOT_ID", "0")).chain(text.match_indices("vec![0; n]").map(|(i, _)| (i + 5, "0", "PAD_SLOT_ID"))).collect();
+                let Some(&(at, from, to)) = spots.get(k % spots.len().max(1)) else { return text };
+                return format!("{}{to}{}", &text[..at], &text[at + from.len()..]);
+            }
+            Edit::Swap(k) => {
+                let text = lines.join("\n");
+                let (a, b) = SWAPS[k % SWAPS.len()];
+                return if text.contains(a) { text.replacen(a, b, 1) } else { text.replacen(b, a, 1) };
+            }
+        }
+        lines.join("\n")
+    }
+
+    fn files() -> [(&'static str, &'static str); 2] {
+        [("src/lib.rs", LIB), ("src/user.rs", USER)]
+    }
+
+    /// The reported case: the finding through `self.kv` is there on open and after a blank line
+    /// inserted in the method; a `(line N)` after the edit moves with it.
+    #[test]
+    fn a_blank_line_in_a_method_keeps_a_finding_that_needs_a_field_type() {
+        let dir = workspace("field", &files());
+        let path = dir.join("src/user.rs");
+        let mut live = session(&dir);
+        let start = live.update(&path, USER.to_string());
+        let rules: Vec<&str> = start.iter().map(|f| f.rule.name).collect();
+        assert_eq!(rules, ["pad_to_null_block", "use_after_donate", "use_after_donate"], "{:#?}", keys(&start));
+        let at = USER.find("        self.kv.write(&slots);").unwrap();
+        let text = format!("{}\n{}", &USER[..at], &USER[at..]);
+        let got = live.edit(&path, text.clone());
+        assert_eq!(got.items, Some(1), "the item path");
+        assert_eq!(keys(&got.findings), keys(&session(&dir).update(&path, text)));
+        assert!(got.findings.iter().any(|f| f.rule.name == "pad_to_null_block"));
+        assert!(got.findings.iter().any(|f| f.message.contains("(line 22)")), "{:#?}", keys(&got.findings));
+        let _ = std::fs::remove_dir_all(&dir);
+    }
+
+    /// `text` as `src/plans.rs` next to the other two files, checked, then edited: the findings
+    /// before, what the edit gave, and a fresh check of the edited text.
+    fn plans_edited(name: &str, text: &str, edited: &str) -> (Vec<crate::finding::Finding>, crate::engine::Edit, Vec<crate::finding::Finding>) {
+        let dir = workspace(name, &[("src/lib.rs", LIB), ("src/user.rs", USER), ("src/plans.rs", text)]);
+        let path = dir.join("src/plans.rs");
+        let mut live = session(&dir);
+        let start = live.update(&path, text.to_string());
+        let got = live.edit(&path, edited.to_string());
+        let want = session(&dir).update(&path, edited.to_string());
+        let _ = std::fs::remove_dir_all(&dir);
+        (start, got, want)
+    }
+
+    /// A helper's body counts for the effects of a function with `preserves(..)` in another item:
+    /// editing the helper re-checks that function too.
+    #[test]
+    fn editing_a_helper_that_a_preserving_function_follows_rechecks_that_function() {
+        let text = "use std::collections::HashMap;\n\n#[reuse::effect]\npub fn log_step() {}\n\npub struct Plans {\n    plans: HashMap<u64, u64>,\n}\n\nimpl Plans {\n    #[reuse::contract(preserves(log_step))]\n    pub fn get(&mut self, k: u64) -> u64 {\n        self.effects();\n        *self.plans.entry(k).or_insert(k)\n    }\n}\n\nimpl Plans {\n    fn effects(&mut self) {\n        log_step();\n    }\n}\n";
+        let (start, got, want) = plans_edited("preserving", text, &text.replace("        log_step();\n    }\n}\n", "    }\n}\n"));
+        assert!(start.iter().all(|f| f.rule.name != "hit_skips_effect"), "{:#?}", keys(&start));
+        assert!(want.iter().any(|f| f.rule.name == "hit_skips_effect"), "{:#?}", keys(&want));
+        assert_eq!(keys(&got.findings), keys(&want));
+        assert_eq!(got.items, Some(3), "the helper, the function that follows it, and the effect the helper calls");
+    }
+
+    /// A function linked to the edited helper keeps its contract's own errors (findings of the
+    /// index, not of the analysis), and a suppression of one is still used.
+    #[test]
+    fn a_linked_item_keeps_the_index_findings_of_its_contract() {
+        let text = "#[reuse::effect]\npub fn log_step() {}\n\n#[reuse::contract(preserves(log_step), writes(nowhere[slots], skip = -1))]\npub fn get(k: u64) -> u64 {\n    effects();\n    k\n}\n\n// reuse-check: allow(unknown_name) kept on purpose\n#[reuse::contract(writes(elsewhere[slots], skip = -1))]\npub fn put(k: u64) -> u64 {\n    effects();\n    k\n}\n\nfn effects() {\n    log_step();\n}\n";
+        let (start, got, want) = plans_edited("index-findings", text, &text.replace("    log_step();\n}", "    log_step();\n    log_step();\n}"));
+        assert!(start.iter().any(|f| f.rule.name == "unknown_name"), "{:#?}", keys(&start));
+        assert_eq!(keys(&got.findings), keys(&want));
+        assert!(got.items.is_some_and(|n| n >= 3), "{:?}", got.items);
+    }
+
+    /// An edit inside the body of a contracted function re-checks it (its own contract's rules
+    /// see the new body) with the index only moved; an edit of its contract, or one that writes a
+    /// constant into the body, takes the whole file.
+    #[test]
+    fn an_edit_inside_the_body_of_a_contracted_function_takes_the_item_path() {
+        let text = "use std::collections::HashMap;\n\n#[reuse::effect]\npub fn log_step() {}\n\npub struct Plans {\n    plans: HashMap<u64, u64>,\n}\n\nimpl Plans {\n    #[reuse::contract(preserves(log_step))]\n    pub fn get(&mut self, k: u64) -> u64 {\n        log_step();\n        *self.plans.entry(k).or_insert(k)\n    }\n}\n\npub fn after() -> u64 {\n    1\n}\n";
+        let dir = workspace("contracted-body", &[("src/lib.rs", LIB), ("src/user.rs", USER), ("src/plans.rs", text)]);
+        let path = dir.join("src/plans.rs");
+        let cases = [
+            // The effect dropped from the body: `hit_skips_effect`.
+            (text.replace("        log_step();\n        *self", "        *self"), true),
+            // A blank line: the findings after it move.
+            (text.replace("        log_step();\n", "        log_step();\n\n"), true),
+            (text.replace("        log_step();\n", "        const K: u64 = 1;\n        log_step();\n"), false),
+            (text.replace("preserves(log_step)", "preserves()"), false),
+        ];
+        let dropped = session(&dir).update(&path, cases[0].0.clone());
+        assert!(dropped.iter().any(|f| f.rule.name == "hit_skips_effect"), "{:#?}", keys(&dropped));
+        for (edited, item_path) in cases {
+            let mut live = session(&dir);
+            live.update(&path, text.to_string());
+            let got = live.edit(&path, edited.clone());
+            let want = keys(&session(&dir).update(&path, edited.clone()));
+            assert_eq!(keys(&got.findings), want, "edit to\n{edited}");
+            assert_eq!(got.items.is_some(), item_path, "edit to\n{edited}");
+            assert_eq!(keys(&live.check_file(&path)), want, "the index moved with the edit to\n{edited}");
+        }
+        let _ = std::fs::remove_dir_all(&dir);
+    }
+
+    proptest! {
+        #![proptest_config(ProptestConfig { cases: 48, ..ProptestConfig::default() })]
+
+        /// What the server does: each edit goes to `Session::edit` (the item path when it can,
+        /// else the whole file), on the text and findings of the step before. Every step must
+        /// equal a fresh check.
+        #[test]
+        fn any_sequence_of_edits_gives_the_findings_of_a_fresh_check(edits in proptest::collection::vec(edit_strategy(), 1..12)) {
+            let dir = workspace("prop", &files());
+            let path = dir.join("src/user.rs");
+            let (mut live, mut fresh) = (session(&dir), session(&dir));
+            live.update(&path, USER.to_string());
+            let mut text = USER.to_string();
+            for edit in &edits {
+                text = apply(&text, edit);
+                let got = keys(&live.edit(&path, text.clone()).findings);
+                let want = keys(&fresh.update(&path, text.clone()));
+                prop_assert_eq!(got, want, "after {:?}\n{}", edit, text);
+            }
+            let _ = std::fs::remove_dir_all(&dir);
+        }
+    }
+}
+
+/// Every fixture file (the rule fixtures, the example crates, the engine-shaped workspace) under
+/// a fixed series of random line edits through [`crate::engine::Session::edit`]: each step equals
+/// a fresh check of its text. (It found a contract's label left at its old position, a sentinel
+/// fix spelled by its path when the constant was blanked, and a struct edit in a declaring file
+/// that must re-index it.)
+#[cfg(test)]
+mod fixtures {
+    use super::tests::{keys, session};
+
+    #[test]
+    fn random_edits_of_every_fixture_give_the_findings_of_a_fresh_check() {
+        let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../fixtures");
+        let dirs = ["rules", "paged-kv/src", "plan-cache/src", "donation/src", "graph-replay/src", "engine-shapes/engine/src", "engine-shapes/kv/src"];
+        let mut files: Vec<std::path::PathBuf> = dirs
+            .iter()
+            .flat_map(|d| std::fs::read_dir(root.join(d)).unwrap().map(|e| e.unwrap().path()))
+            .filter(|p| p.extension().is_some_and(|x| x == "rs"))
+            .collect();
+        files.sort();
+        // xorshift: the same edits on every run.
+        let mut state: u64 = 0x9e37_79b9_7f4a_7c15;
+        let mut next = move || {
+            state ^= state << 13;
+            state ^= state >> 7;
+            state ^= state << 17;
+            state as usize
+        };
+        let (mut steps, mut item_path) = (0, 0);
+        for file in &files {
+            // A workspace is checked as a workspace; the other folders as plain trees.
+            let dir = if file.components().any(|c| c.as_os_str() == "engine-shapes") { root.join("engine-shapes") } else { file.parent().unwrap().to_path_buf() };
+            let (dir, path) = (std::fs::canonicalize(dir).unwrap(), std::fs::canonicalize(file).unwrap());
+            let mut text = std::fs::read_to_string(&path).unwrap();
+            let (mut live, mut fresh) = (session(&dir), session(&dir));
+            live.update(&path, text.clone());
+            for _ in 0..20 {
+                let mut lines: Vec<String> = text.split('\n').map(str::to_string).collect();
+                let at = next() % lines.len();
+                match next() % 6 {
+                    0 => lines.insert(at, String::new()),
+                    1 => lines.insert(at, lines[at].clone()),
+                    2 if lines.len() > 1 => _ = lines.remove(at),
+                    3 => lines[at] = lines[at].replacen("PAD_SLOT_ID", "0", 1),
+                    4 => lines[at] = lines[at].replacen('0', "PAD_SLOT_ID", 1),
+                    _ => lines[at].push_str(" // typed"),
+                }
+                text = lines.join("\n");
+                let got = live.edit(&path, text.clone());
+                assert_eq!(keys(&got.findings), keys(&fresh.update(&path, text.clone())), "{} after an edit of line {}:\n{text}", path.display(), at + 1);
+                steps += 1;
+                item_path += usize::from(got.items.is_some());
+            }
+        }
+        assert!(item_path * 4 > steps, "the item path was taken {item_path} times of {steps}");
+    }
+}
