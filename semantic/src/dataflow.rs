@@ -794,6 +794,60 @@ pub fn memoized<K: std::hash::Hash + Eq + Clone, V: Clone>(memo: &Memo<K, Option
     result
 }
 
+/// Memo of summaries of functions by definition path, for one check, shared by the threads
+/// that analyse its files: a helper of another file is summarised once, whichever caller asks
+/// first.
+pub type SharedMemo<V> = std::sync::Mutex<HashMap<Vec<String>, Option<V>>>;
+
+thread_local! {
+    /// The definition paths whose summaries this thread is computing, innermost last.
+    static IN_PROGRESS: std::cell::RefCell<Vec<Vec<String>>> = const { std::cell::RefCell::new(Vec::new()) };
+    /// Whether the computation under way read something that depends on where it started: a
+    /// summary still in progress (a cycle) or the depth bound.
+    static INCOMPLETE: std::cell::Cell<bool> = const { std::cell::Cell::new(false) };
+}
+
+/// The summary computation under way stopped at the depth bound: what it found depends on the
+/// depth it started at.
+pub fn depth_reached() {
+    INCOMPLETE.with(|c| c.set(true));
+}
+
+/// The shared memoized result for `key`, computed by `compute` on this thread when no thread
+/// stored it yet. A summary in progress on this thread (a cycle) reads as `None`; a result that
+/// read one, or stopped at the depth bound, depends on where its computation started, so it is
+/// returned but not stored: what is stored is the same whichever thread and caller came first.
+pub fn shared_memoized<V: Clone>(memo: &SharedMemo<V>, key: &[String], compute: impl FnOnce() -> Option<V>) -> Option<V> {
+    if let Some(done) = memo.lock().ok().and_then(|m| m.get(key).cloned()) {
+        return done;
+    }
+    if IN_PROGRESS.with(|p| p.borrow().iter().any(|k| k == key)) {
+        depth_reached();
+        return None;
+    }
+    /// Pops the key even when `compute` panics (a rule's failure is caught per file, and the
+    /// thread goes on with other files).
+    struct Entered(bool);
+    impl Drop for Entered {
+        fn drop(&mut self) {
+            IN_PROGRESS.with(|p| p.borrow_mut().pop());
+            let inner = INCOMPLETE.with(|c| c.get());
+            INCOMPLETE.with(|c| c.set(self.0 || inner));
+        }
+    }
+    IN_PROGRESS.with(|p| p.borrow_mut().push(key.to_vec()));
+    let entered = Entered(INCOMPLETE.with(|c| c.replace(false)));
+    let result = compute();
+    let complete = !INCOMPLETE.with(|c| c.get());
+    drop(entered);
+    if complete {
+        if let Ok(mut m) = memo.lock() {
+            m.insert(key.to_vec(), result.clone());
+        }
+    }
+    result
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -23,6 +23,7 @@ use crate::analysis::analyze_file;
 use crate::config::Config;
 use crate::finding::{Finding, Label};
 use crate::index::{index_file, FileDecls, Index};
+use crate::items::WorkspaceItems;
 use crate::source::{FileRef, ParseFailure, SourceFile};
 use crate::suppress::apply_suppressions;
 use crate::workspace::{module_path, rel_path, Workspace};
@@ -262,7 +263,7 @@ impl Session {
         self.jobs[pos].unreadable = None;
         if !reindex {
             let job = self.jobs[pos].clone();
-            return check_one(&job, &self.index, &self.index_findings);
+            return check_one(&job, &self.index, &self.items(), &self.index_findings);
         }
         // The file is parsed once, for its declarations and for its findings.
         let job = self.jobs[pos].clone();
@@ -279,9 +280,10 @@ impl Session {
         let (index, index_findings) = merge_decls(self.decls.iter());
         self.index = index;
         self.index_findings = index_findings;
+        let items = self.items();
         let mut findings = match &parsed {
-            Some(p) => check_ast(&job, p.as_ref(), &self.index, &self.index_findings),
-            None => check_parsed(&job, &self.index, &self.index_findings),
+            Some(p) => check_ast(&job, p.as_ref(), &self.index, &items, &self.index_findings),
+            None => check_parsed(&job, &self.index, &items, &self.index_findings),
         };
         drop(parsed);
         forget_spans();
@@ -304,7 +306,13 @@ impl Session {
 
     /// Findings of one file as it is now.
     pub fn check_file(&self, path: &Path) -> Vec<Finding> {
-        self.jobs.iter().find(|j| j.file.path == path).map(|j| check_one(j, &self.index, &self.index_findings)).unwrap_or_default()
+        self.jobs.iter().find(|j| j.file.path == path).map(|j| check_one(j, &self.index, &self.items(), &self.index_findings)).unwrap_or_default()
+    }
+
+    /// The items of the workspace as the session holds it now, for one check (their summaries
+    /// are of these texts: a later edit needs new ones).
+    pub fn items(&self) -> WorkspaceItems {
+        WorkspaceItems::of_jobs(&self.jobs)
     }
 
     /// Crate, module and config for a file the session did not know (a new file in the editor).
@@ -507,6 +515,7 @@ fn forget_spans() {
 /// Phases 2 and 3.
 fn analyze(jobs: &[FileJob], index: &Index, index_findings: &HashMap<String, Vec<Finding>>, options: &CheckOptions) -> (Vec<Finding>, usize) {
     let filter = AnalysisFilter::new(index);
+    let items = WorkspaceItems::of_jobs(jobs);
     let per_file: Vec<(Vec<Finding>, bool)> = jobs
         .par_iter()
         .map(|j| {
@@ -515,7 +524,7 @@ fn analyze(jobs: &[FileJob], index: &Index, index_findings: &HashMap<String, Vec
                 return (Vec::new(), false);
             }
             let parsed = options.all_files || filter.wants(j);
-            let findings = if parsed { check_parsed(j, index, index_findings) } else { finish(j, index_findings_for(index_findings, &j.file.rel_path)) };
+            let findings = if parsed { check_parsed(j, index, &items, index_findings) } else { finish(j, index_findings_for(index_findings, &j.file.rel_path)) };
             (findings, parsed)
         })
         .collect();
@@ -599,20 +608,20 @@ fn call_like(text: &str, start: usize, end: usize) -> bool {
 }
 
 /// One file, whatever the prefilter says (an editor buffer is always checked).
-fn check_one(job: &FileJob, index: &Index, index_findings: &HashMap<String, Vec<Finding>>) -> Vec<Finding> {
-    let mut findings = check_parsed(job, index, index_findings);
+fn check_one(job: &FileJob, index: &Index, items: &WorkspaceItems, index_findings: &HashMap<String, Vec<Finding>>) -> Vec<Finding> {
+    let mut findings = check_parsed(job, index, items, index_findings);
     findings.sort_by(|a, b| a.sort_key().cmp(&b.sort_key()));
     findings
 }
 
-fn check_parsed(j: &FileJob, index: &Index, index_findings: &HashMap<String, Vec<Finding>>) -> Vec<Finding> {
+fn check_parsed(j: &FileJob, index: &Index, items: &WorkspaceItems, index_findings: &HashMap<String, Vec<Finding>>) -> Vec<Finding> {
     if j.unreadable.is_some() {
         return finish(j, index_findings_for(index_findings, &j.file.rel_path));
     }
     let parsed = j.file.parse();
     // A bug in a rule must not cost the findings of every other file, nor pass silently: it is a
     // finding of its own, and the run exits 2.
-    let findings = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| check_ast(j, parsed.as_ref(), index, index_findings)))
+    let findings = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| check_ast(j, parsed.as_ref(), index, items, index_findings)))
         .unwrap_or_else(|panic| {
             let what = panic.downcast_ref::<&str>().map(|s| s.to_string()).or_else(|| panic.downcast_ref::<String>().cloned()).unwrap_or_default();
             let mut findings = finish(j, index_findings_for(index_findings, &j.file.rel_path));
@@ -631,7 +640,7 @@ fn internal_error(j: &FileJob, what: &str) -> Finding {
 }
 
 /// The findings of a file parsed (or not) on this thread.
-fn check_ast(j: &FileJob, ast: Result<&syn::File, &ParseFailure>, index: &Index, index_findings: &HashMap<String, Vec<Finding>>) -> Vec<Finding> {
+fn check_ast(j: &FileJob, ast: Result<&syn::File, &ParseFailure>, index: &Index, items: &WorkspaceItems, index_findings: &HashMap<String, Vec<Finding>>) -> Vec<Finding> {
     // Debug builds only: how the tests make a rule fail (the environment is the user's, not the tree's).
     #[cfg(debug_assertions)]
     if std::env::var("REUSE_CHECK_FAIL_ON_FILE").is_ok_and(|name| j.file.rel_path.ends_with(&name)) {
@@ -641,7 +650,7 @@ fn check_ast(j: &FileJob, ast: Result<&syn::File, &ParseFailure>, index: &Index,
     match ast {
         Ok(ast) => {
             if !j.external {
-                findings.extend(analyze_file(&j.file, ast, &j.crate_name, &j.module, index));
+                findings.extend(analyze_file(&j.file, ast, &j.crate_name, &j.module, index, items));
             }
             findings = apply_suppressions(&j.file, Some(ast), findings);
         }

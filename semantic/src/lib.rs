@@ -13,6 +13,7 @@ pub mod engine;
 pub mod finding;
 pub mod flow;
 pub mod index;
+pub mod items;
 pub mod resolve;
 pub mod rules;
 pub mod source;

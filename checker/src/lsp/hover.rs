@@ -26,6 +26,8 @@ pub struct HoverCtx<'a> {
     /// Module path, crate name first.
     pub module: &'a [String],
     pub index: &'a Index,
+    /// The other files of the workspace, as the analysis sees them.
+    pub items: &'a crate::items::WorkspaceItems,
 }
 
 pub fn hover(ctx: &HoverCtx, offset: usize) -> Option<Hover> {
@@ -66,7 +68,7 @@ fn find(ctx: &HoverCtx, ast: &syn::File, offset: usize) -> Option<(Range<usize>,
     if let Some(found) = index_field_hover(file, &ast.items, offset) {
         return Some(found);
     }
-    let call = crate::analysis::call_at(file, ast, ctx.crate_name, ctx.module, ctx.index, offset)?;
+    let call = crate::analysis::call_at(file, ast, ctx.crate_name, ctx.module, ctx.index, ctx.items, offset)?;
     match call.resolution {
         Resolution::One(callee) => Some((call.range, call_hover(callee))),
         Resolution::Ambiguous(cands) => Some((call.range, ambiguous_hover(&call.name, &cands))),
@@ -230,7 +232,8 @@ mod tests {
         let file: FileRef = std::sync::Arc::new(crate::source::SourceFile::new("lib.rs".into(), "lib.rs".into(), text.to_string()));
         let index = Index::default();
         let module = vec!["demo".to_string()];
-        let ctx = HoverCtx { file: &file, crate_name: "demo", module: &module, index: &index };
+        let items = crate::items::WorkspaceItems::default();
+        let ctx = HoverCtx { file: &file, crate_name: "demo", module: &module, index: &index, items: &items };
         let at = text.find("skip").unwrap();
         let hover = hover(&ctx, at).expect("a hover on the declaration");
         let HoverContents::Markup(m) = hover.contents else { panic!("markdown") };

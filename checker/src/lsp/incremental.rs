@@ -29,10 +29,11 @@ use reuse_rules::Level;
 use crate::engine::FileJob;
 use crate::finding::{Finding, Label};
 use crate::index::Index;
+use crate::items::WorkspaceItems;
 use crate::source::{FileRef, SourceFile};
 
 /// The findings of `new` (the edited text of `old`) when only a run of top-level items changed.
-pub fn recheck(old: &FileRef, old_findings: &[Finding], new: &FileRef, job: &FileJob, index: &Index) -> Option<Vec<Finding>> {
+pub fn recheck(old: &FileRef, old_findings: &[Finding], new: &FileRef, job: &FileJob, index: &Index, workspace_items: &WorkspaceItems) -> Option<Vec<Finding>> {
     if job.external || new.text.starts_with('\u{feff}') {
         return None;
     }
@@ -105,7 +106,7 @@ pub fn recheck(old: &FileRef, old_findings: &[Finding], new: &FileRef, job: &Fil
 
     let masked = mask(&new.text, &new_chunks, k1..=k2)?;
     let masked = Arc::new(SourceFile::new(new.path.clone(), new.rel_path.clone(), masked));
-    let fresh = check_masked(&masked, job, index)?;
+    let fresh = check_masked(&masked, job, index, workspace_items)?;
 
     let mut out: Vec<Finding> = Vec::new();
     for mut f in fresh {
@@ -130,10 +131,10 @@ pub fn recheck(old: &FileRef, old_findings: &[Finding], new: &FileRef, job: &Fil
 }
 
 /// The engine's per-file check (analysis, suppressions, configured levels) on the masked text.
-fn check_masked(masked: &FileRef, job: &FileJob, index: &Index) -> Option<Vec<Finding>> {
+fn check_masked(masked: &FileRef, job: &FileJob, index: &Index, items: &WorkspaceItems) -> Option<Vec<Finding>> {
     let findings = match masked.parse() {
         Ok(ast) => {
-            let found = crate::analysis::analyze_file(masked, &ast, &job.crate_name, &job.module, index);
+            let found = crate::analysis::analyze_file(masked, &ast, &job.crate_name, &job.module, index, items);
             Some(crate::suppress::apply_suppressions(masked, Some(&ast), found))
         }
         Err(_) => None,
@@ -541,7 +542,7 @@ pub fn d(key: &[Row], cache: &mut [Row], n: usize) {
             let text = format!("{}{}{}", &USER[..a], ins, &USER[b..]);
             let new = Arc::new(SourceFile::new(path.clone(), old_file.rel_path.clone(), text.clone()));
             let expected: Vec<String> = reference.update(&path, text).iter().map(key).collect();
-            if let Some(got) = recheck(&old_file, &start, &new, &job, live.index()) {
+            if let Some(got) = recheck(&old_file, &start, &new, &job, live.index(), &live.items()) {
                 used += 1;
                 let got: Vec<String> = got.iter().map(key).collect();
                 assert_eq!(got, expected, "edit {a}..{b} {ins:?}");
@@ -557,7 +558,7 @@ pub fn d(key: &[Row], cache: &mut [Row], n: usize) {
             let text = format!("{} {} {}", &USER[..i], &USER[i..j], &USER[j..]);
             let new = Arc::new(SourceFile::new(path.clone(), old_file.rel_path.clone(), text.clone()));
             let expected: Vec<String> = reference.update(&path, text).iter().map(key).collect();
-            if let Some(got) = recheck(&old_file, &start, &new, &job, live.index()) {
+            if let Some(got) = recheck(&old_file, &start, &new, &job, live.index(), &live.items()) {
                 pairs += 1;
                 assert_eq!(got.iter().map(key).collect::<Vec<_>>(), expected, "edits at {i} and {j}");
             }
@@ -598,7 +599,7 @@ pub fn d(key: &[Row], cache: &mut [Row], n: usize) {
             let text = format!("{}{}{}", &declaring[..a], ins, &declaring[b..]);
             let new = Arc::new(SourceFile::new(path.clone(), old_file.rel_path.clone(), text.clone()));
             let expected: Vec<String> = reference.update(&path, text.clone()).iter().map(key).collect();
-            let Some(got) = recheck(&old_file, &start, &new, &job, live.index()) else { continue };
+            let Some(got) = recheck(&old_file, &start, &new, &job, live.index(), &live.items()) else { continue };
             used += 1;
             assert_eq!(got.iter().map(key).collect::<Vec<_>>(), expected, "edit {a}..{b} {ins:?}");
             let (old_edit, _) = edited(&declaring, &text);
@@ -763,7 +764,7 @@ pub fn later(a: Buf) -> Buf {
         let at = USER.find("        self.kv.write(&slots);").unwrap();
         let text = format!("{}\n{}", &USER[..at], &USER[at..]);
         let new: FileRef = Arc::new(SourceFile::new(path.clone(), old.rel_path.clone(), text.clone()));
-        let got = recheck(&old, &start, &new, live.job(&path).unwrap(), live.index()).expect("the item path");
+        let got = recheck(&old, &start, &new, live.job(&path).unwrap(), live.index(), &live.items()).expect("the item path");
         let want = session(&dir).update(&path, text);
         assert_eq!(got.iter().map(key).collect::<Vec<_>>(), want.iter().map(key).collect::<Vec<_>>());
         assert!(got.iter().any(|f| f.rule.name == "pad_to_null_block"));
@@ -787,7 +788,7 @@ pub fn later(a: Buf) -> Buf {
         assert!(want.iter().any(|f| f.rule.name == "hit_skips_effect"), "{:#?}", want.iter().map(key).collect::<Vec<_>>());
         let old = live.file(&path).unwrap().clone();
         let new: FileRef = Arc::new(SourceFile::new(path.clone(), old.rel_path.clone(), edited));
-        assert!(recheck(&old, &start, &new, live.job(&path).unwrap(), live.index()).is_none());
+        assert!(recheck(&old, &start, &new, live.job(&path).unwrap(), live.index(), &live.items()).is_none());
         let _ = std::fs::remove_dir_all(&dir);
     }
 
@@ -807,7 +808,7 @@ pub fn later(a: Buf) -> Buf {
                 let text = apply(&file.text, edit);
                 let new: FileRef = Arc::new(SourceFile::new(path.clone(), file.rel_path.clone(), text.clone()));
                 let job = live.job(&path).unwrap().clone();
-                findings = match recheck(&file, &findings, &new, &job, live.index()) {
+                findings = match recheck(&file, &findings, &new, &job, live.index(), &live.items()) {
                     Some(f) => f,
                     None => live.update(&path, text.clone()),
                 };

@@ -481,7 +481,7 @@ impl<'c> Server<'c> {
             // One edited item that declares nothing: re-check that item only.
             if let (Some((old, old_findings)), Some(job)) = (doc.checked.as_ref(), session.job(path)) {
                 let new: FileRef = Arc::new(SourceFile::new(path.clone(), old.rel_path.clone(), doc.text.clone()));
-                let found = catch_unwind(AssertUnwindSafe(|| incremental::recheck(old, old_findings, &new, job, session.index())));
+                let found = catch_unwind(AssertUnwindSafe(|| incremental::recheck(old, old_findings, &new, job, session.index(), &session.items())));
                 if let Ok(Some(findings)) = found {
                     if declares(&old.text) {
                         // The index holds positions in this file: move them with the edit.
@@ -550,7 +550,8 @@ impl<'c> Server<'c> {
         let rel = session.file(&path).map(|f| f.rel_path.clone()).unwrap_or_default();
         let file: FileRef = Arc::new(SourceFile::new(path.clone(), rel, doc.text.clone()));
         let offset = convert::offset(&file, p.text_document_position_params.position);
-        let ctx = hover::HoverCtx { file: &file, crate_name: &crate_name, module: &module, index: session.index() };
+        let items = session.items();
+        let ctx = hover::HoverCtx { file: &file, crate_name: &crate_name, module: &module, index: session.index(), items: &items };
         hover::hover(&ctx, offset)
     }
 

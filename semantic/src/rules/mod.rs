@@ -26,7 +26,16 @@ pub struct Summaries {
     donate: use_after_donate::Summaries,
 }
 
+/// Per-check memo of the rules' summaries of functions by definition path: the helpers of other
+/// files, shared by the threads that analyse the files calling them.
+#[derive(Default)]
+pub struct SharedSummaries {
+    pad: dataflow::SharedMemo<std::sync::Arc<pad_to_null_block::Summary>>,
+    donate: dataflow::SharedMemo<(bool, std::sync::Arc<use_after_donate::Summary>)>,
+}
+
 use crate::analysis::FnCtx;
+use crate::dataflow;
 use crate::finding::Finding;
 
 /// Runs every rule on one function.
