@@ -852,6 +852,22 @@ pub fn shared_memoized<V: Clone>(memo: &SharedMemo<V>, key: &[String], compute: 
 mod tests {
     use super::*;
 
+    /// A summary that read one still in progress (a cycle across files) depends on where its
+    /// computation started: it is returned, never stored; one that did not is stored once.
+    #[test]
+    fn a_shared_summary_that_read_a_cycle_in_progress_is_not_stored() {
+        let memo: SharedMemo<u32> = Default::default();
+        let (a, b) = (vec!["a".to_string()], vec!["b".to_string()]);
+        let got = shared_memoized(&memo, &a, || {
+            let from_b = shared_memoized(&memo, &b, || Some(shared_memoized(&memo, &a, || Some(1)).unwrap_or(0) + 10));
+            Some(from_b.unwrap_or(0) + 100)
+        });
+        assert_eq!(got, Some(110));
+        assert!(memo.lock().unwrap().is_empty(), "both read `a` in progress");
+        assert_eq!(shared_memoized(&memo, &b, || Some(5)), Some(5));
+        assert_eq!(shared_memoized(&memo, &b, || Some(6)), Some(5), "computed once");
+    }
+
     /// Which constants each named local may hold: a tiny analysis that exercises the solver.
     #[derive(Default)]
     struct Consts {

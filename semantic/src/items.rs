@@ -164,3 +164,76 @@ fn collect_structs<'r>(items: &[syn::Item], rel: &mut Vec<String>, resolver: &dy
         }
     }
 }
+
+#[cfg(test)]
+pub(crate) mod tests {
+    use super::*;
+
+    /// Jobs of files given as (module path, text), each its own file, as the engine reads them.
+    pub(crate) fn jobs(files: &[(&str, &str)]) -> Vec<crate::engine::FileJob> {
+        files
+            .iter()
+            .enumerate()
+            .map(|(i, (module, text))| {
+                let module: Vec<String> = module.split("::").map(str::to_string).collect();
+                let rel = format!("src/f{i}.rs");
+                crate::engine::FileJob {
+                    file: Arc::new(crate::source::SourceFile::new(rel.clone().into(), rel, text.to_string())),
+                    crate_name: module[0].clone(),
+                    module,
+                    config: Default::default(),
+                    external: false,
+                    unreadable: None,
+                    report: true,
+                    reach: None,
+                }
+            })
+            .collect()
+    }
+
+    fn p(s: &str) -> Vec<String> {
+        s.split("::").map(str::to_string).collect()
+    }
+
+    /// `(name, first definition path)` of a light type, for comparing (a path that starts with
+    /// a name may also be read as one of the module's: both are kept, the crate's first).
+    fn shown(t: Option<TypeRef>) -> Option<(String, Option<String>)> {
+        t.map(|t| (t.name, t.paths.unwrap_or_default().first().map(|p| p.join("::"))))
+    }
+
+    #[test]
+    fn field_and_return_types_are_keyed_by_definition_path_and_resolved_where_declared() {
+        let files = [
+            ("eng", "pub mod meta;\npub mod runner;\n"),
+            ("eng::meta", "use kv::graph::Graph as G;\npub struct StepMeta<T> { pub graph: std::sync::Arc<std::sync::Mutex<G>>, pub extra: T, pub slots: Vec<i64>, pub layers: Vec<crate::runner::Layer> }\nmod inner {\n    pub struct Hidden { pub x: super::StepMeta<u8> }\n}\n"),
+            ("eng::runner", "use crate::meta::StepMeta;\npub struct Layer;\npub struct Runner;\nimpl Runner {\n    pub fn meta(&mut self) -> Result<&mut StepMeta<u8>, String> { todo!() }\n    pub fn fresh() -> Self { Runner }\n    pub fn nothing(&self) {}\n}\npub fn make() -> Option<Box<Runner>> { None }\nimpl<B: Clone> Wrapper<B> {\n    pub fn backend(&self) -> B { todo!() }\n}\n"),
+            ("kv", "pub mod graph;\n"),
+            ("kv::graph", "pub struct Graph;\n"),
+        ];
+        let jobs = jobs(&files);
+        let (index, _) = crate::engine::build_index(&jobs);
+        let items = WorkspaceItems::of_jobs(&jobs);
+        let t = |name: &str, path: &[&str]| Some((name.to_string(), path.first().map(|s| s.to_string())));
+        // Through a renamed import and `Arc<Mutex<..>>`: the definition in another crate.
+        assert_eq!(shown(items.field(&index, &p("eng::meta::StepMeta"), "graph")), t("Graph", &["kv::graph::Graph"]));
+        // A type parameter of the struct is no type; a std type is builtin, with no path.
+        assert_eq!(shown(items.field(&index, &p("eng::meta::StepMeta"), "extra")), None);
+        assert_eq!(shown(items.field(&index, &p("eng::meta::StepMeta"), "slots")), t(crate::resolve::BUILTIN, &[]));
+        assert_eq!(shown(items.element(&index, &p("eng::meta::StepMeta"), "layers")), t("Layer", &["eng::runner::Layer"]));
+        // A struct of an inline module, and `super::` in it.
+        assert_eq!(shown(items.field(&index, &p("eng::meta::inner::Hidden"), "x")), t("StepMeta", &["eng::meta::StepMeta"]));
+        // Returns through `Result`, `&mut`, `Option<Box<..>>` and `Self`; none for `()`.
+        let runs = |f: &str| shown(items.returns(&index, &p(f)));
+        assert_eq!(runs("eng::runner::Runner::meta"), t("StepMeta", &["eng::meta::StepMeta"]));
+        assert_eq!(runs("eng::runner::Runner::fresh"), t("Runner", &["eng::runner::Runner"]));
+        assert_eq!(runs("eng::runner::make"), t("Runner", &["eng::runner::Runner"]));
+        assert_eq!(runs("eng::runner::Runner::nothing"), None);
+        // An `impl`'s type parameter is no type.
+        assert_eq!(runs("eng::runner::Wrapper::backend"), None);
+        // Unknown stays unknown: no file defines these.
+        assert_eq!(runs("other::runner::Runner::meta"), None);
+        assert_eq!(shown(items.field(&index, &p("eng::meta::Missing"), "graph")), None);
+        assert!(items.has_fn(&index, &p("eng::runner::Runner::nothing")));
+        assert!(!items.has_fn(&index, &p("eng::runner::Runner::missing")));
+    }
+}

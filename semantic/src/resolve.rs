@@ -13,8 +13,10 @@
 //!   has `use super::*` or `use crate::*`). As in Rust, never a function of that name elsewhere;
 //! - method calls (`x.run(..)`): the receiver's type is known for `self` (the `impl` type), for
 //!   parameters, for `let` bindings with a type annotation or a `Type::new(..)` / `Type { .. }`
-//!   initializer, for fields of those whose struct is declared in the same file, and for elements of
-//!   indexed slices and `Vec`s; candidates must be methods of that type (same module first), or
+//!   initializer (or re-binding a typed binding whole), for fields of those and what functions and
+//!   methods return, declared in this file or another of the workspace ([`crate::items`]), and
+//!   for elements of indexed slices and `Vec`s; candidates must be the methods of that type's
+//!   definition when it is known, else methods of that type name (same module first), or
 //!   contracts on trait methods when the type has none of its own. Builtin and std receivers
 //!   (`&[T]`, `Vec`, `HashMap`, ...) never match. A receiver of unknown type matches methods of that
 //!   name in this crate, crates the file imports and contracts files, unless the name is one std
@@ -22,7 +24,8 @@
 //!
 //! Limits: trait implementations are not checked to exist (a trait-method contract binds any
 //! receiver with that method name and arity whose type has no contracted method of its own);
-//! types are matched by their last segment (a generic parameter `K` is taken for a type `K`);
+//! types written in this file are matched by their last segment (type parameters of the function,
+//! its `impl` and its struct excepted: unknown);
 //! imports of other files are read from their text (see `index::scan_uses`); macros that generate
 //! items, calls and receivers whose
 //! type comes from inference are not followed. When several candidates remain and their contracts
@@ -894,8 +897,14 @@ impl<'a> Resolver<'a> {
         if name == BUILTIN {
             return Some(TypeRef { name, paths: Some(Vec::new()) });
         }
-        let name = if name == "Self" { self_type?.to_string() } else { name };
-        Some(TypeRef { name, paths: Some(self.type_paths(&written, self_type)) })
+        let paths = self.type_paths(&written, self_type);
+        // Named as it is defined (`use graph::Graph as G;` → `Graph`): methods are matched by it.
+        let name = match paths.first().and_then(|p| p.last()) {
+            Some(defined) => defined.clone(),
+            None if name == "Self" => self_type?.to_string(),
+            None => name,
+        };
+        Some(TypeRef { name, paths: Some(paths) })
     }
 
     fn by_receiver<'i>(&self, all: &[&'i ContractedFn], recv: &Expr, self_type: Option<&str>, env: &TypeEnv) -> Vec<&'i ContractedFn> {
@@ -1000,6 +1009,14 @@ mod tests {
     }
 
     #[test]
+    fn a_binding_re_bound_whole_keeps_its_type() {
+        let types = receiver_types("fn f(e: &mut Engine, o: Other) { let e = e; e.put(); let e = &mut *e; e.put(); let o = o.make(); o.put(); }");
+        let s = |t: &str| Some(t.to_string());
+        // `o.make()` is a value of its own, of a type not known here.
+        assert_eq!(types, vec![s("Engine"), s("Engine"), s("Other"), None]);
+    }
+
+    #[test]
     fn bindings_are_scoped_and_shadowing_is_a_new_binding() {
         let types = receiver_types(
             "fn f(e: Engine) { { let e: Other = Other; e.put(); } e.put(); let e = make(); e.put(); let e = Cache::new(); e.put(); for e in es { e.put(); } }",
@@ -1014,25 +1031,7 @@ mod tests {
     /// `(function the call is in, written callee, definition path or "-")`, with the index of all
     /// `files` (module path, text) built as the engine builds it.
     fn resolutions(files: &[(&str, &str)], at: &str) -> Vec<(String, String, String)> {
-        use std::sync::Arc;
-        let jobs: Vec<crate::engine::FileJob> = files
-            .iter()
-            .enumerate()
-            .map(|(i, (module, text))| {
-                let module: Vec<String> = module.split("::").map(str::to_string).collect();
-                let rel = format!("src/f{i}.rs");
-                crate::engine::FileJob {
-                    file: Arc::new(crate::source::SourceFile::new(rel.clone().into(), rel, text.to_string())),
-                    crate_name: module[0].clone(),
-                    module,
-                    config: Default::default(),
-                    external: false,
-                    unreadable: None,
-                    report: true,
-                    reach: None,
-                }
-            })
-            .collect();
+        let jobs = crate::items::tests::jobs(files);
         let (index, _) = crate::engine::build_index(&jobs);
         let items = crate::items::WorkspaceItems::of_jobs(&jobs);
         let job = jobs.iter().find(|j| j.module.join("::") == at).unwrap();
@@ -1075,6 +1074,39 @@ mod tests {
         let root = "mod zz;\nuse zz::K;\nfn generic<K: Fn(&[i64])>(k: K) { k.get(&[0]); }\nfn concrete(k: &mut K) { k.get(&[0]); }\n";
         let got = resolutions(&[("c", root), ("c::zz", kernels)], "c");
         assert_eq!(got, triples(&[("generic", ".get", "-"), ("concrete", ".get", "c::zz::K::get")]));
+    }
+
+    /// A binding whose type is a type parameter of the `impl` (`impl<B: Backend> Runner<B>`) has
+    /// no known type either, nor a field of a struct's type parameter.
+    #[test]
+    fn an_impl_or_struct_type_parameter_is_not_a_type_of_the_same_name() {
+        let kernels = "pub struct B { v: Vec<u8> }\nimpl B {\n    #[reuse::contract(writes(self.v[i], skip = -1))]\n    pub fn get(&mut self, i: &[i64]) {}\n}\n";
+        let root = "mod zz;\nuse zz::B;\nstruct Runner<B> { backend: B }\nimpl<B: Clone> Runner<B> {\n    fn f(&mut self, b: B) { b.get(&[0]); self.backend.get(&[0]); }\n}\nfn concrete(b: &mut B) { b.get(&[0]); }\n";
+        // (`get` is a name std types use everywhere: an unknown receiver does not resolve to it.)
+        let got = resolutions(&[("c", root), ("c::zz", kernels)], "c");
+        assert_eq!(got, triples(&[("f", ".get", "-"), ("f", ".get", "-"), ("concrete", ".get", "c::zz::B::get")]));
+    }
+
+    /// Receivers whose types are declared in other files: what a method of another file returns
+    /// (`self.runner.lookup(bs)?`), a field of a struct of another file (`b.graph`, through `Arc`
+    /// and `Mutex`), each resolved where it is declared, decide between two `replay`s.
+    #[test]
+    fn receivers_follow_return_and_field_types_declared_in_other_files() {
+        let graph = "pub struct Graph;\nimpl Graph {\n    #[reuse::contract(writes(c[s], skip = -1))]\n    pub fn replay(&mut self, c: &mut [u8], s: &[i64]) {}\n}\npub struct Recorded;\nimpl Recorded {\n    #[reuse::contract(reads(c[s]))]\n    pub fn replay(&mut self, c: &mut [u8], s: &[i64]) {}\n}\n";
+        let runner = "use crate::graph::{Graph, Recorded as Rec};\npub struct Runner { graphs: Vec<Graph>, pub last: Rec }\nimpl Runner {\n    pub fn lookup(&mut self, bs: usize) -> Option<&mut Graph> { self.graphs.get_mut(bs) }\n}\npub struct Batch { pub graph: std::sync::Arc<std::sync::Mutex<Graph>> }\n";
+        let root = "mod graph;\nmod runner;\nuse runner::{Batch, Runner};\nstruct Engine { runner: Runner }\nimpl Engine {\n    fn step(&mut self, c: &mut [u8]) { self.runner.lookup(1).unwrap().replay(c, &[0]); self.runner.last.replay(c, &[0]); }\n}\nfn batch(b: &mut Batch, c: &mut [u8]) { let b = b; b.graph.lock().unwrap().replay(c, &[0]); }\nfn unknown(x: Unknown, c: &mut [u8]) { x.graph.replay(c, &[0]); }\n";
+        let files = [("c", root), ("c::graph", graph), ("c::runner", runner)];
+        let got: Vec<(String, String, String)> = resolutions(&files, "c").into_iter().filter(|(_, callee, _)| callee == ".replay").collect();
+        assert_eq!(
+            got,
+            triples(&[
+                ("step", ".replay", "c::graph::Graph::replay"),
+                ("step", ".replay", "c::graph::Recorded::replay"),
+                ("batch", ".replay", "c::graph::Graph::replay"),
+                // A type nobody declares: unknown, so both `replay`s, and the call is ambiguous.
+                ("unknown", ".replay", "ambiguous"),
+            ])
+        );
     }
 
     /// A parameter or a local that is called (a closure, a function pointer) shadows every item
