@@ -21,8 +21,10 @@ use crate::source::FileRef;
 pub struct FnCtx<'a> {
     pub file: &'a FileRef,
     pub index: &'a Index,
-    /// The other files of the check, for helpers and types defined there.
+    /// The other files of the check, for helpers and types defined there, and those of them
+    /// this analysis parsed.
     pub items: &'a WorkspaceItems,
+    pub parsed: &'a ParsedFiles,
     pub resolver: &'a Resolver<'a>,
     pub sig: &'a syn::Signature,
     pub body: &'a syn::Block,
@@ -273,7 +275,6 @@ impl<'a> FnCtx<'a> {
     /// Helpers are followed [`crate::dataflow::MAX_SUMMARY_DEPTH`] calls deep.
     pub fn helper_of(&self, call: &Expr, within: Option<&FnDef>, depth: usize) -> Option<(usize, &'a FnDef<'a>)> {
         if depth >= crate::dataflow::MAX_SUMMARY_DEPTH {
-            crate::dataflow::depth_reached();
             return None;
         }
         let here = within.map_or(self.self_type, |d| d.self_type.as_deref());
@@ -320,7 +321,6 @@ impl<'a> FnCtx<'a> {
     /// [`Self::helper_of`]); a function of this file of that name is [`Self::helper_of`]'s.
     pub fn foreign_helper(&self, call: &Expr, within: Option<&FnDef>, depth: usize) -> Option<Vec<String>> {
         if depth >= crate::dataflow::MAX_SUMMARY_DEPTH {
-            crate::dataflow::depth_reached();
             return None;
         }
         let site = CallSite::of(call)?;
@@ -361,8 +361,8 @@ impl<'a> FnCtx<'a> {
     /// Runs `f` on the function defined at `path` in another file of the workspace, with the
     /// context of its own file (imports, helpers, types), that file parsed on this thread.
     pub fn with_foreign_fn<R>(&self, path: &[String], f: impl for<'x> FnOnce(&FnCtx<'x>, &FnDef<'x>) -> R) -> Option<R> {
-        let (_, item) = self.items.file_of(path)?;
-        let ast = item.file.parse().ok()?;
+        let (i, item) = self.items.file_of(path)?;
+        let ast = self.parsed.get(i, &item.file)?;
         let scope = FileScope::of(&ast, &item.crate_name, &item.module, self.items);
         let fns = FileFns::of(&item.file, &ast);
         let summaries = rules::Summaries::default();
@@ -376,6 +376,7 @@ impl<'a> FnCtx<'a> {
                 file: &item.file,
                 index: self.index,
                 items: self.items,
+                parsed: self.parsed,
                 resolver: &resolver,
                 sig: fi.sig,
                 body,
@@ -392,6 +393,24 @@ impl<'a> FnCtx<'a> {
             out = f.take().map(|f| f(&ctx, def));
         });
         out
+    }
+}
+
+/// The other files one analysis parsed for the helpers it follows there, by their position in
+/// [`WorkspaceItems`]: each is parsed once however many of its functions are summarised. An AST
+/// stays on the thread that parsed it, and its spans are valid until the engine frees the
+/// thread's span table after the file: this lives only as long as the analysis of one file.
+#[derive(Default)]
+pub struct ParsedFiles(std::cell::RefCell<HashMap<usize, Option<std::rc::Rc<syn::File>>>>);
+
+impl ParsedFiles {
+    fn get(&self, i: usize, file: &FileRef) -> Option<std::rc::Rc<syn::File>> {
+        if let Some(done) = self.0.borrow().get(&i) {
+            return done.clone();
+        }
+        let ast = file.parse().ok().map(std::rc::Rc::new);
+        self.0.borrow_mut().insert(i, ast.clone());
+        ast
     }
 }
 
@@ -500,6 +519,7 @@ pub fn analyze_file(file: &FileRef, ast: &syn::File, crate_name: &str, module: &
     let scope = FileScope::of(ast, crate_name, module, items);
     let fns = FileFns::of(file, ast);
     let summaries = rules::Summaries::default();
+    let parsed = ParsedFiles::default();
     let imports_reuse = file.text.contains("use reuse::");
     let mut findings = Vec::new();
     walk_fns(&ast.items, &mut |f: FnItem<'_>| {
@@ -514,6 +534,7 @@ pub fn analyze_file(file: &FileRef, ast: &syn::File, crate_name: &str, module: &
             file,
             index,
             items,
+            parsed: &parsed,
             resolver: &resolver,
             sig: f.sig,
             body,

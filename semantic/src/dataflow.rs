@@ -794,56 +794,23 @@ pub fn memoized<K: std::hash::Hash + Eq + Clone, V: Clone>(memo: &Memo<K, Option
     result
 }
 
-/// Memo of summaries of functions by definition path, for one check, shared by the threads
-/// that analyse its files: a helper of another file is summarised once, whichever caller asks
-/// first.
-pub type SharedMemo<V> = std::sync::Mutex<HashMap<Vec<String>, Option<V>>>;
+/// Memo of summaries of functions by definition path and depth, for one check, shared by the
+/// threads that analyse its files: a helper of another file is summarised once per depth,
+/// whichever caller asks first.
+pub type SharedMemo<V> = std::sync::Mutex<HashMap<(Vec<String>, usize), Option<V>>>;
 
-thread_local! {
-    /// The definition paths whose summaries this thread is computing, innermost last.
-    static IN_PROGRESS: std::cell::RefCell<Vec<Vec<String>>> = const { std::cell::RefCell::new(Vec::new()) };
-    /// Whether the computation under way read something that depends on where it started: a
-    /// summary still in progress (a cycle) or the depth bound.
-    static INCOMPLETE: std::cell::Cell<bool> = const { std::cell::Cell::new(false) };
-}
-
-/// The summary computation under way stopped at the depth bound: what it found depends on the
-/// depth it started at.
-pub fn depth_reached() {
-    INCOMPLETE.with(|c| c.set(true));
-}
-
-/// The shared memoized result for `key`, computed by `compute` on this thread when no thread
-/// stored it yet. A summary in progress on this thread (a cycle) reads as `None`; a result that
-/// read one, or stopped at the depth bound, depends on where its computation started, so it is
-/// returned but not stored: what is stored is the same whichever thread and caller came first.
-pub fn shared_memoized<V: Clone>(memo: &SharedMemo<V>, key: &[String], compute: impl FnOnce() -> Option<V>) -> Option<V> {
-    if let Some(done) = memo.lock().ok().and_then(|m| m.get(key).cloned()) {
+/// The shared memoized summary of the function at `path`, computed `depth` helpers down by
+/// `compute`. It follows helpers only to [`MAX_SUMMARY_DEPTH`], so what it finds depends on
+/// `depth` and on nothing else (recursion, across files too, ends at the bound): keyed by both,
+/// the stored result is the same whichever thread and caller came first.
+pub fn shared_memoized<V: Clone>(memo: &SharedMemo<V>, path: &[String], depth: usize, compute: impl FnOnce() -> Option<V>) -> Option<V> {
+    let key = (path.to_vec(), depth);
+    if let Some(done) = memo.lock().ok().and_then(|m| m.get(&key).cloned()) {
         return done;
     }
-    if IN_PROGRESS.with(|p| p.borrow().iter().any(|k| k == key)) {
-        depth_reached();
-        return None;
-    }
-    /// Pops the key even when `compute` panics (a rule's failure is caught per file, and the
-    /// thread goes on with other files).
-    struct Entered(bool);
-    impl Drop for Entered {
-        fn drop(&mut self) {
-            IN_PROGRESS.with(|p| p.borrow_mut().pop());
-            let inner = INCOMPLETE.with(|c| c.get());
-            INCOMPLETE.with(|c| c.set(self.0 || inner));
-        }
-    }
-    IN_PROGRESS.with(|p| p.borrow_mut().push(key.to_vec()));
-    let entered = Entered(INCOMPLETE.with(|c| c.replace(false)));
     let result = compute();
-    let complete = !INCOMPLETE.with(|c| c.get());
-    drop(entered);
-    if complete {
-        if let Ok(mut m) = memo.lock() {
-            m.insert(key.to_vec(), result.clone());
-        }
+    if let Ok(mut m) = memo.lock() {
+        m.insert(key, result.clone());
     }
     result
 }
@@ -852,20 +819,16 @@ pub fn shared_memoized<V: Clone>(memo: &SharedMemo<V>, key: &[String], compute: 
 mod tests {
     use super::*;
 
-    /// A summary that read one still in progress (a cycle across files) depends on where its
-    /// computation started: it is returned, never stored; one that did not is stored once.
+    /// A summary is computed once per function and depth: a caller at another depth (which sees
+    /// helpers to another bound) gets its own.
     #[test]
-    fn a_shared_summary_that_read_a_cycle_in_progress_is_not_stored() {
+    fn a_shared_summary_is_computed_once_per_function_and_depth() {
         let memo: SharedMemo<u32> = Default::default();
-        let (a, b) = (vec!["a".to_string()], vec!["b".to_string()]);
-        let got = shared_memoized(&memo, &a, || {
-            let from_b = shared_memoized(&memo, &b, || Some(shared_memoized(&memo, &a, || Some(1)).unwrap_or(0) + 10));
-            Some(from_b.unwrap_or(0) + 100)
-        });
-        assert_eq!(got, Some(110));
-        assert!(memo.lock().unwrap().is_empty(), "both read `a` in progress");
-        assert_eq!(shared_memoized(&memo, &b, || Some(5)), Some(5));
-        assert_eq!(shared_memoized(&memo, &b, || Some(6)), Some(5), "computed once");
+        let f = vec!["c".to_string(), "f".to_string()];
+        assert_eq!(shared_memoized(&memo, &f, 1, || Some(1)), Some(1));
+        assert_eq!(shared_memoized(&memo, &f, 1, || Some(2)), Some(1), "computed once");
+        assert_eq!(shared_memoized(&memo, &f, 2, || None), None);
+        assert_eq!(shared_memoized(&memo, &f, 2, || Some(3)), None, "nothing known is known once too");
     }
 
     /// Which constants each named local may hold: a tiny analysis that exercises the solver.

@@ -1054,7 +1054,7 @@ impl<'c, 'a> Pad<'c, 'a> {
             return Some((def.sig.ident.to_string(), self.summary(idx, def)?));
         }
         let path = self.ctx.foreign_helper(call, self.def, self.depth)?;
-        let summary = dataflow::shared_memoized(&self.ctx.items.summaries.pad, &path, || {
+        let summary = dataflow::shared_memoized(&self.ctx.items.summaries.pad, &path, self.depth + 1, || {
             self.ctx
                 .with_foreign_fn(&path, |ctx, def| {
                     let mut inner = Pad { ctx, mode: Mode::Summarise, def: Some(def), depth: self.depth + 1, summary: Summary::default(), local_types: Default::default(), rebound: Default::default() };

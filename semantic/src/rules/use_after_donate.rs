@@ -232,7 +232,7 @@ impl<'c, 'a> Donate<'c, 'a> {
             return Some((def.sig.ident.to_string(), returns(def.sig), summary));
         }
         let path = self.ctx.foreign_helper(call, self.def, self.depth)?;
-        let (returns, summary) = dataflow::shared_memoized(&self.ctx.items.summaries.donate, &path, || {
+        let (returns, summary) = dataflow::shared_memoized(&self.ctx.items.summaries.donate, &path, self.depth + 1, || {
             self.ctx.with_foreign_fn(&path, |ctx, def| Some((returns(def.sig), summarise(ctx, def, self.depth + 1)?))).flatten()
         })?;
         Some((path.last()?.clone(), returns, summary))
