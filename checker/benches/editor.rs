@@ -53,7 +53,7 @@ fn main() {
 
     let mut item_findings = 0;
     let item = median(RUNS, || {
-        let got = recheck(&old, &start, &new, &job, session.index()).expect("the item path is taken for an edit inside one function");
+        let got = recheck(&old, &start, &new, &job, session.index(), &session.items()).expect("the item path is taken for an edit inside one function");
         item_findings = got.len();
     });
     let mut file_findings = 0;

@@ -348,10 +348,8 @@ impl<'a> FnCtx<'a> {
                 let empty = TypeEnv::default();
                 let env = if within.is_none() { self.env() } else { &empty };
                 let ty = self.resolver.type_of(recv, here, env)?;
-                self.resolver.owner_paths(&ty, here).into_iter().map(|mut p| {
-                    p.push(site.name.clone());
-                    p
-                }).collect()
+                let method = std::slice::from_ref(&site.name);
+                self.resolver.owner_paths(&ty, here).iter().map(|owner| [owner.as_slice(), method].concat()).collect()
             }
             (None, None) => return None,
         };

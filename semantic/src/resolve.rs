@@ -809,7 +809,7 @@ impl<'a> Resolver<'a> {
                         return Some(TypeRef::here(ty));
                     }
                 }
-                self.owner_paths(&owner, self_type).iter().find_map(|o| self.items.returns(self.index, &[o.as_slice(), &[method.clone()]].concat()))
+                self.owner_paths(&owner, self_type).iter().find_map(|o| self.items.returns(self.index, &[o.as_slice(), std::slice::from_ref(&method)].concat()))
             }
             Expr::Call(c) => {
                 let Expr::Path(p) = &*c.func else { return None };
