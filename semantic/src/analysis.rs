@@ -353,7 +353,9 @@ impl<'a> FnCtx<'a> {
             }
             (None, None) => return None,
         };
-        targets.into_iter().find(|t| self.items.has_fn(self.index, t))
+        // A contracted function is a callee, never a helper (even where the call is ambiguous).
+        let contracted = |t: &[String]| t.last().is_some_and(|name| self.index.candidates(name).any(|c| c.path == t));
+        targets.into_iter().find(|t| !contracted(t) && self.items.has_fn(self.index, t))
     }
 
     /// Runs `f` on the function defined at `path` in another file of the workspace, with the
