@@ -42,7 +42,8 @@ pub struct FnCtx<'a> {
     /// Summaries computed on demand, shared by the file's functions.
     pub summaries: &'a rules::Summaries,
     /// Computed once per function, on first use: every rule and every call site reads the same
-    /// ones (per call site, a function with thousands of calls was quadratic).
+    /// ones (per call site, a function with thousands of calls was quadratic). `lets_memo` is
+    /// read only by `stale_result`, until it is ported onto the dataflow solver.
     pub lets_memo: std::cell::OnceCell<Locals<'a>>,
     pub calls_memo: std::cell::OnceCell<Vec<&'a Expr>>,
 }
@@ -204,7 +205,9 @@ impl<'a> FnCtx<'a> {
 }
 
 /// One `let` binding of a local: its initializer (the matching element for tuple destructuring),
-/// and where the binding ends (uses after this position see it).
+/// and where the binding ends (uses after this position see it). Byte order stands in for
+/// program order and names for locals here: kept only for `stale_result`, until it is ported
+/// onto the dataflow solver ([`crate::dataflow`]); no other rule may use it.
 pub struct Def<'a> {
     pub init: &'a Expr,
     pub end: usize,
@@ -214,7 +217,7 @@ pub struct Def<'a> {
 pub type Locals<'a> = HashMap<String, Vec<Def<'a>>>;
 
 impl<'a> FnCtx<'a> {
-    /// Every `let` of the body, by name.
+    /// Every `let` of the body, by name (only for `stale_result`: see [`Def`]).
     pub fn lets(&self) -> &Locals<'a> {
         self.lets_memo.get_or_init(|| self.collect_lets())
     }

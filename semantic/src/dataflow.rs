@@ -16,7 +16,8 @@
 //! iterator adaptors and synchronous callbacks (`for_each`, `map(..)`, `update(|b| ..)`) are walked
 //! in place, zero or more times; a closure stored or spawned is a body of its own and is not
 //! walked: the analysis sees it as a value where it is created ([`Analysis::transfer`] of the
-//! `Expr::Closure`, for what it captures). `.await` is transparent. Macros are lowered in one place
+//! `Expr::Closure`, for what it captures); an `async` block likewise (its `Expr::Async`).
+//! `.await` is transparent. Macros are lowered in one place
 //! ([`lower_macro`], shared with the path analysis of `flow.rs`): their arguments are expressions;
 //! where they are not, the calls among their tokens run, and the tokens are handed to
 //! [`Analysis::macro_tokens`].
@@ -61,6 +62,13 @@ impl Place {
         let mut fields = self.fields.clone();
         fields.push(name.to_string());
         Place { base: self.base.clone(), fields }
+    }
+
+    /// This place, then `fields` inside it.
+    pub fn fields_then(&self, fields: &[String]) -> Place {
+        let mut p = self.clone();
+        p.fields.extend(fields.iter().cloned());
+        p
     }
 
     /// Whether `self` is `other` or a field inside it.
@@ -110,8 +118,9 @@ impl Scopes {
         &self.names[id as usize]
     }
 
-    /// The place an expression designates: a local, `self`, or a field path of one, through
-    /// parentheses, `&`, `&mut` and `*`. Anything else (a call, an index) is not a place here.
+    /// The place an expression designates: a local, `self`, or a field path of one (tuple
+    /// elements too), through parentheses, `&`, `&mut` and `*`. Anything else (a call, an
+    /// index) is not a place here.
     pub fn place_of(&self, e: &Expr) -> Option<Place> {
         match e {
             Expr::Paren(p) => self.place_of(&p.expr),
@@ -126,8 +135,12 @@ impl Scopes {
                 Some(Place { base: Base::Local(self.lookup(&ident.to_string())?), fields: Vec::new() })
             }
             Expr::Field(f) => {
-                let syn::Member::Named(name) = &f.member else { return None };
-                Some(self.place_of(&f.base)?.field(&name.to_string()))
+                // A tuple element (`key.0`) is a field named by its position.
+                let name = match &f.member {
+                    syn::Member::Named(name) => name.to_string(),
+                    syn::Member::Unnamed(i) => i.index.to_string(),
+                };
+                Some(self.place_of(&f.base)?.field(&name))
             }
             _ => None,
         }
@@ -420,8 +433,9 @@ impl<A: Analysis> Solver<'_, A> {
         match e {
             Expr::Block(b) => self.block(&b.block, state),
             Expr::Unsafe(b) => self.block(&b.block, state),
-            // Deferred bodies: run elsewhere, later.
-            Expr::Async(_) | Expr::Const(_) => Ok(state),
+            // Deferred bodies: run elsewhere, later; the analysis sees them as values where they
+            // are created, like a closure kept for later.
+            Expr::Async(_) | Expr::Const(_) => Ok(self.transfer(e, state)),
             Expr::If(i) => {
                 self.scopes.push();
                 let cond = self.expr(&i.cond, state)?;
@@ -721,11 +735,27 @@ impl<A: Analysis> Solver<'_, A> {
 }
 
 /// A closure, through parentheses: `(|| ..)`.
-fn closure_of(e: &Expr) -> Option<&syn::ExprClosure> {
+pub fn closure_of(e: &Expr) -> Option<&syn::ExprClosure> {
     match e {
         Expr::Closure(c) => Some(c),
         Expr::Paren(p) => closure_of(&p.expr),
         _ => None,
+    }
+}
+
+/// A set of facts that may hold, joined by union (one path or the other).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct MaySet<T: Ord>(pub std::collections::BTreeSet<T>);
+
+impl<T: Ord> Default for MaySet<T> {
+    fn default() -> Self {
+        MaySet(Default::default())
+    }
+}
+
+impl<T: Ord + Clone> Domain for MaySet<T> {
+    fn join(&mut self, other: &Self) {
+        self.0.extend(other.0.iter().cloned());
     }
 }
 

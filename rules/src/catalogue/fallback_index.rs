@@ -3,7 +3,8 @@ declare_rule! {
     /// An index passed to a function that `writes(P[IDX])` whose value may come from a fallback
     /// default: `unwrap_or(c)`, `unwrap_or_default()`, `map_or(c, ..)`, `unwrap_or_else(|| c)`,
     /// or a `match`/`if let` arm that produces a constant, for a scalar index as for the entries
-    /// of an index buffer. With `skip = S`, a fallback to `S` is the way to say "no write"; any
+    /// of an index buffer, followed through locals (on any branch), struct fields and helpers of
+    /// the same file that return it. With `skip = S`, a fallback to `S` is the way to say "no write"; any
     /// other constant is a finding. Without `skip`, every constant fallback is.
     ///
     /// ## Why it matters

@@ -2,7 +2,9 @@ declare_rule! {
     /// ## What it checks
     /// In a function with `forbids_write(P[C])`: assignments, compound assignments and index
     /// assignments to P at C, mutating methods on that region (`fill`, `copy_from_slice`,
-    /// `iter_mut`, `as_mut_ptr`, ...), and passing P to a callee whose contract `writes` it. At call
+    /// `iter_mut`, `as_mut_ptr`, ...), and passing P to a callee whose contract `writes` it or to a
+    /// helper of the same file that writes it; writes through a reborrow or a slice of P
+    /// (`let head = &mut P[..2];`) count where their positions are known. At call
     /// sites: a caller that forbids a place and hands it to a writer. At run time, a fingerprint of
     /// the region taken before and after the call.
     ///

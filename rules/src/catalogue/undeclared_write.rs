@@ -1,7 +1,9 @@
 declare_rule! {
     /// ## What it checks
     /// A function whose contract declares a write set (`writes` or `aliases`) writes a parameter
-    /// outside that set: assigns through it, calls a mutating method on it, or passes it `&mut` on.
+    /// outside that set: assigns through it (or a reborrow of it, or a local bound to one of its
+    /// fields), calls a mutating method on it, passes it `&mut` on, or hands it to a contracted
+    /// writer or a helper of the same file that writes it.
     ///
     /// ## Why it matters
     /// A declared write set is a frame condition: callers rely on everything else being untouched

@@ -1,32 +1,376 @@
-//! Check for `fallback_index`: the index argument of a `writes(P[IDX])` callee, or the local it
-//! names, gets its value from a fallback default that is not the declared sentinel. Index buffers
-//! with a `skip` sentinel are `pad_to_null_block`'s (a fallback to the null block there); this rule
-//! takes scalar indexes, and buffers of contracts without a sentinel.
+//! Check for `fallback_index`: the index argument of a `writes(P[IDX])` callee may hold a
+//! fallback default that is not the declared sentinel. Index buffers with a `skip` sentinel are
+//! `pad_to_null_block`'s (a fallback to the null block there); this rule takes scalar indexes,
+//! and buffers of contracts without a sentinel.
+//!
+//! An analysis on the dataflow solver ([`crate::dataflow`]): the state is, per place (a local or
+//! a field path of one), the fallbacks its value may come from: `unwrap_or(c)`,
+//! `unwrap_or_default()` (0), `map_or(c, ..)`, `unwrap_or_else(|| c)`, the constant arms of a
+//! `match` or an `if let` whose other arms are not constant, carried through blocks, casts,
+//! conversions, closures run in place, struct literals (`StepMeta { block: .. }` into
+//! `meta.block`) and the entries of a collected or pushed buffer. Branches join, so a fallback
+//! assigned on one branch reaches the call; an assignment on every path replaces it; a
+//! shadowing `let` is a new local. A helper of the same file without a contract is summarised
+//! bottom-up by what it returns: its own fallbacks (reported where they are written) and the
+//! arguments it passes through.
 
+use std::collections::{BTreeSet, HashSet};
 use std::ops::Range;
+use std::rc::Rc;
 
 use syn::Expr;
 
-use super::tail;
-use crate::analysis::{clause_label, FnCtx};
-use crate::finding::Finding;
+use crate::analysis::{call_args, clause_label, FnCtx, FnDef};
+use crate::dataflow::{self, Analysis, Base, LocalId, MaySet, Place, PlaceMap, Scopes};
+use crate::finding::{Finding, Label};
 use crate::resolve::strip;
 use reuse_rules::catalogue::FALLBACK_INDEX;
 
-pub(super) fn check<'a>(ctx: &FnCtx<'a>, calls: &[&'a Expr], out: &mut Vec<Finding>) {
-    for &call in calls {
-        let Some((site, callee)) = ctx.callee(call) else { continue };
+/// Where a value may come from.
+#[derive(Clone, Debug, PartialEq, Eq, PartialOrd, Ord)]
+enum Src {
+    /// A constant that stands in for a missing entry: where it is written, as written, its value.
+    Fallback { start: usize, end: usize, text: Rc<str>, value: i128 },
+    /// In a summary: whatever the helper's parameter (at this field path) held.
+    Param(usize, Vec<String>),
+    /// The value is a buffer of indexes (`collect()`, `vec![..]`), not one index.
+    Buffer,
+}
+
+type Srcs = MaySet<Src>;
+
+type State = PlaceMap<Srcs>;
+
+/// Per-file memo of this rule's summaries of helpers: what each returns.
+#[derive(Default)]
+pub(super) struct Summaries {
+    helpers: dataflow::Memo<usize, Option<Rc<BTreeSet<Src>>>>,
+}
+
+/// Methods whose value is their receiver's, converted.
+const PASS_THROUGH: &[&str] = &["copied", "cloned", "clone", "into", "try_into", "unwrap", "expect", "to_owned", "iter", "into_iter", "as_slice", "to_vec"];
+
+pub(super) fn check(ctx: &FnCtx, calls: &[&Expr], out: &mut Vec<Finding>) {
+    if !calls.iter().any(|c| ctx.callee(c).is_some_and(|(_, f)| f.contract.writes().next().is_some())) {
+        return;
+    }
+    let mut a = Fallbacks { ctx, def: None, depth: 0, masked: Vec::new(), returns: BTreeSet::new(), findings: Vec::new(), seen: HashSet::new() };
+    let params = dataflow::param_names(ctx.sig);
+    match dataflow::solve(&mut a, &params, ctx.body, State::default()) {
+        Ok(()) => out.extend(a.findings),
+        Err(dataflow::TooComplex) => out.push(super::analysis_limit(ctx, "dataflow", dataflow::MAX_STEPS, "its write indexes are")),
+    }
+}
+
+struct Fallbacks<'c, 'a> {
+    ctx: &'c FnCtx<'a>,
+    /// The helper being summarised (None: the function being checked, which gets findings).
+    def: Option<&'c FnDef<'a>>,
+    depth: usize,
+    /// Names bound by the closures whose bodies are being evaluated: not the locals around them.
+    masked: Vec<String>,
+    /// In a summary: what the helper returns.
+    returns: BTreeSet<Src>,
+    findings: Vec<Finding>,
+    /// (call, fallback) pairs already reported (loops revisit their calls).
+    seen: HashSet<(usize, usize, usize, usize)>,
+}
+
+impl Analysis for Fallbacks<'_, '_> {
+    type State = State;
+
+    fn transfer(&mut self, scopes: &Scopes, state: &mut State, e: &Expr) {
+        // A closure kept for later (or an `async` block) calls what its body calls when it runs;
+        // the names it binds itself read as unknown there.
+        if let (None, Some((body, bound))) = (self.def, super::deferred_body(e)) {
+            let outer = self.masked.len();
+            self.masked.extend(bound);
+            for sub in body.into_iter().filter(|s| matches!(s, Expr::Call(_) | Expr::MethodCall(_))) {
+                self.check_call(scopes, state, sub);
+            }
+            self.masked.truncate(outer);
+        }
+        match e {
+            Expr::Call(_) | Expr::MethodCall(_) => {
+                if self.def.is_none() {
+                    self.check_call(scopes, state, e);
+                }
+                // Entries pushed into a buffer.
+                if let Expr::MethodCall(m) = e {
+                    if m.method == "push" {
+                        if let (Some(place), Some(v)) = (scopes.place_of(&m.receiver), m.args.first()) {
+                            let mut srcs = self.eval(scopes, state, v);
+                            srcs.insert(Src::Buffer);
+                            state.map.entry(place).or_default().0.extend(srcs);
+                        }
+                    }
+                }
+            }
+            Expr::Assign(a) => {
+                if let Some(place) = scopes.place_of(&a.left) {
+                    let v = self.eval(scopes, state, &a.right);
+                    self.store(scopes, state, &place, &a.right, v);
+                } else if let Expr::Index(ix) = &*a.left {
+                    // An entry stored into a buffer of indexes.
+                    if let Some(place) = scopes.place_of(&ix.expr) {
+                        let mut srcs = self.eval(scopes, state, &a.right);
+                        srcs.insert(Src::Buffer);
+                        state.map.entry(place).or_default().0.extend(srcs);
+                    }
+                }
+            }
+            _ => {}
+        }
+    }
+
+    fn bind(&mut self, scopes: &Scopes, state: &mut State, local: LocalId, init: Option<&Expr>) {
+        let place = Place { base: Base::Local(local), fields: Vec::new() };
+        state.clear_under(&place);
+        let Some(init) = init else { return };
+        let v = self.eval(scopes, state, init);
+        self.store(scopes, state, &place, init, v);
+    }
+
+    fn exit(&mut self, scopes: &Scopes, state: &State, value: Option<&Expr>) {
+        if let (Some(_), Some(v)) = (self.def, value) {
+            let v = self.eval(scopes, state, v);
+            self.returns.extend(v);
+        }
+    }
+}
+
+impl<'c, 'a> Fallbacks<'c, 'a> {
+    /// `place` holds `v`, the value of `init`; a struct literal's fields go to the place's fields.
+    fn store(&self, scopes: &Scopes, state: &mut State, place: &Place, init: &Expr, v: BTreeSet<Src>) {
+        state.clear_under(place);
+        if !v.is_empty() {
+            state.map.insert(place.clone(), MaySet(v));
+        }
+        if let Expr::Struct(s) = strip(init) {
+            for f in &s.fields {
+                if let syn::Member::Named(name) = &f.member {
+                    let fv = self.eval(scopes, state, &f.expr);
+                    if !fv.is_empty() {
+                        state.map.insert(place.field(&name.to_string()), MaySet(fv));
+                    }
+                }
+            }
+        }
+    }
+
+    /// What a place holds: its own entry, else the nearest whole value it is part of. In a
+    /// summary, a parameter not written here holds what the caller passed.
+    fn read(&self, state: &State, place: &Place) -> BTreeSet<Src> {
+        for n in (0..=place.fields.len()).rev() {
+            let prefix = Place { base: place.base.clone(), fields: place.fields[..n].to_vec() };
+            if let Some(s) = state.map.get(&prefix) {
+                return s.0.clone();
+            }
+        }
+        match (self.def, &place.base) {
+            (Some(def), Base::Local(id)) if (*id as usize) < dataflow::param_count(def.sig) => [Src::Param(*id as usize, place.fields.clone())].into(),
+            _ => BTreeSet::new(),
+        }
+    }
+
+    /// Whether a place starts from a name bound inside what is being read (an arm, a block, a
+    /// closure), so not from the local of that name around it.
+    fn masks(&self, scopes: &Scopes, place: &Place) -> bool {
+        matches!(place.base, Base::Local(id) if self.masked.iter().any(|m| m == scopes.name(id)))
+    }
+
+    fn fallback(&self, at: Range<usize>, text: &str, value: i128) -> Src {
+        Src::Fallback { start: at.start, end: at.end, text: text.into(), value }
+    }
+
+    /// A constant written at `e`, as a fallback.
+    fn constant(&self, e: &Expr) -> Option<Src> {
+        let value = self.ctx.int_value(e)?;
+        let r = self.ctx.expr_range(e);
+        Some(self.fallback(r.clone(), &self.ctx.file.text[r], value))
+    }
+
+    /// Where the value of an expression may come from.
+    fn eval(&self, scopes: &Scopes, state: &State, e: &Expr) -> BTreeSet<Src> {
+        match e {
+            Expr::Paren(p) => self.eval(scopes, state, &p.expr),
+            Expr::Group(g) => self.eval(scopes, state, &g.expr),
+            Expr::Reference(r) => self.eval(scopes, state, &r.expr),
+            Expr::Unary(u) if matches!(u.op, syn::UnOp::Deref(_)) => self.eval(scopes, state, &u.expr),
+            Expr::Try(t) => self.eval(scopes, state, &t.expr),
+            Expr::Await(a) => self.eval(scopes, state, &a.base),
+            Expr::Cast(c) => self.eval(scopes, state, &c.expr),
+            Expr::Block(b) => self.tail_value(scopes, state, &b.block),
+            Expr::Path(_) | Expr::Field(_) => scopes.place_of(e).filter(|p| !self.masks(scopes, p)).map(|p| self.read(state, &p)).unwrap_or_default(),
+            Expr::Match(m) => {
+                // A constant arm stands in for the entry the other arms take (all constant: a table).
+                let constant: Vec<bool> = m.arms.iter().map(|a| self.ctx.int_value(super::tail(&a.body)).is_some()).collect();
+                if constant.iter().all(|c| *c) {
+                    return BTreeSet::new();
+                }
+                let mut out = BTreeSet::new();
+                for (arm, is_const) in m.arms.iter().zip(constant) {
+                    if is_const {
+                        out.extend(self.constant(super::tail(&arm.body)));
+                    } else {
+                        out.extend(self.eval_masked(scopes, state, &arm.body, super::pattern_names(&arm.pat)));
+                    }
+                }
+                out
+            }
+            Expr::If(i) => {
+                let Some((_, els)) = &i.else_branch else { return BTreeSet::new() };
+                let bound = match &*i.cond {
+                    Expr::Let(l) => super::pattern_names(&l.pat),
+                    _ => Default::default(),
+                };
+                let mut out = match i.then_branch.stmts.last() {
+                    Some(syn::Stmt::Expr(v, None)) => self.eval_masked(scopes, state, v, bound),
+                    _ => BTreeSet::new(),
+                };
+                let then_const = match i.then_branch.stmts.last() {
+                    Some(syn::Stmt::Expr(t, None)) => self.ctx.int_value(t).is_some(),
+                    _ => false,
+                };
+                // `if let Some(b) = .. { b } else { 0 }`: the else constant is the fallback.
+                match self.constant(super::tail(els)) {
+                    Some(c) if matches!(&*i.cond, Expr::Let(_)) && !then_const => _ = out.insert(c),
+                    Some(_) => {}
+                    None => out.extend(self.eval(scopes, state, els)),
+                }
+                out
+            }
+            Expr::Macro(m) if m.mac.path.is_ident("vec") => [Src::Buffer].into(),
+            Expr::Array(_) | Expr::Repeat(_) => [Src::Buffer].into(),
+            Expr::Call(c) => self.eval_call(scopes, state, e, c),
+            Expr::MethodCall(m) => self.eval_method(scopes, state, e, m),
+            _ => BTreeSet::new(),
+        }
+    }
+
+    /// The value a block ends with; the names its own `let`s bind are not the locals around it.
+    fn tail_value(&self, scopes: &Scopes, state: &State, b: &syn::Block) -> BTreeSet<Src> {
+        let bound = super::block_names(b);
+        match b.stmts.last() {
+            Some(syn::Stmt::Expr(v, None)) => self.eval_masked(scopes, state, v, bound),
+            _ => BTreeSet::new(),
+        }
+    }
+
+    /// The value of a closure's body, its own bindings masked.
+    fn closure_value(&self, scopes: &Scopes, state: &State, c: &syn::ExprClosure) -> BTreeSet<Src> {
+        self.eval_masked(scopes, state, &c.body, super::names_bound_in(c))
+    }
+
+    /// The value of an expression evaluated where the solver's scopes do not reach (inside an
+    /// arm, a block, a closure): the names bound there read as unknown, never as the locals of
+    /// the same name around it.
+    fn eval_masked(&self, scopes: &Scopes, state: &State, e: &Expr, names: HashSet<String>) -> BTreeSet<Src> {
+        if names.is_empty() {
+            return self.eval(scopes, state, e);
+        }
+        let mut inner = Fallbacks { ctx: self.ctx, def: self.def, depth: self.depth, masked: self.masked.clone(), returns: BTreeSet::new(), findings: Vec::new(), seen: HashSet::new() };
+        inner.masked.extend(names);
+        inner.eval(scopes, state, e)
+    }
+
+    fn eval_call(&self, scopes: &Scopes, state: &State, e: &Expr, c: &syn::ExprCall) -> BTreeSet<Src> {
+        // `(|| ..)()`: the closure's value, here.
+        if let Some(closure) = dataflow::closure_of(&c.func) {
+            return self.closure_value(scopes, state, closure);
+        }
+        let Expr::Path(p) = &*c.func else { return BTreeSet::new() };
+        let name = p.path.segments.last().map(|s| s.ident.to_string()).unwrap_or_default();
+        if ["Some", "Ok", "from", "try_from"].contains(&name.as_str()) && c.args.len() == 1 {
+            return self.eval(scopes, state, &c.args[0]);
+        }
+        self.helper_return(scopes, state, e).unwrap_or_default()
+    }
+
+    fn eval_method(&self, scopes: &Scopes, state: &State, e: &Expr, m: &syn::ExprMethodCall) -> BTreeSet<Src> {
+        let method = m.method.to_string();
+        let closure = m.args.first().map(strip).and_then(|a| match a {
+            Expr::Closure(c) => Some(c),
+            _ => None,
+        });
+        match method.as_str() {
+            "unwrap_or" => {
+                let mut out = self.eval(scopes, state, &m.receiver);
+                out.extend(m.args.first().and_then(|a| self.constant(a)));
+                out
+            }
+            "map_or" => m.args.first().and_then(|a| self.constant(a)).into_iter().collect(),
+            "unwrap_or_default" => {
+                let mut out = self.eval(scopes, state, &m.receiver);
+                let at = self.ctx.range(m.method.span()).start..self.ctx.expr_range(e).end;
+                out.insert(self.fallback(at, "0", 0));
+                out
+            }
+            "unwrap_or_else" => {
+                let mut out = self.eval(scopes, state, &m.receiver);
+                out.extend(closure.and_then(|c| self.constant(super::tail(&c.body))));
+                out
+            }
+            // A buffer of the entries the chain yields.
+            "collect" => {
+                let mut out = self.eval(scopes, state, &m.receiver);
+                out.insert(Src::Buffer);
+                out
+            }
+            // The entries of a mapped iterator are what the closure returns.
+            "map" | "filter_map" | "flat_map" => closure.map(|c| self.closure_value(scopes, state, c)).unwrap_or_default(),
+            _ if PASS_THROUGH.contains(&method.as_str()) => self.eval(scopes, state, &m.receiver),
+            _ => self.helper_return(scopes, state, e).unwrap_or_default(),
+        }
+    }
+
+    /// What a helper of this file returns, its parameters substituted by the arguments.
+    fn helper_return(&self, scopes: &Scopes, state: &State, call: &Expr) -> Option<BTreeSet<Src>> {
+        let (idx, def) = self.ctx.helper_of(call, self.def, self.depth)?;
+        let returns = dataflow::memoized(&self.ctx.summaries.fallback.helpers, idx, || {
+            let mut inner = Fallbacks { ctx: self.ctx, def: Some(def), depth: self.depth + 1, masked: Vec::new(), returns: BTreeSet::new(), findings: Vec::new(), seen: HashSet::new() };
+            let params = dataflow::param_names(def.sig);
+            dataflow::solve(&mut inner, &params, def.body, State::default()).ok()?;
+            Some(Rc::new(inner.returns))
+        })?;
+        let (_, args) = call_args(call);
+        let mut out = BTreeSet::new();
+        for s in returns.iter() {
+            match s {
+                Src::Param(i, fields) => {
+                    let Some(arg) = args.get(*i) else { continue };
+                    match scopes.place_of(arg).filter(|p| !self.masks(scopes, p)) {
+                        Some(place) if !fields.is_empty() => out.extend(self.read(state, &place.fields_then(fields))),
+                        _ => out.extend(self.eval(scopes, state, arg)),
+                    }
+                }
+                other => _ = out.insert(other.clone()),
+            }
+        }
+        Some(out)
+    }
+
+    /// At a call of a contracted writer: the fallbacks its index arguments may hold.
+    fn check_call(&mut self, scopes: &Scopes, state: &State, call: &Expr) {
+        let ctx = self.ctx;
+        let Some((site, callee)) = ctx.callee(call) else { return };
+        let call_range = ctx.expr_range(call);
         for (clause, target, skip) in callee.contract.writes() {
             let Some(arg) = site.arg_named(callee, target.index.root_name()) else { continue };
-            let sentinel = skip.map(|s| ctx.sentinel_value(s, callee));
-            let shown = ctx.file.text[ctx.expr_range(strip(arg))].to_string();
-            let sources = value_sources(ctx, arg, ctx.expr_range(call).start);
-            let buffer = sources.iter().any(|e| builds_buffer(e));
-            if buffer && skip.is_some() {
+            let fields: Vec<String> = target.index.segments[1..].iter().map(|s| s.text.clone()).collect();
+            let sources = match scopes.place_of(arg) {
+                Some(place) if !self.masks(scopes, &place) => self.read(state, &place.fields_then(&fields)),
+                Some(_) => BTreeSet::new(),
+                None => self.eval(scopes, state, arg),
+            };
+            if skip.is_some() && sources.contains(&Src::Buffer) {
                 continue;
             }
-            for (range, text, value) in sources.iter().flat_map(|e| fallbacks(ctx, e)) {
-                if sentinel == Some(Some(value)) {
+            let sentinel = skip.map(|s| ctx.sentinel_value(s, callee));
+            let shown = ctx.file.text[ctx.expr_range(strip(arg))].to_string();
+            for s in &sources {
+                let Src::Fallback { start, end, text, value } = s else { continue };
+                if sentinel == Some(Some(*value)) || !self.seen.insert((call_range.start, call_range.end, *start, *end)) {
                     continue;
                 }
                 let param = target.index.to_string();
@@ -35,11 +379,11 @@ pub(super) fn check<'a>(ctx: &FnCtx<'a>, calls: &[&'a Expr], out: &mut Vec<Findi
                     Some(s) => format!("`{}` skips only {s}", callee.name),
                     None => format!("`{}` declares no sentinel to skip", callee.name),
                 };
-                out.push(
+                self.findings.push(
                     Finding::new(
                         &FALLBACK_INDEX,
                         format!("`{shown}` is passed as `{param}` of `{}` and falls back to {text} when an entry is missing; {why}, so the write lands in `{place}[{text}]`", callee.name),
-                        crate::finding::Label::new(ctx.file, range, format!("a missing entry becomes {text}")),
+                        Label::new(ctx.file, *start..*end, format!("a missing entry becomes {text}")),
                     )
                     .with_secondary(clause_label(callee, clause, format!("`{}` writes `{place}` at `{param}`", callee.name)))
                     .with_help(match skip {
@@ -49,107 +393,5 @@ pub(super) fn check<'a>(ctx: &FnCtx<'a>, calls: &[&'a Expr], out: &mut Vec<Findi
                 );
             }
         }
-    }
-}
-
-/// Where an index's value is built: the expression, the `let`s of the locals it names back through
-/// shadowing and casts (`let b = b as usize;`), and the value a same-file helper returns
-/// (`fn block_of(..) -> usize { table.get(i).copied().unwrap_or(0) }`).
-fn value_sources<'a>(ctx: &FnCtx<'a>, arg: &'a Expr, at: usize) -> Vec<&'a Expr> {
-    let mut sources = vec![arg];
-    let mut i = 0;
-    while i < sources.len() && sources.len() < 8 {
-        let e = sources[i];
-        i += 1;
-        let named = match strip(e) {
-            Expr::Cast(c) => strip(&c.expr),
-            other => other,
-        };
-        match named {
-            Expr::Path(p) => {
-                let Some(local) = p.path.get_ident() else { continue };
-                // The definition before this use (a shadowing `let b = b;` refers to the one before it).
-                let before = if std::ptr::eq(e, arg) { at } else { ctx.expr_range(e).start };
-                if let Some(def) = FnCtx::last_def(ctx.lets(), &local.to_string(), before) {
-                    sources.push(def.init);
-                }
-            }
-            Expr::Call(c) => {
-                let Expr::Path(p) = &*c.func else { continue };
-                let Some(helper) = p.path.get_ident() else { continue };
-                if let Some([body]) = ctx.fns.bodies(&helper.to_string()).as_deref() {
-                    if let Some(syn::Stmt::Expr(value, None)) = body.stmts.last() {
-                        sources.push(value);
-                    }
-                }
-            }
-            _ => {}
-        }
-    }
-    sources
-}
-
-/// Whether an initializer builds a buffer (`..collect()`, `vec![..]`) rather than one index.
-fn builds_buffer(e: &Expr) -> bool {
-    match strip(e) {
-        Expr::MethodCall(m) => m.method == "collect" || m.method == "to_vec" || builds_buffer(&m.receiver),
-        Expr::Macro(m) => m.mac.path.is_ident("vec"),
-        Expr::Array(_) | Expr::Repeat(_) => true,
-        Expr::Try(t) => builds_buffer(&t.expr),
-        _ => false,
-    }
-}
-
-/// The constant fallbacks that can be the value of an expression (not those of its lengths or of
-/// other calls' arguments): `unwrap_or(c)`, `unwrap_or_default()` (0), `map_or(c, ..)`,
-/// `unwrap_or_else(|| c)`, the constant arms of a `match` or an `if let` whose other arms are not
-/// constant, through blocks, casts, and the `map` closure of a `collect` (an index buffer's
-/// entries). Returns where each constant is, its text and value.
-fn fallbacks(ctx: &FnCtx, e: &Expr) -> Vec<(Range<usize>, String, i128)> {
-    let constant = |v: &Expr| ctx.int_value(v).map(|n| (ctx.expr_range(v), ctx.file.text[ctx.expr_range(v)].to_string(), n));
-    match strip(tail(strip(e))) {
-        Expr::MethodCall(m) => match m.method.to_string().as_str() {
-            "unwrap_or" | "map_or" => m.args.first().and_then(constant).into_iter().collect(),
-            "unwrap_or_default" => vec![(ctx.range(m.method.span()).start..ctx.expr_range(e).end, "0".to_string(), 0)],
-            "unwrap_or_else" => match m.args.first().map(strip) {
-                Some(Expr::Closure(c)) => constant(tail(&c.body)).into_iter().collect(),
-                _ => Vec::new(),
-            },
-            // `(0..n).map(|i| ..).collect()`: the entries are the closure's value.
-            "collect" => {
-                let mut r = strip(&m.receiver);
-                while let Expr::MethodCall(inner) = r {
-                    if inner.method == "map" {
-                        return match inner.args.first().map(strip) {
-                            Some(Expr::Closure(c)) => fallbacks(ctx, &c.body),
-                            _ => Vec::new(),
-                        };
-                    }
-                    r = strip(&inner.receiver);
-                }
-                Vec::new()
-            }
-            _ => Vec::new(),
-        },
-        Expr::Match(m) => {
-            let values: Vec<Option<i128>> = m.arms.iter().map(|a| ctx.int_value(tail(&a.body))).collect();
-            if values.iter().all(Option::is_some) {
-                return Vec::new();
-            }
-            m.arms.iter().filter_map(|a| constant(tail(&a.body))).collect()
-        }
-        Expr::If(i) => {
-            let (Expr::Let(_), Some((_, els))) = (&*i.cond, &i.else_branch) else { return Vec::new() };
-            let then = i.then_branch.stmts.last().and_then(|s| match s {
-                syn::Stmt::Expr(e, None) => Some(e),
-                _ => None,
-            });
-            if then.is_some_and(|t| ctx.int_value(t).is_some()) {
-                return Vec::new();
-            }
-            constant(tail(els)).into_iter().collect()
-        }
-        Expr::Cast(c) => fallbacks(ctx, &c.expr),
-        _ => Vec::new(),
     }
 }

@@ -12,8 +12,9 @@ mod stale_key;
 mod stale_result;
 mod undeclared_write;
 mod use_after_donate;
+mod writes;
 
-pub(crate) use forbidden_write::MUTATING_METHODS;
+pub(crate) use writes::MUTATING_METHODS;
 
 use syn::visit::Visit;
 use syn::Expr;
@@ -24,6 +25,9 @@ use syn::Expr;
 pub struct Summaries {
     pad: pad_to_null_block::Summaries,
     donate: use_after_donate::Summaries,
+    writes: writes::Summaries,
+    fallback: fallback_index::Summaries,
+    stale: stale_key::Summaries,
 }
 
 /// Per-check memo of the rules' summaries of functions by definition path: the helpers of other
@@ -35,7 +39,7 @@ pub struct SharedSummaries {
 }
 
 use crate::analysis::FnCtx;
-use crate::dataflow;
+use crate::dataflow::{self, Base, LocalId, Place};
 use crate::finding::Finding;
 
 /// Runs every rule on one function.
@@ -57,8 +61,10 @@ pub fn check_fn(ctx: &FnCtx, out: &mut Vec<Finding>) {
             }
         }
         stale_key::check(ctx, contract, out);
-        forbidden_write::check_body(ctx, contract, out);
-        undeclared_write::check(ctx, contract, out);
+        // The two write rules read the same writes, computed once.
+        let writes = writes::Memo::new();
+        forbidden_write::check_body(ctx, contract, &writes, out);
+        undeclared_write::check(ctx, contract, &writes, out);
     }
     let calls = ctx.calls();
     memoized_effect::check(ctx, calls, out);
@@ -107,6 +113,24 @@ pub fn calls_in_expr(e: &Expr) -> Vec<&Expr> {
 
 struct Calls<'ast>(Vec<&'ast Expr>);
 
+/// Every expression within an expression, itself included, in source order (the body of a
+/// closure kept for later, read where it is created).
+pub fn exprs_in(e: &Expr) -> Vec<&Expr> {
+    let mut v = AllExprs(Vec::new());
+    v.visit_expr(e);
+    v.0
+}
+
+struct AllExprs<'ast>(Vec<&'ast Expr>);
+
+impl<'ast> Visit<'ast> for AllExprs<'ast> {
+    fn visit_expr(&mut self, e: &'ast Expr) {
+        self.0.push(e);
+        syn::visit::visit_expr(self, e);
+    }
+    fn visit_item(&mut self, _: &'ast syn::Item) {}
+}
+
 impl<'ast> Visit<'ast> for Calls<'ast> {
     fn visit_expr(&mut self, e: &'ast Expr) {
         if matches!(e, Expr::Call(_) | Expr::MethodCall(_)) {
@@ -115,6 +139,71 @@ impl<'ast> Visit<'ast> for Calls<'ast> {
         syn::visit::visit_expr(self, e);
     }
     // Nested functions are bodies of their own.
+    fn visit_item(&mut self, _: &'ast syn::Item) {}
+}
+
+/// The place of a contract's place in the function `sig` (`pool` → its parameter's local,
+/// `meta.pool` → a field of it, `self.kv` → `self`'s field).
+pub(crate) fn contract_place<S>(sig: &syn::Signature, place: &reuse_rules::contract::Place<S>) -> Option<Place> {
+    use reuse_rules::contract::PlaceRoot;
+    let fields = place.segments[1..].iter().map(|s| s.text.clone()).collect();
+    let base = match place.root {
+        // Parameters are the first locals, in order.
+        PlaceRoot::Param => Base::Local(dataflow::param_names(sig).iter().position(|p| p == place.root_name())? as LocalId),
+        PlaceRoot::SelfField => Base::SelfValue,
+        PlaceRoot::Static => return None,
+    };
+    Some(Place { base, fields })
+}
+
+/// The names a closure binds itself: its parameters and the patterns in its body (they are not
+/// the locals around it).
+pub fn names_bound_in(c: &syn::ExprClosure) -> std::collections::HashSet<String> {
+    let mut v = Bound(Default::default());
+    v.visit_expr_closure(c);
+    v.0
+}
+
+/// A body that runs later, seen where it is created (a closure kept for later, an `async`
+/// block): every expression in it, and the names it binds itself. Rules that judge what such a
+/// body does read it here, as if it ran where it is made.
+pub fn deferred_body(e: &Expr) -> Option<(Vec<&Expr>, std::collections::HashSet<String>)> {
+    match e {
+        Expr::Closure(c) => Some((exprs_in(&c.body), names_bound_in(c))),
+        Expr::Async(a) => {
+            let mut bound = Bound(Default::default());
+            bound.visit_block(&a.block);
+            let mut all = Vec::new();
+            for stmt in &a.block.stmts {
+                let mut v = AllExprs(Vec::new());
+                v.visit_stmt(stmt);
+                all.extend(v.0);
+            }
+            Some((all, bound.0))
+        }
+        _ => None,
+    }
+}
+
+/// The names a pattern binds.
+pub fn pattern_names(p: &syn::Pat) -> std::collections::HashSet<String> {
+    let mut v = Bound(Default::default());
+    v.visit_pat(p);
+    v.0
+}
+
+/// The names a block's own `let`s bind.
+pub fn block_names(b: &syn::Block) -> std::collections::HashSet<String> {
+    b.stmts.iter().filter_map(|s| if let syn::Stmt::Local(l) = s { Some(pattern_names(&l.pat)) } else { None }).flatten().collect()
+}
+
+struct Bound(std::collections::HashSet<String>);
+
+impl<'ast> Visit<'ast> for Bound {
+    fn visit_pat_ident(&mut self, p: &'ast syn::PatIdent) {
+        self.0.insert(p.ident.to_string());
+        syn::visit::visit_pat_ident(self, p);
+    }
     fn visit_item(&mut self, _: &'ast syn::Item) {}
 }
 

@@ -1273,14 +1273,6 @@ fn buffer_of(e: &Expr) -> &Expr {
     }
 }
 
-impl Place {
-    fn fields_then(&self, fields: &[String]) -> Place {
-        let mut p = self.clone();
-        p.fields.extend(fields.iter().cloned());
-        p
-    }
-}
-
 /// The sentinel as the calling file can write it, so that the fix compiles where it is applied:
 /// its name when the file imports or defines it; else its path from the callee's module
 /// (`crate::kv::PAD_SLOT_ID` in the same crate, `kv::PAD_SLOT_ID` from another) when the callee's

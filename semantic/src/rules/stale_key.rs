@@ -1,19 +1,30 @@
 //! Check for `stale_key`: a lookup on a `reuses` place whose key leaves out a declared component.
 //!
-//! The key argument is read for the places it mentions (`graph.fingerprint`, `self.version`),
-//! following local variables to the last binding before the use (tuple destructuring included),
-//! and into macro arguments (`format!("{}-{v}", g.fingerprint)`). A component counts as covered
-//! when the key mentions it, a field of it, or a whole value it is a field of (`graph` covers
-//! `graph.fingerprint`); a helper call covers what its arguments and receiver cover. Lookups go
-//! through the place itself, a lock or borrow guard of it (`self.plans.lock().unwrap().get(..)`),
-//! or a local bound to one. Evictions (`remove`) are not lookups.
+//! An analysis on the dataflow solver ([`crate::dataflow`]). The state holds, per place (a local
+//! or a field path of one, such as a tuple element `key.0`), the places its value was built from
+//! on *every* path (joined by intersection: a key changed on one branch covers only what both
+//! branches cover), and, per local, the caches it may designate (`let map =
+//! self.kv.lock().unwrap();`, `let cache = &mut self.kv;`). A key covers a component when it
+//! mentions it, a field of it, or a whole value it is a field of (`graph` covers
+//! `graph.fingerprint`), directly or through the locals it reads (as they are at the lookup: a
+//! shadowing `let` is a new local, an inner block's binding ends with its block), through macro
+//! arguments (`format!("{}-{v}", g.fingerprint)`), and through helpers of the same file by their
+//! summaries (what their returned value is built from, in terms of their parameters and `self`:
+//! a helper that drops a component drops it at every call). A call that is not known covers what
+//! its arguments and receiver cover. Lookups go through the place itself, a lock or borrow guard
+//! of it, or a local bound to one; they are found where they run (closures run in place) and in
+//! closures kept for later. Evictions (`remove`) are not lookups.
 
+use std::collections::{BTreeMap, BTreeSet, HashSet};
+use std::ops::Range;
+use std::rc::Rc;
 
 use syn::visit::Visit;
 use syn::Expr;
 
-use super::{expr_text, names};
-use crate::analysis::{FnCtx, Locals};
+use super::names;
+use crate::analysis::{call_args, FnCtx, FnDef};
+use crate::dataflow::{self, Analysis, Base, Domain, LocalId, MaySet, Place, PlaceMap, Scopes};
 use crate::finding::{Finding, Label};
 use crate::index::FileContract;
 use crate::resolve::strip;
@@ -27,178 +38,447 @@ const KEYED_METHODS: &[&str] =
 /// Calls that give access to the same map: lock and borrow guards.
 const GUARDS: &[&str] = &["lock", "read", "write", "borrow", "borrow_mut", "unwrap", "expect", "as_mut", "as_ref", "deref", "deref_mut"];
 
+/// The places a value is built from on every path (`None`: no path has been seen yet, the
+/// top of the lattice).
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+struct Built(Option<BTreeSet<Place>>);
+
+impl Domain for Built {
+    fn join(&mut self, other: &Self) {
+        match (&mut self.0, &other.0) {
+            (_, None) => {}
+            (None, Some(o)) => self.0 = Some(o.clone()),
+            (Some(s), Some(o)) => s.retain(|p| o.contains(p)),
+        }
+    }
+}
+
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+struct State {
+    built: PlaceMap<Built>,
+    /// The caches a local may designate.
+    caches: PlaceMap<MaySet<Place>>,
+}
+
+impl Domain for State {
+    fn join(&mut self, other: &Self) {
+        self.built.join(&other.built);
+        self.caches.join(&other.caches);
+    }
+}
+
+/// Per-file memo of this rule's summaries of helpers: the places (parameters as their locals,
+/// fields of `self`) the returned value is built from on every path.
+#[derive(Default)]
+pub(super) struct Summaries {
+    helpers: dataflow::Memo<usize, Option<Rc<BTreeSet<Place>>>>,
+}
+
+/// One `reuses` clause, in this function's places.
+struct Reuse<'a> {
+    clause: &'a reuse_rules::contract::Clause<Range<usize>>,
+    place: Place,
+    place_text: String,
+    /// The key components, with how they read.
+    key: Vec<(Place, String)>,
+}
+
+/// A lookup that leaves out components, gathered over the solver's visits.
+struct Stale {
+    reuse: usize,
+    lookup: String,
+    missing: BTreeSet<String>,
+}
+
 pub(super) fn check(ctx: &FnCtx, contract: &FileContract, out: &mut Vec<Finding>) {
-    let locals = ctx.lets();
-    for (clause, place, key) in contract.reuses() {
-        let place_text = place.to_string();
-        let lookups = lookups_on(ctx, &place_text, locals);
-        for (lookup, key_expr) in lookups {
-            let mentioned = mentions(ctx, key_expr, locals);
-            let missing: Vec<String> = key
+    let reuses: Vec<Reuse> = contract
+        .reuses()
+        .filter_map(|(clause, place, key)| {
+            let key = key
                 .iter()
                 .filter(|k| k.root != PlaceRoot::Static)
-                .map(|k| k.to_string())
-                .filter(|k| !mentioned.iter().any(|m| m == k || k.starts_with(&format!("{m}.")) || m.starts_with(&format!("{k}."))))
+                .filter_map(|k| Some((super::contract_place(ctx.sig, k)?, k.to_string())))
+                .collect();
+            Some(Reuse { clause, place: super::contract_place(ctx.sig, place)?, place_text: place.to_string(), key })
+        })
+        .collect();
+    if reuses.is_empty() {
+        return;
+    }
+    let mut a = Keys { ctx, def: None, depth: 0, reuses: &reuses, stale: BTreeMap::new(), returns: Built::default() };
+    let params = dataflow::param_names(ctx.sig);
+    if let Err(dataflow::TooComplex) = dataflow::solve(&mut a, &params, ctx.body, State::default()) {
+        return out.push(super::analysis_limit(ctx, "dataflow", dataflow::MAX_STEPS, "its cache keys are"));
+    }
+    for ((start, end), s) in a.stale {
+        let r = &reuses[s.reuse];
+        let missing: Vec<&str> = r.key.iter().map(|(_, t)| t.as_str()).filter(|t| s.missing.contains(*t)).collect();
+        let all: Vec<&str> = r.key.iter().map(|(_, t)| t.as_str()).collect();
+        out.push(
+            Finding::new(
+                &STALE_KEY,
+                format!("this {} on `{}` uses a key built without {}", s.lookup, r.place_text, names(&missing)),
+                Label::new(ctx.file, start..end, format!("key lacks {}", names(&missing))),
+            )
+            .with_secondary(Label::new(ctx.contract_file, r.clause.keyword.span.start..r.clause.end.end, "entries are valid only for these key components"))
+            .with_help(format!("build the key from all of ({}), so a changed component misses the cache", all.join(", "))),
+        );
+    }
+}
+
+struct Keys<'c, 'a> {
+    ctx: &'c FnCtx<'a>,
+    /// The helper being summarised (None: the function being checked).
+    def: Option<&'c FnDef<'a>>,
+    depth: usize,
+    reuses: &'c [Reuse<'c>],
+    /// Lookups that leave out components, by the key's range.
+    stale: BTreeMap<(usize, usize), Stale>,
+    /// In a summary: what the returned value is built from on every normal exit.
+    returns: Built,
+}
+
+impl Analysis for Keys<'_, '_> {
+    type State = State;
+
+    fn transfer(&mut self, scopes: &Scopes, state: &mut State, e: &Expr) {
+        match e {
+            Expr::Assign(a) => {
+                if let Some(place) = scopes.place_of(&a.left) {
+                    self.assign(scopes, state, &place, &a.right);
+                }
+            }
+            // A closure kept for later (or an `async` block) looks up when it runs: its lookups,
+            // with the names it binds itself read as unknown.
+            Expr::Closure(_) | Expr::Async(_) if self.def.is_none() => {
+                if let Some((body, masked)) = super::deferred_body(e) {
+                    for sub in body {
+                        self.lookup(scopes, state, sub, &masked);
+                    }
+                }
+            }
+            _ => {}
+        }
+        if self.def.is_none() {
+            self.lookup(scopes, state, e, &HashSet::new());
+        }
+    }
+
+    fn bind(&mut self, scopes: &Scopes, state: &mut State, local: LocalId, init: Option<&Expr>) {
+        let place = Place { base: Base::Local(local), fields: Vec::new() };
+        match init {
+            Some(init) => self.assign(scopes, state, &place, init),
+            None => {
+                state.built.clear_under(&place);
+                state.caches.clear_under(&place);
+                state.built.map.insert(place, Built(Some(BTreeSet::new())));
+            }
+        }
+    }
+
+    fn exit(&mut self, scopes: &Scopes, state: &State, value: Option<&Expr>) {
+        let Some(def) = self.def else { return };
+        let params = dataflow::param_count(def.sig);
+        let built = value.map(|v| self.built_from(scopes, state, v, &HashSet::new())).unwrap_or_default();
+        // Only what the caller can name: its arguments (the parameters' locals) and `self`.
+        let kept = built.into_iter().filter(|p| match p.base {
+            Base::Local(id) => (id as usize) < params,
+            Base::SelfValue => true,
+        });
+        self.returns.join(&Built(Some(kept.collect())));
+    }
+}
+
+impl<'c, 'a> Keys<'c, 'a> {
+    /// `place` holds the value of `init`: what it is built from (a tuple's elements also into
+    /// `place.0`, `place.1`, ..), and the caches it designates.
+    fn assign(&self, scopes: &Scopes, state: &mut State, place: &Place, init: &Expr) {
+        let built = self.built_from(scopes, state, init, &HashSet::new());
+        let caches = self.caches_of(scopes, state, init);
+        let elements: Vec<(String, BTreeSet<Place>)> = match strip(init) {
+            Expr::Tuple(t) => t.elems.iter().enumerate().map(|(i, el)| (i.to_string(), self.built_from(scopes, state, el, &HashSet::new()))).collect(),
+            Expr::Struct(s) => s
+                .fields
+                .iter()
+                .map(|f| {
+                    let name = match &f.member {
+                        syn::Member::Named(n) => n.to_string(),
+                        syn::Member::Unnamed(i) => i.index.to_string(),
+                    };
+                    (name, self.built_from(scopes, state, &f.expr, &HashSet::new()))
+                })
+                .collect(),
+            _ => Vec::new(),
+        };
+        state.built.clear_under(place);
+        state.caches.clear_under(place);
+        state.built.map.insert(place.clone(), Built(Some(built)));
+        for (field, b) in elements {
+            state.built.map.insert(place.field(&field), Built(Some(b)));
+        }
+        if !caches.is_empty() {
+            state.caches.map.insert(place.clone(), MaySet(caches));
+        }
+    }
+
+    /// The caches an expression designates: a place through guards and references, or a local
+    /// bound to one.
+    fn caches_of(&self, scopes: &Scopes, state: &State, e: &Expr) -> BTreeSet<Place> {
+        match strip(e) {
+            Expr::MethodCall(m) if m.args.len() <= 1 && GUARDS.contains(&m.method.to_string().as_str()) => self.caches_of(scopes, state, &m.receiver),
+            Expr::Try(t) => self.caches_of(scopes, state, &t.expr),
+            other => match scopes.place_of(other) {
+                Some(p) => state.caches.map.get(&p).map(|c| c.0.clone()).unwrap_or_else(|| [p].into()),
+                None => BTreeSet::new(),
+            },
+        }
+    }
+
+    /// A lookup on a cache at `e`: the key's components, recorded when some are missing.
+    fn lookup(&mut self, scopes: &Scopes, state: &State, e: &Expr, masked: &HashSet<String>) {
+        let (receiver, key, lookup) = match e {
+            Expr::MethodCall(m) if KEYED_METHODS.contains(&m.method.to_string().as_str()) && !m.args.is_empty() => (&*m.receiver, &m.args[0], format!("`{}`", m.method)),
+            Expr::Index(i) => (&*i.expr, &*i.index, "indexing".to_string()),
+            _ => return,
+        };
+        if root_is_masked(scopes, receiver, masked) {
+            return;
+        }
+        let caches = self.caches_of(scopes, state, receiver);
+        for (i, r) in self.reuses.iter().enumerate() {
+            if !caches.contains(&r.place) {
+                continue;
+            }
+            let built = self.built_from(scopes, state, key, masked);
+            let missing: BTreeSet<String> = r
+                .key
+                .iter()
+                .filter(|(k, _)| !built.iter().any(|m| k.starts_with(m) || m.starts_with(k)))
+                .map(|(_, t)| t.clone())
                 .collect();
             if missing.is_empty() {
                 continue;
             }
-            let missing_refs: Vec<&str> = missing.iter().map(String::as_str).collect();
-            let all: Vec<String> = key.iter().map(|k| k.to_string()).collect();
-            out.push(
-                Finding::new(
-                    &STALE_KEY,
-                    format!("this {lookup} on `{place_text}` uses a key built without {}", names(&missing_refs)),
-                    ctx.label(key_expr, format!("key lacks {}", names(&missing_refs))),
-                )
-                .with_secondary(Label::new(ctx.contract_file, clause.keyword.span.start..clause.end.end, "entries are valid only for these key components"))
-                .with_help(format!("build the key from all of ({}), so a changed component misses the cache", all.join(", "))),
-            );
+            let range = self.ctx.expr_range(key);
+            let s = self.stale.entry((range.start, range.end)).or_insert(Stale { reuse: i, lookup: lookup.clone(), missing: BTreeSet::new() });
+            s.missing.extend(missing);
         }
     }
-}
 
-/// The text of a receiver with lock and borrow guards removed: `self.plans.lock().unwrap()` →
-/// `self.plans`.
-fn unguarded(e: &Expr) -> String {
-    match strip(e) {
-        Expr::MethodCall(m) if m.args.len() <= 1 && GUARDS.contains(&m.method.to_string().as_str()) => unguarded(&m.receiver),
-        Expr::Try(t) => unguarded(&t.expr),
-        other => expr_text(other),
-    }
-}
-
-/// Lookups on the cache place: `place.get(key)`, `place.entry(key)`, ..., `place[key]`, through
-/// guards and locals bound to the place.
-fn lookups_on<'a>(ctx: &FnCtx<'a>, place: &str, locals: &Locals<'a>) -> Vec<(String, &'a Expr)> {
-    let aliases: Vec<&str> = locals.iter().filter(|(_, defs)| defs.iter().any(|d| unguarded(d.init) == place)).map(|(n, _)| n.as_str()).collect();
-    let is_place = |e: &Expr| {
-        let t = unguarded(e);
-        t == place || aliases.contains(&t.as_str())
-    };
-    let mut found: Vec<(String, &Expr)> = Vec::new();
-    for &call in ctx.calls() {
-        if let Expr::MethodCall(m) = call {
-            let method = m.method.to_string();
-            if KEYED_METHODS.contains(&method.as_str()) && !m.args.is_empty() && is_place(&m.receiver) {
-                found.push((format!("`{method}`"), &m.args[0]));
+    /// What a place's value is built from: the place itself, and what it (or the whole value it
+    /// is part of) was built from.
+    fn read(&self, state: &State, place: Place) -> BTreeSet<Place> {
+        let mut out = BTreeSet::new();
+        for n in (0..=place.fields.len()).rev() {
+            let prefix = Place { base: place.base.clone(), fields: place.fields[..n].to_vec() };
+            if let Some(Built(Some(b))) = state.built.map.get(&prefix) {
+                out.extend(b.iter().cloned());
+                break;
             }
         }
+        out.insert(place);
+        out
     }
-    struct Indexing<'ast, 'p>(&'p dyn Fn(&Expr) -> bool, Vec<(String, &'ast Expr)>);
-    impl<'ast> Visit<'ast> for Indexing<'ast, '_> {
-        fn visit_expr_index(&mut self, i: &'ast syn::ExprIndex) {
-            if (self.0)(&i.expr) {
-                self.1.push(("indexing".into(), &i.index));
-            }
-            syn::visit::visit_expr_index(self, i);
-        }
-    }
-    let mut v = Indexing(&is_place, Vec::new());
-    v.visit_block(ctx.body);
-    found.extend(v.1);
-    found
-}
 
-/// The places an expression mentions, locals followed to their last binding before the use.
-fn mentions(ctx: &FnCtx, e: &Expr, locals: &Locals) -> Vec<String> {
-    let mut out = Vec::new();
-    collect_mentions(ctx, e, locals, 0, &mut out);
-    out
-}
+    /// The places an expression's value is built from. `masked`: names bound inside the
+    /// expression (closure parameters, arm patterns), which are not the locals around it.
+    fn built_from(&self, scopes: &Scopes, state: &State, e: &Expr, masked: &HashSet<String>) -> BTreeSet<Place> {
+        let mut out = BTreeSet::new();
+        self.collect(scopes, state, e, masked, &mut out, 0);
+        out
+    }
 
-fn collect_mentions(ctx: &FnCtx, e: &Expr, locals: &Locals, depth: usize, out: &mut Vec<String>) {
-    struct Mentions<'c, 'a> {
-        ctx: &'c FnCtx<'a>,
-        locals: &'c Locals<'c>,
-        depth: usize,
-        out: &'c mut Vec<String>,
-    }
-    impl Mentions<'_, '_> {
-        fn name(&mut self, chain: String, at: usize) {
-            let root = chain.split('.').next().unwrap_or("").to_string();
-            self.out.push(chain);
-            if self.depth >= 4 {
-                return;
-            }
-            let def = self.locals.get(&root).and_then(|defs| defs.iter().rfind(|d| d.end <= at));
-            if let Some(def) = def {
-                collect_mentions(self.ctx, def.init, self.locals, self.depth + 1, self.out);
-            }
+    fn collect(&self, scopes: &Scopes, state: &State, e: &Expr, masked: &HashSet<String>, out: &mut BTreeSet<Place>, depth: usize) {
+        if depth > 64 {
+            return;
         }
-    }
-    impl<'ast> Visit<'ast> for Mentions<'_, '_> {
-        fn visit_expr(&mut self, e: &'ast Expr) {
-            if let Some(chain) = chain_text(e) {
-                let at = self.ctx.expr_range(e).start;
-                self.name(chain, at);
-                return;
+        let with = |e: &Expr, bound: HashSet<String>, out: &mut BTreeSet<Place>| {
+            if bound.is_empty() {
+                self.collect(scopes, state, e, masked, out, depth + 1)
+            } else {
+                let m: HashSet<String> = masked.union(&bound).cloned().collect();
+                self.collect(scopes, state, e, &m, out, depth + 1)
             }
-            if let Expr::MethodCall(m) = e {
-                if let (Some(chain), true) = (chain_text(&m.receiver), m.args.is_empty()) {
-                    self.out.push(format!("{chain}.{}", m.method));
+        };
+        if let Some(place) = scopes.place_of(e) {
+            if !root_is_masked(scopes, e, masked) {
+                out.extend(self.read(state, place));
+            }
+            return;
+        }
+        match e {
+            Expr::Closure(c) => with(&c.body, super::names_bound_in(c), out),
+            Expr::Match(m) => {
+                with(&m.expr, HashSet::new(), out);
+                for arm in &m.arms {
+                    with(&arm.body, super::pattern_names(&arm.pat), out);
                 }
             }
-            syn::visit::visit_expr(self, e);
+            Expr::If(i) => {
+                with(&i.cond, HashSet::new(), out);
+                let mut bound = super::block_names(&i.then_branch);
+                if let Expr::Let(l) = &*i.cond {
+                    bound.extend(super::pattern_names(&l.pat));
+                }
+                if let Some(syn::Stmt::Expr(v, None)) = i.then_branch.stmts.last() {
+                    with(v, bound, out);
+                }
+                if let Some((_, els)) = &i.else_branch {
+                    with(els, HashSet::new(), out);
+                }
+            }
+            Expr::Block(b) => {
+                if let Some(syn::Stmt::Expr(v, None)) = b.block.stmts.last() {
+                    with(v, super::block_names(&b.block), out);
+                }
+            }
+            Expr::Macro(m) => self.macro_mentions(scopes, state, &m.mac, masked, out, depth),
+            Expr::Call(_) | Expr::MethodCall(_) if self.helper_built(scopes, state, e, masked, out, depth) => {}
+            _ => {
+                // Any other expression is built from its parts (a call that is not known: from
+                // its arguments and receiver).
+                let mut v = Children(Vec::new());
+                syn::visit::visit_expr(&mut v, e);
+                for child in v.0 {
+                    with(child, HashSet::new(), out);
+                }
+            }
         }
+    }
 
-        /// Macro arguments are tokens: `a.b.c` chains, and `{name}` in format strings.
-        fn visit_macro(&mut self, m: &'ast syn::Macro) {
-            let mut chain: Vec<String> = Vec::new();
-            let mut at = 0;
-            let flush = |this: &mut Self, chain: &mut Vec<String>, at: usize| {
-                if !chain.is_empty() {
-                    this.name(chain.join("."), at);
-                    chain.clear();
+    /// A helper of this file: what its returned value is built from, its parameters replaced by
+    /// what the arguments are built from (a field path of a parameter by that path of the
+    /// argument) and `self`'s fields by the receiver's. `false`: not a helper known here.
+    fn helper_built(&self, scopes: &Scopes, state: &State, call: &Expr, masked: &HashSet<String>, out: &mut BTreeSet<Place>, depth: usize) -> bool {
+        let Some((idx, def)) = self.ctx.helper_of(call, self.def, self.depth) else { return false };
+        let summary = dataflow::memoized(&self.ctx.summaries.stale.helpers, idx, || {
+            let mut inner = Keys { ctx: self.ctx, def: Some(def), depth: self.depth + 1, reuses: &[], stale: BTreeMap::new(), returns: Built::default() };
+            let params = dataflow::param_names(def.sig);
+            dataflow::solve(&mut inner, &params, def.body, State::default()).ok()?;
+            Some(Rc::new(inner.returns.0.unwrap_or_default()))
+        });
+        let Some(summary) = summary else { return false };
+        let (receiver, args) = call_args(call);
+        for p in summary.iter() {
+            let arg = match p.base {
+                Base::Local(i) => args.get(i as usize).copied(),
+                Base::SelfValue => receiver,
+            };
+            let Some(arg) = arg else { continue };
+            match scopes.place_of(arg).filter(|_| !root_is_masked(scopes, arg, masked)) {
+                Some(place) => out.extend(self.read(state, place.fields_then(&p.fields))),
+                None if p.fields.is_empty() => self.collect(scopes, state, arg, masked, out, depth + 1),
+                None => {}
+            }
+        }
+        true
+    }
+
+    /// A macro's arguments: expressions when they are a list of them, `{name}` in format strings,
+    /// and `a.b.c` chains among tokens that are not expressions.
+    fn macro_mentions(&self, scopes: &Scopes, state: &State, mac: &syn::Macro, masked: &HashSet<String>, out: &mut BTreeSet<Place>, depth: usize) {
+        let mut chains: Vec<Vec<String>> = Vec::new();
+        match dataflow::lower_macro(mac) {
+            dataflow::LoweredMacro::Diverges => return,
+            dataflow::LoweredMacro::Evaluates(exprs) => {
+                for e in &exprs {
+                    if let Expr::Lit(syn::ExprLit { lit: syn::Lit::Str(s), .. }) = e {
+                        chains.extend(inline_format_args(&s.value()));
+                    } else {
+                        self.collect(scopes, state, e, masked, out, depth + 1);
+                    }
+                }
+            }
+            dataflow::LoweredMacro::Tokens(_) => token_chains(mac.tokens.clone(), &mut chains),
+        }
+        for chain in chains {
+            let Some((first, fields)) = chain.split_first() else { continue };
+            if masked.contains(first) {
+                continue;
+            }
+            let base = if first == "self" {
+                Base::SelfValue
+            } else {
+                match scopes.lookup(first) {
+                    Some(id) => Base::Local(id),
+                    None => continue,
                 }
             };
-            let mut tokens: Vec<proc_macro2::TokenTree> = Vec::new();
-            fn flatten(ts: proc_macro2::TokenStream, out: &mut Vec<proc_macro2::TokenTree>) {
-                for tt in ts {
-                    match tt {
-                        proc_macro2::TokenTree::Group(g) => flatten(g.stream(), out),
-                        other => out.push(other),
-                    }
-                }
-            }
-            flatten(m.tokens.clone(), &mut tokens);
-            let mut expect_field = false;
-            for tt in tokens {
-                match &tt {
-                    proc_macro2::TokenTree::Ident(i) if chain.is_empty() || expect_field => {
-                        if chain.is_empty() {
-                            at = self.ctx.range(i.span()).start;
-                        }
-                        chain.push(i.to_string());
-                        expect_field = false;
-                        continue;
-                    }
-                    proc_macro2::TokenTree::Punct(p) if p.as_char() == '.' && !chain.is_empty() => {
-                        expect_field = true;
-                        continue;
-                    }
-                    proc_macro2::TokenTree::Literal(l) => {
-                        flush(self, &mut chain, at);
-                        let text = l.to_string();
-                        let pos = self.ctx.range(l.span()).start;
-                        for name in inline_format_args(&text) {
-                            self.name(name, pos);
-                        }
-                    }
-                    _ => {}
-                }
-                flush(self, &mut chain, at);
-                expect_field = false;
-            }
-            flush(self, &mut chain, at);
+            out.extend(self.read(state, Place { base, fields: fields.to_vec() }));
         }
     }
-    let mut v = Mentions { ctx, locals, depth, out };
-    v.visit_expr(e);
 }
 
-/// `{fp}` and `{g.x:?}`-style names inlined in a format string literal.
-fn inline_format_args(literal: &str) -> Vec<String> {
+/// The direct sub-expressions of an expression.
+struct Children<'ast>(Vec<&'ast Expr>);
+
+impl<'ast> Visit<'ast> for Children<'ast> {
+    fn visit_expr(&mut self, e: &'ast Expr) {
+        self.0.push(e);
+    }
+    fn visit_item(&mut self, _: &'ast syn::Item) {}
+}
+
+/// Whether the local an expression starts from is one of the names bound inside what is being
+/// read (so not the local of that name around it).
+fn root_is_masked(scopes: &Scopes, e: &Expr, masked: &HashSet<String>) -> bool {
+    if masked.is_empty() {
+        return false;
+    }
+    match scopes.place_of(strip(e)).map(|p| p.base) {
+        Some(Base::Local(id)) => masked.contains(scopes.name(id)),
+        Some(Base::SelfValue) => false,
+        None => match strip(e) {
+            Expr::MethodCall(m) => root_is_masked(scopes, &m.receiver, masked),
+            Expr::Try(t) => root_is_masked(scopes, &t.expr, masked),
+            Expr::Field(f) => root_is_masked(scopes, &f.base, masked),
+            Expr::Index(i) => root_is_masked(scopes, &i.expr, masked),
+            _ => false,
+        },
+    }
+}
+
+/// `a.b.c` chains among a macro's tokens.
+fn token_chains(ts: proc_macro2::TokenStream, out: &mut Vec<Vec<String>>) {
+    use proc_macro2::TokenTree;
+    let mut chain: Vec<String> = Vec::new();
+    let mut expect_field = false;
+    let flush = |chain: &mut Vec<String>, out: &mut Vec<Vec<String>>| {
+        if !chain.is_empty() {
+            out.push(std::mem::take(chain));
+        }
+    };
+    for tt in ts {
+        match &tt {
+            TokenTree::Ident(i) if chain.is_empty() || expect_field => {
+                chain.push(i.to_string());
+                expect_field = false;
+                continue;
+            }
+            TokenTree::Punct(p) if p.as_char() == '.' && !chain.is_empty() && !expect_field => {
+                expect_field = true;
+                continue;
+            }
+            TokenTree::Group(g) => {
+                flush(&mut chain, out);
+                token_chains(g.stream(), out);
+            }
+            TokenTree::Literal(l) => {
+                flush(&mut chain, out);
+                if let Ok(syn::Lit::Str(s)) = syn::parse_str::<syn::Lit>(&l.to_string()) {
+                    out.extend(inline_format_args(&s.value()));
+                }
+            }
+            _ => {}
+        }
+        flush(&mut chain, out);
+        expect_field = false;
+    }
+    flush(&mut chain, out);
+}
+
+/// `{fp}` and `{g.x:?}`-style names inlined in a format string, as chains of names.
+fn inline_format_args(literal: &str) -> Vec<Vec<String>> {
     let mut out = Vec::new();
     let mut rest = literal;
     while let Some(open) = rest.find('{') {
@@ -210,26 +490,9 @@ fn inline_format_args(literal: &str) -> Vec<String> {
         let end = rest.find(['}', ':']).unwrap_or(rest.len());
         let name = rest[..end].trim();
         if !name.is_empty() && name.chars().all(|c| c.is_alphanumeric() || c == '_' || c == '.') && !name.chars().next().is_some_and(|c| c.is_ascii_digit()) {
-            out.push(name.to_string());
+            out.push(name.split('.').map(str::to_string).collect());
         }
         rest = &rest[end..];
     }
     out
-}
-
-/// `a`, `a.b.c`, `self.x`: a path of fields, as text.
-fn chain_text(e: &Expr) -> Option<String> {
-    match e {
-        Expr::Path(p) => p.path.get_ident().map(|i| i.to_string()),
-        Expr::Field(f) => {
-            let member = match &f.member {
-                syn::Member::Named(n) => n.to_string(),
-                syn::Member::Unnamed(i) => i.index.to_string(),
-            };
-            Some(format!("{}.{member}", chain_text(&f.base)?))
-        }
-        Expr::Paren(p) => chain_text(&p.expr),
-        Expr::Reference(r) => chain_text(&r.expr),
-        _ => None,
-    }
 }

@@ -1,0 +1,567 @@
+//! The places a body writes, and at which positions: the facts `forbidden_write` and
+//! `undeclared_write` judge.
+//!
+//! An analysis on the dataflow solver ([`crate::dataflow`]). The state is, per local (or a field
+//! path of one), the storage it may designate: `let p = &mut *pool;`, `let head = &mut pool[..2];`,
+//! `let s = &mut frame.scratch;`, `let t = if c { &mut *pool } else { scratch };` (both, joined
+//! where the branches meet). A shadowing `let` is a new local, so `let mut pool = vec![..]`
+//! designates nothing of the parameter. Each write is reported once, as a [`Write`] of a
+//! [`Place`] at known positions (or unknown ones):
+//! - an assignment or compound assignment to a place, an element (`p[0]`, `p[i][j]`, `p[i].x`) or
+//!   a range of one;
+//! - a mutating method of a place (`fill`, `push`, `iter_mut`, ...); `swap`, `get_mut` and
+//!   `copy_within` write only the positions they take, and an `iter_mut()` narrowed by the chain
+//!   that consumes it (`.skip(k)`, `.take(k)`, through `enumerate`) only those;
+//! - a place passed to a contracted callee for a parameter it `writes`;
+//! - a place passed to a helper of the same file without a contract that writes its parameter
+//!   (or a field of `self`), by the helper's summary, bottom-up: what it writes at its
+//!   parameters, at which positions, and which contracted writer it hands them to;
+//! - `&mut place` passed to any other call (positions unknown).
+//!
+//! Closures run in place are walked where they run; a closure stored for later (`let mut reset =
+//! || scratch.clear();`) writes what its body writes, where it is created (it is made to be
+//! called).
+
+use std::collections::{BTreeSet, HashSet};
+use std::ops::Range;
+use std::rc::Rc;
+
+use syn::visit::Visit;
+use syn::Expr;
+
+use crate::analysis::{call_args, FnCtx, FnDef};
+use crate::dataflow::{self, Analysis, Base, LocalId, MaySet, Place, PlaceMap, Scopes};
+use crate::index::ContractedFn;
+
+/// Methods that write through their receiver.
+pub(crate) const MUTATING_METHODS: &[&str] = &[
+    "fill", "fill_with", "copy_from_slice", "clone_from_slice", "iter_mut", "as_mut_ptr", "as_mut_slice", "swap", "sort",
+    "sort_unstable", "reverse", "rotate_left", "rotate_right", "copy_within", "get_mut", "last_mut", "first_mut",
+    "chunks_mut", "split_at_mut", "push", "insert", "clear", "truncate", "resize", "extend", "extend_from_slice", "write",
+    "set", "zero_", "fill_", "copy_", "as_mut",
+];
+
+/// Positions `lo..hi` of a place; `hi == i128::MAX`: to its end.
+pub(super) type Positions = (i128, i128);
+
+/// Every position of a place.
+pub(super) const ALL: Positions = (0, i128::MAX);
+
+/// Storage a local may designate: a place, from its position `lo` (when known) to `hi`.
+#[derive(Clone, Debug, PartialEq, Eq, PartialOrd, Ord)]
+struct Target {
+    place: Place,
+    window: Option<Positions>,
+}
+
+type Targets = MaySet<Target>;
+
+type State = PlaceMap<Targets>;
+
+/// How a write happens, for messages.
+#[derive(Clone, Debug)]
+pub(super) enum How<'a> {
+    Assign,
+    Compound,
+    /// A mutating method, as the message names it (`fill`, `iter_mut().skip(..)`).
+    Method(String),
+    /// Handed to a contracted callee for a parameter it writes.
+    Callee { callee: &'a ContractedFn, param: String },
+    /// Handed to a helper of this file that writes it, and the contracted writer (with its
+    /// parameter) the helper hands it on to, if that is how it writes it.
+    Helper { name: String, writer: Option<(&'a ContractedFn, String)> },
+    /// `&mut place` handed to a call that is not known.
+    MutRef,
+}
+
+impl How<'_> {
+    /// The write as a message's subject, `shown` the place handed on (`this assignment`,
+    /// `passing `pool` to `scatter`, a writer of it,`).
+    pub(super) fn describe(&self, shown: &str) -> String {
+        match self {
+            How::Assign => "this assignment".to_string(),
+            How::Compound => "this compound assignment".to_string(),
+            How::Method(m) => format!("`{m}`"),
+            How::Callee { callee, .. } => format!("passing `{shown}` to `{}`, a writer of it,", callee.name),
+            How::Helper { name, .. } => format!("passing `{shown}` to `{name}`, which writes it,"),
+            How::MutRef => "passing it on as `&mut`".to_string(),
+        }
+    }
+}
+
+/// One write in the body.
+#[derive(Clone, Debug)]
+pub(super) struct Write<'a> {
+    pub place: Place,
+    /// The positions written, when known.
+    pub positions: Option<Positions>,
+    /// The expression that writes: the target, the receiver, the argument.
+    pub at: Range<usize>,
+    pub how: How<'a>,
+}
+
+/// What a helper writes.
+#[derive(Debug, Default)]
+pub(super) struct Summary {
+    writes: Vec<HelperWrite>,
+}
+
+/// One write of a helper, in its caller's terms.
+#[derive(Debug)]
+struct HelperWrite {
+    /// The parameter written (by position; `None`: `self`), and the field path in it.
+    param: Option<usize>,
+    fields: Vec<String>,
+    positions: Option<Positions>,
+    /// The contracted writer it hands the storage to (by its place in the index's functions),
+    /// with the writer's parameter, when that is how it writes it.
+    writer: Option<(usize, String)>,
+}
+
+/// Per-file memo of the helpers' summaries, by definition.
+#[derive(Default)]
+pub(super) struct Summaries {
+    helpers: dataflow::Memo<usize, Option<Rc<Summary>>>,
+}
+
+/// The writes of one function, computed on first use and shared by the rules that read them.
+pub(super) type Memo<'a> = std::cell::OnceCell<Option<Vec<Write<'a>>>>;
+
+/// Every write of the body of `ctx`'s function, each once, in source order. `None`: past the
+/// solver's bound, reported (once) as `analysis_limit`.
+pub(super) fn writes_of<'m, 'a>(ctx: &FnCtx<'a>, memo: &'m Memo<'a>, out: &mut Vec<crate::finding::Finding>) -> Option<&'m [Write<'a>]> {
+    let writes = memo.get_or_init(|| {
+        let mut w = Writes::new(ctx, None, 0);
+        let params = dataflow::param_names(ctx.sig);
+        match dataflow::solve(&mut w, &params, ctx.body, State::default()) {
+            Ok(()) => {
+                w.writes.sort_by_key(|w| (w.at.start, w.at.end));
+                Some(w.writes)
+            }
+            Err(dataflow::TooComplex) => {
+                out.push(super::analysis_limit(ctx, "dataflow", dataflow::MAX_STEPS, "its writes are"));
+                None
+            }
+        }
+    });
+    writes.as_deref()
+}
+
+struct Writes<'c, 'a> {
+    ctx: &'c FnCtx<'a>,
+    /// The helper being summarised (None: the function being checked).
+    def: Option<&'c FnDef<'a>>,
+    depth: usize,
+    writes: Vec<Write<'a>>,
+    /// Writes already recorded, by expression and place (loops revisit theirs).
+    seen: HashSet<(usize, usize, Place)>,
+    /// The `iter_mut()` calls that a consuming chain narrows, with the positions it keeps.
+    narrowed: Vec<(*const syn::ExprMethodCall, Positions, String)>,
+    /// While the body of a closure kept for later is read: the names it binds itself.
+    masked: HashSet<String>,
+}
+
+impl Analysis for Writes<'_, '_> {
+    type State = State;
+
+    fn transfer(&mut self, scopes: &Scopes, state: &mut State, e: &Expr) {
+        self.writes_in(scopes, state, e);
+        // A closure kept for later (or an `async` block) writes what its body writes when it
+        // runs; the names it binds itself are not the ones around it.
+        if let Some((body, bound)) = super::deferred_body(e) {
+            self.masked = bound;
+            for sub in body {
+                self.writes_in(scopes, state, sub);
+            }
+            self.masked.clear();
+        }
+        if let Expr::Assign(a) = e {
+            // `p = &mut other[..]` re-points a local.
+            if let (Expr::Path(_), Some(place)) = (strip_parens(&a.left), scopes.place_of(&a.left)) {
+                let targets = self.designated(scopes, state, &a.right, false);
+                state.clear_under(&place);
+                if !targets.0.is_empty() {
+                    state.map.insert(place, targets);
+                }
+            }
+        }
+    }
+
+    fn bind(&mut self, scopes: &Scopes, state: &mut State, local: LocalId, init: Option<&Expr>) {
+        let place = Place { base: Base::Local(local), fields: Vec::new() };
+        state.clear_under(&place);
+        let Some(init) = init else { return };
+        let targets = self.designated(scopes, state, init, false);
+        if !targets.0.is_empty() {
+            state.map.insert(place, targets);
+        }
+    }
+}
+
+fn strip_parens(e: &Expr) -> &Expr {
+    match e {
+        Expr::Paren(p) => strip_parens(&p.expr),
+        Expr::Group(g) => strip_parens(&g.expr),
+        other => other,
+    }
+}
+
+/// Methods that give access to the storage of their receiver.
+const VIEWS: &[&str] = &["as_mut_slice", "as_mut", "as_slice", "as_ref", "deref_mut", "borrow_mut", "lock", "write", "unwrap", "expect", "get_mut_slice"];
+
+/// Adapters of an iterator that keep its positions (`enumerate` numbers them, `rev` reorders).
+const SAME_POSITIONS: &[&str] = &["enumerate", "rev", "zip", "inspect", "by_ref"];
+
+impl<'c, 'a> Writes<'c, 'a> {
+    fn new(ctx: &'c FnCtx<'a>, def: Option<&'c FnDef<'a>>, depth: usize) -> Self {
+        let body = def.map_or(ctx.body, |d| d.body);
+        let mut narrowed = Vec::new();
+        narrowed_iter_muts(ctx, body, &mut narrowed);
+        Writes { ctx, def, depth, writes: Vec::new(), seen: HashSet::new(), narrowed, masked: HashSet::new() }
+    }
+
+    /// What an expression designates: the places (and their positions) whose storage it is.
+    /// `by_ref`: the expression is used by reference (a receiver, a place written to); a value
+    /// used by value designates storage only when it is a reference itself (a `&mut` parameter, a
+    /// local that designates some), so `let n = frame.count;` copies and designates nothing.
+    fn designated(&self, scopes: &Scopes, state: &State, e: &Expr, by_ref: bool) -> Targets {
+        let mut out = Targets::default();
+        self.designate(scopes, state, e, by_ref, &mut out.0, &self.masked, 0);
+        out
+    }
+
+    /// `masked`: names bound inside the expression being read (an arm's pattern, a block's
+    /// `let`s), which are not the locals of the same name around it.
+    #[allow(clippy::too_many_arguments)]
+    fn designate(&self, scopes: &Scopes, state: &State, e: &Expr, by_ref: bool, out: &mut BTreeSet<Target>, masked: &HashSet<String>, depth: usize) {
+        if depth > 32 {
+            return;
+        }
+        let tail = |e: &Expr, by_ref: bool, out: &mut BTreeSet<Target>| self.designate(scopes, state, e, by_ref, out, masked, depth + 1);
+        let inner = |e: &Expr, bound: HashSet<String>, out: &mut BTreeSet<Target>| {
+            let masked: HashSet<String> = masked.union(&bound).cloned().collect();
+            self.designate(scopes, state, e, by_ref, out, &masked, depth + 1)
+        };
+        match e {
+            Expr::Paren(p) => return tail(&p.expr, by_ref, out),
+            Expr::Group(g) => return tail(&g.expr, by_ref, out),
+            Expr::Reference(r) => return tail(&r.expr, true, out),
+            Expr::Unary(u) if matches!(u.op, syn::UnOp::Deref(_)) => return tail(&u.expr, true, out),
+            Expr::Try(t) => return tail(&t.expr, by_ref, out),
+            Expr::Block(b) => {
+                if let Some(syn::Stmt::Expr(v, None)) = b.block.stmts.last() {
+                    inner(v, super::block_names(&b.block), out);
+                }
+                return;
+            }
+            Expr::If(i) => {
+                if let Some(syn::Stmt::Expr(v, None)) = i.then_branch.stmts.last() {
+                    let mut bound = super::block_names(&i.then_branch);
+                    if let Expr::Let(l) = &*i.cond {
+                        bound.extend(super::pattern_names(&l.pat));
+                    }
+                    inner(v, bound, out);
+                }
+                if let Some((_, els)) = &i.else_branch {
+                    tail(els, by_ref, out);
+                }
+                return;
+            }
+            Expr::Match(m) => {
+                for arm in &m.arms {
+                    inner(&arm.body, super::pattern_names(&arm.pat), out);
+                }
+                return;
+            }
+            Expr::Index(ix) => {
+                // A range of a place (`pool[1..]`; `pool[i..]`: positions not known); one element
+                // is a value of its own.
+                if !matches!(strip_parens(&ix.index), Expr::Range(_)) {
+                    return;
+                }
+                let range = range_of(self.ctx, &ix.index);
+                let mut inner = BTreeSet::new();
+                tail(&ix.expr, true, &mut inner);
+                out.extend(inner.into_iter().map(|t| Target { window: range.and_then(|r| narrow(t.window, r)), place: t.place }));
+                return;
+            }
+            Expr::MethodCall(m) if m.args.len() <= 1 && VIEWS.contains(&m.method.to_string().as_str()) => {
+                return tail(&m.receiver, true, out);
+            }
+            _ => {}
+        }
+        let Some(place) = scopes.place_of(e) else { return };
+        if let Base::Local(id) = place.base {
+            if masked.contains(scopes.name(id)) {
+                return;
+            }
+        }
+        // The longest part of the place that is a local designating other storage.
+        let aliased = (0..=place.fields.len()).rev().find_map(|n| {
+            let prefix = Place { base: place.base.clone(), fields: place.fields[..n].to_vec() };
+            state.map.get(&prefix).map(|t| (n, t))
+        });
+        match aliased {
+            Some((n, targets)) if by_ref || n == place.fields.len() => {
+                for t in &targets.0 {
+                    let mut p = t.place.clone();
+                    p.fields.extend(place.fields[n..].iter().cloned());
+                    let window = if n == place.fields.len() { t.window } else { Some(ALL) };
+                    out.insert(Target { place: p, window });
+                }
+            }
+            Some(_) => {}
+            None if by_ref || (place.fields.is_empty() && self.is_reference(&place.base)) => _ = out.insert(Target { place, window: Some(ALL) }),
+            None => {}
+        }
+    }
+
+    /// Whether a base is a reference: a parameter of reference type, or `self` behind one.
+    fn is_reference(&self, base: &Base) -> bool {
+        let sig = self.def.map_or(self.ctx.sig, |d| d.sig);
+        match base {
+            Base::SelfValue => sig.receiver().is_some_and(|r| matches!(&*r.ty, syn::Type::Reference(_))),
+            Base::Local(id) => {
+                let params: Vec<&syn::Type> = sig.inputs.iter().filter_map(|a| if let syn::FnArg::Typed(t) = a { Some(&*t.ty) } else { None }).collect();
+                params.get(*id as usize).is_some_and(|t| matches!(t, syn::Type::Reference(_)))
+            }
+        }
+    }
+
+    /// The places an assigned expression writes, at which positions: `p[i][j]` and `p[i].x`
+    /// write within `p[i]`.
+    fn written(&self, scopes: &Scopes, state: &State, target: &Expr) -> Vec<(Place, Option<Positions>)> {
+        match strip_parens(target) {
+            Expr::Index(ix) => match strip_parens(&ix.expr) {
+                Expr::Index(_) => self.written(scopes, state, &ix.expr),
+                Expr::Field(f) if matches!(strip_parens(&f.base), Expr::Index(_)) => self.written(scopes, state, &ix.expr),
+                _ => {
+                    let at = range_of(self.ctx, &ix.index).or_else(|| self.ctx.int_value(&ix.index).map(|v| (v, v.saturating_add(1))));
+                    self.designated(scopes, state, &ix.expr, true).0.into_iter().map(|t| (t.place, at.and_then(|a| narrow(t.window, a)))).collect()
+                }
+            },
+            Expr::Field(f) if matches!(strip_parens(&f.base), Expr::Index(_)) => self.written(scopes, state, &f.base),
+            other => self.designated(scopes, state, other, true).0.into_iter().map(|t| (t.place, t.window)).collect(),
+        }
+    }
+
+    fn record(&mut self, place: Place, positions: Option<Positions>, at: &Expr, how: How<'a>) {
+        let at = self.ctx.expr_range(at);
+        if !self.seen.insert((at.start, at.end, place.clone())) {
+            return;
+        }
+        self.writes.push(Write { place, positions, at, how });
+    }
+
+    /// The writes one expression makes (its operands were seen before it).
+    fn writes_in(&mut self, scopes: &Scopes, state: &State, e: &Expr) {
+        match e {
+            // `p = ..` re-binds `p` (see `transfer`); it writes no storage `p` designated.
+            Expr::Assign(a) if matches!(strip_parens(&a.left), Expr::Path(_)) => {}
+            Expr::Assign(a) => {
+                for (place, at) in self.written(scopes, state, &a.left) {
+                    self.record(place, at, &a.left, How::Assign);
+                }
+            }
+            Expr::Binary(b) if is_compound(&b.op) => {
+                for (place, at) in self.written(scopes, state, &b.left) {
+                    self.record(place, at, &b.left, How::Compound);
+                }
+            }
+            Expr::Call(_) | Expr::MethodCall(_) => self.call(scopes, state, e),
+            _ => {}
+        }
+    }
+
+    fn call(&mut self, scopes: &Scopes, state: &State, e: &Expr) {
+        let ctx = self.ctx;
+        if let Some((site, callee)) = ctx.callee(e) {
+            for (_, target, _) in callee.contract.writes() {
+                let param = target.place.root_name();
+                let Some(arg) = site.arg_named(callee, param) else { continue };
+                for t in self.designated(scopes, state, arg, false).0 {
+                    self.record(t.place, t.window, arg, How::Callee { callee, param: param.to_string() });
+                }
+            }
+            return;
+        }
+        if let Some((def, summary)) = self.helper_summary(e) {
+            let (receiver, args) = call_args(e);
+            let name = def.sig.ident.to_string();
+            for HelperWrite { param, fields, positions, writer } in &summary.writes {
+                let arg = match param {
+                    Some(i) => args.get(*i).copied(),
+                    None => receiver,
+                };
+                let Some(arg) = arg else { continue };
+                // A receiver is taken by reference; an argument must be one.
+                for t in self.designated(scopes, state, arg, param.is_none()).0 {
+                    let mut place = t.place;
+                    let at = if fields.is_empty() {
+                        positions.and_then(|p| narrow(t.window, p))
+                    } else {
+                        place.fields.extend(fields.iter().cloned());
+                        *positions
+                    };
+                    let writer = writer.as_ref().and_then(|(i, p)| Some((ctx.index.fns.get(*i)?, p.clone())));
+                    self.record(place, at, arg, How::Helper { name: name.clone(), writer });
+                }
+            }
+            return;
+        }
+        if let Expr::MethodCall(m) = e {
+            self.method(scopes, state, m);
+        }
+        // `&mut x` handed to a call that is not known (a method's receiver is judged above).
+        let (_, args) = call_args(e);
+        for arg in args {
+            if let Expr::Reference(r) = arg {
+                if r.mutability.is_some() {
+                    for (place, _) in self.written(scopes, state, &r.expr) {
+                        self.record(place, None, arg, How::MutRef);
+                    }
+                }
+            }
+        }
+    }
+
+    fn method(&mut self, scopes: &Scopes, state: &State, m: &syn::ExprMethodCall) {
+        let method = m.method.to_string();
+        let receiver = &*m.receiver;
+        // Methods that take the positions they write.
+        let positions: Option<Vec<&Expr>> = match method.as_str() {
+            "swap" => Some(m.args.iter().collect()),
+            "copy_within" => Some(m.args.iter().skip(1).collect()),
+            "get_mut" => Some(m.args.iter().take(1).collect()),
+            _ => None,
+        };
+        if let Some(positions) = positions {
+            for t in self.designated(scopes, state, receiver, true).0 {
+                for p in &positions {
+                    let at = range_of(self.ctx, p).or_else(|| self.ctx.int_value(p).map(|v| (v, v.saturating_add(1))));
+                    self.record(t.place.clone(), at.and_then(|a| narrow(t.window, a)), receiver, How::Method(method.clone()));
+                }
+            }
+            return;
+        }
+        // Hands out parts to be written elsewhere: not judged here. `write()` without arguments
+        // takes a lock's write guard: the writes through the guard are the writes (`VIEWS`).
+        let guard = method == "write" && m.args.is_empty();
+        if guard || ["split_at_mut", "chunks_mut", "chunks_exact_mut"].contains(&method.as_str()) || !MUTATING_METHODS.contains(&method.as_str()) {
+            return;
+        }
+        let narrowed = self.narrowed.iter().find(|(p, ..)| std::ptr::eq(*p, m)).map(|(_, r, how)| (*r, how.clone()));
+        let (range, how) = narrowed.unwrap_or((ALL, method));
+        for t in self.designated(scopes, state, receiver, true).0 {
+            self.record(t.place, narrow(t.window, range), receiver, How::Method(how.clone()));
+        }
+    }
+
+    fn helper_summary(&self, call: &Expr) -> Option<(&'c FnDef<'a>, Rc<Summary>)> {
+        let (idx, def) = self.ctx.helper_of(call, self.def, self.depth)?;
+        let summary = dataflow::memoized(&self.ctx.summaries.writes.helpers, idx, || {
+            let mut inner = Writes::new(self.ctx, Some(def), self.depth + 1);
+            let params = dataflow::param_names(def.sig);
+            dataflow::solve(&mut inner, &params, def.body, State::default()).ok()?;
+            Some(Rc::new(inner.summary(def)))
+        })?;
+        Some((def, summary))
+    }
+
+    /// A helper's writes, in its caller's terms: those at its `&mut` parameters and at `self`.
+    fn summary(&self, def: &FnDef<'a>) -> Summary {
+        let by_ref: Vec<bool> = def
+            .sig
+            .inputs
+            .iter()
+            .filter_map(|a| match a {
+                syn::FnArg::Typed(t) => Some(matches!(&*t.ty, syn::Type::Reference(r) if r.mutability.is_some())),
+                syn::FnArg::Receiver(_) => None,
+            })
+            .collect();
+        let self_mut = def.sig.receiver().is_some_and(|r| matches!(&*r.ty, syn::Type::Reference(t) if t.mutability.is_some()));
+        let mut s = Summary::default();
+        for w in &self.writes {
+            let param = match w.place.base {
+                Base::Local(id) if by_ref.get(id as usize) == Some(&true) => Some(id as usize),
+                Base::SelfValue if self_mut => None,
+                _ => continue,
+            };
+            let writer = match &w.how {
+                How::Callee { callee, param } | How::Helper { writer: Some((callee, param)), .. } => {
+                    self.ctx.index.fns.iter().position(|f| std::ptr::eq(f, *callee)).map(|i| (i, param.clone()))
+                }
+                _ => None,
+            };
+            s.writes.push(HelperWrite { param, fields: w.place.fields.clone(), positions: w.positions, writer });
+        }
+        s
+    }
+}
+
+/// The `iter_mut()` calls of a body that the chain consuming them narrows: `.skip(k)` from `k`
+/// on, `.take(k)` the first `k` (through adapters that keep positions).
+fn narrowed_iter_muts(ctx: &FnCtx, body: &syn::Block, out: &mut Vec<(*const syn::ExprMethodCall, Positions, String)>) {
+    struct Chains<'c, 'a, 'o> {
+        ctx: &'c FnCtx<'a>,
+        out: &'o mut Vec<(*const syn::ExprMethodCall, Positions, String)>,
+    }
+    impl<'ast> Visit<'ast> for Chains<'_, '_, '_> {
+        fn visit_expr_method_call(&mut self, m: &'ast syn::ExprMethodCall) {
+            let method = m.method.to_string();
+            if method == "skip" || method == "take" {
+                if let Some(k) = m.args.first().and_then(|k| self.ctx.int_value(k)) {
+                    let mut r = strip_parens(&m.receiver);
+                    while let Expr::MethodCall(inner) = r {
+                        if inner.method == "iter_mut" {
+                            let ptr = inner as *const _;
+                            if !self.out.iter().any(|(p, ..)| *p == ptr) {
+                                let range = if method == "skip" { (k, i128::MAX) } else { (0, k) };
+                                self.out.push((ptr, range, format!("iter_mut().{method}(..)")));
+                            }
+                            break;
+                        }
+                        if !SAME_POSITIONS.contains(&inner.method.to_string().as_str()) {
+                            break;
+                        }
+                        r = strip_parens(&inner.receiver);
+                    }
+                }
+            }
+            syn::visit::visit_expr_method_call(self, m);
+        }
+        fn visit_item(&mut self, _: &'ast syn::Item) {}
+    }
+    Chains { ctx, out }.visit_block(body);
+}
+
+/// The positions an index range or an integer index covers, when its bounds are known.
+fn range_of(ctx: &FnCtx, index: &Expr) -> Option<Positions> {
+    match strip_parens(index) {
+        Expr::Range(r) => {
+            let start = match &r.start {
+                Some(s) => ctx.int_value(s)?,
+                None => 0,
+            };
+            let end = match &r.end {
+                Some(e) => ctx.int_value(e)?.saturating_add(i128::from(matches!(r.limits, syn::RangeLimits::Closed(_)))),
+                None => i128::MAX,
+            };
+            Some((start, end))
+        }
+        _ => None,
+    }
+}
+
+/// Positions `range` of a window of a place, in the place's positions (`None`: not known).
+fn narrow(window: Option<Positions>, range: Positions) -> Option<Positions> {
+    let (lo, hi) = window?;
+    let start = lo.saturating_add(range.0);
+    let end = if range.1 == i128::MAX { hi } else { lo.saturating_add(range.1).min(hi) };
+    Some((start, end))
+}
+
+fn is_compound(op: &syn::BinOp) -> bool {
+    use syn::BinOp::*;
+    matches!(op, AddAssign(_) | SubAssign(_) | MulAssign(_) | DivAssign(_) | RemAssign(_) | BitXorAssign(_) | BitAndAssign(_) | BitOrAssign(_) | ShlAssign(_) | ShrAssign(_))
+}
