@@ -271,7 +271,7 @@ pub(super) fn check(ctx: &FnCtx, calls: &[&Expr], out: &mut Vec<Finding>) {
     if !calls_kernel && !touches_index_field {
         return;
     }
-    let mut pad = Pad { ctx, mode: Mode::Check { findings: Vec::new(), seen: HashSet::new() }, def: None, depth: 0, summary: Summary::default(), local_types: Default::default(), rebound: Default::default() };
+    let mut pad = Pad { ctx, mode: Mode::Check { findings: Vec::new(), seen: HashSet::new() }, def: None, depth: 0, summary: Summary::default(), local_types: Default::default(), rebound: Default::default(), helpers: Default::default() };
     let params = dataflow::param_names(ctx.sig);
     match dataflow::solve(&mut pad, &params, ctx.body, State::default()) {
         Ok(()) => {
@@ -302,7 +302,13 @@ struct Pad<'c, 'a> {
     /// Locals that re-bind a parameter whole (`let meta = meta;`, `let meta = &mut *meta;`):
     /// what they hold at an exit is what the caller's value holds.
     rebound: std::collections::HashMap<LocalId, LocalId>,
+    /// The helper each call designates, by the call's address in the AST: a call is asked twice
+    /// per visit (its value, its effects) and loops visit it again.
+    helpers: std::cell::RefCell<std::collections::HashMap<usize, Option<Helper>>>,
 }
+
+/// A helper a call designates: its name and its summary.
+type Helper = (String, Arc<Summary>);
 
 impl Analysis for Pad<'_, '_> {
     type State = State;
@@ -1049,7 +1055,17 @@ impl<'c, 'a> Pad<'c, 'a> {
 
     /// The helper a call designates (a function of this file, or of another file of the
     /// workspace, resolved by path) and its summary, with its name.
-    fn helper(&self, call: &Expr) -> Option<(String, Arc<Summary>)> {
+    fn helper(&self, call: &Expr) -> Option<Helper> {
+        let key = call as *const Expr as usize;
+        if let Some(known) = self.helpers.borrow().get(&key) {
+            return known.clone();
+        }
+        let found = self.find_helper(call);
+        self.helpers.borrow_mut().insert(key, found.clone());
+        found
+    }
+
+    fn find_helper(&self, call: &Expr) -> Option<Helper> {
         if let Some((idx, def)) = self.ctx.helper_of(call, self.def, self.depth) {
             return Some((def.sig.ident.to_string(), self.summary(idx, def)?));
         }
@@ -1057,7 +1073,7 @@ impl<'c, 'a> Pad<'c, 'a> {
         let summary = dataflow::shared_memoized(&self.ctx.items.summaries.pad, &path, self.depth + 1, || {
             self.ctx
                 .with_foreign_fn(&path, |ctx, def| {
-                    let mut inner = Pad { ctx, mode: Mode::Summarise, def: Some(def), depth: self.depth + 1, summary: Summary::default(), local_types: Default::default(), rebound: Default::default() };
+                    let mut inner = Pad { ctx, mode: Mode::Summarise, def: Some(def), depth: self.depth + 1, summary: Summary::default(), local_types: Default::default(), rebound: Default::default(), helpers: Default::default() };
                     let params = dataflow::param_names(def.sig);
                     dataflow::solve(&mut inner, &params, def.body, State::default()).ok()?;
                     // Its origins are positions of its own file.
@@ -1072,7 +1088,7 @@ impl<'c, 'a> Pad<'c, 'a> {
 
     fn summary(&self, idx: usize, def: &'c FnDef<'a>) -> Option<Arc<Summary>> {
         dataflow::memoized(&self.ctx.summaries.pad.helpers, idx, || {
-            let mut inner = Pad { ctx: self.ctx, mode: Mode::Summarise, def: Some(def), depth: self.depth + 1, summary: Summary::default(), local_types: Default::default(), rebound: Default::default() };
+            let mut inner = Pad { ctx: self.ctx, mode: Mode::Summarise, def: Some(def), depth: self.depth + 1, summary: Summary::default(), local_types: Default::default(), rebound: Default::default(), helpers: Default::default() };
             let params = dataflow::param_names(def.sig);
             dataflow::solve(&mut inner, &params, def.body, State::default()).ok().map(|()| Arc::new(inner.summary))
         })
