@@ -6,7 +6,7 @@
 //! [`resolve`] (call sites) and [`dataflow`] (paths and values through bodies). [`suppress`] and the per-package
 //! [`config`] decide what is reported; [`render`] turns [`finding::Finding`]s into output.
 
-pub use reuse_semantic::{analysis, config, dataflow, engine, finding, incremental, index, init_threads, on_big_stack, resolve, rules, source, suppress, workspace, STACK_SIZE};
+pub use reuse_semantic::{analysis, config, dataflow, engine, finding, incremental, index, init_threads, items, on_big_stack, resolve, rules, source, suppress, workspace, STACK_SIZE};
 
 pub mod cache;
 pub mod cli;

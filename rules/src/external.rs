@@ -20,7 +20,7 @@
 //! calls of `paged_attention::reshape_and_cache` anywhere in the workspace are checked against it.
 //! `extern "C" { ... }` blocks are accepted too (for FFI launchers).
 
-use syn::{Attribute, Block, ForeignItem, ImplItem, Item, Signature};
+use syn::{Attribute, Block, ForeignItem, Generics, ImplItem, Item, Signature};
 
 /// One function found in a file: where it sits and what it is.
 pub struct FnItem<'a> {
@@ -34,6 +34,9 @@ pub struct FnItem<'a> {
     pub body: Option<&'a Block>,
     /// Declared in a trait: `self_type` is the trait, and implementors share the contract.
     pub in_trait: bool,
+    /// The generics of the enclosing `impl` or trait (`impl<T: Backend> Runner<T>`): its type
+    /// parameters are in scope in the function as its own are.
+    pub outer_generics: Option<&'a Generics>,
 }
 
 /// Calls `f` for every function of `items`, in source order, descending into inline modules, impl
@@ -47,7 +50,7 @@ fn walk(items: &[Item], modules: &mut Vec<String>, f: &mut dyn FnMut(FnItem<'_>)
     for item in items {
         match item {
             Item::Fn(func) => {
-                f(FnItem { modules, self_type: None, attrs: &func.attrs, sig: &func.sig, body: Some(&func.block), in_trait: false });
+                f(FnItem { modules, self_type: None, attrs: &func.attrs, sig: &func.sig, body: Some(&func.block), in_trait: false, outer_generics: None });
                 walk_nested(&func.block, modules, f);
             }
             Item::Mod(m) => {
@@ -62,12 +65,12 @@ fn walk(items: &[Item], modules: &mut Vec<String>, f: &mut dyn FnMut(FnItem<'_>)
                 for it in &imp.items {
                     match it {
                         ImplItem::Fn(m) => {
-                            f(FnItem { modules, self_type: self_type.as_deref(), attrs: &m.attrs, sig: &m.sig, body: Some(&m.block), in_trait: false });
+                            f(FnItem { modules, self_type: self_type.as_deref(), attrs: &m.attrs, sig: &m.sig, body: Some(&m.block), in_trait: false, outer_generics: Some(&imp.generics) });
                             walk_nested(&m.block, modules, f);
                         }
                         ImplItem::Verbatim(tokens) => {
                             if let Ok(decl) = syn::parse2::<syn::ForeignItemFn>(tokens.clone()) {
-                                f(FnItem { modules, self_type: self_type.as_deref(), attrs: &decl.attrs, sig: &decl.sig, body: None, in_trait: false })
+                                f(FnItem { modules, self_type: self_type.as_deref(), attrs: &decl.attrs, sig: &decl.sig, body: None, in_trait: false, outer_generics: Some(&imp.generics) })
                             }
                         }
                         _ => {}
@@ -78,20 +81,20 @@ fn walk(items: &[Item], modules: &mut Vec<String>, f: &mut dyn FnMut(FnItem<'_>)
                 let name = t.ident.to_string();
                 for it in &t.items {
                     if let syn::TraitItem::Fn(m) = it {
-                        f(FnItem { modules, self_type: Some(&name), attrs: &m.attrs, sig: &m.sig, body: m.default.as_ref(), in_trait: true })
+                        f(FnItem { modules, self_type: Some(&name), attrs: &m.attrs, sig: &m.sig, body: m.default.as_ref(), in_trait: true, outer_generics: Some(&t.generics) })
                     }
                 }
             }
             Item::ForeignMod(fm) => {
                 for it in &fm.items {
                     if let ForeignItem::Fn(decl) = it {
-                        f(FnItem { modules, self_type: None, attrs: &decl.attrs, sig: &decl.sig, body: None, in_trait: false })
+                        f(FnItem { modules, self_type: None, attrs: &decl.attrs, sig: &decl.sig, body: None, in_trait: false, outer_generics: None })
                     }
                 }
             }
             Item::Verbatim(tokens) => {
                 if let Ok(decl) = syn::parse2::<syn::ForeignItemFn>(tokens.clone()) {
-                    f(FnItem { modules, self_type: None, attrs: &decl.attrs, sig: &decl.sig, body: None, in_trait: false })
+                    f(FnItem { modules, self_type: None, attrs: &decl.attrs, sig: &decl.sig, body: None, in_trait: false, outer_generics: None })
                 }
             }
             _ => {}

@@ -12,6 +12,7 @@ use syn::Expr;
 use crate::finding::{Finding, Label};
 use crate::source::expr_span;
 use crate::index::{contract_of, ContractedFn, FileContract, Index};
+use crate::items::WorkspaceItems;
 use crate::resolve::{CallSite, FieldTypes, Imports, Resolution, Resolver, TypeEnv};
 use crate::rules;
 use crate::source::FileRef;
@@ -20,10 +21,16 @@ use crate::source::FileRef;
 pub struct FnCtx<'a> {
     pub file: &'a FileRef,
     pub index: &'a Index,
+    /// The other files of the check, for helpers and types defined there, and those of them
+    /// this analysis parsed.
+    pub items: &'a WorkspaceItems,
+    pub parsed: &'a ParsedFiles,
     pub resolver: &'a Resolver<'a>,
     pub sig: &'a syn::Signature,
     pub body: &'a syn::Block,
     pub self_type: Option<&'a str>,
+    /// The generics of the enclosing `impl` or trait.
+    pub outer_generics: Option<&'a syn::Generics>,
     /// The local types, built on first use (most functions call nothing a contract could name).
     pub env_memo: std::cell::OnceCell<TypeEnv>,
     /// The function's own contract: its attribute, or a contracts file's contract for its path.
@@ -66,7 +73,7 @@ impl<'a> FnCtx<'a> {
 
     /// The local types of the function (see [`TypeEnv`]).
     pub fn env(&self) -> &TypeEnv {
-        self.env_memo.get_or_init(|| TypeEnv::of(self.sig, Some(self.body)))
+        self.env_memo.get_or_init(|| TypeEnv::of(self.sig, self.outer_generics, Some(self.body)))
     }
 
     /// The contracted callee of a call expression, if it is one and unambiguous.
@@ -255,6 +262,106 @@ impl<'a> FnCtx<'a> {
     }
 }
 
+impl<'a> FnCtx<'a> {
+    /// The function of another file of the workspace a call designates, by its definition path,
+    /// when it has a body and no contract: a path or a plain name followed through imports,
+    /// renames and re-exports as Rust resolves it (never a function of that name elsewhere), or a
+    /// method of a receiver whose type is known. The call is written in `within` (see
+    /// [`Self::helper_of`]); a function of this file of that name is [`Self::helper_of`]'s.
+    pub fn foreign_helper(&self, call: &Expr, within: Option<&FnDef>, depth: usize) -> Option<Vec<String>> {
+        if depth >= crate::dataflow::MAX_SUMMARY_DEPTH {
+            return None;
+        }
+        let site = CallSite::of(call)?;
+        if self.callee(call).is_some() {
+            return None;
+        }
+        let here = within.map_or(self.self_type, |d| d.self_type.as_deref());
+        let targets = match (&site.path, site.receiver) {
+            (Some(path), _) => {
+                if path.len() == 1 && self.fns.by_name.contains_key(&site.name) {
+                    return None;
+                }
+                // `f(..)` where `f` is a parameter or a local (a closure) is no item.
+                if let (None, Expr::Call(c)) = (within, call) {
+                    if let Expr::Path(p) = &*c.func {
+                        if p.path.get_ident().is_some_and(|i| self.env().is_local_at(&site.name, i.span().byte_range().start)) {
+                            return None;
+                        }
+                    }
+                }
+                self.resolver.call_targets(path, here)
+            }
+            (None, Some(recv)) => {
+                // In a helper, the locals are not this function's: only `self` and its fields.
+                let empty = TypeEnv::default();
+                let env = if within.is_none() { self.env() } else { &empty };
+                let ty = self.resolver.type_of(recv, here, env)?;
+                let method = std::slice::from_ref(&site.name);
+                self.resolver.owner_paths(&ty, here).iter().map(|owner| [owner.as_slice(), method].concat()).collect()
+            }
+            (None, None) => return None,
+        };
+        // A contracted function is a callee, never a helper (even where the call is ambiguous).
+        let contracted = |t: &[String]| t.last().is_some_and(|name| self.index.candidates(name).any(|c| c.path == t));
+        targets.into_iter().find(|t| !contracted(t) && self.items.has_fn(self.index, t))
+    }
+
+    /// Runs `f` on the function defined at `path` in another file of the workspace, with the
+    /// context of its own file (imports, helpers, types), that file parsed on this thread.
+    pub fn with_foreign_fn<R>(&self, path: &[String], f: impl for<'x> FnOnce(&FnCtx<'x>, &FnDef<'x>) -> R) -> Option<R> {
+        let (i, item) = self.items.file_of(path)?;
+        let ast = self.parsed.get(i, &item.file)?;
+        let scope = FileScope::of(&ast, &item.crate_name, &item.module, self.items);
+        let fns = FileFns::of(&item.file, &ast);
+        let summaries = rules::Summaries::default();
+        let mut f = Some(f);
+        let mut out = None;
+        walk_fns(&ast.items, &mut |fi: FnItem<'_>| {
+            let Some(body) = fi.body.filter(|_| out.is_none()) else { return };
+            let Some((resolver, here)) = scope.resolver(self.index, &fi) else { return };
+            let Some(def) = fns.defs.iter().find(|d| here == path && std::ptr::eq(d.sig, fi.sig)) else { return };
+            let ctx = FnCtx {
+                file: &item.file,
+                index: self.index,
+                items: self.items,
+                parsed: self.parsed,
+                resolver: &resolver,
+                sig: fi.sig,
+                body,
+                self_type: fi.self_type,
+                outer_generics: fi.outer_generics,
+                env_memo: Default::default(),
+                contract: None,
+                contract_file: &item.file,
+                fns: &fns,
+                summaries: &summaries,
+                calls_memo: Default::default(),
+            };
+            out = f.take().map(|f| f(&ctx, def));
+        });
+        out
+    }
+}
+
+/// The other files one analysis parsed for the helpers it follows there, by their position in
+/// [`WorkspaceItems`]: each is parsed once however many of its functions are summarised. An AST
+/// stays on the thread that parsed it, and its spans are valid until the engine frees the
+/// thread's span table after the file: this lives only as long as the analysis of one file.
+#[derive(Default)]
+pub struct ParsedFiles(std::cell::RefCell<HashMap<usize, Option<std::rc::Rc<syn::File>>>>);
+
+impl ParsedFiles {
+    fn get(&self, i: usize, file: &FileRef) -> Option<std::rc::Rc<syn::File>> {
+        if let Some(done) = self.0.borrow().get(&i) {
+            return done.clone();
+        }
+        let ast = file.parse().ok().map(std::rc::Rc::new);
+        self.0.borrow_mut().insert(i, ast.clone());
+        ast
+    }
+}
+
 /// The arguments of a call by the callee's parameter positions, and the receiver of a method call.
 pub fn call_args(call: &Expr) -> (Option<&Expr>, Vec<&Expr>) {
     match call {
@@ -356,10 +463,11 @@ pub fn clause_label(callee: &ContractedFn, clause: &reuse_rules::contract::Claus
 }
 
 /// Analyses every function of a parsed file. `module` is the file's module path, crate name first.
-pub fn analyze_file(file: &FileRef, ast: &syn::File, crate_name: &str, module: &[String], index: &Index) -> Vec<Finding> {
-    let scope = FileScope::of(ast, crate_name, module);
+pub fn analyze_file(file: &FileRef, ast: &syn::File, crate_name: &str, module: &[String], index: &Index, items: &WorkspaceItems) -> Vec<Finding> {
+    let scope = FileScope::of(ast, crate_name, module, items);
     let fns = FileFns::of(file, ast);
     let summaries = rules::Summaries::default();
+    let parsed = ParsedFiles::default();
     let imports_reuse = file.text.contains("use reuse::");
     let mut findings = Vec::new();
     walk_fns(&ast.items, &mut |f: FnItem<'_>| {
@@ -373,10 +481,13 @@ pub fn analyze_file(file: &FileRef, ast: &syn::File, crate_name: &str, module: &
         let ctx = FnCtx {
             file,
             index,
+            items,
+            parsed: &parsed,
             resolver: &resolver,
             sig: f.sig,
             body,
             self_type: f.self_type,
+            outer_generics: f.outer_generics,
             env_memo: Default::default(),
             contract: own.as_ref().or(external.map(|c| &c.contract)),
             contract_file: external.map_or(file, |c| &c.file),
@@ -397,11 +508,12 @@ pub struct FileScope<'a> {
     module: &'a [String],
     imports: HashMap<Vec<String>, Imports>,
     fields: FieldTypes,
+    items: &'a WorkspaceItems,
 }
 
 impl<'a> FileScope<'a> {
-    pub fn of(ast: &syn::File, crate_name: &'a str, module: &'a [String]) -> FileScope<'a> {
-        FileScope { crate_name, module, imports: imports_by_module(&ast.items, crate_name, module), fields: FieldTypes::of(&ast.items) }
+    pub fn of(ast: &syn::File, crate_name: &'a str, module: &'a [String], items: &'a WorkspaceItems) -> FileScope<'a> {
+        FileScope { crate_name, module, imports: imports_by_module(&ast.items, crate_name, module), fields: FieldTypes::of(&ast.items), items }
     }
 
     /// The resolver of one function, and its definition path.
@@ -413,7 +525,7 @@ impl<'a> FileScope<'a> {
         full_module.extend(f.modules.iter().cloned());
         let imports = self.imports.get(f.modules)?;
         let here = definition_path(&full_module, f.self_type, &f.sig.ident);
-        Some((Resolver { index, crate_name: self.crate_name, module: full_module, imports, fields: &self.fields, current: Some(here.clone()) }, here))
+        Some((Resolver { index, items: self.items, crate_name: self.crate_name, module: full_module, imports, fields: &self.fields, current: Some(here.clone()) }, here))
     }
 }
 
@@ -427,8 +539,8 @@ pub struct CallAt<'i> {
 
 /// The innermost call whose callee name is at `offset` (or just after it), resolved with the
 /// enclosing function's resolver and local types.
-pub fn call_at<'i>(file: &FileRef, ast: &syn::File, crate_name: &str, module: &[String], index: &'i Index, offset: usize) -> Option<CallAt<'i>> {
-    let scope = FileScope::of(ast, crate_name, module);
+pub fn call_at<'i>(file: &FileRef, ast: &syn::File, crate_name: &str, module: &[String], index: &'i Index, items: &WorkspaceItems, offset: usize) -> Option<CallAt<'i>> {
+    let scope = FileScope::of(ast, crate_name, module, items);
     let mut out = None;
     walk_fns(&ast.items, &mut |f: FnItem<'_>| {
         let Some(body) = f.body.filter(|b| file.join(b.brace_token.span.open(), b.brace_token.span.close()).contains(&offset)) else { return };
@@ -441,7 +553,7 @@ pub fn call_at<'i>(file: &FileRef, ast: &syn::File, crate_name: &str, module: &[
         }
         let Some((range, call)) = best else { return };
         let (Some(site), Some((resolver, _))) = (CallSite::of(call), scope.resolver(index, &f)) else { return };
-        let env = TypeEnv::of(f.sig, Some(body));
+        let env = TypeEnv::of(f.sig, f.outer_generics, Some(body));
         // The candidates live in the index; found there again, they outlive this file's scope.
         let lift = |c: &ContractedFn| index.fns.iter().find(|f| std::ptr::eq(*f, c));
         let resolution = match resolver.resolve(&site, f.self_type, &env) {
@@ -467,9 +579,9 @@ pub enum HoverAt<'i> {
 
 /// What is at `offset` of `file` (parsed here): a contract attribute, an index field
 /// declaration, or a call resolved as the rules resolve it ([`call_at`]).
-pub fn hover_at<'i>(file: &FileRef, crate_name: &str, module: &[String], index: &'i Index, offset: usize) -> Option<HoverAt<'i>> {
+pub fn hover_at<'i>(file: &FileRef, crate_name: &str, module: &[String], index: &'i Index, items: &WorkspaceItems, offset: usize) -> Option<HoverAt<'i>> {
     let found = match file.parse() {
-        Ok(ast) => hover_in(file, &ast, crate_name, module, index, offset),
+        Ok(ast) => hover_in(file, &ast, crate_name, module, index, items, offset),
         Err(_) => None,
     };
     // Every span was turned into a byte range above; free this thread's span table.
@@ -477,7 +589,7 @@ pub fn hover_at<'i>(file: &FileRef, crate_name: &str, module: &[String], index: 
     found
 }
 
-fn hover_in<'i>(file: &FileRef, ast: &syn::File, crate_name: &str, module: &[String], index: &'i Index, offset: usize) -> Option<HoverAt<'i>> {
+fn hover_in<'i>(file: &FileRef, ast: &syn::File, crate_name: &str, module: &[String], index: &'i Index, items: &WorkspaceItems, offset: usize) -> Option<HoverAt<'i>> {
     use crate::index::{reuse_attr, ReuseAttr};
     let imports_reuse = file.text.contains("use reuse::");
     let mut out = None;
@@ -502,7 +614,7 @@ fn hover_in<'i>(file: &FileRef, ast: &syn::File, crate_name: &str, module: &[Str
     if let Some(f) = fields.into_iter().find(|f| f.attr_range.contains(&offset)) {
         return Some(HoverAt::IndexField(f));
     }
-    let call = call_at(file, ast, crate_name, module, index, offset)?;
+    let call = call_at(file, ast, crate_name, module, index, items, offset)?;
     (!matches!(call.resolution, Resolution::None)).then_some(HoverAt::Call(call))
 }
 
@@ -647,11 +759,12 @@ pub mod local {
         let mut index = Index::default();
         index.add(crate::index::index_file(&file, &ast, &module, false));
         let at = |needle: &str| text.find(needle).expect("in the text") + 1;
-        let call = call_at(&file, &ast, "demo", &module, &index, at("write(cache, &slots)")).expect("the call under the cursor");
+        let items = WorkspaceItems::default();
+        let call = call_at(&file, &ast, "demo", &module, &index, &items, at("write(cache, &slots)")).expect("the call under the cursor");
         assert!(matches!(call.resolution, Resolution::One(f) if f.path == ["demo", "kv", "write"]));
         assert_eq!(&text[call.range.clone()], "write");
-        assert!(call_at(&file, &ast, "demo", &module, &index, at("write(cache, &[0])")).is_none(), "the local function is not the kernel");
-        let findings = analyze_file(&file, &ast, "demo", &module, &index);
+        assert!(call_at(&file, &ast, "demo", &module, &index, &items, at("write(cache, &[0])")).is_none(), "the local function is not the kernel");
+        let findings = analyze_file(&file, &ast, "demo", &module, &index, &items);
         assert_eq!(findings.iter().filter(|f| f.rule.name == "pad_to_null_block").count(), 1, "the analysis sees the same call");
     }
 }

@@ -957,9 +957,42 @@ pub fn memoized<K: std::hash::Hash + Eq + Clone, V: Clone>(memo: &Memo<K, Option
     result
 }
 
+/// Memo of summaries of functions by definition path and depth, for one check, shared by the
+/// threads that analyse its files: a helper of another file is summarised once per depth,
+/// whichever caller asks first.
+pub type SharedMemo<V> = std::sync::Mutex<HashMap<(Vec<String>, usize), Option<V>>>;
+
+/// The shared memoized summary of the function at `path`, computed `depth` helpers down by
+/// `compute`. It follows helpers only to [`MAX_SUMMARY_DEPTH`], so what it finds depends on
+/// `depth` and on nothing else (recursion, across files too, ends at the bound): keyed by both,
+/// the stored result is the same whichever thread and caller came first.
+pub fn shared_memoized<V: Clone>(memo: &SharedMemo<V>, path: &[String], depth: usize, compute: impl FnOnce() -> Option<V>) -> Option<V> {
+    let key = (path.to_vec(), depth);
+    if let Some(done) = memo.lock().ok().and_then(|m| m.get(&key).cloned()) {
+        return done;
+    }
+    let result = compute();
+    if let Ok(mut m) = memo.lock() {
+        m.insert(key, result.clone());
+    }
+    result
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// A summary is computed once per function and depth: a caller at another depth (which sees
+    /// helpers to another bound) gets its own.
+    #[test]
+    fn a_shared_summary_is_computed_once_per_function_and_depth() {
+        let memo: SharedMemo<u32> = Default::default();
+        let f = vec!["c".to_string(), "f".to_string()];
+        assert_eq!(shared_memoized(&memo, &f, 1, || Some(1)), Some(1));
+        assert_eq!(shared_memoized(&memo, &f, 1, || Some(2)), Some(1), "computed once");
+        assert_eq!(shared_memoized(&memo, &f, 2, || None), None);
+        assert_eq!(shared_memoized(&memo, &f, 2, || Some(3)), None, "nothing known is known once too");
+    }
 
     /// Which constants each named local may hold: a tiny analysis that exercises the solver.
     #[derive(Default)]

@@ -23,6 +23,7 @@ use crate::analysis::analyze_file;
 use crate::config::Config;
 use crate::finding::{Finding, Label};
 use crate::incremental::Chunk;
+use crate::items::WorkspaceItems;
 use crate::index::{index_file, FileDecls, Index};
 use crate::source::{FileRef, ParseFailure, SourceFile};
 use crate::suppress::apply_suppressions;
@@ -319,7 +320,7 @@ impl Session {
         let index_findings = index_findings.get(&job.file.rel_path).map_or(&[][..], Vec::as_slice);
         let previous = crate::incremental::Previous { file: &prev.file, findings: &prev.findings, chunks: &prev.chunks, index_findings };
         // A bug in this path costs the shortcut, not the check: the whole file is checked instead.
-        let done = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| crate::incremental::recheck(&previous, &new, job, index))).ok().flatten()?;
+        let done = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| crate::incremental::recheck(&previous, &new, job, index, &WorkspaceItems::of_jobs_with(&self.jobs, Some(&new))))).ok().flatten()?;
         let old = prev.file.clone();
         self.jobs[pos].file = new.clone();
         if let Some((decls, index, index_findings)) = reindexed {
@@ -386,7 +387,7 @@ impl Session {
         self.generation += 1;
         let findings = match &parsed {
             Some(p) => {
-                let mut findings = check_ast(&job, p.as_ref(), &self.index, &self.index_findings);
+                let mut findings = check_ast(&job, p.as_ref(), &self.index, &self.items(), &self.index_findings);
                 findings.sort_by(|a, b| a.sort_key().cmp(&b.sort_key()));
                 let chunks = p.as_ref().ok().and_then(|ast| chunks_of(&job.file, ast)).unwrap_or_default();
                 self.record(&job, findings, chunks, uses)
@@ -401,7 +402,7 @@ impl Session {
     /// Checks the file of job `pos` whole and keeps what the item path needs.
     fn check_recorded(&mut self, pos: usize, uses: UseFacts) -> Vec<Finding> {
         let job = self.jobs[pos].clone();
-        let (mut findings, chunks) = check_parsed_with(&job, &self.index, &self.index_findings, true);
+        let (mut findings, chunks) = check_parsed_with(&job, &self.index, &self.items(), &self.index_findings, true);
         findings.sort_by(|a, b| a.sort_key().cmp(&b.sort_key()));
         self.record(&job, findings, chunks, uses)
     }
@@ -447,7 +448,13 @@ impl Session {
             None => ("crate".to_string(), vec!["crate".to_string()], rel_path(&self.root, path)),
         };
         let file: FileRef = Arc::new(SourceFile::new(path.to_path_buf(), rel, text.to_string()));
-        crate::analysis::hover_at(&file, &crate_name, &module, &self.index, offset)
+        crate::analysis::hover_at(&file, &crate_name, &module, &self.index, &WorkspaceItems::of_jobs_with(&self.jobs, Some(&file)), offset)
+    }
+
+    /// The items of the workspace as the session holds it now, for one check (their summaries
+    /// are of these texts: a later edit needs new ones).
+    pub fn items(&self) -> WorkspaceItems {
+        WorkspaceItems::of_jobs(&self.jobs)
     }
 
     /// Crate, module and config for a file the session did not know (a new file in the editor).
@@ -655,6 +662,7 @@ fn forget_spans() {
 /// Phases 2 and 3.
 fn analyze(jobs: &[FileJob], index: &Index, index_findings: &HashMap<String, Vec<Finding>>, options: &CheckOptions) -> (Vec<Finding>, usize) {
     let filter = AnalysisFilter::new(index);
+    let items = WorkspaceItems::of_jobs(jobs);
     let per_file: Vec<(Vec<Finding>, bool)> = jobs
         .par_iter()
         .map(|j| {
@@ -663,7 +671,7 @@ fn analyze(jobs: &[FileJob], index: &Index, index_findings: &HashMap<String, Vec
                 return (Vec::new(), false);
             }
             let parsed = options.all_files || filter.wants(j);
-            let findings = if parsed { check_parsed(j, index, index_findings) } else { finish(j, index_findings_for(index_findings, &j.file.rel_path)) };
+            let findings = if parsed { check_parsed(j, index, &items, index_findings) } else { finish(j, index_findings_for(index_findings, &j.file.rel_path)) };
             (findings, parsed)
         })
         .collect();
@@ -746,12 +754,12 @@ fn call_like(text: &str, start: usize, end: usize) -> bool {
     !defined && (after.starts_with('(') || after.starts_with("::<") || after.starts_with("as "))
 }
 
-fn check_parsed(j: &FileJob, index: &Index, index_findings: &HashMap<String, Vec<Finding>>) -> Vec<Finding> {
-    check_parsed_with(j, index, index_findings, false).0
+fn check_parsed(j: &FileJob, index: &Index, items: &WorkspaceItems, index_findings: &HashMap<String, Vec<Finding>>) -> Vec<Finding> {
+    check_parsed_with(j, index, items, index_findings, false).0
 }
 
 /// [`check_parsed`], and with `outline`, the file's top-level items when it parsed.
-fn check_parsed_with(j: &FileJob, index: &Index, index_findings: &HashMap<String, Vec<Finding>>, outline: bool) -> (Vec<Finding>, Vec<Chunk>) {
+fn check_parsed_with(j: &FileJob, index: &Index, items: &WorkspaceItems, index_findings: &HashMap<String, Vec<Finding>>, outline: bool) -> (Vec<Finding>, Vec<Chunk>) {
     if j.unreadable.is_some() {
         return (finish(j, index_findings_for(index_findings, &j.file.rel_path)), Vec::new());
     }
@@ -759,7 +767,7 @@ fn check_parsed_with(j: &FileJob, index: &Index, index_findings: &HashMap<String
     let chunks = parsed.as_ref().ok().filter(|_| outline).and_then(|ast| chunks_of(&j.file, ast)).unwrap_or_default();
     // A bug in a rule must not cost the findings of every other file, nor pass silently: it is a
     // finding of its own, and the run exits 2.
-    let findings = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| check_ast(j, parsed.as_ref(), index, index_findings)))
+    let findings = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| check_ast(j, parsed.as_ref(), index, items, index_findings)))
         .unwrap_or_else(|panic| {
             let what = panic.downcast_ref::<&str>().map(|s| s.to_string()).or_else(|| panic.downcast_ref::<String>().cloned()).unwrap_or_default();
             let mut findings = finish(j, index_findings_for(index_findings, &j.file.rel_path));
@@ -778,7 +786,7 @@ fn internal_error(j: &FileJob, what: &str) -> Finding {
 }
 
 /// The findings of a file parsed (or not) on this thread.
-fn check_ast(j: &FileJob, ast: Result<&syn::File, &ParseFailure>, index: &Index, index_findings: &HashMap<String, Vec<Finding>>) -> Vec<Finding> {
+fn check_ast(j: &FileJob, ast: Result<&syn::File, &ParseFailure>, index: &Index, items: &WorkspaceItems, index_findings: &HashMap<String, Vec<Finding>>) -> Vec<Finding> {
     // Debug builds only: how the tests make a rule fail (the environment is the user's, not the tree's).
     #[cfg(debug_assertions)]
     if std::env::var("REUSE_CHECK_FAIL_ON_FILE").is_ok_and(|name| j.file.rel_path.ends_with(&name)) {
@@ -788,7 +796,7 @@ fn check_ast(j: &FileJob, ast: Result<&syn::File, &ParseFailure>, index: &Index,
     match ast {
         Ok(ast) => {
             if !j.external {
-                findings.extend(analyze_file(&j.file, ast, &j.crate_name, &j.module, index));
+                findings.extend(analyze_file(&j.file, ast, &j.crate_name, &j.module, index, items));
             }
             findings = apply_suppressions(&j.file, Some(ast), findings);
         }

@@ -249,7 +249,7 @@ pub struct Rechecked {
 
 /// The findings of `new` (an edited copy of `prev.file`) from the items the edit can change;
 /// `None` when the whole file must be checked.
-pub fn recheck(prev: &Previous, new: &FileRef, job: &FileJob, index: &Index) -> Option<Rechecked> {
+pub fn recheck(prev: &Previous, new: &FileRef, job: &FileJob, index: &Index, items: &crate::items::WorkspaceItems) -> Option<Rechecked> {
     let old = prev.file;
     if job.external || new.text.starts_with('\u{feff}') || prev.chunks.is_empty() {
         return None;
@@ -381,7 +381,7 @@ pub fn recheck(prev: &Previous, new: &FileRef, job: &FileJob, index: &Index) -> 
             f
         })
         .collect();
-    let fresh = check_masked(&masked, job, index, index_findings)?;
+    let fresh = check_masked(&masked, job, index, items, index_findings)?;
 
     let new_ranges: Vec<Range<usize>> = affected.iter().map(|&i| chunks[i].range.clone()).collect();
     let at_end = |at: usize| affected.contains(&(chunks.len() - 1)) && at == new.text.len();
@@ -441,10 +441,10 @@ fn parse_run(file: &SourceFile, range: Range<usize>, at_start: bool, at_end: boo
 /// The engine's per-file check (analysis, suppressions, configured levels) on the masked text,
 /// with the index's findings `found` in it.
 /// `None` when it does not parse, or a rule fails (the whole-file check then reports it).
-fn check_masked(masked: &FileRef, job: &FileJob, index: &Index, mut found: Vec<Finding>) -> Option<Vec<Finding>> {
+fn check_masked(masked: &FileRef, job: &FileJob, index: &Index, items: &crate::items::WorkspaceItems, mut found: Vec<Finding>) -> Option<Vec<Finding>> {
     let findings = match masked.parse() {
         Ok(ast) => std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
-            found.extend(crate::analysis::analyze_file(masked, &ast, &job.crate_name, &job.module, index));
+            found.extend(crate::analysis::analyze_file(masked, &ast, &job.crate_name, &job.module, index, items));
             crate::suppress::apply_suppressions(masked, Some(&ast), found)
         }))
         .ok(),

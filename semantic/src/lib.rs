@@ -14,6 +14,7 @@ pub mod engine;
 pub mod finding;
 pub mod incremental;
 pub mod index;
+pub mod items;
 pub mod resolve;
 pub mod rules;
 pub mod source;

@@ -13,8 +13,10 @@
 //!   has `use super::*` or `use crate::*`). As in Rust, never a function of that name elsewhere;
 //! - method calls (`x.run(..)`): the receiver's type is known for `self` (the `impl` type), for
 //!   parameters, for `let` bindings with a type annotation or a `Type::new(..)` / `Type { .. }`
-//!   initializer, for fields of those whose struct is declared in the same file, and for elements of
-//!   indexed slices and `Vec`s; candidates must be methods of that type (same module first), or
+//!   initializer (or re-binding a typed binding whole), for fields of those and what functions and
+//!   methods return, declared in this file or another of the workspace ([`crate::items`]), and
+//!   for elements of indexed slices and `Vec`s; candidates must be the methods of that type's
+//!   definition when it is known, else methods of that type name (same module first), or
 //!   contracts on trait methods when the type has none of its own. Builtin and std receivers
 //!   (`&[T]`, `Vec`, `HashMap`, ...) never match. A receiver of unknown type matches methods of that
 //!   name in this crate, crates the file imports and contracts files, unless the name is one std
@@ -22,7 +24,8 @@
 //!
 //! Limits: trait implementations are not checked to exist (a trait-method contract binds any
 //! receiver with that method name and arity whose type has no contracted method of its own);
-//! types are matched by their last segment (a generic parameter `K` is taken for a type `K`);
+//! types written in this file are matched by their last segment (type parameters of the function,
+//! its `impl` and its struct excepted: unknown);
 //! imports of other files are read from their text (see `index::scan_uses`); macros that generate
 //! items, calls and receivers whose
 //! type comes from inference are not followed. When several candidates remain and their contracts
@@ -225,8 +228,11 @@ struct Binding {
 }
 
 impl TypeEnv {
-    pub fn of(sig: &syn::Signature, body: Option<&syn::Block>) -> TypeEnv {
-        let mut env = TypeEnv { generics: sig.generics.type_params().map(|t| t.ident.to_string()).collect(), ..TypeEnv::default() };
+    /// The bindings of a function with signature `sig`, in an `impl` or trait with `outer`
+    /// generics (whose type parameters are no types of the workspace either).
+    pub fn of(sig: &syn::Signature, outer: Option<&syn::Generics>, body: Option<&syn::Block>) -> TypeEnv {
+        let generics = generic_names(sig, outer);
+        let mut env = TypeEnv { generics, ..TypeEnv::default() };
         for input in &sig.inputs {
             if let FnArg::Typed(pt) = input {
                 if let Pat::Ident(pi) = &*pt.pat {
@@ -256,6 +262,15 @@ impl TypeEnv {
 
     fn binding(&self, var: &str, at: usize) -> Option<&Binding> {
         self.bindings.get(var)?.iter().rev().find(|b| b.from <= at && at < b.scope_end)
+    }
+
+    /// The binding an initializer re-binds whole (`meta`, `&mut meta`, `*meta`), where it is
+    /// written: its type and element type, for the new name.
+    fn rebound(&self, init: &Expr) -> Option<Binding> {
+        let Expr::Path(p) = strip(init) else { return None };
+        let ident = p.path.get_ident()?;
+        let old = self.binding(&ident.to_string(), ident.span().byte_range().start)?;
+        Some(Binding { ty: old.ty.clone(), element: old.element.clone(), from: 0, scope_end: 0 })
     }
 
     /// Where the bindings made now end: with the innermost block being visited.
@@ -307,6 +322,12 @@ impl<'ast> Visit<'ast> for TypeEnv {
                 }
             }
             Pat::Ident(pi) => {
+                // `let meta = meta;`, `let meta = &mut meta;`: the same value, the same type.
+                if let Some(same) = local.init.as_ref().and_then(|i| self.rebound(&i.expr)) {
+                    let binding = Binding { from, scope_end, ..same };
+                    self.bindings.entry(pi.ident.to_string()).or_default().push(binding);
+                    return;
+                }
                 let constructed = local.init.as_ref().and_then(|i| constructed_type(&i.expr));
                 self.bind(pi.ident.to_string(), None, constructed, from, scope_end);
             }
@@ -325,26 +346,42 @@ pub fn type_name(ty: &Type) -> Option<String> {
         Type::Group(g) => type_name(&g.elem),
         Type::Slice(_) | Type::Array(_) | Type::Tuple(_) | Type::Ptr(_) => Some(BUILTIN.to_string()),
         Type::Path(p) => {
-            let last = p.path.segments.last()?.ident.to_string();
+            let seg = p.path.segments.last()?;
+            let last = seg.ident.to_string();
+            // Smart pointers, locks and cells: methods are called on their content (through
+            // `Deref`, or the guard that `lock()`/`borrow()` gives back, which `type_of` passes).
+            if CONTAINERS.contains(&last.as_str()) {
+                if let Some(inner) = first_type_argument(seg) {
+                    return type_name(inner);
+                }
+            }
             Some(if STD_TYPES.contains(&last.as_str()) { BUILTIN.to_string() } else { last })
         }
         _ => None,
     }
 }
 
+/// Types whose methods reach their content's: `Arc<Mutex<Runner>>` is a `Runner` for calls.
+const CONTAINERS: &[&str] = &["Box", "Arc", "Rc", "Mutex", "RwLock", "RefCell"];
+
 /// The element type of an indexable type: `[T]`, `[T; N]`, `Vec<T>`, `VecDeque<T>`, `Box<[T]>`.
 fn element_type_name(ty: &Type) -> Option<String> {
+    element_type(ty).and_then(type_name)
+}
+
+/// `T` of an indexable type (see [`element_type_name`]).
+pub fn element_type(ty: &Type) -> Option<&Type> {
     match ty {
-        Type::Reference(r) => element_type_name(&r.elem),
-        Type::Paren(p) => element_type_name(&p.elem),
-        Type::Slice(s) => type_name(&s.elem),
-        Type::Array(a) => type_name(&a.elem),
+        Type::Reference(r) => element_type(&r.elem),
+        Type::Paren(p) => element_type(&p.elem),
+        Type::Slice(s) => Some(&s.elem),
+        Type::Array(a) => Some(&a.elem),
         Type::Path(p) => {
             let seg = p.path.segments.last()?;
             let inner = first_type_argument(seg)?;
             match seg.ident.to_string().as_str() {
-                "Vec" | "VecDeque" => type_name(inner),
-                "Box" | "Rc" | "Arc" => element_type_name(inner),
+                "Vec" | "VecDeque" => Some(inner),
+                "Box" | "Rc" | "Arc" => element_type(inner),
                 _ => None,
             }
         }
@@ -365,6 +402,16 @@ fn first_type_argument(seg: &syn::PathSegment) -> Option<&Type> {
 /// `unwrap` that follows takes them off), references, `Box`/`Arc`/`Rc`, and lock and cell guards
 /// (which deref to their content); `Self` is the `impl` type.
 fn return_type_name(output: &syn::ReturnType, self_type: Option<&str>) -> Option<String> {
+    let ty = return_type(output)?;
+    match ty {
+        Type::Path(p) if p.path.is_ident("Self") => self_type.map(str::to_string),
+        _ => type_name(ty),
+    }
+}
+
+/// The type whose methods a call of a function with this output can be followed by (see
+/// [`return_type_name`]).
+pub fn return_type(output: &syn::ReturnType) -> Option<&Type> {
     let syn::ReturnType::Type(_, ty) = output else { return None };
     let mut ty: &Type = ty;
     loop {
@@ -378,13 +425,45 @@ fn return_type_name(output: &syn::ReturnType, self_type: Option<&str>) -> Option
                     ty = first_type_argument(seg)?;
                     continue;
                 }
-                if seg.ident == "Self" {
-                    return self_type.map(str::to_string);
-                }
-                return type_name(ty);
+                return Some(ty);
             }
-            _ => return type_name(ty),
+            _ => return Some(ty),
         }
+    }
+}
+
+/// The content a type's methods are called on: `&T`, `Arc<Mutex<T>>` → `T` (see [`CONTAINERS`]).
+fn content_type(ty: &Type) -> &Type {
+    match ty {
+        Type::Reference(r) => content_type(&r.elem),
+        Type::Paren(p) => content_type(&p.elem),
+        Type::Group(g) => content_type(&g.elem),
+        Type::Path(p) => match p.path.segments.last() {
+            Some(seg) if CONTAINERS.contains(&seg.ident.to_string().as_str()) => first_type_argument(seg).map_or(ty, content_type),
+            _ => ty,
+        },
+        _ => ty,
+    }
+}
+
+/// The type parameters in scope in a function: its own and its `impl`'s or trait's.
+pub fn generic_names(sig: &syn::Signature, outer: Option<&syn::Generics>) -> Vec<String> {
+    sig.generics.type_params().chain(outer.into_iter().flat_map(|g| g.type_params())).map(|t| t.ident.to_string()).collect()
+}
+
+/// A light type: its name (last path segment, or [`BUILTIN`]) and the definition paths it may
+/// have. `paths: None`: a name written in the module of the code being resolved, looked up
+/// through its imports when needed; `Some`: resolved where it was declared (a field or return
+/// type of another file).
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct TypeRef {
+    pub name: String,
+    pub paths: Option<Vec<Vec<String>>>,
+}
+
+impl TypeRef {
+    pub fn here(name: &str) -> TypeRef {
+        TypeRef { name: name.to_string(), paths: None }
     }
 }
 
@@ -481,13 +560,16 @@ impl FieldTypes {
                     let name = st.ident.to_string();
                     let known = if self.declared.contains_key(&name) { None } else { named };
                     self.declared.insert(name, known);
+                    // A field of a type parameter's type (`backend: B`) has no type of the workspace.
+                    let params: Vec<String> = st.generics.type_params().map(|t| t.ident.to_string()).collect();
+                    let known = |t: String| (!params.contains(&t)).then_some(t);
                     for field in &st.fields {
                         let Some(name) = &field.ident else { continue };
                         let key = (st.ident.to_string(), name.to_string());
-                        if let Some(ty) = type_name(&field.ty) {
+                        if let Some(ty) = type_name(&field.ty).and_then(known) {
                             self.types.insert(key.clone(), ty);
                         }
-                        if let Some(el) = element_type_name(&field.ty) {
+                        if let Some(el) = element_type_name(&field.ty).and_then(known) {
                             self.elements.insert(key, el);
                         }
                     }
@@ -514,6 +596,8 @@ impl FieldTypes {
 /// Resolves calls within one file.
 pub struct Resolver<'a> {
     pub index: &'a Index,
+    /// The other files of the check: field and return types declared there.
+    pub items: &'a crate::items::WorkspaceItems,
     pub crate_name: &'a str,
     /// Full module path, crate name first, inline modules included.
     pub module: Vec<String>,
@@ -704,47 +788,123 @@ impl<'a> Resolver<'a> {
         })
     }
 
-    /// The type of a receiver: `self`, a typed local, or a field of either (`self.engine`).
-    fn type_of(&self, e: &Expr, self_type: Option<&str>, env: &TypeEnv) -> Option<String> {
+    /// The type of a receiver: `self`, a typed local, a field of either (`self.engine`), what a
+    /// function or method returns (`self.lookup(b)?`), each declared in this file or another.
+    pub fn type_of(&self, e: &Expr, self_type: Option<&str>, env: &TypeEnv) -> Option<TypeRef> {
         match strip(e) {
-            Expr::Path(p) if p.path.is_ident("self") => self_type.map(str::to_string),
-            Expr::Path(p) => p.path.get_ident().and_then(|i| env.type_of_at(&i.to_string(), i.span().byte_range().start)).map(str::to_string),
+            Expr::Path(p) if p.path.is_ident("self") => self_type.map(TypeRef::here),
+            Expr::Path(p) => p.path.get_ident().and_then(|i| env.type_of_at(&i.to_string(), i.span().byte_range().start)).map(TypeRef::here),
             // A method chain: what the method returns (`self.lookup(b)?.execute(..)`).
             Expr::Try(t) => self.type_of(&t.expr, self_type, env),
+            Expr::Await(a) => self.type_of(&a.base, self_type, env),
             Expr::MethodCall(m) if matches!(m.method.to_string().as_str(), "unwrap" | "expect" | "lock" | "borrow" | "borrow_mut" | "read" | "write" | "as_ref" | "as_mut" | "clone") => {
                 // Unwrapping, locking and borrowing give back the same content type here.
                 self.type_of(&m.receiver, self_type, env)
             }
             Expr::MethodCall(m) => {
                 let owner = self.type_of(&m.receiver, self_type, env)?;
-                self.fields.returns(Some(&owner), &m.method.to_string()).map(str::to_string)
-            }
-            Expr::Call(c) => match &*c.func {
-                Expr::Path(p) if p.path.segments.len() == 1 => self.fields.returns(None, &p.path.segments[0].ident.to_string()).map(str::to_string),
-                Expr::Path(p) if p.path.segments.len() == 2 => {
-                    let owner = p.path.segments[0].ident.to_string();
-                    let owner = if owner == "Self" { self_type?.to_string() } else { owner };
-                    self.fields.returns(Some(&owner), &p.path.segments[1].ident.to_string()).map(str::to_string)
+                let method = m.method.to_string();
+                if owner.paths.is_none() {
+                    if let Some(ty) = self.fields.returns(Some(&owner.name), &method) {
+                        return Some(TypeRef::here(ty));
+                    }
                 }
-                _ => None,
-            },
+                self.owner_paths(&owner, self_type).iter().find_map(|o| self.items.returns(self.index, &[o.as_slice(), std::slice::from_ref(&method)].concat()))
+            }
+            Expr::Call(c) => {
+                let Expr::Path(p) = &*c.func else { return None };
+                let path: Vec<String> = p.path.segments.iter().map(|s| s.ident.to_string()).collect();
+                let local = match path.as_slice() {
+                    [name] => self.fields.returns(None, name),
+                    [owner, name] => {
+                        let owner = if owner == "Self" { self_type? } else { owner.as_str() };
+                        self.fields.returns(Some(owner), name)
+                    }
+                    _ => None,
+                };
+                if let Some(ty) = local {
+                    return Some(TypeRef::here(ty));
+                }
+                // Declared in another file: by the definition paths the call may name.
+                self.call_targets(&path, self_type).iter().find_map(|t| self.items.returns(self.index, t))
+            }
             Expr::Field(f) => {
                 let owner = self.type_of(&f.base, self_type, env)?;
                 let syn::Member::Named(name) = &f.member else { return None };
-                self.fields.get(&owner, &name.to_string()).map(str::to_string)
+                let name = name.to_string();
+                if owner.paths.is_none() && self.fields.defines(&owner.name) {
+                    return self.fields.get(&owner.name, &name).map(TypeRef::here);
+                }
+                self.owner_paths(&owner, self_type).iter().find_map(|o| self.items.field(self.index, o, &name))
             }
             // `layers[i]` where `layers: &[Block]`, `self.layers[i]` where the field is `Vec<Block>`.
             Expr::Index(i) => match strip(&i.expr) {
-                Expr::Path(p) => p.path.get_ident().and_then(|v| env.element_of_at(&v.to_string(), v.span().byte_range().start)).map(str::to_string),
+                Expr::Path(p) => p.path.get_ident().and_then(|v| env.element_of_at(&v.to_string(), v.span().byte_range().start)).map(TypeRef::here),
                 Expr::Field(f) => {
                     let owner = self.type_of(&f.base, self_type, env)?;
                     let syn::Member::Named(name) = &f.member else { return None };
-                    self.fields.element(&owner, &name.to_string()).map(str::to_string)
+                    let name = name.to_string();
+                    if owner.paths.is_none() && self.fields.defines(&owner.name) {
+                        return self.fields.element(&owner.name, &name).map(TypeRef::here);
+                    }
+                    self.owner_paths(&owner, self_type).iter().find_map(|o| self.items.element(self.index, o, &name))
                 }
                 _ => None,
             },
             _ => None,
         }
+    }
+
+    /// The definition paths a light type may have: where it was resolved, or its name looked up
+    /// in this module. A builtin type has none.
+    pub fn owner_paths(&self, ty: &TypeRef, self_type: Option<&str>) -> Vec<Vec<String>> {
+        match &ty.paths {
+            Some(p) => p.clone(),
+            None if ty.name == BUILTIN => Vec::new(),
+            None => self.type_paths(std::slice::from_ref(&ty.name), self_type),
+        }
+    }
+
+    /// The definition paths a type written here may have (`StepMeta`, `crate::meta::StepMeta`,
+    /// `Self`), through imports and re-exports, as a call's path is followed.
+    pub fn type_paths(&self, written: &[String], self_type: Option<&str>) -> Vec<Vec<String>> {
+        match written {
+            [name] if name == "Self" => self_type.map_or_else(Vec::new, |t| self.type_paths(&[t.to_string()], None)),
+            [name] => self.plain_targets(name).concat(),
+            _ => self.path_targets(written, self_type),
+        }
+    }
+
+    /// The definition paths a called path may name (`f`, `util::f`, `Type::f`, `Self::f`), in the
+    /// order Rust looks: for a plain name, its import, else this module's item, else the globs.
+    pub fn call_targets(&self, path: &[String], self_type: Option<&str>) -> Vec<Vec<String>> {
+        match path {
+            [name] => self.plain_targets(name).concat(),
+            _ => self.path_targets(path, self_type),
+        }
+    }
+
+    /// The light type of a written type, declared in this module: its content for methods (see
+    /// [`content_type`]), unknown when it is one of `generics` (type parameters in scope).
+    pub fn type_ref(&self, ty: &Type, self_type: Option<&str>, generics: &[String]) -> Option<TypeRef> {
+        let content = content_type(ty);
+        let name = type_name(content)?;
+        let Type::Path(p) = content else { return Some(TypeRef { name, paths: Some(Vec::new()) }) };
+        let written: Vec<String> = p.path.segments.iter().map(|s| s.ident.to_string()).collect();
+        if written.len() == 1 && generics.contains(&written[0]) {
+            return None;
+        }
+        if name == BUILTIN {
+            return Some(TypeRef { name, paths: Some(Vec::new()) });
+        }
+        let paths = self.type_paths(&written, self_type);
+        // Named as it is defined (`use graph::Graph as G;` → `Graph`): methods are matched by it.
+        let name = match paths.first().and_then(|p| p.last()) {
+            Some(defined) => defined.clone(),
+            None if name == "Self" => self_type?.to_string(),
+            None => name,
+        };
+        Some(TypeRef { name, paths: Some(paths) })
     }
 
     fn by_receiver<'i>(&self, all: &[&'i ContractedFn], recv: &Expr, self_type: Option<&str>, env: &TypeEnv) -> Vec<&'i ContractedFn> {
@@ -764,6 +924,14 @@ impl<'a> Resolver<'a> {
                 .filter(|f| self.current.as_ref() != Some(&f.path))
                 .collect();
         };
+        // A type resolved where it was declared: the methods of that very type, if it has any.
+        if let Some(paths) = &ty.paths {
+            let exact: Vec<&ContractedFn> = methods.iter().copied().filter(|f| paths.iter().any(|p| f.path[..f.path.len() - 1] == p[..])).collect();
+            if !exact.is_empty() {
+                return exact;
+            }
+        }
+        let ty = ty.name;
         let mut typed: Vec<&ContractedFn> = methods.iter().copied().filter(|f| f.self_type.as_deref() == Some(ty.as_str())).collect();
         if typed.is_empty() && ty != BUILTIN {
             // A contract on a trait method binds its implementors (`impl KvCache for Paged`),
@@ -824,7 +992,7 @@ mod tests {
     /// The type of each `e` that receives a method call, in source order.
     fn receiver_types(src: &str) -> Vec<Option<String>> {
         let f: syn::ItemFn = syn::parse_str(src).unwrap();
-        let env = TypeEnv::of(&f.sig, Some(&f.block));
+        let env = TypeEnv::of(&f.sig, None, Some(&f.block));
         struct Receivers<'e>(&'e TypeEnv, Vec<Option<String>>);
         impl<'ast> Visit<'ast> for Receivers<'_> {
             fn visit_expr_method_call(&mut self, m: &'ast syn::ExprMethodCall) {
@@ -838,6 +1006,14 @@ mod tests {
         let mut v = Receivers(&env, Vec::new());
         v.visit_block(&f.block);
         v.1
+    }
+
+    #[test]
+    fn a_binding_re_bound_whole_keeps_its_type() {
+        let types = receiver_types("fn f(e: &mut Engine, o: Other) { let e = e; e.put(); let e = &mut *e; e.put(); let o = o.make(); o.put(); }");
+        let s = |t: &str| Some(t.to_string());
+        // `o.make()` is a value of its own, of a type not known here.
+        assert_eq!(types, vec![s("Engine"), s("Engine"), s("Other"), None]);
     }
 
     #[test]
@@ -855,26 +1031,9 @@ mod tests {
     /// `(function the call is in, written callee, definition path or "-")`, with the index of all
     /// `files` (module path, text) built as the engine builds it.
     fn resolutions(files: &[(&str, &str)], at: &str) -> Vec<(String, String, String)> {
-        use std::sync::Arc;
-        let jobs: Vec<crate::engine::FileJob> = files
-            .iter()
-            .enumerate()
-            .map(|(i, (module, text))| {
-                let module: Vec<String> = module.split("::").map(str::to_string).collect();
-                let rel = format!("src/f{i}.rs");
-                crate::engine::FileJob {
-                    file: Arc::new(crate::source::SourceFile::new(rel.clone().into(), rel, text.to_string())),
-                    crate_name: module[0].clone(),
-                    module,
-                    config: Default::default(),
-                    external: false,
-                    unreadable: None,
-                    report: true,
-                    reach: None,
-                }
-            })
-            .collect();
+        let jobs = crate::items::tests::jobs(files);
         let (index, _) = crate::engine::build_index(&jobs);
+        let items = crate::items::WorkspaceItems::of_jobs(&jobs);
         let job = jobs.iter().find(|j| j.module.join("::") == at).unwrap();
         let ast = job.file.parse().unwrap();
         let imports = crate::analysis::imports_by_module(&ast.items, &job.crate_name, &job.module);
@@ -884,8 +1043,8 @@ mod tests {
             let Some(body) = f.body else { return };
             let mut module = job.module.clone();
             module.extend(f.modules.iter().cloned());
-            let resolver = Resolver { index: &index, crate_name: &job.crate_name, module, imports: &imports[f.modules], fields: &fields, current: None };
-            let env = TypeEnv::of(f.sig, Some(body));
+            let resolver = Resolver { index: &index, items: &items, crate_name: &job.crate_name, module, imports: &imports[f.modules], fields: &fields, current: None };
+            let env = TypeEnv::of(f.sig, f.outer_generics, Some(body));
             for call in crate::rules::calls_in(body) {
                 let site = CallSite::of(call).unwrap();
                 let written = site.path.as_ref().map_or(format!(".{}", site.name), |p| p.join("::"));
@@ -915,6 +1074,39 @@ mod tests {
         let root = "mod zz;\nuse zz::K;\nfn generic<K: Fn(&[i64])>(k: K) { k.get(&[0]); }\nfn concrete(k: &mut K) { k.get(&[0]); }\n";
         let got = resolutions(&[("c", root), ("c::zz", kernels)], "c");
         assert_eq!(got, triples(&[("generic", ".get", "-"), ("concrete", ".get", "c::zz::K::get")]));
+    }
+
+    /// A binding whose type is a type parameter of the `impl` (`impl<B: Backend> Runner<B>`) has
+    /// no known type either, nor a field of a struct's type parameter.
+    #[test]
+    fn an_impl_or_struct_type_parameter_is_not_a_type_of_the_same_name() {
+        let kernels = "pub struct B { v: Vec<u8> }\nimpl B {\n    #[reuse::contract(writes(self.v[i], skip = -1))]\n    pub fn get(&mut self, i: &[i64]) {}\n}\n";
+        let root = "mod zz;\nuse zz::B;\nstruct Runner<B> { backend: B }\nimpl<B: Clone> Runner<B> {\n    fn f(&mut self, b: B) { b.get(&[0]); self.backend.get(&[0]); }\n}\nfn concrete(b: &mut B) { b.get(&[0]); }\n";
+        // (`get` is a name std types use everywhere: an unknown receiver does not resolve to it.)
+        let got = resolutions(&[("c", root), ("c::zz", kernels)], "c");
+        assert_eq!(got, triples(&[("f", ".get", "-"), ("f", ".get", "-"), ("concrete", ".get", "c::zz::B::get")]));
+    }
+
+    /// Receivers whose types are declared in other files: what a method of another file returns
+    /// (`self.runner.lookup(bs)?`), a field of a struct of another file (`b.graph`, through `Arc`
+    /// and `Mutex`), each resolved where it is declared, decide between two `replay`s.
+    #[test]
+    fn receivers_follow_return_and_field_types_declared_in_other_files() {
+        let graph = "pub struct Graph;\nimpl Graph {\n    #[reuse::contract(writes(c[s], skip = -1))]\n    pub fn replay(&mut self, c: &mut [u8], s: &[i64]) {}\n}\npub struct Recorded;\nimpl Recorded {\n    #[reuse::contract(reads(c[s]))]\n    pub fn replay(&mut self, c: &mut [u8], s: &[i64]) {}\n}\n";
+        let runner = "use crate::graph::{Graph, Recorded as Rec};\npub struct Runner { graphs: Vec<Graph>, pub last: Rec }\nimpl Runner {\n    pub fn lookup(&mut self, bs: usize) -> Option<&mut Graph> { self.graphs.get_mut(bs) }\n}\npub struct Batch { pub graph: std::sync::Arc<std::sync::Mutex<Graph>> }\n";
+        let root = "mod graph;\nmod runner;\nuse runner::{Batch, Runner};\nstruct Engine { runner: Runner }\nimpl Engine {\n    fn step(&mut self, c: &mut [u8]) { self.runner.lookup(1).unwrap().replay(c, &[0]); self.runner.last.replay(c, &[0]); }\n}\nfn batch(b: &mut Batch, c: &mut [u8]) { let b = b; b.graph.lock().unwrap().replay(c, &[0]); }\nfn unknown(x: Unknown, c: &mut [u8]) { x.graph.replay(c, &[0]); }\n";
+        let files = [("c", root), ("c::graph", graph), ("c::runner", runner)];
+        let got: Vec<(String, String, String)> = resolutions(&files, "c").into_iter().filter(|(_, callee, _)| callee == ".replay").collect();
+        assert_eq!(
+            got,
+            triples(&[
+                ("step", ".replay", "c::graph::Graph::replay"),
+                ("step", ".replay", "c::graph::Recorded::replay"),
+                ("batch", ".replay", "c::graph::Graph::replay"),
+                // A type nobody declares: unknown, so both `replay`s, and the call is ambiguous.
+                ("unknown", ".replay", "ambiguous"),
+            ])
+        );
     }
 
     /// A parameter or a local that is called (a closure, a function pointer) shadows every item

@@ -187,7 +187,7 @@ mod tests {
         let file: FileRef = std::sync::Arc::new(crate::source::SourceFile::new("lib.rs".into(), "lib.rs".into(), text.to_string()));
         let index = crate::index::Index::default();
         let module = vec!["demo".to_string()];
-        let at = |offset: usize| crate::analysis::hover_at(&file, "demo", &module, &index, offset).and_then(|found| hover(&file, found));
+        let at = |offset: usize| crate::analysis::hover_at(&file, "demo", &module, &index, &crate::items::WorkspaceItems::default(), offset).and_then(|found| hover(&file, found));
         let hover = at(text.find("skip").unwrap()).expect("a hover on the declaration");
         let HoverContents::Markup(m) = hover.contents else { panic!("markdown") };
         assert!(m.value.contains("`StepMeta.slot_mapping`") && m.value.contains("`PAD_SLOT_ID`"), "{}", m.value);

@@ -468,7 +468,7 @@ mod tests {
         let module = vec!["demo".to_string()];
         let mut index = crate::index::Index::default();
         index.add(crate::index::index_file(&file, &ast, &module, false));
-        let mut found: Vec<_> = crate::analysis::analyze_file(&file, &ast, "demo", &module, &index)
+        let mut found: Vec<_> = crate::analysis::analyze_file(&file, &ast, "demo", &module, &index, &crate::items::WorkspaceItems::default())
             .into_iter()
             .filter(|f| ["hit_skips_effect", "effect_order", "stale_result", "analysis_limit"].contains(&f.rule.name))
             .map(|f| (f.rule.name, f.line() - 3))

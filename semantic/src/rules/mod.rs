@@ -32,6 +32,14 @@ pub struct Summaries {
     effects: effects::Summaries,
 }
 
+/// Per-check memo of the rules' summaries of functions by definition path: the helpers of other
+/// files, shared by the threads that analyse the files calling them.
+#[derive(Default)]
+pub struct SharedSummaries {
+    pad: dataflow::SharedMemo<std::sync::Arc<pad_to_null_block::Summary>>,
+    donate: dataflow::SharedMemo<(bool, std::sync::Arc<use_after_donate::Summary>)>,
+}
+
 use crate::analysis::FnCtx;
 use crate::dataflow::{self, Base, LocalId, Place};
 use crate::finding::Finding;

@@ -24,7 +24,7 @@
 
 use std::collections::{BTreeMap, BTreeSet, HashSet};
 use std::ops::Range;
-use std::rc::Rc;
+use std::sync::Arc;
 
 use syn::Expr;
 
@@ -79,11 +79,11 @@ enum How {
 struct Origin {
     start: usize,
     end: usize,
-    text: Rc<str>,
+    text: Arc<str>,
     entry: Entry,
     how: How,
     /// The place it was first stored into, as written there (`slots`, `meta.slot_mapping`).
-    holder: Option<Rc<str>>,
+    holder: Option<Arc<str>>,
     /// The function it was stored in, when not the one being checked (a persistent field).
     function: Option<String>,
     /// Whether it is an entry of a buffer (a scalar index is `fallback_index`'s).
@@ -91,11 +91,36 @@ struct Origin {
     /// A local it was copied out of, and where (`build(&slot_mapping)`): a reset of that local
     /// after this point does not reach the copy.
     via: Option<(Place, usize)>,
+    /// The file `start..end` is in, when not the file of the function that put it there (a
+    /// helper of another file), and the call of that helper in the function being checked.
+    file: Option<InFile>,
+    site: Option<(usize, usize)>,
 }
 
 impl Origin {
     fn range(&self) -> Range<usize> {
         self.start..self.end
+    }
+}
+
+/// A file an origin is in, compared by path (origins are kept in ordered sets).
+#[derive(Clone, Debug)]
+struct InFile(crate::source::FileRef);
+
+impl PartialEq for InFile {
+    fn eq(&self, other: &Self) -> bool {
+        self.0.path == other.0.path
+    }
+}
+impl Eq for InFile {}
+impl PartialOrd for InFile {
+    fn partial_cmp(&self, other: &Self) -> Option<std::cmp::Ordering> {
+        Some(self.cmp(other))
+    }
+}
+impl Ord for InFile {
+    fn cmp(&self, other: &Self) -> std::cmp::Ordering {
+        self.0.path.cmp(&other.0.path)
     }
 }
 
@@ -146,6 +171,16 @@ impl Val {
             self.fields.entry(k).or_default().join(v);
         }
     }
+    fn in_file(&mut self, file: &crate::source::FileRef) {
+        self.own = std::mem::take(&mut self.own)
+            .into_iter()
+            .map(|mut o| {
+                o.file.get_or_insert_with(|| InFile(file.clone()));
+                o
+            })
+            .collect();
+        self.fields.values_mut().for_each(|v| v.in_file(file));
+    }
     fn project(mut self, fields: &[String]) -> Val {
         for f in fields {
             self = self.fields.remove(f).unwrap_or_default();
@@ -174,7 +209,7 @@ impl Val {
 
 /// What a helper does, in the contract's terms.
 #[derive(Default, Debug)]
-pub struct Summary {
+pub(crate) struct Summary {
     returns: Val,
     /// What each parameter (by position) and `self` hold at the normal exits: the entries the
     /// helper put there.
@@ -184,11 +219,20 @@ pub struct Summary {
     literals: BTreeMap<String, Val>,
 }
 
+impl Summary {
+    /// Marks the origins put in this file's positions as positions of `file`.
+    fn in_file(&mut self, file: &crate::source::FileRef) {
+        self.returns.in_file(file);
+        self.self_value.in_file(file);
+        self.params.values_mut().chain(self.literals.values_mut()).for_each(|v| v.in_file(file));
+    }
+}
+
 /// Per-file memo of this rule's summaries (helpers by definition, types by name).
 #[derive(Default)]
 pub(super) struct Summaries {
-    helpers: dataflow::Memo<usize, Option<Rc<Summary>>>,
-    fields: dataflow::Memo<String, Option<Rc<Val>>>,
+    helpers: dataflow::Memo<usize, Option<Arc<Summary>>>,
+    fields: dataflow::Memo<String, Option<Arc<Val>>>,
 }
 
 /// What the callee's contract says about one index argument.
@@ -227,7 +271,7 @@ pub(super) fn check(ctx: &FnCtx, calls: &[&Expr], out: &mut Vec<Finding>) {
     if !calls_kernel && !touches_index_field {
         return;
     }
-    let mut pad = Pad { ctx, mode: Mode::Check { findings: Vec::new(), seen: HashSet::new() }, def: None, depth: 0, summary: Summary::default(), local_types: Default::default() };
+    let mut pad = Pad { ctx, mode: Mode::Check { findings: Vec::new(), seen: HashSet::new() }, def: None, depth: 0, summary: Summary::default(), local_types: Default::default(), rebound: Default::default(), helpers: Default::default() };
     let params = dataflow::param_names(ctx.sig);
     match dataflow::solve(&mut pad, &params, ctx.body, State::default()) {
         Ok(()) => {
@@ -255,7 +299,16 @@ struct Pad<'c, 'a> {
     summary: Summary,
     /// Locals built by a struct literal, with the struct's name (index fields are checked on them).
     local_types: std::collections::HashMap<LocalId, String>,
+    /// Locals that re-bind a parameter whole (`let meta = meta;`, `let meta = &mut *meta;`):
+    /// what they hold at an exit is what the caller's value holds.
+    rebound: std::collections::HashMap<LocalId, LocalId>,
+    /// The helper each call designates, by the call's address in the AST: a call is asked twice
+    /// per visit (its value, its effects) and loops visit it again.
+    helpers: std::cell::RefCell<std::collections::HashMap<usize, Option<Helper>>>,
 }
+
+/// A helper a call designates: its name and its summary.
+type Helper = (String, Arc<Summary>);
 
 impl Analysis for Pad<'_, '_> {
     type State = State;
@@ -302,6 +355,19 @@ impl Analysis for Pad<'_, '_> {
         if let Expr::Struct(st) = strip(init) {
             if let Some(ty) = self.literal_type(st) {
                 self.local_types.insert(local, ty);
+            }
+        }
+        // `let meta = meta;`, `let meta = &mut meta;`: the same struct under a new name.
+        if let Some(source) = scopes.place_of(init).filter(|p| p.fields.is_empty()) {
+            if let Some(ty) = self.base_type(scopes, &source.base) {
+                self.local_types.insert(local, ty);
+            }
+            if let Base::Local(id) = source.base {
+                let params = dataflow::param_count(self.def.map_or(self.ctx.sig, |d| d.sig));
+                let param = if (id as usize) < params { Some(id) } else { self.rebound.get(&id).copied() };
+                if let Some(param) = param {
+                    self.rebound.insert(local, param);
+                }
             }
         }
         let val = self.eval(scopes, state, init);
@@ -357,6 +423,11 @@ impl Analysis for Pad<'_, '_> {
             let v = self.read_concrete(state, &Place { base: Base::Local(i as LocalId), fields: Vec::new() });
             self.summary.params.entry(i).or_default().join(v);
         }
+        // A parameter re-bound whole (`let meta = meta;`) is changed under its new name.
+        for (&local, &param) in &self.rebound {
+            let v = self.read_concrete(state, &Place { base: Base::Local(local), fields: Vec::new() });
+            self.summary.params.entry(param as usize).or_default().join(v);
+        }
         let v = self.read_concrete(state, &Place { base: Base::SelfValue, fields: Vec::new() });
         self.summary.self_value.join(v);
     }
@@ -379,7 +450,7 @@ impl<'c, 'a> Pad<'c, 'a> {
     }
     fn origin(&self, e: &Expr, entry: Entry, how: How) -> Origin {
         let r = self.ctx.expr_range(e);
-        Origin { start: r.start, end: r.end, text: self.text(e).into(), entry, how, holder: None, function: None, in_buffer: false, via: None }
+        Origin { start: r.start, end: r.end, text: self.text(e).into(), entry, how, holder: None, function: None, in_buffer: false, via: None, file: None, site: None }
     }
 
     /// The buffer a receiver or argument designates: `&x[..n]` → `x`, `x.as_slice()` → `x`.
@@ -400,7 +471,7 @@ impl<'c, 'a> Pad<'c, 'a> {
     }
 
     fn store_fields(&self, scopes: &Scopes, state: &mut State, place: &Place, val: Val, at: usize) {
-        let holder: Rc<str> = scopes.display(place).into();
+        let holder: Arc<str> = scopes.display(place).into();
         let origins = val.own.into_iter().map(|mut o| {
             o.holder.get_or_insert_with(|| holder.clone());
             o
@@ -414,7 +485,7 @@ impl<'c, 'a> Pad<'c, 'a> {
     /// Adds origins to what a place's entries may hold.
     fn add(&self, scopes: &Scopes, state: &mut State, place: &Place, origins: BTreeSet<Origin>) {
         self.materialize(state, place);
-        let holder: Rc<str> = scopes.display(place).into();
+        let holder: Arc<str> = scopes.display(place).into();
         let entries = state.map.entry(place.clone()).or_default();
         entries.prefix = None;
         entries.origins.extend(origins.into_iter().map(|mut o| {
@@ -455,6 +526,8 @@ impl<'c, 'a> Pad<'c, 'a> {
                     function: None,
                     in_buffer: false,
                     via: None,
+                    file: None,
+                    site: None,
                 };
                 val.own.insert(o);
             }
@@ -616,7 +689,7 @@ impl<'c, 'a> Pad<'c, 'a> {
             }
             "unwrap_or_default" => {
                 let r = self.ctx.range(m.method.span()).start..self.ctx.expr_range(e).end;
-                let o = Origin { start: r.start, end: r.end, text: "unwrap_or_default()".into(), entry: Entry::Zero, how: How::Fallback(method), holder: None, function: None, in_buffer: false, via: None };
+                let o = Origin { start: r.start, end: r.end, text: "unwrap_or_default()".into(), entry: Entry::Zero, how: How::Fallback(method), holder: None, function: None, in_buffer: false, via: None, file: None, site: None };
                 Val::one(o)
             }
             "unwrap_or_else" => {
@@ -812,19 +885,24 @@ impl<'c, 'a> Pad<'c, 'a> {
                 ),
                 ctx.label(arg, format!("may still hold the {} that `{function}` puts into it", o.text)),
             )
-            .with_secondary(Label::new(ctx.file, o.range(), format!("`{function}` puts {} here", o.text)))
+            .with_secondary(Label::new(o.file.as_ref().map_or(ctx.file, |f| &f.0), o.range(), format!("`{function}` puts {} here", o.text)))
             .with_secondary(contract_label)
             .with_help(format!("reset it first: `{field}.fill({});`", w.sentinel_text));
         }
         let (buffer, label) = origin_label(o, shown, || self.text(buffer_of(arg)));
+        let (primary, elsewhere) = self.origin_labels(o, &buffer, label);
         let mut f = Finding::new(
             &PAD_TO_NULL_BLOCK,
             format!(
                 "`{buffer}` is passed as `{}` of `{}`, whose padding must be {}; {} maps a row into the null block",
                 w.param, w.callee.name, w.sentinel_text, o.text
             ),
-            Label::new(ctx.file, o.range(), label),
-        )
+            primary,
+        );
+        if let Some(l) = elsewhere {
+            f = f.with_secondary(l);
+        }
+        let mut f = f
         .with_secondary(contract_label)
         .with_help(format!("pad with {} so the kernel skips these rows", w.sentinel_text));
         // Copied out of a local that was reset only afterwards.
@@ -837,11 +915,35 @@ impl<'c, 'a> Pad<'c, 'a> {
                     .with_note(format!("a reset placed after `{name}` was used leaves whatever was built from it with the zeros"));
             }
         }
+        // The value is written in another file: the fix there is not this call's to make.
+        if o.site.is_some() {
+            return f;
+        }
         let fix = match &o.how {
             How::Fallback(m) if m == "unwrap_or_default" => Fix { message: format!("use `unwrap_or({})`", w.sentinel_here), range: o.range(), replacement: format!("unwrap_or({})", w.sentinel_here) },
             _ => Fix { message: format!("replace with {}", w.sentinel_here), range: o.range(), replacement: w.sentinel_here.clone() },
         };
         f.with_fix(fix)
+    }
+
+    /// The primary label of a finding about `o`, with `label` as its text, and for an origin in
+    /// a helper of another file the label at the origin there: the finding points at the call of
+    /// the helper in this file (a suppression there is the caller's), and shows where the helper
+    /// puts the value.
+    fn origin_labels(&self, o: &Origin, buffer: &str, label: String) -> (Label, Option<Label>) {
+        let ctx = self.ctx;
+        let Some(file) = o.file.as_ref().filter(|f| f.0.path != ctx.file.path) else { return (Label::new(ctx.file, o.range(), label), None) };
+        let Some((a, b)) = o.site else { return (Label::new(&file.0, o.range(), label), None) };
+        let helper = match &o.how {
+            How::Helper(h) => h.clone(),
+            _ => o.function.clone().unwrap_or_default(),
+        };
+        let label = match &o.how {
+            How::Helper(_) => label,
+            _ => format!("`{helper}` puts {} into `{buffer}`", o.text),
+        };
+        let there = Label::new(&file.0, o.range(), format!("`{helper}` puts {} here", o.text));
+        (Label::new(ctx.file, a..b, label), Some(there))
     }
 
     /// The struct a place's base has: `self` in an impl, a parameter by its declared type, a local
@@ -883,6 +985,7 @@ impl<'c, 'a> Pad<'c, 'a> {
         }
         let mut places: Vec<Place> = (0..dataflow::param_count(self.ctx.sig)).map(|i| Place { base: Base::Local(i as LocalId), fields: Vec::new() }).collect();
         places.push(Place { base: Base::SelfValue, fields: Vec::new() });
+        places.extend(self.rebound.keys().map(|&id| Place { base: Base::Local(id), fields: Vec::new() }));
         places.extend(value.and_then(|v| scopes.place_of(strip(v))).filter(|p| p.fields.is_empty()));
         for place in places {
             for (decl, v) in self.index_fields_of(scopes, state, &place) {
@@ -916,20 +1019,26 @@ impl<'c, 'a> Pad<'c, 'a> {
         for o in v.own.iter().filter(|o| o.in_buffer && is_null(&o.entry, sentinel, &[(0, 1)])) {
             let mut named = o.clone();
             named.holder.get_or_insert_with(|| shown.into());
-            let (_, label) = origin_label(&named, Some(shown), || shown.to_string());
-            let finding = Finding::new(
+            let (buffer, label) = origin_label(&named, Some(shown), || shown.to_string());
+            let (primary, elsewhere) = self.origin_labels(o, &buffer, label);
+            let range = primary.range.clone();
+            let mut finding = Finding::new(
                 &PAD_TO_NULL_BLOCK,
                 format!(
                     "`{shown}` may hold {}, but `{}.{}` is an index field whose padding must be {skip}; {} maps a row into the null block",
                     o.text, decl.type_name, decl.field, o.text
                 ),
-                Label::new(ctx.file, o.range(), label),
-            )
-            .with_secondary(Label::new(&decl.file, decl.attr_range.clone(), format!("its padding must be {skip}")))
-            .with_help(format!("pad with {skip} so the kernels skip these rows"));
+                primary,
+            );
+            if let Some(l) = elsewhere {
+                finding = finding.with_secondary(l);
+            }
+            let finding = finding
+                .with_secondary(Label::new(&decl.file, decl.attr_range.clone(), format!("its padding must be {skip}")))
+                .with_help(format!("pad with {skip} so the kernels skip these rows"));
             // One finding per origin: a kernel call may have reported this one already.
             if let Mode::Check { findings, seen } = &mut self.mode {
-                if !findings.iter().any(|f| f.primary.range == o.range()) && seen.insert((o.start, o.end, INDEX_FIELD.into())) {
+                if !findings.iter().any(|f| f.primary.range == range) && seen.insert((range.start, range.end, INDEX_FIELD.into())) {
                     findings.push(finding);
                 }
             }
@@ -945,30 +1054,66 @@ impl<'c, 'a> Pad<'c, 'a> {
         Some(name)
     }
 
-    fn helper_of(&self, call: &Expr) -> Option<(usize, &'c FnDef<'a>)> {
-        self.ctx.helper_of(call, self.def, self.depth)
+    /// The helper a call designates (a function of this file, or of another file of the
+    /// workspace, resolved by path) and its summary, with its name.
+    fn helper(&self, call: &Expr) -> Option<Helper> {
+        let key = call as *const Expr as usize;
+        if let Some(known) = self.helpers.borrow().get(&key) {
+            return known.clone();
+        }
+        let found = self.find_helper(call);
+        self.helpers.borrow_mut().insert(key, found.clone());
+        found
     }
 
-    fn summary(&self, idx: usize, def: &'c FnDef<'a>) -> Option<Rc<Summary>> {
+    fn find_helper(&self, call: &Expr) -> Option<Helper> {
+        if let Some((idx, def)) = self.ctx.helper_of(call, self.def, self.depth) {
+            return Some((def.sig.ident.to_string(), self.summary(idx, def)?));
+        }
+        let path = self.ctx.foreign_helper(call, self.def, self.depth)?;
+        let summary = dataflow::shared_memoized(&self.ctx.items.summaries.pad, &path, self.depth + 1, || {
+            self.ctx
+                .with_foreign_fn(&path, |ctx, def| {
+                    let mut inner = Pad { ctx, mode: Mode::Summarise, def: Some(def), depth: self.depth + 1, summary: Summary::default(), local_types: Default::default(), rebound: Default::default(), helpers: Default::default() };
+                    let params = dataflow::param_names(def.sig);
+                    dataflow::solve(&mut inner, &params, def.body, State::default()).ok()?;
+                    // Its origins are positions of its own file.
+                    let mut summary = inner.summary;
+                    summary.in_file(ctx.file);
+                    Some(Arc::new(summary))
+                })
+                .flatten()
+        })?;
+        Some((path.last()?.clone(), summary))
+    }
+
+    fn summary(&self, idx: usize, def: &'c FnDef<'a>) -> Option<Arc<Summary>> {
         dataflow::memoized(&self.ctx.summaries.pad.helpers, idx, || {
-            let mut inner = Pad { ctx: self.ctx, mode: Mode::Summarise, def: Some(def), depth: self.depth + 1, summary: Summary::default(), local_types: Default::default() };
+            let mut inner = Pad { ctx: self.ctx, mode: Mode::Summarise, def: Some(def), depth: self.depth + 1, summary: Summary::default(), local_types: Default::default(), rebound: Default::default(), helpers: Default::default() };
             let params = dataflow::param_names(def.sig);
-            dataflow::solve(&mut inner, &params, def.body, State::default()).ok().map(|()| Rc::new(inner.summary))
+            dataflow::solve(&mut inner, &params, def.body, State::default()).ok().map(|()| Arc::new(inner.summary))
         })
     }
 
     /// The buffer a helper returns, its parameters' entries substituted by the arguments'.
     fn helper_return(&self, scopes: &Scopes, state: &mut State, call: &Expr) -> Option<Val> {
-        let (idx, def) = self.helper_of(call)?;
-        let summary = self.summary(idx, def)?;
+        let (name, summary) = self.helper(call)?;
         let (_, args) = call_args(call);
-        let name = def.sig.ident.to_string();
-        Some(self.substitute(scopes, state, &summary.returns, &args, &How::Helper(name)))
+        Some(self.substitute(scopes, state, &summary.returns, &args, &How::Helper(name), call))
+    }
+
+    /// An origin of a helper of another file, brought to a call of it here: the call is where
+    /// this function's finding points.
+    fn at_call(&self, o: &mut Origin, call: &Expr) {
+        if o.file.as_ref().is_some_and(|f| f.0.path != self.ctx.file.path) {
+            let r = self.ctx.expr_range(call);
+            o.site = Some((r.start, r.end));
+        }
     }
 
     /// A summary's value at a call: `Param` origins become what the arguments hold; the helper's
     /// own origins are tagged as coming from it.
-    fn substitute(&self, scopes: &Scopes, state: &mut State, v: &Val, args: &[&Expr], how: &How) -> Val {
+    fn substitute(&self, scopes: &Scopes, state: &mut State, v: &Val, args: &[&Expr], how: &How, call: &Expr) -> Val {
         let mut out = Val::default();
         for o in &v.own {
             match &o.entry {
@@ -985,22 +1130,21 @@ impl<'c, 'a> Pad<'c, 'a> {
                     }
                     o.holder = None;
                     o.via = None;
+                    self.at_call(&mut o, call);
                     out.own.insert(o);
                 }
             }
         }
         for (f, fv) in &v.fields {
-            out.fields.insert(f.clone(), self.substitute(scopes, state, fv, args, how));
+            out.fields.insert(f.clone(), self.substitute(scopes, state, fv, args, how, call));
         }
         out
     }
 
     /// What a helper leaves in the buffers passed to it (`pad(&mut meta, n)`) and in `self`.
     fn apply_helper_effects(&self, scopes: &Scopes, state: &mut State, call: &Expr) {
-        let Some((idx, def)) = self.helper_of(call) else { return };
-        let Some(summary) = self.summary(idx, def) else { return };
+        let Some((function, summary)) = self.helper(call) else { return };
         let (receiver, args) = call_args(call);
-        let function = def.sig.ident.to_string();
         let mut targets: Vec<(Place, &Val)> = Vec::new();
         for (i, v) in &summary.params {
             if let Some(place) = args.get(*i).and_then(|a| self.buffer_place(scopes, a)) {
@@ -1011,29 +1155,30 @@ impl<'c, 'a> Pad<'c, 'a> {
             targets.push((place, &summary.self_value));
         }
         for (place, v) in targets {
-            self.add_val(scopes, state, &place, v, &function);
+            self.add_val(scopes, state, &place, v, &function, call);
         }
     }
 
-    fn add_val(&self, scopes: &Scopes, state: &mut State, place: &Place, v: &Val, function: &str) {
+    fn add_val(&self, scopes: &Scopes, state: &mut State, place: &Place, v: &Val, function: &str, call: &Expr) {
         let own: BTreeSet<Origin> = v.own.iter().filter(|o| !matches!(o.entry, Entry::Param(..))).cloned().collect();
         if !own.is_empty() {
             let own = own.into_iter().map(|mut o| {
                 o.holder = None;
                 o.function.get_or_insert_with(|| function.to_string());
+                self.at_call(&mut o, call);
                 o
             });
             self.add(scopes, state, place, own.collect());
         }
         for (f, fv) in &v.fields {
-            self.add_val(scopes, state, &place.field(f), fv, function);
+            self.add_val(scopes, state, &place.field(f), fv, function, call);
         }
     }
 
     /// What the fields of a value of type `ty` may hold between calls: its struct literals in
     /// this file and the fields of `self` at the normal exits of its methods.
-    fn field_summary(&self, ty: &str) -> Option<Rc<Val>> {
-        dataflow::memoized(&self.ctx.summaries.pad.fields, ty.to_string(), || Some(Rc::new(self.fields_left(ty))))
+    fn field_summary(&self, ty: &str) -> Option<Arc<Val>> {
+        dataflow::memoized(&self.ctx.summaries.pad.fields, ty.to_string(), || Some(Arc::new(self.fields_left(ty))))
     }
 
     fn fields_left(&self, ty: &str) -> Val {

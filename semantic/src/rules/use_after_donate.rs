@@ -25,7 +25,7 @@
 
 use std::collections::{BTreeMap, BTreeSet, HashMap, HashSet};
 use std::ops::Range;
-use std::rc::Rc;
+use std::sync::Arc;
 
 use syn::visit::Visit;
 use syn::Expr;
@@ -65,8 +65,10 @@ type State = PlaceMap<Fact>;
 /// One donation: a call that gives the storage of the place passed to it to an output.
 #[derive(Clone, Debug)]
 struct Donation {
-    /// The call, in the function being analysed.
+    /// The call, in the function being analysed, and its file (a helper's, in a summary of a
+    /// helper of another file).
     call: Range<usize>,
+    file: crate::source::FileRef,
     /// The place donated, as it reads there (`hidden`, `self.buf`).
     place: String,
     /// The contracted function whose output takes the storage, and a label at its `aliases` clause.
@@ -83,7 +85,7 @@ struct Donation {
 /// What a helper donates: places of its parameters (by position; `None`: of `self`), each with
 /// the donation inside the helper.
 #[derive(Default, Debug)]
-struct Summary {
+pub(crate) struct Summary {
     donates: BTreeMap<(Option<usize>, Vec<String>), Donation>,
 }
 
@@ -91,7 +93,7 @@ struct Summary {
 /// donates at all.
 #[derive(Default)]
 pub(super) struct Summaries {
-    helpers: dataflow::Memo<usize, Option<Rc<Summary>>>,
+    helpers: dataflow::Memo<usize, Option<Arc<Summary>>>,
     any_donor: std::cell::OnceCell<bool>,
 }
 
@@ -174,6 +176,16 @@ impl Analysis for Donate<'_, '_> {
     }
 }
 
+/// What a helper donates (`def`, a function of `ctx`'s file, `depth` helpers down).
+fn summarise<'a>(ctx: &FnCtx<'a>, def: &FnDef<'a>, depth: usize) -> Option<Arc<Summary>> {
+    let mut inner = Donate::new(ctx, Some(def), depth);
+    if !crate::rules::calls_in(def.body).iter().any(|c| inner.donates(c)) {
+        return Some(Arc::new(Summary::default()));
+    }
+    let params = dataflow::param_names(def.sig);
+    dataflow::solve(&mut inner, &params, def.body, State::default()).ok().map(|()| Arc::new(inner.summary))
+}
+
 fn local(id: LocalId) -> Place {
     Place { base: Base::Local(id), fields: Vec::new() }
 }
@@ -209,20 +221,22 @@ impl<'c, 'a> Donate<'c, 'a> {
         if let Some((_, callee)) = self.ctx.callee(call) {
             return callee.contract.aliases().next().is_some();
         }
-        self.helper_summary(call).is_some_and(|(_, s)| !s.donates.is_empty())
+        self.helper_summary(call).is_some_and(|(_, _, s)| !s.donates.is_empty())
     }
 
-    fn helper_summary(&self, call: &Expr) -> Option<(&'c FnDef<'a>, Rc<Summary>)> {
-        let (idx, def) = self.ctx.helper_of(call, self.def, self.depth)?;
-        let summary = dataflow::memoized(&self.ctx.summaries.donate.helpers, idx, || {
-            let mut inner = Donate::new(self.ctx, Some(def), self.depth + 1);
-            if !crate::rules::calls_in(def.body).iter().any(|c| inner.donates(c)) {
-                return Some(Rc::new(Summary::default()));
-            }
-            let params = dataflow::param_names(def.sig);
-            dataflow::solve(&mut inner, &params, def.body, State::default()).ok().map(|()| Rc::new(inner.summary))
+    /// The helper a call designates (a function of this file, or of another file of the
+    /// workspace, resolved by path): its name, whether it returns a value, and what it donates.
+    fn helper_summary(&self, call: &Expr) -> Option<(String, bool, Arc<Summary>)> {
+        let returns = |sig: &syn::Signature| !matches!(sig.output, syn::ReturnType::Default);
+        if let Some((idx, def)) = self.ctx.helper_of(call, self.def, self.depth) {
+            let summary = dataflow::memoized(&self.ctx.summaries.donate.helpers, idx, || summarise(self.ctx, def, self.depth + 1))?;
+            return Some((def.sig.ident.to_string(), returns(def.sig), summary));
+        }
+        let path = self.ctx.foreign_helper(call, self.def, self.depth)?;
+        let (returns, summary) = dataflow::shared_memoized(&self.ctx.items.summaries.donate, &path, self.depth + 1, || {
+            self.ctx.with_foreign_fn(&path, |ctx, def| Some((returns(def.sig), summarise(ctx, def, self.depth + 1)?))).flatten()
         })?;
-        Some((def, summary))
+        Some((path.last()?.clone(), returns, summary))
     }
 
     /// A call: what it donates.
@@ -241,6 +255,7 @@ impl<'c, 'a> Donate<'c, 'a> {
                 place.fields.extend(alias.input.segments.iter().skip(1).map(|s| s.text.clone()));
                 let donation = Donation {
                     call: range.clone(),
+                    file: ctx.file.clone(),
                     place: scopes.display(&place),
                     callee: callee.name.clone(),
                     clause: clause_label(callee, clause, format!("`{}` shares the storage of `{}`", alias.output, alias.input)),
@@ -252,9 +267,8 @@ impl<'c, 'a> Donate<'c, 'a> {
             }
             return;
         }
-        let Some((def, summary)) = self.helper_summary(e) else { return };
+        let Some((helper, returns, summary)) = self.helper_summary(e) else { return };
         let Some(site) = CallSite::of(e) else { return };
-        let helper = def.sig.ident.to_string();
         let (receiver, args) = call_args(e);
         for ((param, fields), inner) in &summary.donates {
             let arg = match param {
@@ -265,12 +279,13 @@ impl<'c, 'a> Donate<'c, 'a> {
             place.fields.extend(fields.iter().cloned());
             let donation = Donation {
                 call: range.clone(),
+                file: ctx.file.clone(),
                 place: scopes.display(&place),
                 callee: inner.callee.clone(),
                 clause: inner.clause.clone(),
                 call_text: call_text(ctx, &site, &helper),
-                returns: !matches!(def.sig.output, syn::ReturnType::Default),
-                helper: Some((helper.clone(), Label::new(ctx.file, inner.call.clone(), format!("`{helper}` donates `{}` here", inner.place)))),
+                returns,
+                helper: Some((helper.clone(), Label::new(&inner.file, inner.call.clone(), format!("`{helper}` donates `{}` here", inner.place)))),
             };
             self.donate(state, &place, donation);
         }

@@ -1,0 +1,248 @@
+//! Items across files: the files of a check by module path, and the light types each declares
+//! (field types of its structs, return types of its functions and methods), keyed by definition
+//! path and resolved through the imports of the file that declares them.
+//!
+//! Built once per check and shared by the analysis threads. Nothing is parsed up front: a file is
+//! parsed when the analysis first asks for an item it defines (a field of a struct declared there,
+//! what a function of it returns, a helper of it to summarise), so a cold check still parses only
+//! the files that may matter and the few that define what those name. What a file declares is
+//! kept as owned data (no spans: an AST cannot leave the thread that parsed it).
+
+use std::collections::HashMap;
+use std::sync::{Arc, OnceLock};
+
+use crate::index::Index;
+use crate::resolve::{Resolver, TypeRef};
+use crate::source::FileRef;
+
+/// A file of the check that declares items: Rust source of the workspace or its dependencies.
+pub struct ItemFile {
+    pub file: FileRef,
+    pub crate_name: String,
+    /// Module path, crate name first.
+    pub module: Vec<String>,
+}
+
+/// The files of a check, what is known of their items, and the rules' summaries of functions
+/// in other files than the one analysed (per check: computed once, whichever file asks first).
+#[derive(Default)]
+pub struct WorkspaceItems {
+    files: Vec<ItemFile>,
+    by_module: HashMap<Vec<String>, usize>,
+    types: Vec<OnceLock<Arc<FileTypes>>>,
+    pub(crate) summaries: crate::rules::SharedSummaries,
+}
+
+/// The light types one file declares, by definition path.
+#[derive(Debug, Default)]
+pub struct FileTypes {
+    /// The functions and methods with a body, by definition path.
+    fns: std::collections::HashSet<Vec<String>>,
+    /// `(struct, field)` → the field's type.
+    fields: HashMap<(Vec<String>, String), TypeRef>,
+    /// `(struct, field)` → the element type of an indexable field (`Vec<Block>` → `Block`).
+    elements: HashMap<(Vec<String>, String), TypeRef>,
+    /// Function or method → what it hands back for method calls (see [`crate::resolve::return_type`]).
+    returns: HashMap<Vec<String>, TypeRef>,
+}
+
+impl WorkspaceItems {
+    /// The items of these files (a contracts file or an unreadable one declares none).
+    pub fn new(files: impl IntoIterator<Item = ItemFile>) -> WorkspaceItems {
+        let files: Vec<ItemFile> = files.into_iter().collect();
+        let mut by_module = HashMap::new();
+        for (i, f) in files.iter().enumerate() {
+            // Two files of one module (`a.rs` and `a/mod.rs`): the first, as the walk found them.
+            by_module.entry(f.module.clone()).or_insert(i);
+        }
+        let types = files.iter().map(|_| OnceLock::new()).collect();
+        WorkspaceItems { files, by_module, types, summaries: Default::default() }
+    }
+
+    /// The items of the engine's jobs.
+    pub fn of_jobs(jobs: &[crate::engine::FileJob]) -> WorkspaceItems {
+        WorkspaceItems::of_jobs_with(jobs, None)
+    }
+
+    /// The items of the engine's jobs, with the text of one file replaced by `edited` (an editor
+    /// buffer checked before the session takes it).
+    pub fn of_jobs_with(jobs: &[crate::engine::FileJob], edited: Option<&crate::source::FileRef>) -> WorkspaceItems {
+        WorkspaceItems::new(jobs.iter().filter(|j| !j.external && j.unreadable.is_none() && !j.module.is_empty()).map(|j| ItemFile {
+            file: match edited {
+                Some(e) if e.path == j.file.path => e.clone(),
+                _ => j.file.clone(),
+            },
+            crate_name: j.crate_name.clone(),
+            module: j.module.clone(),
+        }))
+    }
+
+    /// The file that may define the item at `path`: the file of its longest module prefix (the
+    /// rest is inline modules, an `impl` type and the name).
+    pub fn file_of(&self, path: &[String]) -> Option<(usize, &ItemFile)> {
+        (1..path.len()).rev().find_map(|n| self.by_module.get(&path[..n]).map(|&i| (i, &self.files[i])))
+    }
+
+    /// The type of field `field` of the struct defined at `owner`.
+    pub fn field(&self, index: &Index, owner: &[String], field: &str) -> Option<TypeRef> {
+        self.types_of(index, owner)?.fields.get(&(owner.to_vec(), field.to_string())).cloned()
+    }
+
+    /// The element type of the indexable field `field` of the struct defined at `owner`.
+    pub fn element(&self, index: &Index, owner: &[String], field: &str) -> Option<TypeRef> {
+        self.types_of(index, owner)?.elements.get(&(owner.to_vec(), field.to_string())).cloned()
+    }
+
+    /// Whether a function or method with a body is defined at `path`.
+    pub fn has_fn(&self, index: &Index, path: &[String]) -> bool {
+        self.types_of(index, path).is_some_and(|t| t.fns.contains(path))
+    }
+
+    /// What the function or method defined at `path` returns.
+    pub fn returns(&self, index: &Index, path: &[String]) -> Option<TypeRef> {
+        self.types_of(index, path)?.returns.get(path).cloned()
+    }
+
+    fn types_of(&self, index: &Index, path: &[String]) -> Option<Arc<FileTypes>> {
+        let (i, file) = self.file_of(path)?;
+        Some(self.types[i].get_or_init(|| Arc::new(file_types(index, file))).clone())
+    }
+}
+
+/// What a file declares, parsed on this thread (a file that does not parse declares nothing here:
+/// its own check reports it).
+fn file_types(index: &Index, f: &ItemFile) -> FileTypes {
+    let Ok(ast) = f.file.parse() else { return FileTypes::default() };
+    let imports = crate::analysis::imports_by_module(&ast.items, &f.crate_name, &f.module);
+    let no_imports = crate::resolve::Imports::default();
+    let local = crate::resolve::FieldTypes::default();
+    let empty = WorkspaceItems::default();
+    let resolver = |rel: &[String]| Resolver {
+        index,
+        items: &empty,
+        crate_name: &f.crate_name,
+        module: f.module.iter().chain(rel).cloned().collect(),
+        imports: imports.get(rel).unwrap_or(&no_imports),
+        fields: &local,
+        current: None,
+    };
+    let mut out = FileTypes::default();
+    collect_structs(&ast.items, &mut Vec::new(), &resolver, &mut out);
+    reuse_rules::external::walk_fns(&ast.items, &mut |item| {
+        let r = resolver(item.modules);
+        let generics = crate::resolve::generic_names(item.sig, item.outer_generics);
+        if item.body.is_some() {
+            out.fns.insert(crate::analysis::definition_path(&r.module, item.self_type, &item.sig.ident));
+        }
+        if let Some(ty) = crate::resolve::return_type(&item.sig.output).and_then(|t| r.type_ref(t, item.self_type, &generics)) {
+            let path = crate::analysis::definition_path(&r.module, item.self_type, &item.sig.ident);
+            out.returns.insert(path, ty);
+        }
+    });
+    out
+}
+
+fn collect_structs<'r>(items: &[syn::Item], rel: &mut Vec<String>, resolver: &dyn Fn(&[String]) -> Resolver<'r>, out: &mut FileTypes) {
+    for item in items {
+        match item {
+            syn::Item::Struct(st) => {
+                let r = resolver(rel);
+                let mut owner = r.module.clone();
+                owner.push(st.ident.to_string());
+                let generics: Vec<String> = st.generics.type_params().map(|t| t.ident.to_string()).collect();
+                let name = st.ident.to_string();
+                for field in &st.fields {
+                    let Some(ident) = &field.ident else { continue };
+                    let key = (owner.clone(), ident.to_string());
+                    if let Some(ty) = r.type_ref(&field.ty, Some(&name), &generics) {
+                        out.fields.insert(key.clone(), ty);
+                    }
+                    if let Some(ty) = crate::resolve::element_type(&field.ty).and_then(|t| r.type_ref(t, Some(&name), &generics)) {
+                        out.elements.insert(key, ty);
+                    }
+                }
+            }
+            syn::Item::Mod(m) => {
+                if let Some((_, content)) = &m.content {
+                    rel.push(m.ident.to_string());
+                    collect_structs(content, rel, resolver, out);
+                    rel.pop();
+                }
+            }
+            _ => {}
+        }
+    }
+}
+
+#[cfg(test)]
+pub(crate) mod tests {
+    use super::*;
+
+    /// Jobs of files given as (module path, text), each its own file, as the engine reads them.
+    pub(crate) fn jobs(files: &[(&str, &str)]) -> Vec<crate::engine::FileJob> {
+        files
+            .iter()
+            .enumerate()
+            .map(|(i, (module, text))| {
+                let module: Vec<String> = module.split("::").map(str::to_string).collect();
+                let rel = format!("src/f{i}.rs");
+                crate::engine::FileJob {
+                    file: Arc::new(crate::source::SourceFile::new(rel.clone().into(), rel, text.to_string())),
+                    crate_name: module[0].clone(),
+                    module,
+                    config: Default::default(),
+                    external: false,
+                    unreadable: None,
+                    report: true,
+                    reach: None,
+                }
+            })
+            .collect()
+    }
+
+    fn p(s: &str) -> Vec<String> {
+        s.split("::").map(str::to_string).collect()
+    }
+
+    /// `(name, first definition path)` of a light type, for comparing (a path that starts with
+    /// a name may also be read as one of the module's: both are kept, the crate's first).
+    fn shown(t: Option<TypeRef>) -> Option<(String, Option<String>)> {
+        t.map(|t| (t.name, t.paths.unwrap_or_default().first().map(|p| p.join("::"))))
+    }
+
+    #[test]
+    fn field_and_return_types_are_keyed_by_definition_path_and_resolved_where_declared() {
+        let files = [
+            ("eng", "pub mod meta;\npub mod runner;\n"),
+            ("eng::meta", "use kv::graph::Graph as G;\npub struct StepMeta<T> { pub graph: std::sync::Arc<std::sync::Mutex<G>>, pub extra: T, pub slots: Vec<i64>, pub layers: Vec<crate::runner::Layer> }\nmod inner {\n    pub struct Hidden { pub x: super::StepMeta<u8> }\n}\n"),
+            ("eng::runner", "use crate::meta::StepMeta;\npub struct Layer;\npub struct Runner;\nimpl Runner {\n    pub fn meta(&mut self) -> Result<&mut StepMeta<u8>, String> { todo!() }\n    pub fn fresh() -> Self { Runner }\n    pub fn nothing(&self) {}\n}\npub fn make() -> Option<Box<Runner>> { None }\nimpl<B: Clone> Wrapper<B> {\n    pub fn backend(&self) -> B { todo!() }\n}\n"),
+            ("kv", "pub mod graph;\n"),
+            ("kv::graph", "pub struct Graph;\n"),
+        ];
+        let jobs = jobs(&files);
+        let (index, _) = crate::engine::build_index(&jobs);
+        let items = WorkspaceItems::of_jobs(&jobs);
+        let t = |name: &str, path: &[&str]| Some((name.to_string(), path.first().map(|s| s.to_string())));
+        // Through a renamed import and `Arc<Mutex<..>>`: the definition in another crate.
+        assert_eq!(shown(items.field(&index, &p("eng::meta::StepMeta"), "graph")), t("Graph", &["kv::graph::Graph"]));
+        // A type parameter of the struct is no type; a std type is builtin, with no path.
+        assert_eq!(shown(items.field(&index, &p("eng::meta::StepMeta"), "extra")), None);
+        assert_eq!(shown(items.field(&index, &p("eng::meta::StepMeta"), "slots")), t(crate::resolve::BUILTIN, &[]));
+        assert_eq!(shown(items.element(&index, &p("eng::meta::StepMeta"), "layers")), t("Layer", &["eng::runner::Layer"]));
+        // A struct of an inline module, and `super::` in it.
+        assert_eq!(shown(items.field(&index, &p("eng::meta::inner::Hidden"), "x")), t("StepMeta", &["eng::meta::StepMeta"]));
+        // Returns through `Result`, `&mut`, `Option<Box<..>>` and `Self`; none for `()`.
+        let runs = |f: &str| shown(items.returns(&index, &p(f)));
+        assert_eq!(runs("eng::runner::Runner::meta"), t("StepMeta", &["eng::meta::StepMeta"]));
+        assert_eq!(runs("eng::runner::Runner::fresh"), t("Runner", &["eng::runner::Runner"]));
+        assert_eq!(runs("eng::runner::make"), t("Runner", &["eng::runner::Runner"]));
+        assert_eq!(runs("eng::runner::Runner::nothing"), None);
+        // An `impl`'s type parameter is no type.
+        assert_eq!(runs("eng::runner::Wrapper::backend"), None);
+        // Unknown stays unknown: no file defines these.
+        assert_eq!(runs("other::runner::Runner::meta"), None);
+        assert_eq!(shown(items.field(&index, &p("eng::meta::Missing"), "graph")), None);
+        assert!(items.has_fn(&index, &p("eng::runner::Runner::nothing")));
+        assert!(!items.has_fn(&index, &p("eng::runner::Runner::missing")));
+    }
+}
