@@ -255,7 +255,7 @@ impl Session {
         };
         let old = &self.jobs[pos];
         // An edit that changes no `use` item (nor the names shadowing a glob) leaves the index as is.
-        let uses_changed = !old.external && use_facts(&old.file.text, &old.module) != use_facts(&text, &old.module);
+        let uses_changed = !old.external && crate::index::scan_use_facts(&old.file.text, &old.module) != crate::index::scan_use_facts(&text, &old.module);
         let reindex = may_declare(&old.file.text) || may_declare(&text) || uses_changed;
         let file = Arc::new(SourceFile::new(path.to_path_buf(), old.file.rel_path.clone(), text));
         self.jobs[pos].file = file;
@@ -447,17 +447,9 @@ fn parsed_decls(j: &FileJob) -> Option<FileDecls> {
 fn with_file_facts(j: &FileJob, mut decls: FileDecls) -> FileDecls {
     decls.krate = j.module.first().cloned();
     if !j.external && uses_something(&j.file.text) {
-        (decls.reexports, decls.items) = use_facts(&j.file.text, &j.module);
-        decls.module = Some(j.module.clone());
+        (decls.reexports, decls.items) = crate::index::scan_use_facts(&j.file.text, &j.module);
     }
     decls
-}
-
-/// A file's `use` items, and the top-level names that shadow its glob imports (none without one).
-fn use_facts(text: &str, module: &[String]) -> (Vec<crate::index::Reexport>, Vec<String>) {
-    let uses = crate::index::scan_uses(text, module);
-    let items = if uses.iter().any(|r| r.name == "*") { crate::index::scan_item_names(text) } else { Vec::new() };
-    (uses, items)
 }
 
 /// Whether a text may hold a `use` item (the prefilter for imports and re-exports).
