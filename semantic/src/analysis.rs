@@ -225,7 +225,7 @@ impl<'a> FnCtx<'a> {
         let here = within.map_or(self.self_type, |d| d.self_type.as_deref());
         let (name, method) = match call {
             Expr::Call(c) => match &*c.func {
-                Expr::Path(p) if p.path.segments.len() == 1 || p.path.segments.first().is_some_and(|s| s.ident == "Self") => {
+                Expr::Path(p) => {
                     let Some(last) = p.path.segments.last() else { return Vec::new() };
                     (last.ident.to_string(), false)
                 }
@@ -242,6 +242,11 @@ impl<'a> FnCtx<'a> {
         }
         let candidates: Vec<(usize, &'a FnDef<'a>)> =
             same_name.iter().map(|&i| (i, &fns.defs[i])).filter(|(_, d)| d.has_receiver() == method || !method).collect();
+        if let Expr::Call(c) = call {
+            if let Some(by_path) = self.helpers_by_path(c, &candidates, within) {
+                return by_path;
+            }
+        }
         // `self.f()`, `Self::f()`: the method of this type.
         let on_self = match call {
             Expr::MethodCall(m) => matches!(crate::resolve::strip(&m.receiver), Expr::Path(p) if p.path.is_ident("self")),
@@ -252,6 +257,39 @@ impl<'a> FnCtx<'a> {
             return candidates.into_iter().filter(|(_, d)| d.self_type.as_deref() == here).collect();
         }
         candidates
+    }
+}
+
+impl<'a> FnCtx<'a> {
+    /// The functions among `candidates` that a path call (`f()`, `util::f()`, `crate::util::f()`,
+    /// `Type::f()`) names, by definition path, resolved as Rust resolves it in the module where
+    /// the call is written: a function of that name in another module is not it. `None` where
+    /// that module's imports are not at hand (a helper in another inline module calls it): then
+    /// a plain name is matched by name, and any other path names no helper.
+    fn helpers_by_path(&self, call: &syn::ExprCall, candidates: &[(usize, &'a FnDef<'a>)], within: Option<&FnDef>) -> Option<Vec<(usize, &'a FnDef<'a>)>> {
+        let Expr::Path(p) = &*call.func else { return Some(Vec::new()) };
+        let path: Vec<String> = p.path.segments.iter().map(|s| s.ident.to_string()).collect();
+        if path[0] == "Self" {
+            return None;
+        }
+        // The module of this function within the file, and so the file's module.
+        let own = self.fns.defs.iter().find(|d| std::ptr::eq(d.body, self.body))?;
+        let file_module = self.resolver.module.strip_suffix(own.modules.as_slice())?;
+        if within.is_some_and(|d| d.modules != own.modules) {
+            return (path.len() > 1).then(Vec::new);
+        }
+        let here = within.map_or(self.self_type, |d| d.self_type.as_deref());
+        let defined_at = |d: &FnDef| -> Vec<String> {
+            file_module.iter().chain(&d.modules).chain(d.self_type.as_ref()).chain([&d.sig.ident.to_string()]).cloned().collect()
+        };
+        // The first path, in Rust's order, that is a function of this file.
+        for target in self.resolver.call_targets(&path, here) {
+            let found: Vec<(usize, &'a FnDef<'a>)> = candidates.iter().copied().filter(|(_, d)| !d.trait_default && defined_at(d) == target).collect();
+            if !found.is_empty() {
+                return Some(found);
+            }
+        }
+        Some(Vec::new())
     }
 }
 
@@ -269,6 +307,8 @@ pub struct FnDef<'a> {
     pub sig: &'a syn::Signature,
     pub body: &'a syn::Block,
     pub self_type: Option<String>,
+    /// The inline modules it is in, within its file.
+    pub modules: Vec<String>,
     pub range: Range<usize>,
     /// A trait's default method (`self_type` is the trait).
     pub trait_default: bool,
@@ -299,15 +339,21 @@ impl<'a> FileFns<'a> {
         struct Defs<'f, 'a> {
             file: &'f FileRef,
             self_type: Option<String>,
+            modules: Vec<String>,
             defs: Vec<FnDef<'a>>,
         }
         impl<'a> Defs<'_, 'a> {
             fn push(&mut self, sig: &'a syn::Signature, body: &'a syn::Block, trait_default: bool) {
                 let range = self.file.join(sig.fn_token.span, body.brace_token.span.join());
-                self.defs.push(FnDef { sig, body, self_type: self.self_type.clone(), range, trait_default });
+                self.defs.push(FnDef { sig, body, self_type: self.self_type.clone(), modules: self.modules.clone(), range, trait_default });
             }
         }
         impl<'a> Visit<'a> for Defs<'_, 'a> {
+            fn visit_item_mod(&mut self, m: &'a syn::ItemMod) {
+                self.modules.push(m.ident.to_string());
+                syn::visit::visit_item_mod(self, m);
+                self.modules.pop();
+            }
             fn visit_item_impl(&mut self, i: &'a syn::ItemImpl) {
                 let outer = self.self_type.take();
                 self.self_type = match &*i.self_ty {
@@ -340,7 +386,7 @@ impl<'a> FileFns<'a> {
                 syn::visit::visit_trait_item_fn(self, f);
             }
         }
-        let mut v = Defs { file, self_type: None, defs: Vec::new() };
+        let mut v = Defs { file, self_type: None, modules: Vec::new(), defs: Vec::new() };
         v.visit_file(ast);
         let mut by_name: HashMap<String, Vec<usize>> = HashMap::new();
         for (i, d) in v.defs.iter().enumerate() {

@@ -596,6 +596,15 @@ impl<'a> Resolver<'a> {
         settle(narrowed)
     }
 
+    /// The definition paths a called path may name (`f`, `util::f`, `Type::f`, `Self::f`), in the
+    /// order Rust looks: for a plain name, its import, else this module's item, else the globs.
+    pub fn call_targets(&self, path: &[String], self_type: Option<&str>) -> Vec<Vec<String>> {
+        match path {
+            [name] => self.plain_targets(name).concat(),
+            _ => self.path_targets(path, self_type),
+        }
+    }
+
     /// The definition paths a written path (`kv::write`, `crate::ops::write`, `Self::run`) may
     /// name, through imports and re-exports. A path that does not start with `crate`, `self`,
     /// `super` or `Self` starts with a crate or an item of this module (Rust 2018): both.
