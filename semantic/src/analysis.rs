@@ -37,6 +37,9 @@ pub struct FnCtx<'a> {
     /// Computed once per function, on first use: every rule and every call site reads the same
     /// ones (per call site, a function with thousands of calls was quadratic).
     pub calls_memo: std::cell::OnceCell<Vec<&'a Expr>>,
+    /// Every call's resolution, by where the call is written ([`crate::resolve::call_position`]):
+    /// a call is resolved once, whichever rule, solver pass or helper summary asks.
+    pub resolutions: std::cell::RefCell<HashMap<(usize, usize), Resolution<'a>>>,
 }
 
 impl<'a> FnCtx<'a> {
@@ -53,13 +56,19 @@ impl<'a> FnCtx<'a> {
         Label::new(self.file, self.expr_range(e), message)
     }
 
+    /// Which contract a call is: resolved on first ask, then read from
+    /// [`FnCtx::resolutions`].
     pub fn resolve(&self, call: &CallSite<'_>) -> Resolution<'a> {
-        if !self.resolver.may_resolve(call) {
-            return Resolution::None;
+        let position = call.position();
+        if let Some(known) = position.and_then(|p| self.resolutions.borrow().get(&p).cloned()) {
+            return known;
         }
-        let resolution = self.resolver.resolve(call, self.self_type, self.env());
+        let resolution = if self.resolver.may_resolve(call) { self.resolver.resolve(call, self.self_type, self.env()) } else { Resolution::None };
         if let Resolution::One(f) = &resolution {
             self.index.mark_called(f);
+        }
+        if let Some(p) = position {
+            self.resolutions.borrow_mut().insert(p, resolution.clone());
         }
         resolution
     }
@@ -71,6 +80,11 @@ impl<'a> FnCtx<'a> {
 
     /// The contracted callee of a call expression, if it is one and unambiguous.
     pub fn callee<'e>(&self, e: &'e Expr) -> Option<(CallSite<'e>, &'a ContractedFn)> {
+        // Most calls are to no contract: once known, answered without building the call site.
+        let known_none = crate::resolve::call_position(e).is_some_and(|p| matches!(self.resolutions.borrow().get(&p), Some(Resolution::None | Resolution::Ambiguous(_))));
+        if known_none {
+            return None;
+        }
         let call = CallSite::of(e)?;
         match self.resolve(&call) {
             Resolution::One(f) => Some((call, f)),
@@ -429,6 +443,7 @@ pub fn analyze_file(file: &FileRef, ast: &syn::File, crate_name: &str, module: &
             fns: &fns,
             summaries: &summaries,
             calls_memo: Default::default(),
+            resolutions: Default::default(),
         };
         rules::check_fn(&ctx, &mut findings);
     });

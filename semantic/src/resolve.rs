@@ -196,6 +196,11 @@ impl<'e> CallSite<'e> {
         }
     }
 
+    /// Where the call is written (see [`call_position`]).
+    pub fn position(&self) -> Option<(usize, usize)> {
+        call_position(self.expr)
+    }
+
     /// The argument passed for a callee's parameter at `position` (receiver excluded).
     pub fn arg_for(&self, callee: &ContractedFn, position: usize) -> Option<&'e Expr> {
         let shift = usize::from(self.receiver.is_none() && callee.has_receiver);
@@ -208,6 +213,24 @@ impl<'e> CallSite<'e> {
     }
 }
 
+/// A call's identity across passes: the byte range of its callee's name (the last segment of a
+/// path call, the method of a method call). Spans of the source are stable, and unique to a
+/// call even inside a macro's arguments, which are parsed again (so new expressions, at new
+/// addresses) each time a rule reads them. `None`: not a call, or a name without a position.
+pub fn call_position(e: &Expr) -> Option<(usize, usize)> {
+    let name = match e {
+        Expr::Call(c) => match strip(&c.func) {
+            Expr::Path(p) => p.path.segments.last()?.ident.span(),
+            _ => return None,
+        },
+        Expr::MethodCall(m) => m.method.span(),
+        _ => return None,
+    };
+    let range = name.byte_range();
+    (range.start < range.end).then_some((range.start, range.end))
+}
+
+#[derive(Clone)]
 pub enum Resolution<'i> {
     None,
     One(&'i ContractedFn),
