@@ -251,6 +251,16 @@ impl<'a> FnCtx<'a> {
         let fns: &'a FileFns<'a> = self.fns;
         // Most calls name no function of this file: known from the name, before resolving.
         let Some(same_name) = fns.by_name.get(&name) else { return Vec::new() };
+        // A path through a type or a module (`Vec::new()`, `mem::take()`) names one of this
+        // file's functions only where one of that name is in such a type or module: most are std's.
+        if let Expr::Call(c) = call {
+            if let Expr::Path(p) = &*c.func {
+                let segs = &p.path.segments;
+                if segs.len() > 1 && segs[0].ident != "Self" && !same_name.iter().any(|&i| path_may_name(segs, &fns.defs[i])) {
+                    return Vec::new();
+                }
+            }
+        }
         if self.callee(call).is_some() {
             return Vec::new();
         }
@@ -292,6 +302,13 @@ impl<'a> FnCtx<'a> {
         if within.is_some_and(|d| d.modules != own.modules) {
             return (path.len() > 1).then(Vec::new);
         }
+        // A plain name that this module defines and does not import is its own item (it shadows
+        // the globs): no path to follow.
+        if let [name] = path.as_slice() {
+            if self.resolver.imports.get(name).is_none() && self.resolver.imports.defines(name) {
+                return Some(candidates.iter().copied().filter(|(_, d)| d.modules == own.modules && d.self_type.is_none() && !d.trait_default).collect());
+            }
+        }
         let here = within.map_or(self.self_type, |d| d.self_type.as_deref());
         let defined_at = |d: &FnDef| -> Vec<String> {
             file_module.iter().chain(&d.modules).chain(d.self_type.as_ref()).chain([&d.sig.ident.to_string()]).cloned().collect()
@@ -305,6 +322,16 @@ impl<'a> FnCtx<'a> {
         }
         Some(Vec::new())
     }
+}
+
+/// Whether a path of two segments or more (`util::f`, `crate::util::f`, `Type::f`) may name `def`,
+/// from the segment before the name: a type names its methods, a module its free functions.
+fn path_may_name(segs: &syn::punctuated::Punctuated<syn::PathSegment, syn::Token![::]>, def: &FnDef) -> bool {
+    let owner = segs[segs.len() - 2].ident.to_string();
+    if owner.starts_with(|c: char| c.is_uppercase()) {
+        return def.self_type.as_deref() == Some(owner.as_str());
+    }
+    def.self_type.is_none() && (matches!(owner.as_str(), "crate" | "self" | "super") || def.modules.last().is_none_or(|m| *m == owner))
 }
 
 /// The arguments of a call by the callee's parameter positions, and the receiver of a method call.

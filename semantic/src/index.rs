@@ -790,9 +790,31 @@ impl<'t> ModuleWords<'t> {
         let mut open: Vec<Option<&'t str>> = Vec::new();
         let mut modules: Vec<&'t str> = Vec::new();
         let at_module_level = |open: &[Option<&str>]| open.last().is_none_or(Option::is_some);
+        // `r"..."`, `r#"..."#`, `br"..."`: the number of `#`, when a raw string starts at `i`.
+        let raw_string = |i: usize| -> Option<usize> {
+            let prefix_ok = i == 0 || !word(b[i - 1]) || (b[i - 1] == b'b' && (i < 2 || !word(b[i - 2])));
+            let hashes = b[i + 1..].iter().take_while(|&&c| c == b'#').count();
+            (prefix_ok && b.get(i + 1 + hashes) == Some(&b'"')).then_some(hashes)
+        };
         let mut i = 0;
         while i < b.len() {
+            // Inside a body only comments, literals and braces matter: skip to the next one.
+            if !at_module_level(&open) {
+                while i < b.len() && !matches!(b[i], b'/' | b'"' | b'\'' | b'{' | b'}' | b'r') {
+                    i += 1;
+                }
+                if i == b.len() {
+                    break;
+                }
+            }
             match b[i] {
+                b'r' if raw_string(i).is_some() => {
+                    let hashes = raw_string(i).unwrap_or(0);
+                    let close = format!("\"{}", "#".repeat(hashes));
+                    let from = i + 2 + hashes;
+                    i = text[from..].find(&close).map_or(b.len(), |n| from + n + close.len());
+                    continue;
+                }
                 b'/' if b.get(i + 1) == Some(&b'/') => {
                     i = b[i..].iter().position(|&c| c == b'\n').map_or(b.len(), |n| i + n);
                     continue;
@@ -852,15 +874,10 @@ impl<'t> ModuleWords<'t> {
                 }
                 c if word(c) && (i == 0 || !(word(b[i - 1]) || b[i - 1] == b'\'')) => {
                     let w = ident_at(i);
-                    // Raw strings (`r"..."`, `r#"..."#`, `br"..."`): to the quote and as many `#`.
-                    if matches!(w, "r" | "br") && matches!(b.get(i + w.len()), Some(b'"' | b'#')) {
-                        let hashes = b[i + w.len()..].iter().take_while(|&&c| c == b'#').count();
-                        let quote = i + w.len() + hashes;
-                        if b.get(quote) == Some(&b'"') {
-                            let close = format!("\"{}", "#".repeat(hashes));
-                            i = text[quote + 1..].find(&close).map_or(b.len(), |n| quote + 1 + n + close.len());
-                            continue;
-                        }
+                    // `br"..."`: the raw string starts at its `r`.
+                    if w == "br" && raw_string(i + 1).is_some() {
+                        i += 1;
+                        continue;
                     }
                     i += w.len();
                     if !at_module_level(&open) {
@@ -1076,7 +1093,7 @@ mod tests {
 
     #[test]
     fn uses_are_read_without_parsing_the_file() {
-        let text = "//! docs\n//! use not::this;\npub mod ops;\npub use ops::write;\npub use ops::{read, write as cache_kv};\n#[cfg(unix)] pub use self::inner::*;\npub(crate) use crate::x::y;\nfn republic() { let pub_use = 1; because x; }\nuse private::z;\nuse std::fmt::Write as _;\n#[cfg(test)]\nmod tests {\n    use super::*;\n}\nfn f() {\n    use inner::q;\n    pub use inner::r;\n}\nconst S: &str = \"mod fake { pub use a::b; }\";\nconst C: char = '{';\n/* mod c { pub use a::b; } */\nextern crate kv as kvc;\n";
+        let text = "//! docs\n//! use not::this;\npub mod ops;\npub use ops::write;\npub use ops::{read, write as cache_kv};\n#[cfg(unix)] pub use self::inner::*;\npub(crate) use crate::x::y;\nfn republic() { let pub_use = 1; because x; }\nuse private::z;\nuse std::fmt::Write as _;\n#[cfg(test)]\nmod tests {\n    use super::*;\n}\nfn f() {\n    use inner::q;\n    pub use inner::r;\n}\nconst S: &str = \"mod fake { pub use a::b; }\";\nconst C: char = '{';\n/* mod c { pub use a::b; } */\nconst R: &str = r#\"mod r { pub use a::b; }\"#;\nconst B: &[u8] = br\"{\";\nextern crate kv as kvc;\n";
         let found: Vec<(Vec<String>, String, Vec<String>, bool, bool)> =
             scan_uses(text, &p("kv")).into_iter().map(|r| (r.module, r.name, r.target, r.relative, r.private)).collect();
         // Each import in the module it stands in (an inline module's, private or not); none from
