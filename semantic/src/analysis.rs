@@ -691,4 +691,55 @@ pub mod local {
         let findings = analyze_file(&file, &ast, "demo", &module, &index);
         assert_eq!(findings.iter().filter(|f| f.rule.name == "pad_to_null_block").count(), 1, "the analysis sees the same call");
     }
+
+    /// A call is resolved once per position: the arguments of a macro parsed twice are two
+    /// expressions at two addresses, and one call.
+    #[test]
+    fn a_call_parsed_twice_from_a_macro_is_resolved_once() {
+        let text = "#[reuse::contract(writes(cache[slots], skip = -1))]\npub fn write(cache: &mut [f32], slots: &[i64]) {}\npub fn run(cache: &mut [f32]) {\n    assert!(write(cache, &[0]) == ());\n    other(cache);\n}\n";
+        let file: FileRef = std::sync::Arc::new(crate::source::SourceFile::new("lib.rs".into(), "lib.rs".into(), text.to_string()));
+        let ast = file.parse().expect("parses");
+        let module = vec!["demo".to_string()];
+        let mut index = Index::default();
+        index.add(crate::index::index_file(&file, &ast, &module, false));
+        let scope = FileScope::of(&ast, "demo", &module);
+        let fns = FileFns::of(&file, &ast);
+        let summaries = rules::Summaries::default();
+        let mut checked = false;
+        walk_fns(&ast.items, &mut |f: FnItem<'_>| {
+            let (Some(body), true) = (f.body, f.sig.ident == "run") else { return };
+            let (resolver, _) = scope.resolver(&index, &f).expect("a resolver");
+            let ctx = FnCtx {
+                file: &file,
+                index: &index,
+                resolver: &resolver,
+                sig: f.sig,
+                body,
+                self_type: None,
+                env_memo: Default::default(),
+                contract: None,
+                contract_file: &file,
+                fns: &fns,
+                summaries: &summaries,
+                calls_memo: Default::default(),
+                resolutions: Default::default(),
+            };
+            let syn::Stmt::Macro(m) = &body.stmts[0] else { panic!("the assert! statement") };
+            let parse = || -> Expr {
+                let Ok(Expr::Binary(b)) = m.mac.parse_body::<Expr>() else { panic!("the assert! argument") };
+                *b.left
+            };
+            let (first, second) = (parse(), parse());
+            assert!(!std::ptr::eq(&first, &second));
+            for e in [&first, &second] {
+                assert!(matches!(ctx.resolve(&CallSite::of(e).expect("a call")), Resolution::One(c) if c.name == "write"));
+            }
+            let Some(syn::Stmt::Expr(other, _)) = body.stmts.get(1) else { panic!("the other call") };
+            assert!(ctx.callee(other).is_none());
+            assert!(ctx.callee(other).is_none());
+            assert_eq!(ctx.resolutions.borrow().len(), 2, "one entry per call, whichever expression asked");
+            checked = true;
+        });
+        assert!(checked);
+    }
 }
