@@ -328,6 +328,9 @@ impl Index {
     }
 }
 
+/// A module (crate name first) and the names of the functions, constants and statics it defines.
+pub type ModuleItems = (Vec<String>, Vec<String>);
+
 /// What one file declares.
 #[derive(Clone, Default)]
 pub struct FileDecls {
@@ -345,7 +348,7 @@ pub struct FileDecls {
     pub krate: Option<String>,
     /// The functions, constants and statics each module of the file (crate name first) defines
     /// at its level, when the file glob-imports (see [`scan_use_facts`]).
-    pub items: Vec<(Vec<String>, Vec<String>)>,
+    pub items: Vec<ModuleItems>,
     /// Malformed contracts, found while indexing.
     pub findings: Vec<Finding>,
 }
@@ -920,7 +923,7 @@ pub fn scan_uses(text: &str, module: &[String]) -> Vec<Reexport> {
 
 /// [`scan_uses`], and, when the file glob-imports, the functions, constants and statics each of
 /// its modules defines, by module (a module's item shadows the glob imports of its name).
-pub fn scan_use_facts(text: &str, module: &[String]) -> (Vec<Reexport>, Vec<(Vec<String>, Vec<String>)>) {
+pub fn scan_use_facts(text: &str, module: &[String]) -> (Vec<Reexport>, Vec<ModuleItems>) {
     let is_word = |c: Option<char>| c.is_some_and(|c| c.is_alphanumeric() || c == '_');
     let words = ModuleWords::of(text);
     let full = |inner: &[&str]| -> Vec<String> { module.iter().cloned().chain(inner.iter().map(|s| s.to_string())).collect() };
@@ -961,7 +964,7 @@ pub fn scan_use_facts(text: &str, module: &[String]) -> (Vec<Reexport>, Vec<(Vec
         }
         from = end + 1;
     }
-    let mut items: Vec<(Vec<String>, Vec<String>)> = Vec::new();
+    let mut items: Vec<ModuleItems> = Vec::new();
     if out.iter().any(|r| r.name == "*") {
         for (inner, name) in &words.items {
             let m = full(inner);
@@ -1094,21 +1097,20 @@ mod tests {
     #[test]
     fn uses_are_read_without_parsing_the_file() {
         let text = "//! docs\n//! use not::this;\npub mod ops;\npub use ops::write;\npub use ops::{read, write as cache_kv};\n#[cfg(unix)] pub use self::inner::*;\npub(crate) use crate::x::y;\nfn republic() { let pub_use = 1; because x; }\nuse private::z;\nuse std::fmt::Write as _;\n#[cfg(test)]\nmod tests {\n    use super::*;\n}\nfn f() {\n    use inner::q;\n    pub use inner::r;\n}\nconst S: &str = \"mod fake { pub use a::b; }\";\nconst C: char = '{';\n/* mod c { pub use a::b; } */\nconst R: &str = r#\"mod r { pub use a::b; }\"#;\nconst B: &[u8] = br\"{\";\nextern crate kv as kvc;\n";
-        let found: Vec<(Vec<String>, String, Vec<String>, bool, bool)> =
-            scan_uses(text, &p("kv")).into_iter().map(|r| (r.module, r.name, r.target, r.relative, r.private)).collect();
+        let r = |module: &str, name: &str, target: &str, relative: bool, private: bool| Reexport { module: p(module), name: name.into(), target: p(target), relative, private };
         // Each import in the module it stands in (an inline module's, private or not); none from
         // a function body, a string, a comment; a `'{'` opens no brace.
         assert_eq!(
-            found,
+            scan_uses(text, &p("kv")),
             vec![
-                (p("kv"), "write".into(), p("ops::write"), true, false),
-                (p("kv"), "read".into(), p("ops::read"), true, false),
-                (p("kv"), "cache_kv".into(), p("ops::write"), true, false),
-                (p("kv"), "*".into(), p("kv::inner"), false, false),
-                (p("kv"), "y".into(), p("kv::x::y"), false, false),
-                (p("kv"), "z".into(), p("private::z"), true, true),
-                (p("kv::tests"), "*".into(), p("kv"), false, true),
-                (p("kv"), "kvc".into(), p("kv"), false, true),
+                r("kv", "write", "ops::write", true, false),
+                r("kv", "read", "ops::read", true, false),
+                r("kv", "cache_kv", "ops::write", true, false),
+                r("kv", "*", "kv::inner", false, false),
+                r("kv", "y", "kv::x::y", false, false),
+                r("kv", "z", "private::z", true, true),
+                r("kv::tests", "*", "kv", false, true),
+                r("kv", "kvc", "kv", false, true),
             ]
         );
     }
