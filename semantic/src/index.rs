@@ -793,12 +793,6 @@ impl<'t> ModuleWords<'t> {
         let mut open: Vec<Option<&'t str>> = Vec::new();
         let mut modules: Vec<&'t str> = Vec::new();
         let at_module_level = |open: &[Option<&str>]| open.last().is_none_or(Option::is_some);
-        // `r"..."`, `r#"..."#`, `br"..."`: the number of `#`, when a raw string starts at `i`.
-        let raw_string = |i: usize| -> Option<usize> {
-            let prefix_ok = i == 0 || !word(b[i - 1]) || (b[i - 1] == b'b' && (i < 2 || !word(b[i - 2])));
-            let hashes = b[i + 1..].iter().take_while(|&&c| c == b'#').count();
-            (prefix_ok && b.get(i + 1 + hashes) == Some(&b'"')).then_some(hashes)
-        };
         let mut i = 0;
         while i < b.len() {
             // Inside a body only comments, literals and braces matter: skip to the next one.
@@ -810,56 +804,11 @@ impl<'t> ModuleWords<'t> {
                     break;
                 }
             }
+            if let Some(next) = crate::source::skip_non_code(text, i) {
+                i = next;
+                continue;
+            }
             match b[i] {
-                b'r' if raw_string(i).is_some() => {
-                    let hashes = raw_string(i).unwrap_or(0);
-                    let close = format!("\"{}", "#".repeat(hashes));
-                    let from = i + 2 + hashes;
-                    i = text[from..].find(&close).map_or(b.len(), |n| from + n + close.len());
-                    continue;
-                }
-                b'/' if b.get(i + 1) == Some(&b'/') => {
-                    i = b[i..].iter().position(|&c| c == b'\n').map_or(b.len(), |n| i + n);
-                    continue;
-                }
-                b'/' if b.get(i + 1) == Some(&b'*') => {
-                    // Block comments nest.
-                    let mut depth = 0usize;
-                    while i < b.len() {
-                        if b[i..].starts_with(b"/*") {
-                            depth += 1;
-                            i += 2;
-                        } else if b[i..].starts_with(b"*/") {
-                            depth -= 1;
-                            i += 2;
-                            if depth == 0 {
-                                break;
-                            }
-                        } else {
-                            i += 1;
-                        }
-                    }
-                    continue;
-                }
-                b'"' => {
-                    i += 1;
-                    while i < b.len() && b[i] != b'"' {
-                        i += if b[i] == b'\\' { 2 } else { 1 };
-                    }
-                    i += 1;
-                    continue;
-                }
-                b'\'' => {
-                    // A character literal (`'{'`, `'\''`, `'\u{7b}'`), or a lifetime or label.
-                    if b.get(i + 1) == Some(&b'\\') {
-                        let from = (i + 3).min(b.len());
-                        i = b[from..].iter().position(|&c| c == b'\'').map_or(b.len(), |n| from + n + 1);
-                        continue;
-                    }
-                    let len = text[i + 1..].chars().next().map_or(0, char::len_utf8);
-                    i += if len > 0 && b.get(i + 1 + len) == Some(&b'\'') { len + 2 } else { 1 };
-                    continue;
-                }
                 b'{' => {
                     let before = text[..i].trim_end();
                     let name = &before[before.len() - before.bytes().rev().take_while(|&c| word(c)).count()..];
@@ -878,7 +827,7 @@ impl<'t> ModuleWords<'t> {
                 c if word(c) && (i == 0 || !(word(b[i - 1]) || b[i - 1] == b'\'')) => {
                     let w = ident_at(i);
                     // `br"..."`: the raw string starts at its `r`.
-                    if w == "br" && raw_string(i + 1).is_some() {
+                    if w == "br" && crate::source::skip_non_code(text, i + 1).is_some() {
                         i += 1;
                         continue;
                     }
