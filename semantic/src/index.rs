@@ -887,6 +887,10 @@ pub fn scan_use_facts(text: &str, module: &[String]) -> (Vec<Reexport>, Vec<Modu
         if !text[at + keyword_len..].starts_with([' ', '\t']) {
             continue;
         }
+        // `extern "C" fn` and `extern { .. }` are no imports (and their `;` is far).
+        if !is_use && !text[at + keyword_len..].trim_start().starts_with("crate") {
+            continue;
+        }
         let before = &text[..at];
         let trimmed = before.trim_end_matches([' ', '\t']);
         let vis = ["pub(crate)", "pub(super)", "pub"]
@@ -1045,7 +1049,7 @@ mod tests {
 
     #[test]
     fn uses_are_read_without_parsing_the_file() {
-        let text = "//! docs\n//! use not::this;\npub mod ops;\npub use ops::write;\npub use ops::{read, write as cache_kv};\n#[cfg(unix)] pub use self::inner::*;\npub(crate) use crate::x::y;\nfn republic() { let pub_use = 1; because x; }\nuse private::z;\nuse std::fmt::Write as _;\n#[cfg(test)]\nmod tests {\n    use super::*;\n}\nfn f() {\n    use inner::q;\n    pub use inner::r;\n}\nconst S: &str = \"mod fake { pub use a::b; }\";\nconst C: char = '{';\n/* mod c { pub use a::b; } */\nconst R: &str = r#\"mod r { pub use a::b; }\"#;\nconst B: &[u8] = br\"{\";\nextern crate kv as kvc;\n";
+        let text = "//! docs\n//! use not::this;\npub mod ops;\nextern \"C\" fn launch() {}\npub use ops::write;\npub use ops::{read, write as cache_kv};\n#[cfg(unix)] pub use self::inner::*;\npub(crate) use crate::x::y;\nfn republic() { let pub_use = 1; because x; }\nuse private::z;\nuse std::fmt::Write as _;\n#[cfg(test)]\nmod tests {\n    use super::*;\n}\nfn f() {\n    use inner::q;\n    pub use inner::r;\n}\nconst S: &str = \"mod fake { pub use a::b; }\";\nconst C: char = '{';\n/* mod c { pub use a::b; } */\nconst R: &str = r#\"mod r { pub use a::b; }\"#;\nconst B: &[u8] = br\"{\";\nextern crate kv as kvc;\n";
         let r = |module: &str, name: &str, target: &str, relative: bool, private: bool| Reexport { module: p(module), name: name.into(), target: p(target), relative, private };
         // Each import in the module it stands in (an inline module's, private or not); none from
         // a function body, a string, a comment; a `'{'` opens no brace.
