@@ -44,6 +44,9 @@ pub struct FnCtx<'a> {
     /// Computed once per function, on first use: every rule and every call site reads the same
     /// ones (per call site, a function with thousands of calls was quadratic).
     pub calls_memo: std::cell::OnceCell<Vec<&'a Expr>>,
+    /// Every call's resolution, by where the call is written ([`crate::resolve::call_position`]):
+    /// a call is resolved once, whichever rule, solver pass or helper summary asks.
+    pub resolutions: std::cell::RefCell<HashMap<(usize, usize), Resolution<'a>>>,
 }
 
 impl<'a> FnCtx<'a> {
@@ -60,13 +63,23 @@ impl<'a> FnCtx<'a> {
         Label::new(self.file, self.expr_range(e), message)
     }
 
+    /// Which contract a call is: resolved on first ask, then read from
+    /// [`FnCtx::resolutions`].
     pub fn resolve(&self, call: &CallSite<'_>) -> Resolution<'a> {
+        // Most calls name nothing contracted, known from their names: not worth a memo entry.
         if !self.resolver.may_resolve(call) {
             return Resolution::None;
+        }
+        let position = call.position();
+        if let Some(known) = position.and_then(|p| self.resolutions.borrow().get(&p).cloned()) {
+            return known;
         }
         let resolution = self.resolver.resolve(call, self.self_type, self.env());
         if let Resolution::One(f) = &resolution {
             self.index.mark_called(f);
+        }
+        if let Some(p) = position {
+            self.resolutions.borrow_mut().insert(p, resolution.clone());
         }
         resolution
     }
@@ -232,7 +245,7 @@ impl<'a> FnCtx<'a> {
         let here = within.map_or(self.self_type, |d| d.self_type.as_deref());
         let (name, method) = match call {
             Expr::Call(c) => match &*c.func {
-                Expr::Path(p) if p.path.segments.len() == 1 || p.path.segments.first().is_some_and(|s| s.ident == "Self") => {
+                Expr::Path(p) => {
                     let Some(last) = p.path.segments.last() else { return Vec::new() };
                     (last.ident.to_string(), false)
                 }
@@ -244,11 +257,26 @@ impl<'a> FnCtx<'a> {
         let fns: &'a FileFns<'a> = self.fns;
         // Most calls name no function of this file: known from the name, before resolving.
         let Some(same_name) = fns.by_name.get(&name) else { return Vec::new() };
+        // A path through a type or a module (`Vec::new()`, `mem::take()`) names one of this
+        // file's functions only where one of that name is in such a type or module: most are std's.
+        if let Expr::Call(c) = call {
+            if let Expr::Path(p) = &*c.func {
+                let segs = &p.path.segments;
+                if segs.len() > 1 && segs[0].ident != "Self" && !same_name.iter().any(|&i| path_may_name(segs, &fns.defs[i])) {
+                    return Vec::new();
+                }
+            }
+        }
         if self.callee(call).is_some() {
             return Vec::new();
         }
         let candidates: Vec<(usize, &'a FnDef<'a>)> =
             same_name.iter().map(|&i| (i, &fns.defs[i])).filter(|(_, d)| d.has_receiver() == method || !method).collect();
+        if let Expr::Call(c) = call {
+            if let Some(by_path) = self.helpers_by_path(c, &candidates, within) {
+                return by_path;
+            }
+        }
         // `self.f()`, `Self::f()`: the method of this type.
         let on_self = match call {
             Expr::MethodCall(m) => matches!(crate::resolve::strip(&m.receiver), Expr::Path(p) if p.path.is_ident("self")),
@@ -337,6 +365,7 @@ impl<'a> FnCtx<'a> {
                 fns: &fns,
                 summaries: &summaries,
                 calls_memo: Default::default(),
+                resolutions: Default::default(),
             };
             out = f.take().map(|f| f(&ctx, def));
         });
@@ -362,6 +391,56 @@ impl ParsedFiles {
     }
 }
 
+impl<'a> FnCtx<'a> {
+    /// The functions among `candidates` that a path call (`f()`, `util::f()`, `crate::util::f()`,
+    /// `Type::f()`) names, by definition path, resolved as Rust resolves it in the module where
+    /// the call is written: a function of that name in another module is not it. `None` where
+    /// that module's imports are not at hand (a helper in another inline module calls it): then
+    /// a plain name is matched by name, and any other path names no helper.
+    fn helpers_by_path(&self, call: &syn::ExprCall, candidates: &[(usize, &'a FnDef<'a>)], within: Option<&FnDef>) -> Option<Vec<(usize, &'a FnDef<'a>)>> {
+        let Expr::Path(p) = &*call.func else { return Some(Vec::new()) };
+        let path: Vec<String> = p.path.segments.iter().map(|s| s.ident.to_string()).collect();
+        if path[0] == "Self" {
+            return None;
+        }
+        // The module of this function within the file, and so the file's module.
+        let own = self.fns.defs.iter().find(|d| std::ptr::eq(d.body, self.body))?;
+        let file_module = self.resolver.module.strip_suffix(own.modules.as_slice())?;
+        if within.is_some_and(|d| d.modules != own.modules) {
+            return (path.len() > 1).then(Vec::new);
+        }
+        // A plain name that this module defines and does not import is its own item (it shadows
+        // the globs): no path to follow.
+        if let [name] = path.as_slice() {
+            if self.resolver.imports.get(name).is_none() && self.resolver.imports.defines(name) {
+                return Some(candidates.iter().copied().filter(|(_, d)| d.modules == own.modules && d.self_type.is_none() && !d.trait_default).collect());
+            }
+        }
+        let here = within.map_or(self.self_type, |d| d.self_type.as_deref());
+        let defined_at = |d: &FnDef| -> Vec<String> {
+            file_module.iter().chain(&d.modules).chain(d.self_type.as_ref()).chain([&d.sig.ident.to_string()]).cloned().collect()
+        };
+        // The first path, in Rust's order, that is a function of this file.
+        for target in self.resolver.call_targets(&path, here) {
+            let found: Vec<(usize, &'a FnDef<'a>)> = candidates.iter().copied().filter(|(_, d)| !d.trait_default && defined_at(d) == target).collect();
+            if !found.is_empty() {
+                return Some(found);
+            }
+        }
+        Some(Vec::new())
+    }
+}
+
+/// Whether a path of two segments or more (`util::f`, `crate::util::f`, `Type::f`) may name `def`,
+/// from the segment before the name: a type names its methods, a module its free functions.
+fn path_may_name(segs: &syn::punctuated::Punctuated<syn::PathSegment, syn::Token![::]>, def: &FnDef) -> bool {
+    let owner = segs[segs.len() - 2].ident.to_string();
+    if owner.starts_with(|c: char| c.is_uppercase()) {
+        return def.self_type.as_deref() == Some(owner.as_str());
+    }
+    def.self_type.is_none() && (matches!(owner.as_str(), "crate" | "self" | "super") || def.modules.last().is_none_or(|m| *m == owner))
+}
+
 /// The arguments of a call by the callee's parameter positions, and the receiver of a method call.
 pub fn call_args(call: &Expr) -> (Option<&Expr>, Vec<&Expr>) {
     match call {
@@ -376,6 +455,8 @@ pub struct FnDef<'a> {
     pub sig: &'a syn::Signature,
     pub body: &'a syn::Block,
     pub self_type: Option<String>,
+    /// The inline modules it is in, within its file.
+    pub modules: Vec<String>,
     pub range: Range<usize>,
     /// A trait's default method (`self_type` is the trait).
     pub trait_default: bool,
@@ -406,15 +487,21 @@ impl<'a> FileFns<'a> {
         struct Defs<'f, 'a> {
             file: &'f FileRef,
             self_type: Option<String>,
+            modules: Vec<String>,
             defs: Vec<FnDef<'a>>,
         }
         impl<'a> Defs<'_, 'a> {
             fn push(&mut self, sig: &'a syn::Signature, body: &'a syn::Block, trait_default: bool) {
                 let range = self.file.join(sig.fn_token.span, body.brace_token.span.join());
-                self.defs.push(FnDef { sig, body, self_type: self.self_type.clone(), range, trait_default });
+                self.defs.push(FnDef { sig, body, self_type: self.self_type.clone(), modules: self.modules.clone(), range, trait_default });
             }
         }
         impl<'a> Visit<'a> for Defs<'_, 'a> {
+            fn visit_item_mod(&mut self, m: &'a syn::ItemMod) {
+                self.modules.push(m.ident.to_string());
+                syn::visit::visit_item_mod(self, m);
+                self.modules.pop();
+            }
             fn visit_item_impl(&mut self, i: &'a syn::ItemImpl) {
                 let outer = self.self_type.take();
                 self.self_type = match &*i.self_ty {
@@ -447,7 +534,7 @@ impl<'a> FileFns<'a> {
                 syn::visit::visit_trait_item_fn(self, f);
             }
         }
-        let mut v = Defs { file, self_type: None, defs: Vec::new() };
+        let mut v = Defs { file, self_type: None, modules: Vec::new(), defs: Vec::new() };
         v.visit_file(ast);
         let mut by_name: HashMap<String, Vec<usize>> = HashMap::new();
         for (i, d) in v.defs.iter().enumerate() {
@@ -494,6 +581,7 @@ pub fn analyze_file(file: &FileRef, ast: &syn::File, crate_name: &str, module: &
             fns: &fns,
             summaries: &summaries,
             calls_memo: Default::default(),
+            resolutions: Default::default(),
         };
         rules::check_fn(&ctx, &mut findings);
     });
@@ -766,5 +854,61 @@ pub mod local {
         assert!(call_at(&file, &ast, "demo", &module, &index, &items, at("write(cache, &[0])")).is_none(), "the local function is not the kernel");
         let findings = analyze_file(&file, &ast, "demo", &module, &index, &items);
         assert_eq!(findings.iter().filter(|f| f.rule.name == "pad_to_null_block").count(), 1, "the analysis sees the same call");
+    }
+
+    /// A call is resolved once per position: the arguments of a macro parsed twice are two
+    /// expressions at two addresses, and one call.
+    #[test]
+    fn a_call_parsed_twice_from_a_macro_is_resolved_once() {
+        let text = "#[reuse::contract(writes(cache[slots], skip = -1))]\npub fn write(cache: &mut [f32], slots: &[i64]) {}\npub fn run(cache: &mut [f32]) {\n    assert!(write(cache, &[0]) == ());\n    other(cache);\n}\n";
+        let file: FileRef = std::sync::Arc::new(crate::source::SourceFile::new("lib.rs".into(), "lib.rs".into(), text.to_string()));
+        let ast = file.parse().expect("parses");
+        let module = vec!["demo".to_string()];
+        let mut index = Index::default();
+        index.add(crate::index::index_file(&file, &ast, &module, false));
+        let items = WorkspaceItems::default();
+        let parsed = ParsedFiles::default();
+        let scope = FileScope::of(&ast, "demo", &module, &items);
+        let fns = FileFns::of(&file, &ast);
+        let summaries = rules::Summaries::default();
+        let mut checked = false;
+        walk_fns(&ast.items, &mut |f: FnItem<'_>| {
+            let (Some(body), true) = (f.body, f.sig.ident == "run") else { return };
+            let (resolver, _) = scope.resolver(&index, &f).expect("a resolver");
+            let ctx = FnCtx {
+                file: &file,
+                index: &index,
+                items: &items,
+                parsed: &parsed,
+                resolver: &resolver,
+                sig: f.sig,
+                body,
+                self_type: None,
+                outer_generics: f.outer_generics,
+                env_memo: Default::default(),
+                contract: None,
+                contract_file: &file,
+                fns: &fns,
+                summaries: &summaries,
+                calls_memo: Default::default(),
+                resolutions: Default::default(),
+            };
+            let syn::Stmt::Macro(m) = &body.stmts[0] else { panic!("the assert! statement") };
+            let parse = || -> Expr {
+                let Ok(Expr::Binary(b)) = m.mac.parse_body::<Expr>() else { panic!("the assert! argument") };
+                *b.left
+            };
+            let (first, second) = (parse(), parse());
+            assert!(!std::ptr::eq(&first, &second));
+            for e in [&first, &second] {
+                assert!(matches!(ctx.resolve(&CallSite::of(e).expect("a call")), Resolution::One(c) if c.name == "write"));
+            }
+            // `other` names nothing contracted: settled by its name, no entry needed.
+            let Some(syn::Stmt::Expr(other, _)) = body.stmts.get(1) else { panic!("the other call") };
+            assert!(ctx.callee(other).is_none());
+            assert_eq!(ctx.resolutions.borrow().len(), 1, "one entry per call, whichever expression asked");
+            checked = true;
+        });
+        assert!(checked);
     }
 }

@@ -237,7 +237,13 @@ struct Checked {
     generation: u64,
 }
 
-type UseFacts = (Vec<crate::index::Reexport>, Vec<String>);
+type UseFacts = (Vec<crate::index::Reexport>, Vec<crate::index::ModuleItems>);
+
+/// A file's imports and re-exports, and the items of its modules that shadow glob imports: what
+/// other files' resolution reads of it.
+fn use_facts(text: &str, module: &[String]) -> UseFacts {
+    crate::index::scan_use_facts(text, module)
+}
 
 /// The findings of an edited file, and how they were found.
 pub struct Edit {
@@ -602,17 +608,9 @@ fn parsed_decls(j: &FileJob) -> Option<FileDecls> {
 fn with_file_facts(j: &FileJob, mut decls: FileDecls) -> FileDecls {
     decls.krate = j.module.first().cloned();
     if !j.external && uses_something(&j.file.text) {
-        (decls.reexports, decls.items) = use_facts(&j.file.text, &j.module);
-        decls.module = Some(j.module.clone());
+        (decls.reexports, decls.items) = crate::index::scan_use_facts(&j.file.text, &j.module);
     }
     decls
-}
-
-/// A file's `use` items, and the top-level names that shadow its glob imports (none without one).
-fn use_facts(text: &str, module: &[String]) -> (Vec<crate::index::Reexport>, Vec<String>) {
-    let uses = crate::index::scan_uses(text, module);
-    let items = if uses.iter().any(|r| r.name == "*") { crate::index::scan_item_names(text) } else { Vec::new() };
-    (uses, items)
 }
 
 /// Whether a text may hold a `use` item (the prefilter for imports and re-exports).

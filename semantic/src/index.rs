@@ -157,8 +157,8 @@ impl Index {
             }
             self.reexports.entry(r.module.clone()).or_default().push(r);
         }
-        if let Some(module) = decl.module {
-            self.defined.entry(module).or_default().extend(decl.items);
+        for (module, names) in decl.items {
+            self.defined.entry(module).or_default().extend(names);
         }
         self.sanctioned.extend(decl.sanctioned);
         self.const_names.extend(decl.const_names);
@@ -328,6 +328,9 @@ impl Index {
     }
 }
 
+/// A module (crate name first) and the names of the functions, constants and statics it defines.
+pub type ModuleItems = (Vec<String>, Vec<String>);
+
 /// What one file declares.
 #[derive(Clone, Default)]
 pub struct FileDecls {
@@ -343,10 +346,9 @@ pub struct FileDecls {
     pub const_names: Vec<String>,
     /// The crate the file belongs to (its constants are that crate's).
     pub krate: Option<String>,
-    /// The file's module (crate name first), and the functions, constants and statics it defines
-    /// at its top level when it glob-imports (see [`scan_item_names`]).
-    pub module: Option<Vec<String>>,
-    pub items: Vec<String>,
+    /// The functions, constants and statics each module of the file (crate name first) defines
+    /// at its level, when the file glob-imports (see [`scan_use_facts`]).
+    pub items: Vec<ModuleItems>,
     /// Malformed contracts, found while indexing.
     pub findings: Vec<Finding>,
 }
@@ -758,21 +760,135 @@ fn collect_consts(items: &[Item], out: &mut Vec<(String, i128)>) {
     }
 }
 
-/// The `use` items of a file's text, without parsing the file: each `use ...;` statement is cut
-/// out and parsed alone. `pub use` re-exports are taken wherever they stand (items in inline
-/// modules are taken as the file's: a re-export is almost always at a module's top level).
-/// Private imports are taken only at the start of a line, the file's top level in formatted code:
-/// an indented `use` is in an inline module (`mod tests { use super::*; }`) or a block, and what
-/// it imports is not a name of the file's module. (Unformatted top-level imports are missed:
-/// unknown, never guessed.)
+/// The module-level words of a file's text that the index reads without parsing it, found by one
+/// pass over its bytes that skips comments, strings and character literals and follows braces:
+/// each `use` and `extern` keyword at a module's level (the file's, or an inline `mod name { .. }`'s),
+/// with that module's path inside the file, and the functions, constants and statics each module
+/// defines. A keyword inside any other brace (a function body, an `impl`, a block) is not a
+/// module's: a `use` there names nothing outside its block.
+struct ModuleWords<'t> {
+    /// Byte offset of the keyword, whether it is `use` (else `extern`), and the module it is in,
+    /// relative to the file's.
+    keywords: Vec<(usize, bool, Vec<&'t str>)>,
+    /// Names defined at each module's level, by module relative to the file's.
+    items: Vec<(Vec<&'t str>, &'t str)>,
+}
+
+impl<'t> ModuleWords<'t> {
+    fn of(text: &'t str) -> ModuleWords<'t> {
+        let b = text.as_bytes();
+        let word = |c: u8| c.is_ascii_alphanumeric() || c == b'_' || c >= 0x80;
+        let ident_at = |i: usize| -> &'t str {
+            let len = b[i..].iter().position(|&c| !word(c)).unwrap_or(b.len() - i);
+            &text[i..i + len]
+        };
+        let skip_ws = |mut i: usize| {
+            while i < b.len() && b[i].is_ascii_whitespace() {
+                i += 1;
+            }
+            i
+        };
+        let mut out = ModuleWords { keywords: Vec::new(), items: Vec::new() };
+        // One entry per open brace: the module it opens, or `None` for any other brace.
+        let mut open: Vec<Option<&'t str>> = Vec::new();
+        let mut modules: Vec<&'t str> = Vec::new();
+        let at_module_level = |open: &[Option<&str>]| open.last().is_none_or(Option::is_some);
+        let mut i = 0;
+        while i < b.len() {
+            // Inside a body only comments, literals and braces matter: skip to the next one.
+            if !at_module_level(&open) {
+                while i < b.len() && !matches!(b[i], b'/' | b'"' | b'\'' | b'{' | b'}' | b'r') {
+                    i += 1;
+                }
+                if i == b.len() {
+                    break;
+                }
+            }
+            if let Some(next) = crate::source::skip_non_code(text, i) {
+                i = next;
+                continue;
+            }
+            match b[i] {
+                b'{' => {
+                    let before = text[..i].trim_end();
+                    let name = &before[before.len() - before.bytes().rev().take_while(|&c| word(c)).count()..];
+                    let head = before[..before.len() - name.len()].trim_end();
+                    let is_mod = !name.is_empty() && head.ends_with("mod") && !head[..head.len() - 3].bytes().next_back().is_some_and(word);
+                    if is_mod {
+                        modules.push(name);
+                    }
+                    open.push(is_mod.then_some(name));
+                }
+                b'}' => {
+                    if let Some(Some(_)) = open.pop() {
+                        modules.pop();
+                    }
+                }
+                c if word(c) && (i == 0 || !(word(b[i - 1]) || b[i - 1] == b'\'')) => {
+                    let w = ident_at(i);
+                    // `br"..."`: the raw string starts at its `r`.
+                    if w == "br" && crate::source::skip_non_code(text, i + 1).is_some() {
+                        i += 1;
+                        continue;
+                    }
+                    i += w.len();
+                    if !at_module_level(&open) {
+                        continue;
+                    }
+                    match w {
+                        "use" | "extern" => out.keywords.push((i - w.len(), w == "use", modules.clone())),
+                        // Not `*const T`, nor a const generic (`<const N: usize>`).
+                        "const" if matches!(text[..i - w.len()].trim_end().bytes().next_back(), Some(b'*' | b'<' | b',')) => {}
+                        "fn" | "const" | "static" => {
+                            let mut next = skip_ws(i);
+                            let mut name = ident_at(next.min(b.len()));
+                            if matches!(name, "fn" | "mut") {
+                                next = skip_ws(next + name.len());
+                                name = ident_at(next.min(b.len()));
+                            }
+                            if !name.is_empty() && name != "_" && !matches!(name, "unsafe" | "async" | "extern") {
+                                out.items.push((modules.clone(), name));
+                            }
+                        }
+                        _ => {}
+                    }
+                    continue;
+                }
+                _ => {}
+            }
+            i += 1;
+        }
+        out
+    }
+}
+
+/// The `use` items (and `extern crate` items) of a file's text, without parsing the file: each
+/// statement is cut out and parsed alone, in the module it stands in (the file's, or an inline
+/// module's: `pub mod ops { pub use super::f as g; }` is `ops::g`). An import in any other brace
+/// (a function body, a block) names nothing outside it and is not taken.
 pub fn scan_uses(text: &str, module: &[String]) -> Vec<Reexport> {
+    scan_use_facts(text, module).0
+}
+
+/// [`scan_uses`], and, when the file glob-imports, the functions, constants and statics each of
+/// its modules defines, by module (a module's item shadows the glob imports of its name).
+pub fn scan_use_facts(text: &str, module: &[String]) -> (Vec<Reexport>, Vec<ModuleItems>) {
     let is_word = |c: Option<char>| c.is_some_and(|c| c.is_alphanumeric() || c == '_');
+    let words = ModuleWords::of(text);
+    let full = |inner: &[&str]| -> Vec<String> { module.iter().cloned().chain(inner.iter().map(|s| s.to_string())).collect() };
     let mut out = Vec::new();
     let mut from = 0;
-    while let Some(found) = text[from..].find("use") {
-        let at = from + found;
-        from = at + 3;
-        if is_word(text[..at].chars().next_back()) || !text[at + 3..].starts_with([' ', '\t']) {
+    for (at, is_use, inner) in &words.keywords {
+        let at = *at;
+        if at < from {
+            continue;
+        }
+        let keyword_len = if *is_use { 3 } else { 6 };
+        if !text[at + keyword_len..].starts_with([' ', '\t']) {
+            continue;
+        }
+        // `extern "C" fn` and `extern { .. }` are no imports (and their `;` is far).
+        if !is_use && !text[at + keyword_len..].trim_start().starts_with("crate") {
             continue;
         }
         let before = &text[..at];
@@ -786,47 +902,42 @@ pub fn scan_uses(text: &str, module: &[String]) -> Vec<Reexport> {
         if !(prefix.is_empty() || prefix.ends_with(['\n', ';', '{', '}', ']'])) {
             continue;
         }
-        let line = &before[before.rfind('\n').map_or(0, |i| i + 1)..];
-        if vis.is_none() && !(line.is_empty() || line.starts_with("#[")) {
-            continue;
-        }
         let Some(end) = text[at..].find(';').map(|e| at + e) else { break };
-        if let Ok(item) = syn::parse_str::<syn::ItemUse>(&text[start..=end]) {
-            use_tree_reexports(&item.tree, &mut Vec::new(), module, vis.is_none(), &mut out);
+        let module = full(inner);
+        if *is_use {
+            if let Ok(item) = syn::parse_str::<syn::ItemUse>(&text[start..=end]) {
+                use_tree_reexports(&item.tree, &mut Vec::new(), &module, vis.is_none(), &mut out);
+            }
+        } else if let Ok(item) = syn::parse_str::<syn::ItemExternCrate>(&text[start..=end]) {
+            // `extern crate kv as kvc;`: `kvc` names the crate `kv` in this module.
+            let name = item.rename.as_ref().map_or(&item.ident, |(_, r)| r).to_string();
+            if name != "_" && item.ident != "self" {
+                out.push(Reexport { module, name, target: vec![item.ident.to_string()], relative: false, private: vis.is_none() });
+            }
         }
         from = end + 1;
     }
-    out
-}
-
-/// The functions, constants and statics a file defines at its top level, by name, read without
-/// parsing from the lines that start at column 0 (where formatted code writes top-level items;
-/// an indented `fn` is a method or in an inline module). They shadow glob imports of their name.
-pub fn scan_item_names(text: &str) -> Vec<String> {
-    let ident = |w: Option<&str>| -> Option<String> {
-        let w = w?;
-        let end = w.find(|c: char| !(c.is_alphanumeric() || c == '_')).unwrap_or(w.len());
-        (end > 0).then(|| w[..end].to_string())
-    };
-    let mut out = Vec::new();
-    for line in text.lines().filter(|l| !l.starts_with([' ', '\t'])) {
-        let mut words = line.split_whitespace().skip_while(|w| w.starts_with("pub"));
-        while let Some(w) = words.next() {
-            let name = match w {
-                "fn" => ident(words.next()),
-                "const" | "static" => match words.next() {
-                    Some("fn") | Some("mut") => ident(words.next()),
-                    Some("unsafe" | "async" | "extern") => continue,
-                    other => ident(other),
-                },
-                "async" | "unsafe" | "extern" | "default" => continue,
-                w if w.starts_with('"') => continue,
-                _ => None,
-            };
-            out.extend(name);
-            break;
+    let mut items: Vec<ModuleItems> = Vec::new();
+    if out.iter().any(|r| r.name == "*") {
+        for (inner, name) in &words.items {
+            let m = full(inner);
+            match items.iter_mut().find(|(k, _)| *k == m) {
+                Some((_, names)) => names.push(name.to_string()),
+                None => items.push((m, vec![name.to_string()])),
+            }
+        }
+        for (_, names) in &mut items {
+            names.sort();
+            names.dedup();
         }
     }
+    (out, items)
+}
+
+/// The functions, constants and statics a file defines at its top level, by name (not those of
+/// its inline modules, nor methods). They shadow glob imports of their name.
+pub fn scan_item_names(text: &str) -> Vec<String> {
+    let mut out: Vec<String> = ModuleWords::of(text).items.into_iter().filter(|(m, _)| m.is_empty()).map(|(_, n)| n.to_string()).collect();
     out.sort();
     out.dedup();
     out
@@ -834,15 +945,9 @@ pub fn scan_item_names(text: &str) -> Vec<String> {
 
 fn use_tree_reexports(tree: &syn::UseTree, prefix: &mut Vec<String>, module: &[String], private: bool, out: &mut Vec<Reexport>) {
     let expand = |prefix: &[String], last: Option<&str>| -> (Vec<String>, bool) {
-        let mut p: Vec<String> = prefix.to_vec();
-        p.extend(last.map(str::to_string));
-        let first = p.first().cloned().unwrap_or_default();
-        match first.as_str() {
-            "crate" => (module[..1.min(module.len())].iter().cloned().chain(p[1..].iter().cloned()).collect(), false),
-            "self" => (module.iter().cloned().chain(p[1..].iter().cloned()).collect(), false),
-            "super" => (module[..module.len().saturating_sub(1)].iter().cloned().chain(p[1..].iter().cloned()).collect(), false),
-            _ => (p, true),
-        }
+        let written: Vec<String> = prefix.iter().cloned().chain(last.map(str::to_string)).collect();
+        let (full, anchored) = crate::resolve::expand_anchor(&written, module.first().map_or("crate", String::as_str), module);
+        (full, !anchored)
     };
     match tree {
         syn::UseTree::Path(p) => {
@@ -936,31 +1041,51 @@ mod tests {
     fn index_with(files: &[(&str, &str)]) -> Index {
         let mut index = Index::default();
         for (module, text) in files {
-            let reexports = scan_uses(text, &p(module));
-            let items = if reexports.iter().any(|r| r.name == "*") { scan_item_names(text) } else { Vec::new() };
-            index.add(FileDecls { reexports, items, module: Some(p(module)), ..Default::default() });
+            let (reexports, items) = scan_use_facts(text, &p(module));
+            index.add(FileDecls { reexports, items, ..Default::default() });
         }
         index
     }
 
     #[test]
     fn uses_are_read_without_parsing_the_file() {
-        let text = "//! docs\n//! use not::this;\npub mod ops;\npub use ops::write;\npub use ops::{read, write as cache_kv};\n#[cfg(unix)] pub use self::inner::*;\npub(crate) use crate::x::y;\nfn republic() { let pub_use = 1; because x; }\nuse private::z;\nuse std::fmt::Write as _;\n#[cfg(test)]\nmod tests {\n    use super::*;\n}\nfn f() {\n    use inner::q;\n}\n";
-        let found: Vec<(String, Vec<String>, bool, bool)> =
-            scan_uses(text, &p("kv")).into_iter().map(|r| (r.name, r.target, r.relative, r.private)).collect();
-        // Private imports only at the start of a line: the indented ones are in an inline module
-        // or a block, and name nothing in `kv`.
+        let text = "//! docs\n//! use not::this;\npub mod ops;\nextern \"C\" fn launch() {}\npub use ops::write;\npub use ops::{read, write as cache_kv};\n#[cfg(unix)] pub use self::inner::*;\npub(crate) use crate::x::y;\nfn republic() { let pub_use = 1; because x; }\nuse private::z;\nuse std::fmt::Write as _;\n#[cfg(test)]\nmod tests {\n    use super::*;\n}\nfn f() {\n    use inner::q;\n    pub use inner::r;\n}\nconst S: &str = \"mod fake { pub use a::b; }\";\nconst C: char = '{';\n/* mod c { pub use a::b; } */\nconst R: &str = r#\"mod r { pub use a::b; }\"#;\nconst B: &[u8] = br\"{\";\nextern crate kv as kvc;\n";
+        let r = |module: &str, name: &str, target: &str, relative: bool, private: bool| Reexport { module: p(module), name: name.into(), target: p(target), relative, private };
+        // Each import in the module it stands in (an inline module's, private or not); none from
+        // a function body, a string, a comment; a `'{'` opens no brace.
+        assert_eq!(
+            scan_uses(text, &p("kv")),
+            vec![
+                r("kv", "write", "ops::write", true, false),
+                r("kv", "read", "ops::read", true, false),
+                r("kv", "cache_kv", "ops::write", true, false),
+                r("kv", "*", "kv::inner", false, false),
+                r("kv", "y", "kv::x::y", false, false),
+                r("kv", "z", "private::z", true, true),
+                r("kv::tests", "*", "kv", false, true),
+                r("kv", "kvc", "kv", false, true),
+            ]
+        );
+    }
+
+    #[test]
+    fn imports_of_inline_modules_are_theirs_with_what_the_module_defines() {
+        let text = "pub mod ops {\n    pub use super::f as g;\n    pub use self::inner::{a, b::{c, d as e}};\n    pub mod inner { pub use crate::zz::*; pub fn own() {} }\n    fn local() {}\n    const K: u8 = 0;\n    impl T { fn method() {} }\n}\nmod a { mod b { use super::super::x; } }\n";
+        let (uses, items) = scan_use_facts(text, &p("c"));
+        let found: Vec<(Vec<String>, String, Vec<String>)> = uses.into_iter().map(|r| (r.module, r.name, r.target)).collect();
         assert_eq!(
             found,
             vec![
-                ("write".into(), p("ops::write"), true, false),
-                ("read".into(), p("ops::read"), true, false),
-                ("cache_kv".into(), p("ops::write"), true, false),
-                ("*".into(), p("kv::inner"), false, false),
-                ("y".into(), p("kv::x::y"), false, false),
-                ("z".into(), p("private::z"), true, true),
+                (p("c::ops"), "g".into(), p("c::f")),
+                (p("c::ops"), "a".into(), p("c::ops::inner::a")),
+                (p("c::ops"), "c".into(), p("c::ops::inner::b::c")),
+                (p("c::ops"), "e".into(), p("c::ops::inner::b::d")),
+                (p("c::ops::inner"), "*".into(), p("c::zz")),
+                (p("c::a::b"), "x".into(), p("c::x")),
             ]
         );
+        // A method is no item of its module.
+        assert_eq!(items, vec![(p("c::ops::inner"), vec!["own".to_string()]), (p("c::ops"), vec!["K".to_string(), "local".to_string()])]);
     }
 
     #[test]

@@ -57,6 +57,12 @@ impl Imports {
                     let mut prefix = Vec::new();
                     imports.add_tree(&u.tree, &mut prefix, crate_name, module);
                 }
+                // `extern crate kv as kvc;`: `kvc::f` is `kv::f`.
+                syn::Item::ExternCrate(e) if e.ident != "self" => {
+                    if let Some(name) = Some(e.rename.as_ref().map_or(&e.ident, |(_, r)| r).to_string()).filter(|n| n != "_") {
+                        imports.names.insert(name, vec![e.ident.to_string()]);
+                    }
+                }
                 syn::Item::Fn(f) => _ = imports.defined.insert(f.sig.ident.to_string()),
                 syn::Item::Const(c) => _ = imports.defined.insert(c.ident.to_string()),
                 syn::Item::Static(st) => _ = imports.defined.insert(st.ident.to_string()),
@@ -80,33 +86,33 @@ impl Imports {
         self.defined.contains(name)
     }
 
+    /// `prefix` holds the segments as written; `crate`, `self` and `super` are expanded at the
+    /// leaves, so that `super::super::x` climbs two modules.
     fn add_tree(&mut self, tree: &UseTree, prefix: &mut Vec<String>, crate_name: &str, module: &[String]) {
+        let full = |prefix: &[String], last: Option<String>| {
+            let written: Vec<String> = prefix.iter().cloned().chain(last).collect();
+            expand_anchor(&written, crate_name, module).0
+        };
         match tree {
             UseTree::Path(p) => {
-                let pushed = expand_first(&p.ident.to_string(), prefix.is_empty(), crate_name, module);
-                let n = pushed.len();
-                prefix.extend(pushed);
+                prefix.push(p.ident.to_string());
                 self.add_tree(&p.tree, prefix, crate_name, module);
-                prefix.truncate(prefix.len() - n);
+                prefix.pop();
             }
             UseTree::Name(n) => {
                 let name = n.ident.to_string();
                 if name == "self" {
                     if let Some(last) = prefix.last() {
-                        self.names.insert(last.clone(), prefix.clone());
+                        self.names.insert(last.clone(), full(prefix, None));
                     }
                 } else {
-                    let mut full = prefix.clone();
-                    full.push(name.clone());
-                    self.names.insert(name, full);
+                    self.names.insert(name.clone(), full(prefix, Some(name)));
                 }
             }
             UseTree::Rename(r) => {
-                let mut full = prefix.clone();
-                full.push(r.ident.to_string());
-                self.names.insert(r.rename.to_string(), full);
+                self.names.insert(r.rename.to_string(), full(prefix, Some(r.ident.to_string())));
             }
-            UseTree::Glob(_) => self.globs.push(prefix.clone()),
+            UseTree::Glob(_) => self.globs.push(full(prefix, None)),
             UseTree::Group(g) => {
                 for t in &g.items {
                     self.add_tree(t, prefix, crate_name, module);
@@ -141,17 +147,25 @@ fn dedup(fns: Vec<&ContractedFn>) -> Vec<&ContractedFn> {
     out
 }
 
-/// `crate` → the crate name, `self` → the module, `super` → its parent; other names unchanged.
-fn expand_first(seg: &str, first: bool, crate_name: &str, module: &[String]) -> Vec<String> {
-    if !first {
-        return vec![seg.to_string()];
+/// A written path with its leading `crate`, `self` and `super`s expanded (`super::super::x` in
+/// `c::a::b` is `c::x`), `module` being where it is written, crate name first; and whether it was
+/// anchored so. A path that starts with another name is returned as written.
+pub(crate) fn expand_anchor(written: &[String], crate_name: &str, module: &[String]) -> (Vec<String>, bool) {
+    let (mut base, mut used) = match written.first().map(String::as_str) {
+        Some("crate") => (vec![crate_name.to_string()], 1),
+        Some("self") => (module.to_vec(), 1),
+        Some("super") => (module.to_vec(), 0),
+        _ => return (written.to_vec(), false),
+    };
+    while written.get(used).is_some_and(|s| s == "super") {
+        // Never above the crate root (rustc rejects it; nothing is named there).
+        if base.len() > 1 {
+            base.pop();
+        }
+        used += 1;
     }
-    match seg {
-        "crate" => vec![crate_name.to_string()],
-        "self" => module.to_vec(),
-        "super" => module[..module.len().saturating_sub(1)].to_vec(),
-        _ => vec![seg.to_string()],
-    }
+    base.extend(written[used..].iter().cloned());
+    (base, true)
 }
 
 /// A call expression, unified over `f(..)`, `a::f(..)` and `x.f(..)`.
@@ -185,6 +199,11 @@ impl<'e> CallSite<'e> {
         }
     }
 
+    /// Where the call is written (see [`call_position`]).
+    pub fn position(&self) -> Option<(usize, usize)> {
+        call_position(self.expr)
+    }
+
     /// The argument passed for a callee's parameter at `position` (receiver excluded).
     pub fn arg_for(&self, callee: &ContractedFn, position: usize) -> Option<&'e Expr> {
         let shift = usize::from(self.receiver.is_none() && callee.has_receiver);
@@ -197,6 +216,24 @@ impl<'e> CallSite<'e> {
     }
 }
 
+/// A call's identity across passes: the byte range of its callee's name (the last segment of a
+/// path call, the method of a method call). Spans of the source are stable, and unique to a
+/// call even inside a macro's arguments, which are parsed again (so new expressions, at new
+/// addresses) each time a rule reads them. `None`: not a call, or a name without a position.
+pub fn call_position(e: &Expr) -> Option<(usize, usize)> {
+    let name = match e {
+        Expr::Call(c) => match strip(&c.func) {
+            Expr::Path(p) => p.path.segments.last()?.ident.span(),
+            _ => return None,
+        },
+        Expr::MethodCall(m) => m.method.span(),
+        _ => return None,
+    };
+    let range = name.byte_range();
+    (range.start < range.end).then_some((range.start, range.end))
+}
+
+#[derive(Clone)]
 pub enum Resolution<'i> {
     None,
     One(&'i ContractedFn),
@@ -666,6 +703,15 @@ impl<'a> Resolver<'a> {
         settle(narrowed)
     }
 
+    /// The definition paths a called path may name (`f`, `util::f`, `Type::f`, `Self::f`), in the
+    /// order Rust looks: for a plain name, its import, else this module's item, else the globs.
+    pub fn call_targets(&self, path: &[String], self_type: Option<&str>) -> Vec<Vec<String>> {
+        match path {
+            [name] => self.plain_targets(name).concat(),
+            _ => self.path_targets(path, self_type),
+        }
+    }
+
     /// The definition paths a written path (`kv::write`, `crate::ops::write`, `Self::run`) may
     /// name, through imports and re-exports. A path that does not start with `crate`, `self`,
     /// `super` or `Self` starts with a crate or an item of this module (Rust 2018): both.
@@ -691,12 +737,9 @@ impl<'a> Resolver<'a> {
                 p.extend(self_type.map(str::to_string));
                 p
             }
-            "crate" | "self" | "super" => expand_first(first, true, self.crate_name, &self.module[1..]).into_iter().collect(),
+            "crate" | "self" | "super" => return expand_anchor(path, self.crate_name, &self.module).0,
             _ => self.imports.get(first).cloned().unwrap_or_else(|| vec![first.clone()]),
         };
-        if first == "self" || first == "super" {
-            out.insert(0, self.crate_name.to_string());
-        }
         out.extend(path[1..].iter().cloned());
         out
     }
@@ -872,15 +915,6 @@ impl<'a> Resolver<'a> {
             [name] if name == "Self" => self_type.map_or_else(Vec::new, |t| self.type_paths(&[t.to_string()], None)),
             [name] => self.plain_targets(name).concat(),
             _ => self.path_targets(written, self_type),
-        }
-    }
-
-    /// The definition paths a called path may name (`f`, `util::f`, `Type::f`, `Self::f`), in the
-    /// order Rust looks: for a plain name, its import, else this module's item, else the globs.
-    pub fn call_targets(&self, path: &[String], self_type: Option<&str>) -> Vec<Vec<String>> {
-        match path {
-            [name] => self.plain_targets(name).concat(),
-            _ => self.path_targets(path, self_type),
         }
     }
 
@@ -1179,4 +1213,83 @@ mod tests {
         let files = [("c", root), ("c::zz", CONTRACTS), ("c::util", "pub fn new(a: &mut [u8], i: &[i64]) {}\n"), ("d::util", CONTRACTS)];
         assert_eq!(resolutions(&files, "c"), triples(&[("f", "util::new", "-"), ("f", "crate::util::from", "-"), ("f", "zz::new", "c::zz::new")]));
     }
+
+    #[test]
+    fn a_renamed_re_export_in_an_inline_module_reaches_the_definition() {
+        let root = "mod zz;\npub mod ops {\n    pub use super::zz::new as g;\n    pub use crate::zz::from as h;\n    pub use self::inner::*;\n    pub mod inner {\n        pub use crate::zz::new as k;\n    }\n}\nmod other {\n    pub fn g(a: &mut [u8], i: &[i64]) {}\n}\nfn f(b: &mut [u8]) { ops::g(b, &[0]); ops::h(b, &[0]); ops::k(b, &[0]); other::g(b, &[0]); g(b, &[0]); }\n";
+        let files = [("c", root), ("c::zz", CONTRACTS), ("d", "fn f(b: &mut [u8]) { c::ops::g(b, &[0]); c::ops::inner::k(b, &[0]); }\n")];
+        // `other::g` is a same-named function that is no kernel; a plain `g` names nothing here.
+        assert_eq!(
+            resolutions(&files, "c"),
+            triples(&[("f", "ops::g", "c::zz::new"), ("f", "ops::h", "c::zz::from"), ("f", "ops::k", "c::zz::new"), ("f", "other::g", "-"), ("f", "g", "-")])
+        );
+        assert_eq!(resolutions(&files, "d"), triples(&[("f", "c::ops::g", "c::zz::new"), ("f", "c::ops::inner::k", "c::zz::new")]));
+    }
+
+    #[test]
+    fn an_inline_module_s_own_item_shadows_its_glob() {
+        let root = "mod zz;\npub mod ops {\n    pub use crate::zz::*;\n    pub fn new(a: &mut [u8], i: &[i64]) {}\n}\nfn f(b: &mut [u8]) { ops::new(b, &[0]); ops::from(b, &[0]); }\n";
+        assert_eq!(resolutions(&[("c", root), ("c::zz", CONTRACTS)], "c"), triples(&[("f", "ops::new", "-"), ("f", "ops::from", "c::zz::from")]));
+    }
+
+    #[test]
+    fn a_private_import_of_an_inline_module_names_nothing_in_its_parent() {
+        let root = "mod zz;\nmod inner {\n    use crate::zz::new;\n    mod deeper {\n        fn f(b: &mut [u8]) { super::new(b, &[0]); }\n    }\n}\nfn f(b: &mut [u8]) { inner::new(b, &[0]); }\n";
+        let files = [("c", root), ("c::zz", CONTRACTS)];
+        // Below the module it is in, the import is seen (`super::new`); above, not.
+        assert_eq!(resolutions(&files, "c"), triples(&[("f", "super::new", "c::zz::new"), ("f", "inner::new", "-")]));
+    }
+
+    #[test]
+    fn nested_groups_with_renames_reach_the_definition() {
+        let files = [
+            ("c", "pub mod m;\npub use m::{a as b, zz::{from, new as g}};\n"),
+            ("c::m", "pub mod zz;\npub fn a() {}\n"),
+            ("c::m::zz", CONTRACTS),
+            ("d", "fn f(x: &mut [u8]) { c::from(x, &[0]); c::g(x, &[0]); c::new(x, &[0]); }\n"),
+        ];
+        // `new` is re-exported as `g` only: `c::new` names nothing.
+        assert_eq!(resolutions(&files, "d"), triples(&[("f", "c::from", "c::m::zz::from"), ("f", "c::g", "c::m::zz::new"), ("f", "c::new", "-")]));
+    }
+
+    #[test]
+    fn an_extern_crate_rename_names_the_crate() {
+        let files = [
+            ("kv", CONTRACTS),
+            ("other", "pub fn new(a: &mut [u8], i: &[i64]) {}\n"),
+            ("d", "extern crate kv as kvc;\nfn f(b: &mut [u8]) { kvc::new(b, &[0]); }\n"),
+            ("e", "extern crate other as kvc;\nfn f(b: &mut [u8]) { kvc::new(b, &[0]); }\n"),
+        ];
+        assert_eq!(resolutions(&files, "d"), triples(&[("f", "kvc::new", "kv::new")]));
+        // The same name for another crate, whose `new` has no contract.
+        assert_eq!(resolutions(&files, "e"), triples(&[("f", "kvc::new", "-")]));
+    }
+
+    #[test]
+    fn super_super_climbs_two_modules() {
+        let files = [
+            ("c", "mod zz;\nmod a;\n"),
+            ("c::zz", CONTRACTS),
+            ("c::a", "mod b;\n"),
+            ("c::a::b", "use super::super::zz::new;\nfn f(b: &mut [u8]) { new(b, &[0]); super::super::zz::from(b, &[0]); super::zz::from(b, &[0]); }\n"),
+        ];
+        // `super::zz` from `c::a::b` is `c::a::zz`, which does not exist.
+        assert_eq!(
+            resolutions(&files, "c::a::b"),
+            triples(&[("f", "new", "c::zz::new"), ("f", "super::super::zz::from", "c::zz::from"), ("f", "super::zz::from", "-")])
+        );
+    }
+
+    #[test]
+    fn a_re_export_chain_across_three_crates_reaches_the_definition() {
+        let files = [
+            ("a", CONTRACTS),
+            ("b", "pub use a::new as make;\npub fn from(x: &mut [u8], i: &[i64]) {}\n"),
+            ("c", "pub use b::make;\npub mod k { pub use b::*; }\n"),
+            ("d", "fn f(x: &mut [u8]) { c::make(x, &[0]); c::k::make(x, &[0]); c::k::from(x, &[0]); }\n"),
+        ];
+        // `b::from` is `b`'s own function, not `a::from`: `b`'s glob importer gets `b`'s.
+        assert_eq!(resolutions(&files, "d"), triples(&[("f", "c::make", "a::new"), ("f", "c::k::make", "a::new"), ("f", "c::k::from", "-")]));
+    }
 }
+

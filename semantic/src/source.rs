@@ -264,41 +264,13 @@ pub fn too_deep(text: &str) -> Option<(usize, String)> {
     // Operators counted since the last separator, per open bracket.
     let mut chain: Vec<usize> = vec![0];
     let mut i = 0;
-    let ident = |c: u8| c.is_ascii_alphanumeric() || c == b'_' || c >= 0x80;
     while i < b.len() {
+        if let Some(next) = skip_non_code(text, i) {
+            i = next;
+            continue;
+        }
         let c = b[i];
         match c {
-            b'/' if matches!(b.get(i + 1), Some(b'/' | b'*')) => {
-                i = skip_comment(b, i);
-                continue;
-            }
-            b'"' => {
-                i = skip_quoted(b, i + 1, b'"');
-                continue;
-            }
-            b'r' if (i == 0 || !ident(b[i - 1]) || (b[i - 1] == b'b' && (i < 2 || !ident(b[i - 2]))))
-                && matches!(b.get(i + 1), Some(b'"' | b'#')) =>
-            {
-                let hashes = b[i + 1..].iter().take_while(|&&h| h == b'#').count();
-                if b.get(i + 1 + hashes) == Some(&b'"') {
-                    let close: Vec<u8> = std::iter::once(b'"').chain(std::iter::repeat_n(b'#', hashes)).collect();
-                    let body = i + 2 + hashes;
-                    i = b[body..].windows(close.len()).position(|w| w == close.as_slice()).map_or(b.len(), |p| body + p + close.len());
-                    continue;
-                }
-            }
-            b'\'' => {
-                // A char literal (`'a'`, `'\n'`, `'é'`), or a lifetime / label (`'a`).
-                if b.get(i + 1) == Some(&b'\\') {
-                    i = skip_quoted(b, i + 1, b'\'');
-                    continue;
-                }
-                let next = text[i + 1..].chars().next().map_or(0, char::len_utf8);
-                if next > 0 && b.get(i + 1 + next) == Some(&b'\'') {
-                    i += 2 + next;
-                    continue;
-                }
-            }
             b'(' | b'[' | b'{' => {
                 chain.push(0);
                 if chain.len() > MAX_NESTING + 1 {
@@ -326,6 +298,36 @@ pub fn too_deep(text: &str) -> Option<(usize, String)> {
         i += 1;
     }
     None
+}
+
+/// The index just after the comment, string, raw string or character literal that starts at `i`;
+/// `None` where none does (a lifetime or a label is code). The one way the byte scanners of the
+/// crate (`too_deep`, the index's `use` scan) skip what is not code.
+pub fn skip_non_code(text: &str, i: usize) -> Option<usize> {
+    let b = text.as_bytes();
+    let ident = |c: u8| c.is_ascii_alphanumeric() || c == b'_' || c >= 0x80;
+    match *b.get(i)? {
+        b'/' if matches!(b.get(i + 1), Some(b'/' | b'*')) => Some(skip_comment(b, i)),
+        b'"' => Some(skip_quoted(b, i + 1, b'"')),
+        // `r"..."`, `r#"..."#`, `br"..."` (the `b` is behind): to the quote and as many `#`.
+        b'r' if i == 0 || !ident(b[i - 1]) || (b[i - 1] == b'b' && (i < 2 || !ident(b[i - 2]))) => {
+            let hashes = b[i + 1..].iter().take_while(|&&h| h == b'#').count();
+            (b.get(i + 1 + hashes) == Some(&b'"')).then(|| {
+                let close: Vec<u8> = std::iter::once(b'"').chain(std::iter::repeat_n(b'#', hashes)).collect();
+                let body = i + 2 + hashes;
+                b[body..].windows(close.len()).position(|w| w == close.as_slice()).map_or(b.len(), |p| body + p + close.len())
+            })
+        }
+        // A char literal (`'a'`, `'\n'`, `'é'`, `'{'`), or a lifetime / label (`'a`).
+        b'\'' => {
+            if b.get(i + 1) == Some(&b'\\') {
+                return Some(skip_quoted(b, i + 1, b'\''));
+            }
+            let next = text[i + 1..].chars().next().map_or(0, char::len_utf8);
+            (next > 0 && b.get(i + 1 + next) == Some(&b'\'')).then_some(i + 2 + next)
+        }
+        _ => None,
+    }
 }
 
 /// The index after the comment that starts at `i` (`//` to the end of the line, `/* */` nested as

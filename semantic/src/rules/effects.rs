@@ -385,15 +385,7 @@ impl<'c, 'a> Effects<'c, 'a> {
     }
 
     fn runs(&mut self, e: &Expr) -> Runs {
-        let name_span = match e {
-            Expr::Call(c) => match strip(&c.func) {
-                Expr::Path(p) => p.path.segments.last().map(|s| s.ident.span()),
-                _ => None,
-            },
-            Expr::MethodCall(m) => Some(m.method.span()),
-            _ => None,
-        };
-        let Some(key) = name_span.map(|s| (s.byte_range().start, s.byte_range().end)) else { return self.resolve(e) };
+        let Some(key) = crate::resolve::call_position(e) else { return self.resolve(e) };
         if let Some(known) = self.calls.get(&key) {
             return known.clone();
         }
