@@ -22,6 +22,8 @@ const AGREEMENT: &[Expect] = &[
     // `other::health_check`: marked, and of the sanctioned writer's name, but another function.
     Expect { function: "health_check", static_rules: &["pad_to_null_block"], shim_rules: &["pad_to_null_block", "forbidden_write"], why: CONSEQUENCE },
     Expect { function: "step_scatter", static_rules: &["forbidden_write"], shim_rules: &["forbidden_write"], why: "" },
+    // Named by no `except`: `write_pool`'s names `super::super::calibrate` only.
+    Expect { function: "calibrate_again", static_rules: &["pad_to_null_block"], shim_rules: &["pad_to_null_block", "forbidden_write"], why: CONSEQUENCE },
 ];
 
 fn kv() -> Vec<f32> {
@@ -39,6 +41,8 @@ fn run_all() -> Vec<Violation> {
         fixture::step_repair(&mut kv(), &[0, 3]);
         fixture::step_scatter(&mut kv(), &[0, 3]);
         fixture::reset_null(&mut kv());
+        fixture::calibrate(&mut kv());
+        fixture::calibrate_again(&mut kv());
     })
 }
 

@@ -612,7 +612,7 @@ impl<'a> FileScope<'a> {
         let mut full_module = self.module.to_vec();
         full_module.extend(f.modules.iter().cloned());
         let imports = self.imports.get(f.modules)?;
-        let here = definition_path(&full_module, f.self_type, &f.sig.ident);
+        let here = definition_path(&full_module, imports, f.self_type, &f.sig.ident);
         Some((Resolver { index, items: self.items, crate_name: self.crate_name, module: full_module, imports, fields: &self.fields, current: Some(here.clone()) }, here))
     }
 }
@@ -723,11 +723,25 @@ fn callee_name_range(file: &FileRef, call: &Expr) -> Option<Range<usize>> {
 }
 
 /// Where a function is defined: module path (crate name first), then its `impl` type, then its name.
-pub fn definition_path(module: &[String], self_type: Option<&str>, name: &syn::Ident) -> Vec<String> {
-    let mut path = module.to_vec();
-    path.extend(self_type.map(str::to_string));
+pub fn definition_path(module: &[String], imports: &Imports, self_type: Option<&str>, name: &syn::Ident) -> Vec<String> {
+    let mut path = match self_type {
+        Some(ty) => type_home(module, imports, ty),
+        None => module.to_vec(),
+    };
     path.push(name.to_string());
     path
+}
+
+/// The definition path of the type an `impl` (or `Self`) in `module` names: the type's own, where
+/// the module imports it from elsewhere in the crate (`use super::store::Store; impl Store { .. }`,
+/// the impl blocks of a type split over files), so that its methods are found by the type's path
+/// whichever module implements them. Otherwise (a type of this module, or an import not anchored
+/// at this crate) the module's.
+pub fn type_home(module: &[String], imports: &Imports, ty: &str) -> Vec<String> {
+    match imports.get(ty).filter(|p| p.len() > 1 && p.first() == module.first()) {
+        Some(imported) => imported.clone(),
+        None => module.iter().cloned().chain(std::iter::once(ty.to_string())).collect(),
+    }
 }
 
 /// The `use` imports in force in each inline module of a file, by the module path within the file.

@@ -521,10 +521,12 @@ fn unmatched_contracts(jobs: &[FileJob], index: &Index, dependency_sources: &[(S
         .flat_map_iter(|(file, module)| {
             let mut paths = Vec::new();
             if let Ok(ast) = file.parse() {
+                let imports = crate::analysis::imports_by_module(&ast.items, &module[0], module);
+                let none = crate::resolve::Imports::default();
                 reuse_rules::external::walk_fns(&ast.items, &mut |f| {
                     let mut m = module.clone();
                     m.extend(f.modules.iter().cloned());
-                    paths.push(crate::analysis::definition_path(&m, f.self_type, &f.sig.ident));
+                    paths.push(crate::analysis::definition_path(&m, imports.get(f.modules).unwrap_or(&none), f.self_type, &f.sig.ident));
                 });
             }
             forget_spans();

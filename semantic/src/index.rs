@@ -526,7 +526,8 @@ pub fn index_file(file: &FileRef, ast: &syn::File, module: &[String], external: 
         let rel_module = f.modules;
         let mut module = module.to_vec();
         module.extend(f.modules.iter().cloned());
-        let path = crate::analysis::definition_path(&module, f.self_type, &f.sig.ident);
+        let module_imports = imports.get(rel_module).unwrap_or(&no_imports);
+        let path = crate::analysis::definition_path(&module, module_imports, f.self_type, &f.sig.ident);
         if f.attrs.iter().any(|a| reuse_attr(a, imports_reuse) == Some(ReuseAttr::Effect)) {
             let range = file.range(f.sig.ident.span());
             let writes_self = f.body.and_then(|b| crate::analysis::self_fields_written(&[b])).map(|w| {
@@ -546,7 +547,7 @@ pub fn index_file(file: &FileRef, ast: &syn::File, module: &[String], external: 
                 crate_name,
                 module: &module,
                 self_type: f.self_type,
-                imports: imports.get(rel_module).unwrap_or(&no_imports),
+                imports: module_imports,
                 child_modules: child_modules(&ast.items, rel_module),
             };
             decls.fns.push(ContractedFn {
@@ -625,14 +626,12 @@ struct NameScope<'a> {
 impl NameScope<'_> {
     /// `crate`, `self`, `super` and `Self` expanded; `None` for other first segments.
     fn anchored(&self, segments: &[String]) -> Option<Vec<String>> {
-        let rest = segments[1..].iter().cloned();
-        Some(match segments[0].as_str() {
-            "crate" => std::iter::once(self.crate_name.to_string()).chain(rest).collect(),
-            "self" => self.module.iter().cloned().chain(rest).collect(),
-            "super" => self.module[..self.module.len().saturating_sub(1)].iter().cloned().chain(rest).collect(),
-            "Self" => self.module.iter().cloned().chain(self.self_type.map(str::to_string)).chain(rest).collect(),
-            _ => return None,
-        })
+        if segments[0] == "Self" {
+            let home = self.self_type.map(|t| crate::analysis::type_home(self.module, self.imports, t)).unwrap_or_else(|| self.module.to_vec());
+            return Some(home.into_iter().chain(segments[1..].iter().cloned()).collect());
+        }
+        let (expanded, anchored) = crate::resolve::expand_anchor(segments, self.crate_name, self.module);
+        anchored.then_some(expanded)
     }
 
     /// The definition paths an `except(..)` path may name: an anchored path; a path through an

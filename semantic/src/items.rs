@@ -36,6 +36,8 @@ pub struct WorkspaceItems {
 /// The light types one file declares, by definition path.
 #[derive(Debug, Default)]
 pub struct FileTypes {
+    /// The structs, enums and unions defined, by definition path.
+    types: std::collections::HashSet<Vec<String>>,
     /// The functions and methods with a body, by definition path.
     fns: std::collections::HashSet<Vec<String>>,
     /// `(struct, field)` → the field's type.
@@ -98,6 +100,11 @@ impl WorkspaceItems {
         self.types_of(index, path).is_some_and(|t| t.fns.contains(path))
     }
 
+    /// Whether a struct, an enum or a union is defined at `path`.
+    pub fn defines_type(&self, index: &Index, path: &[String]) -> bool {
+        self.types_of(index, path).is_some_and(|t| t.types.contains(path))
+    }
+
     /// What the function or method defined at `path` returns.
     pub fn returns(&self, index: &Index, path: &[String]) -> Option<TypeRef> {
         self.types_of(index, path)?.returns.get(path).cloned()
@@ -132,10 +139,10 @@ fn file_types(index: &Index, f: &ItemFile) -> FileTypes {
         let r = resolver(item.modules);
         let generics = crate::resolve::generic_names(item.sig, item.outer_generics);
         if item.body.is_some() {
-            out.fns.insert(crate::analysis::definition_path(&r.module, item.self_type, &item.sig.ident));
+            out.fns.insert(crate::analysis::definition_path(&r.module, r.imports, item.self_type, &item.sig.ident));
         }
         if let Some(ty) = crate::resolve::return_type(&item.sig.output).and_then(|t| r.type_ref(t, item.self_type, &generics)) {
-            let path = crate::analysis::definition_path(&r.module, item.self_type, &item.sig.ident);
+            let path = crate::analysis::definition_path(&r.module, r.imports, item.self_type, &item.sig.ident);
             out.returns.insert(path, ty);
         }
     });
@@ -145,10 +152,13 @@ fn file_types(index: &Index, f: &ItemFile) -> FileTypes {
 fn collect_structs<'r>(items: &[syn::Item], rel: &mut Vec<String>, resolver: &dyn Fn(&[String]) -> Resolver<'r>, out: &mut FileTypes) {
     for item in items {
         match item {
+            syn::Item::Enum(e) => _ = out.types.insert(resolver(rel).module.into_iter().chain([e.ident.to_string()]).collect()),
+            syn::Item::Union(u) => _ = out.types.insert(resolver(rel).module.into_iter().chain([u.ident.to_string()]).collect()),
             syn::Item::Struct(st) => {
                 let r = resolver(rel);
                 let mut owner = r.module.clone();
                 owner.push(st.ident.to_string());
+                out.types.insert(owner.clone());
                 let generics: Vec<String> = st.generics.type_params().map(|t| t.ident.to_string()).collect();
                 let name = st.ident.to_string();
                 for field in &st.fields {

@@ -257,6 +257,9 @@ pub struct TypeEnv {
 #[derive(Debug)]
 struct Binding {
     ty: Option<String>,
+    /// The type's path as written, when it has a module part (`other::Store`): then the type is
+    /// that one, not any type of its name.
+    written: Option<Vec<String>>,
     /// Element type of an indexable binding (`layers: &[Block]` → `Block`).
     element: Option<String>,
     /// Visible from here (the end of its `let`) to `scope_end` (the end of its block).
@@ -293,6 +296,11 @@ impl TypeEnv {
         self.binding(var, at).is_some()
     }
 
+    /// The written path of the type of `var` where it is used, when it has a module part.
+    pub fn written_type_at(&self, var: &str, at: usize) -> Option<&[String]> {
+        self.binding(var, at)?.written.as_deref()
+    }
+
     pub fn element_of_at(&self, var: &str, at: usize) -> Option<&str> {
         self.binding(var, at)?.element.as_deref()
     }
@@ -307,7 +315,7 @@ impl TypeEnv {
         let Expr::Path(p) = strip(init) else { return None };
         let ident = p.path.get_ident()?;
         let old = self.binding(&ident.to_string(), ident.span().byte_range().start)?;
-        Some(Binding { ty: old.ty.clone(), element: old.element.clone(), from: 0, scope_end: 0 })
+        Some(Binding { ty: old.ty.clone(), written: old.written.clone(), element: old.element.clone(), from: 0, scope_end: 0 })
     }
 
     /// Where the bindings made now end: with the innermost block being visited.
@@ -317,8 +325,13 @@ impl TypeEnv {
 
     fn bind(&mut self, name: String, ty: Option<&Type>, constructed: Option<String>, from: usize, scope_end: usize) {
         let known = |t: String| (!self.generics.contains(&t)).then_some(t);
+        let written = ty.map(content_type).and_then(|t| match t {
+            Type::Path(p) if p.qself.is_none() && p.path.segments.len() > 1 => Some(p.path.segments.iter().map(|s| s.ident.to_string()).collect()),
+            _ => None,
+        });
         let binding = Binding {
             ty: ty.and_then(type_name).or(constructed).and_then(known),
+            written,
             element: ty.and_then(element_type_name).and_then(known),
             from,
             scope_end,
@@ -732,11 +745,10 @@ impl<'a> Resolver<'a> {
     fn expand(&self, path: &[String], self_type: Option<&str>) -> Vec<String> {
         let first = &path[0];
         let mut out = match first.as_str() {
-            "Self" => {
-                let mut p = self.module.clone();
-                p.extend(self_type.map(str::to_string));
-                p
-            }
+            "Self" => match self_type {
+                Some(t) => crate::analysis::type_home(&self.module, self.imports, t),
+                None => self.module.clone(),
+            },
             "crate" | "self" | "super" => return expand_anchor(path, self.crate_name, &self.module).0,
             _ => self.imports.get(first).cloned().unwrap_or_else(|| vec![first.clone()]),
         };
@@ -836,7 +848,15 @@ impl<'a> Resolver<'a> {
     pub fn type_of(&self, e: &Expr, self_type: Option<&str>, env: &TypeEnv) -> Option<TypeRef> {
         match strip(e) {
             Expr::Path(p) if p.path.is_ident("self") => self_type.map(TypeRef::here),
-            Expr::Path(p) => p.path.get_ident().and_then(|i| env.type_of_at(&i.to_string(), i.span().byte_range().start)).map(TypeRef::here),
+            Expr::Path(p) => {
+                let ident = p.path.get_ident()?;
+                let (var, at) = (ident.to_string(), ident.span().byte_range().start);
+                let name = env.type_of_at(&var, at)?;
+                match env.written_type_at(&var, at) {
+                    Some(written) if name != BUILTIN => Some(TypeRef { name: name.to_string(), paths: Some(self.type_paths(written, self_type)) }),
+                    _ => Some(TypeRef::here(name)),
+                }
+            }
             // A method chain: what the method returns (`self.lookup(b)?.execute(..)`).
             Expr::Try(t) => self.type_of(&t.expr, self_type, env),
             Expr::Await(a) => self.type_of(&a.base, self_type, env),
@@ -963,6 +983,11 @@ impl<'a> Resolver<'a> {
             let exact: Vec<&ContractedFn> = methods.iter().copied().filter(|f| paths.iter().any(|p| f.path[..f.path.len() - 1] == p[..])).collect();
             if !exact.is_empty() {
                 return exact;
+            }
+            // A type found where it is defined has no contracted method of this name (its own would
+            // be exact): a same-named type elsewhere is another type; only a trait's contract binds it.
+            if paths.iter().any(|p| self.items.defines_type(self.index, p)) {
+                return methods.into_iter().filter(|f| f.in_trait).collect();
             }
         }
         let ty = ty.name;
