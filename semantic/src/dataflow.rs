@@ -959,15 +959,21 @@ pub fn memoized<K: std::hash::Hash + Eq + Clone, V: Clone>(memo: &Memo<K, Option
 
 /// Memo of summaries of functions by definition path and depth, for one check, shared by the
 /// threads that analyse its files: a helper of another file is summarised once per depth,
-/// whichever caller asks first.
-pub type SharedMemo<V> = std::sync::Mutex<HashMap<(Vec<String>, usize), Option<V>>>;
+/// whichever caller asks first. `K` is whatever else the summary depends on (the effects an
+/// effect summary counts); `()` for summaries that depend on the function alone.
+pub type SharedMemo<V, K = ()> = std::sync::Mutex<HashMap<(Vec<String>, usize, K), Option<V>>>;
 
 /// The shared memoized summary of the function at `path`, computed `depth` helpers down by
 /// `compute`. It follows helpers only to [`MAX_SUMMARY_DEPTH`], so what it finds depends on
 /// `depth` and on nothing else (recursion, across files too, ends at the bound): keyed by both,
 /// the stored result is the same whichever thread and caller came first.
 pub fn shared_memoized<V: Clone>(memo: &SharedMemo<V>, path: &[String], depth: usize, compute: impl FnOnce() -> Option<V>) -> Option<V> {
-    let key = (path.to_vec(), depth);
+    shared_memoized_for(memo, path, depth, (), compute)
+}
+
+/// [`shared_memoized`] for a summary that also depends on `also` (part of the key).
+pub fn shared_memoized_for<V: Clone, K: std::hash::Hash + Eq>(memo: &SharedMemo<V, K>, path: &[String], depth: usize, also: K, compute: impl FnOnce() -> Option<V>) -> Option<V> {
+    let key = (path.to_vec(), depth, also);
     if let Some(done) = memo.lock().ok().and_then(|m| m.get(&key).cloned()) {
         return done;
     }
@@ -992,6 +998,17 @@ mod tests {
         assert_eq!(shared_memoized(&memo, &f, 1, || Some(2)), Some(1), "computed once");
         assert_eq!(shared_memoized(&memo, &f, 2, || None), None);
         assert_eq!(shared_memoized(&memo, &f, 2, || Some(3)), None, "nothing known is known once too");
+    }
+
+    /// A summary that depends on more than the function (the effects it counts) is computed once
+    /// per function, depth and that: another caller's effects get their own.
+    #[test]
+    fn a_shared_summary_is_computed_once_per_what_it_depends_on() {
+        let memo: SharedMemo<u32, &str> = Default::default();
+        let f = vec!["c".to_string(), "f".to_string()];
+        assert_eq!(shared_memoized_for(&memo, &f, 1, "log", || Some(1)), Some(1));
+        assert_eq!(shared_memoized_for(&memo, &f, 1, "log", || Some(2)), Some(1), "computed once");
+        assert_eq!(shared_memoized_for(&memo, &f, 1, "sync", || Some(3)), Some(3));
     }
 
     /// Which constants each named local may hold: a tiny analysis that exercises the solver.

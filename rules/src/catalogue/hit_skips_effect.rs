@@ -3,11 +3,13 @@ declare_rule! {
     /// In a function with `preserves(E, ...)`, every path that serves a result (an explicit
     /// `return`, an early return on a cache hit, the tail expression) calls every effect E. A call of
     /// a function whose own contract preserves E counts as calling E; so does a call of a helper
-    /// of the same file without a contract that calls E on every one of its normal paths (one
-    /// that calls E on some paths only leaves its caller a path without E). A closure counts where
-    /// it runs: called where it is written, there; the callback of `or_insert_with`,
-    /// `unwrap_or_else` and the like on some paths only (it runs on a miss only); a closure that
-    /// is stored, or returned by a helper, not at all.
+    /// without a contract that calls E on every one of its normal paths (one that calls E on some
+    /// paths only leaves its caller a path without E). The helper may be of the same file or of
+    /// another file of the workspace, found by the call's path (imports, renames, re-exports) or
+    /// its receiver's type, never by its name alone. A closure counts where it runs: called where
+    /// it is written, there; the callback of `or_insert_with`, `unwrap_or_else` and the like on
+    /// some paths only (it runs on a miss only); a closure that is stored, or returned by a
+    /// helper, not at all.
     ///
     /// Paths that serve nothing are exempt: error exits (`?`, a returned `Err(..)`) and misses that
     /// decline, returning a value that matches `reuses(.., miss = PATTERN)` (without a pattern, in a

@@ -1,8 +1,9 @@
 declare_rule! {
     /// ## What it checks
     /// A caller that caches the result of a call that is an effect (`#[reuse::effect]`), whose
-    /// contract `preserves` effects, or of a helper of the same file without a contract that runs
-    /// effects on every one of its paths: `entry(k).or_insert_with(|| f())`, `get_or_insert_with`,
+    /// contract `preserves` effects, or of a helper without a contract (of the same file, or of
+    /// another file found by the call's path or its receiver's type) that runs effects on every
+    /// one of its paths: `entry(k).or_insert_with(|| f())`, `get_or_insert_with`,
     /// `OnceCell`/`OnceLock::get_or_init`, or a lookup on a map (`get`, `contains_key`) on a path
     /// to an `insert` of `f()`'s result into the same map.
     ///

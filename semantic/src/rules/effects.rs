@@ -5,11 +5,14 @@
 //! fixpoint, closures run where the solver runs them.
 //!
 //! A call runs: the preserved effect it names; what a contracted callee preserves of the same
-//! effects, in its order; or, for a helper of this file without a contract, what its summary says:
-//! the traces of its normal exits (computed bottom-up with this same analysis, up to
-//! [`crate::dataflow::MAX_SUMMARY_DEPTH`] helpers deep, memoized per file). A helper that runs the
-//! effects on every normal path counts as running them, in its order; one that runs them on some
-//! paths only leaves the caller with a path that skipped them.
+//! effects, in its order; or, for a helper without a contract, what its summary says: the traces
+//! of its normal exits (computed bottom-up with this same analysis, up to
+//! [`crate::dataflow::MAX_SUMMARY_DEPTH`] helpers deep). A helper of this file is summarised in
+//! this file's context and memoized per file; a helper of another file, reached by its path
+//! ([`FnCtx::foreign_helper`]), in its own file's context and memoized per check across threads
+//! (`rules::SharedSummaries`). A helper that runs the effects on every normal path counts as
+//! running them, in its order; one that runs them on some paths only leaves the caller with a
+//! path that skipped them.
 //!
 //! Each normal exit is kept with the traces that reach it and whether its value declines to serve
 //! ([`Declining`]: the contract's decision, the same the runtime takes on the returned value);
@@ -17,7 +20,7 @@
 
 use std::collections::{BTreeSet, HashMap};
 use std::ops::Range;
-use std::rc::Rc;
+use std::sync::Arc;
 
 use quote::ToTokens;
 use syn::Expr;
@@ -25,6 +28,7 @@ use syn::Expr;
 use crate::analysis::{FnCtx, FnDef};
 use crate::dataflow::{self, Analysis, Domain, ExitKind, LocalId, Scopes, TooComplex};
 use crate::resolve::{strip, CallSite, Resolution};
+use crate::source::FileRef;
 use reuse_rules::contract::Effect;
 
 use super::stale_result;
@@ -244,41 +248,51 @@ pub struct Paths {
     pub bound: HashMap<LocalId, Traces>,
 }
 
-/// A helper (its position in `FileFns::defs`) summarised for a list of effects, named by the
-/// contract (`false`) or resolved (`true`, see [`Effects::resolved`]).
-type HelperKey = (usize, Rc<[String]>, bool);
+/// What an effect summary depends on besides the helper: the list of effects it counts, named
+/// by the contract (`false`) or resolved (`true`, see [`Effects::resolved`]).
+pub(super) type Counted = (Arc<[String]>, bool);
+
+/// A helper (its position in `FileFns::defs`) summarised for what it counts.
+type HelperKey = (usize, Counted);
 
 /// Per-file memo of the effect summaries of helpers.
 #[derive(Default)]
 pub(super) struct Summaries {
-    helpers: dataflow::Memo<HelperKey, Option<Rc<Traces>>>,
+    helpers: dataflow::Memo<HelperKey, Option<Arc<Traces>>>,
 }
 
 /// The exits of the function being checked, with the effects (deduplicated `preserves`) each
 /// path ran.
 pub(super) fn paths(ctx: &FnCtx, effects: &[Effect<Range<usize>>]) -> Result<Paths, TooComplex> {
-    let names: Rc<[String]> = effects.iter().map(|e| e.name().to_string()).collect();
+    let names: Arc<[String]> = effects.iter().map(|e| e.name().to_string()).collect();
     let fresh = ctx.contract.and_then(|c| stale_result::Tracker::new(ctx, c));
     let mut analysis = Effects::new(ctx, names, None, 0, Declining::of(ctx), fresh);
     dataflow::solve(&mut analysis, &dataflow::param_names(ctx.sig), ctx.body, Traces::start())?;
     Ok(Paths { exits: analysis.exits, bound: analysis.bound })
 }
 
-/// The effects (`#[reuse::effect]` functions of the index) that a helper of this file without a
-/// contract runs on every one of its normal paths, by its summary: a helper that the rules treat
-/// as if its contract preserved them. `None`: not such a helper, or it runs none on every path.
-pub(super) fn always_run_by_helper<'a>(ctx: &FnCtx<'a>, call: &Expr) -> Option<(&'a FnDef<'a>, Vec<String>)> {
+/// A helper without a contract that runs effects on every one of its normal paths, by its
+/// summary: the rules treat it as if its contract preserved them.
+pub(super) struct AlwaysRun {
+    /// Where the helper is defined (its name), in this file or another.
+    pub file: FileRef,
+    pub name: Range<usize>,
+    /// The effects (`#[reuse::effect]` functions of the index) it runs on every normal path.
+    pub effects: Vec<String>,
+}
+
+/// The helper a call designates, when it runs effects on every normal path (see [`AlwaysRun`]):
+/// a helper of this file, or of another file reached by its path. `None`: not such a helper, or
+/// it runs none on every path.
+pub(super) fn always_run_by_helper(ctx: &FnCtx, call: &Expr) -> Option<AlwaysRun> {
     // Only calls that name a function of this file for sure: a free function, `self.f()`,
     // `Self::f()`; `x.build()` on a receiver of unknown type is no method of this file's types.
+    // A helper of another file is found by its path or its receiver's type, never by its name.
     let certain = match call {
         Expr::Call(c) => matches!(strip(&c.func), Expr::Path(p) if p.path.segments.len() == 1 || p.path.segments.first().is_some_and(|s| s.ident == "Self")),
         Expr::MethodCall(m) => matches!(strip(&m.receiver), Expr::Path(p) if p.path.is_ident("self")),
         _ => false,
     };
-    if !certain {
-        return None;
-    }
-    let (_, def) = ctx.helper_of(call, None, 0)?;
     let mut names: Vec<String> = ctx.index.effects.keys().cloned().collect();
     // Traces hold effects as bytes; past that many, nothing is claimed.
     if names.is_empty() || names.len() > usize::from(u8::MAX) {
@@ -287,9 +301,17 @@ pub(super) fn always_run_by_helper<'a>(ctx: &FnCtx<'a>, call: &Expr) -> Option<(
     names.sort_unstable();
     let mut probe = Effects::new(ctx, names.iter().cloned().collect(), None, 0, Declining::default(), None);
     probe.resolved = true;
-    let traces = probe.helper_summary(call)?;
-    let always: Vec<String> = names.iter().enumerate().filter(|(i, _)| traces.all_ran(*i as u8)).map(|(_, n)| n.clone()).collect();
-    (!always.is_empty()).then_some((def, always))
+    let (file, name, traces) = if !ctx.helper_candidates(call, None, 0).is_empty() {
+        let (_, def) = ctx.helper_of(call, None, 0).filter(|_| certain)?;
+        (ctx.file.clone(), ctx.range(def.sig.ident.span()), probe.helper_summary(call)?)
+    } else {
+        let path = ctx.foreign_helper(call, None, 0)?;
+        let traces = probe.foreign_summary(&path)?;
+        let (file, name) = ctx.with_foreign_fn(&path, |theirs, def| (theirs.file.clone(), theirs.range(def.sig.ident.span())))?;
+        (file, name, traces)
+    };
+    let effects: Vec<String> = names.iter().enumerate().filter(|(i, _)| traces.all_ran(*i as u8)).map(|(_, n)| n.clone()).collect();
+    (!effects.is_empty()).then_some(AlwaysRun { file, name, effects })
 }
 
 /// What a call runs.
@@ -299,12 +321,12 @@ enum Runs {
     /// These effects, in order.
     Effects(Vec<u8>),
     /// One of these traces (a helper's normal exits).
-    OneOf(Rc<Traces>),
+    OneOf(Arc<Traces>),
 }
 
 struct Effects<'c, 'a> {
     ctx: &'c FnCtx<'a>,
-    names: Rc<[String]>,
+    names: Arc<[String]>,
     /// The helper being summarised (`None`: the function being checked).
     def: Option<&'c FnDef<'a>>,
     depth: usize,
@@ -376,7 +398,7 @@ impl Analysis for Effects<'_, '_> {
 }
 
 impl<'c, 'a> Effects<'c, 'a> {
-    fn new(ctx: &'c FnCtx<'a>, names: Rc<[String]>, def: Option<&'c FnDef<'a>>, depth: usize, declining: Declining, fresh: Option<stale_result::Tracker<'c, 'a>>) -> Self {
+    fn new(ctx: &'c FnCtx<'a>, names: Arc<[String]>, def: Option<&'c FnDef<'a>>, depth: usize, declining: Declining, fresh: Option<stale_result::Tracker<'c, 'a>>) -> Self {
         Effects { ctx, names, def, depth, declining, resolved: false, calls: HashMap::new(), exits: Vec::new(), fresh, bound: HashMap::new() }
     }
 
@@ -419,10 +441,15 @@ impl<'c, 'a> Effects<'c, 'a> {
     /// The traces of a helper's normal exits that serve (`None`: not a helper, none of its paths
     /// runs an effect, it never returns normally, or it could not be summarised). A call that may
     /// name several functions of the file (`self.obs.record()`, with `record` on two types) runs
-    /// what they all run, when their summaries agree.
-    fn helper_summary(&self, call: &Expr) -> Option<Rc<Traces>> {
-        let mut agreed: Option<Rc<Traces>> = None;
-        for (idx, def) in self.ctx.helper_candidates(call, self.def, self.depth) {
+    /// what they all run, when their summaries agree. A call that names no function of this file
+    /// may name one of another file, by its path.
+    fn helper_summary(&self, call: &Expr) -> Option<Arc<Traces>> {
+        let candidates = self.ctx.helper_candidates(call, self.def, self.depth);
+        if candidates.is_empty() {
+            return self.foreign_summary(&self.ctx.foreign_helper(call, self.def, self.depth)?);
+        }
+        let mut agreed: Option<Arc<Traces>> = None;
+        for (idx, def) in candidates {
             let summary = self.summary_of(idx, def)?;
             match &agreed {
                 Some(seen) if **seen != *summary => return None,
@@ -432,18 +459,36 @@ impl<'c, 'a> Effects<'c, 'a> {
         agreed
     }
 
-    fn summary_of(&self, idx: usize, def: &'c FnDef<'a>) -> Option<Rc<Traces>> {
-        dataflow::memoized(&self.ctx.summaries.effects.helpers, (idx, self.names.clone(), self.resolved), || {
-            let mut inner = Effects::new(self.ctx, self.names.clone(), Some(def), self.depth + 1, Declining::default(), None);
-            inner.resolved = self.resolved;
-            dataflow::solve(&mut inner, &dataflow::param_names(def.sig), def.body, Traces::start()).ok()?;
-            let mut all = Traces::default();
-            for exit in inner.exits.iter().filter(|x| x.serves()) {
-                all.join(&exit.traces);
-            }
-            all.0.iter().any(|t| !t.is_empty()).then(|| Rc::new(all))
+    fn counted(&self) -> Counted {
+        (self.names.clone(), self.resolved)
+    }
+
+    fn summary_of(&self, idx: usize, def: &'c FnDef<'a>) -> Option<Arc<Traces>> {
+        dataflow::memoized(&self.ctx.summaries.effects.helpers, (idx, self.counted()), || summarise(self.ctx, def, self.counted(), self.depth + 1))
+    }
+
+    /// The summary of the function at `path` in another file, made in that file's context (its
+    /// imports decide what its calls are) and shared with the check's other threads.
+    fn foreign_summary(&self, path: &[String]) -> Option<Arc<Traces>> {
+        let depth = self.depth + 1;
+        dataflow::shared_memoized_for(&self.ctx.items.summaries.effects, path, depth, self.counted(), || {
+            self.ctx.with_foreign_fn(path, |theirs, def| summarise(theirs, def, self.counted(), depth)).flatten()
         })
     }
+}
+
+/// The traces of the serving exits of `def`, a helper of `ctx`'s file `depth` calls down from
+/// the function being checked, counting `counted`. `None` when no path runs an effect: such a
+/// helper runs nothing the caller counts.
+fn summarise<'a>(ctx: &FnCtx<'a>, def: &FnDef<'a>, (names, resolved): Counted, depth: usize) -> Option<Arc<Traces>> {
+    let mut inner = Effects::new(ctx, names, Some(def), depth, Declining::default(), None);
+    inner.resolved = resolved;
+    dataflow::solve(&mut inner, &dataflow::param_names(def.sig), def.body, Traces::start()).ok()?;
+    let mut all = Traces::default();
+    for exit in inner.exits.iter().filter(|x| x.serves()) {
+        all.join(&exit.traces);
+    }
+    all.0.iter().any(|t| !t.is_empty()).then(|| Arc::new(all))
 }
 
 #[cfg(test)]
@@ -515,6 +560,77 @@ mod tests {
         assert_eq!(at("some(c); both();"), vec![("effect_order", 4)], "one path ran them twice");
         // A helper that calls itself is summarised once, without its own summary: it ends.
         assert_eq!(at("rec(3);"), vec![("hit_skips_effect", 4)]);
+    }
+
+    /// The findings of the effect rules and `memoized_effect` in the file of module `at`, with
+    /// every file of `files` (module path, text) in the check: `(rule, module of the file the
+    /// label is in, line)` for the primary label and then each secondary one outside the contract.
+    fn check_across(files: &[(&str, &str)], at: &str) -> Vec<(&'static str, String, usize)> {
+        let jobs = crate::items::tests::jobs(files);
+        let (index, _) = crate::engine::build_index(&jobs);
+        let items = crate::items::WorkspaceItems::of_jobs(&jobs);
+        let job = jobs.iter().find(|j| j.module.join("::") == at).expect("the file checked");
+        let ast = job.file.parse().expect("parses");
+        let module_of = |label: &crate::finding::Label| jobs.iter().find(|j| j.file.path == label.file.path).map(|j| j.module.join("::")).unwrap_or_default();
+        let mut found: Vec<_> = crate::analysis::analyze_file(&job.file, &ast, &job.crate_name, &job.module, &index, &items)
+            .into_iter()
+            .filter(|f| ["hit_skips_effect", "effect_order", "memoized_effect", "analysis_limit"].contains(&f.rule.name))
+            .flat_map(|f| {
+                let rule = f.rule.name;
+                let primary = (rule, module_of(&f.primary), f.line());
+                let others: Vec<_> = f
+                    .secondary
+                    .iter()
+                    .filter(|l| l.file.path != job.file.path)
+                    .map(|l| (rule, module_of(l), l.file.line_col(l.range.start).line))
+                    .collect();
+                std::iter::once(primary).chain(others)
+            })
+            .collect();
+        found.sort();
+        found
+    }
+
+    /// Effects and helpers in other files: a module of the crate, and a scheduler crate whose
+    /// root re-exports a helper of the same name as one the caller imports.
+    const ACROSS: &[(&str, &str)] = &[
+        ("eng::obs", "#[reuse::effect]\npub fn a() {}\n#[reuse::effect]\npub fn b() {}\n"),
+        (
+            "eng::runner",
+            "use crate::obs::{a, b};\npub fn both() { a(); b(); }\npub fn some(c: bool) { if c { a(); b(); } }\npub fn ping(n: u8) { if n > 0 { crate::cache::pong(n - 1) } a(); b(); }\npub fn plan(n: u8) -> u8 { a(); b(); n }\n",
+        ),
+        ("sched", "pub mod step;\npub use step::both;\n"),
+        ("sched::step", "pub fn both() { if std::env::args().len() > 1 { a(); b(); } }\n"),
+    ];
+
+    #[test]
+    fn helpers_of_other_files_count_by_their_summaries_found_by_path() {
+        let cache = "use crate::runner::{both, some};\n\
+            use sched::both as sched_both;\n\
+            #[reuse::contract(preserves(a, b))]\npub fn every_path() -> u8 {\n    both();\n    1\n}\n\
+            #[reuse::contract(preserves(a, b))]\npub fn one_branch(c: bool) -> u8 {\n    some(c);\n    1\n}\n\
+            #[reuse::contract(preserves(a, b))]\npub fn renamed_reexport() -> u8 {\n    sched_both();\n    1\n}\n\
+            #[reuse::contract(preserves(a, b))]\npub fn by_path() -> u8 {\n    crate::runner::both();\n    1\n}\n\
+            pub fn pong(n: u8) { crate::runner::ping(n) }\n\
+            #[reuse::contract(preserves(a, b))]\npub fn across_a_cycle() -> u8 {\n    pong(3);\n    1\n}\n";
+        let files: Vec<(&str, &str)> = ACROSS.iter().copied().chain([("eng::cache", cache)]).collect();
+        // `both` is the runner's (every path), never the scheduler's of that name (one branch);
+        // the scheduler's, imported under another name, leaves a path without the effects; a
+        // helper that calls back into this file is followed to the depth bound and ends, its
+        // recursion running the effects more than once.
+        let at = |rule, line| (rule, "eng::cache".to_string(), line);
+        assert_eq!(check_across(&files, "eng::cache"), vec![at("effect_order", 27), at("hit_skips_effect", 11), at("hit_skips_effect", 16)]);
+    }
+
+    #[test]
+    fn a_cached_helper_of_another_file_that_always_runs_effects_is_a_memoized_effect() {
+        let cache = "use std::collections::HashMap;\n\
+            pub fn cached(m: &mut HashMap<u8, u8>, n: u8) -> u8 {\n    *m.entry(n).or_insert_with(|| crate::runner::plan(n))\n}\n\
+            pub fn cached_pure(m: &mut HashMap<u8, u8>, n: u8) -> u8 {\n    *m.entry(n).or_insert_with(|| crate::runner::some_value(n))\n}\n";
+        let runner = format!("{}pub fn some_value(n: u8) -> u8 {{ if n > 1 {{ crate::obs::a(); }} n }}\n", ACROSS[1].1);
+        let files = [ACROSS[0], ("eng::runner", runner.as_str()), ("eng::cache", cache)];
+        // The label of what the helper runs is at its name, in its own file.
+        assert_eq!(check_across(&files, "eng::cache"), vec![("memoized_effect", "eng::cache".to_string(), 3), ("memoized_effect", "eng::runner".to_string(), 5)]);
     }
 
     fn traces(ts: &[&[u8]]) -> Traces {

@@ -168,12 +168,12 @@ fn report(ctx: &FnCtx, call_expr: &Expr, how: &str, out: &mut Vec<Finding>) {
                 format!("call `{name}` on every step (its own cache keeps the effects), or cache only work that has none"),
             )
         }
-        // A helper of this file without a contract that runs effects on every path: as if it
-        // preserved them (its summary).
+        // A helper without a contract (of this file, or of another reached by its path) that
+        // runs effects on every path: as if it preserved them (its summary).
         Resolution::None => {
-            let Some((helper, effects)) = super::effects::always_run_by_helper(ctx, call_expr) else { return };
-            let label = Label::new(ctx.file, ctx.range(helper.sig.ident.span()), format!("`{name}` runs these effects on every path"));
-            (effects, label, format!("call `{name}` on every step, or cache only work that has no effects"))
+            let Some(helper) = super::effects::always_run_by_helper(ctx, call_expr) else { return };
+            let label = Label::new(&helper.file, helper.name, format!("`{name}` runs these effects on every path"));
+            (helper.effects, label, format!("call `{name}` on every step, or cache only work that has no effects"))
         }
         Resolution::Ambiguous(_) => return,
     };

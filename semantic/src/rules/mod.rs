@@ -38,6 +38,7 @@ pub struct Summaries {
 pub struct SharedSummaries {
     pad: dataflow::SharedMemo<std::sync::Arc<pad_to_null_block::Summary>>,
     donate: dataflow::SharedMemo<(bool, std::sync::Arc<use_after_donate::Summary>)>,
+    effects: dataflow::SharedMemo<std::sync::Arc<effects::Traces>, effects::Counted>,
 }
 
 use crate::analysis::FnCtx;
