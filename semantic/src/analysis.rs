@@ -286,6 +286,17 @@ impl<'a> FnCtx<'a> {
         if candidates.len() > 1 && on_self && here.is_some() {
             return candidates.into_iter().filter(|(_, d)| d.self_type.as_deref() == here).collect();
         }
+        // `x.f()` on a receiver of known type: that type's method only. A same-named method of
+        // another type of this file is not it (one of another file's type is `foreign_helper`'s).
+        if let Expr::MethodCall(m) = call {
+            if !on_self {
+                let empty = TypeEnv::default();
+                let env = if within.is_none() { self.env() } else { &empty };
+                if let Some(ty) = self.resolver.type_of(&m.receiver, here, env).filter(|t| t.name != crate::resolve::BUILTIN) {
+                    return candidates.into_iter().filter(|(_, d)| d.self_type.as_deref() == Some(ty.name.as_str())).collect();
+                }
+            }
+        }
         candidates
     }
 }

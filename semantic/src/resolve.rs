@@ -826,8 +826,17 @@ impl<'a> Resolver<'a> {
     /// The `#[reuse::effect]` function a call names, by the same rules as contracted functions:
     /// `Arc::clone(..)` is not an effect called `clone` declared in another crate.
     pub fn effect(&self, call: &CallSite, self_type: Option<&str>) -> Option<&'a crate::index::EffectFn> {
-        let effects = self.index.effects.get(&call.name)?;
         let path = call.path.as_ref()?;
+        // As a call is followed: imports, renames and re-exports (`kv::log_step()` where `kv`
+        // re-exports `obs::log_step`, or `kv::log()` for `pub use obs::log_step as log`).
+        if let Some(e) = self
+            .call_targets(path, self_type)
+            .iter()
+            .find_map(|t| self.index.effects.get(t.last()?)?.iter().find(|e| e.path == *t))
+        {
+            return Some(e);
+        }
+        let effects = self.index.effects.get(&call.name)?;
         let matches = |full: &[String]| effects.iter().find(|e| e.path.ends_with(full));
         if path.len() >= 2 {
             return matches(&self.expand(path, self_type));
@@ -1121,6 +1130,33 @@ mod tests {
     /// `(function, callee, resolved)` triples, for comparing with [`resolutions`].
     fn triples(list: &[(&str, &str, &str)]) -> Vec<(String, String, String)> {
         list.iter().map(|(a, b, c)| (a.to_string(), b.to_string(), c.to_string())).collect()
+    }
+
+    /// An effect called through a re-export of its crate, renamed or not, is that effect; a
+    /// function of the effect's name elsewhere is not.
+    #[test]
+    fn effects_are_followed_through_re_exports_and_renames() {
+        let obs = "#[reuse::effect]\npub fn log_step() {}\n";
+        let kv = "pub mod obs;\npub use obs::log_step;\npub use obs::log_step as record;\n";
+        let user = "use kv::record as rec;\nfn f() { kv::log_step(); kv::record(); rec(); kv::obs::log_step(); other::log_step(); }\n";
+        let jobs = crate::items::tests::jobs(&[("kv::obs", obs), ("kv", kv), ("user", user), ("other", "pub fn log_step() {}\n")]);
+        let (index, _) = crate::engine::build_index(&jobs);
+        let items = crate::items::WorkspaceItems::of_jobs(&jobs);
+        let job = jobs.iter().find(|j| j.module == ["user"]).unwrap();
+        let ast = job.file.parse().unwrap();
+        let imports = crate::analysis::imports_by_module(&ast.items, &job.crate_name, &job.module);
+        let fields = FieldTypes::of(&ast.items);
+        let resolver = Resolver { index: &index, items: &items, crate_name: &job.crate_name, module: job.module.clone(), imports: &imports[&Vec::new()], fields: &fields, current: None };
+        let syn::Item::Fn(f) = &ast.items[1] else { panic!("a function") };
+        let found: Vec<(String, bool)> = crate::rules::calls_in(&f.block)
+            .into_iter()
+            .map(|c| {
+                let site = CallSite::of(c).unwrap();
+                (site.path.clone().unwrap().join("::"), resolver.effect(&site, None).is_some())
+            })
+            .collect();
+        let want = [("kv::log_step", true), ("kv::record", true), ("rec", true), ("kv::obs::log_step", true), ("other::log_step", false)];
+        assert_eq!(found, want.map(|(c, e)| (c.to_string(), e)));
     }
 
     const CONTRACTS: &str = "#[reuse::contract(writes(a[i], skip = -1))]\npub fn new(a: &mut [u8], i: &[i64]) {}\n#[reuse::contract(writes(a[i], skip = -1))]\npub fn from(a: &mut [u8], i: &[i64]) {}\n";
