@@ -343,7 +343,10 @@ impl<'a> FnCtx<'a> {
         };
         // A contracted function is a callee, never a helper (even where the call is ambiguous).
         let contracted = |t: &[String]| t.last().is_some_and(|name| self.index.candidates(name).any(|c| c.path == t));
-        targets.into_iter().find(|t| !contracted(t) && self.items.has_fn(self.index, t))
+        // A path into this very file is `helper_of`'s (and asking the item table about it would
+        // parse this file a second time: `Vec::new()` may be `crate::here::Vec::new`).
+        let elsewhere = |t: &[String]| self.items.file_of(t).is_some_and(|(_, f)| f.file.path != self.file.path);
+        targets.into_iter().find(|t| !contracted(t) && elsewhere(t) && self.items.has_fn(self.index, t))
     }
 
     /// Runs `f` on the function defined at `path` in another file of the workspace, with the

@@ -202,6 +202,11 @@ impl Index {
         self.by_name.contains_key(name) || self.renames.contains(name)
     }
 
+    /// [`Index::may_name_contracted`] for effects.
+    pub fn may_name_effect(&self, name: &str) -> bool {
+        self.effects.contains_key(name) || self.renames.contains(name)
+    }
+
     pub fn candidates(&self, name: &str) -> impl Iterator<Item = &ContractedFn> {
         self.by_name.get(name).into_iter().flatten().map(|&i| &self.fns[i])
     }

@@ -827,6 +827,9 @@ impl<'a> Resolver<'a> {
     /// `Arc::clone(..)` is not an effect called `clone` declared in another crate.
     pub fn effect(&self, call: &CallSite, self_type: Option<&str>) -> Option<&'a crate::index::EffectFn> {
         let path = call.path.as_ref()?;
+        if !self.index.may_name_effect(&call.name) {
+            return None;
+        }
         // As a call is followed: imports, renames and re-exports (`kv::log_step()` where `kv`
         // re-exports `obs::log_step`, or `kv::log()` for `pub use obs::log_step as log`).
         if let Some(e) = self
