@@ -275,10 +275,13 @@ fn common_names_pull_in_only_files_that_can_call_the_contracted_function() {
     write(&t, "kernels/src/lib.rs", "pub mod launch;\npub use launch::launch;\n");
     write(&t, "kernels/src/launch.rs", "#[reuse::contract(writes(cache[slots], skip = -1))]\npub fn launch(cache: &mut [f32], slots: &[i64]) { let _ = (cache, slots); }\n");
     write(&t, "app/Cargo.toml", &manifest("app", "kernels = { path = \"../kernels\" }\n"));
-    write(&t, "app/src/lib.rs", "pub mod calls;\npub mod words;\n");
+    write(&t, "app/src/lib.rs", "pub mod calls;\npub mod words;\npub mod methods;\n");
     write(&t, "app/src/calls.rs", "pub fn step(c: &mut [f32]) { kernels::launch(c, &vec![0; 4]); }\n");
     // Mentions of the name that are no calls: a module, a `use` of the module, a longer word.
     write(&t, "app/src/words.rs", "use kernels::launch as _;\npub fn launcher() {}\n// launch later\n");
+    // A crate that may call it calls a method of the same name on a type of its own: the
+    // contracted `launch` takes no `self`, so method-call syntax cannot call it.
+    write(&t, "app/src/methods.rs", "pub struct Layer;\nimpl Layer { pub fn launch(&self) {} }\npub fn run(l: &Layer) { l.launch(); l\n    .launch(); }\n");
     // A crate that does not depend on `kernels` calls a method of the same name: it cannot be
     // the contracted function, and its file is not even parsed.
     write(&t, "other/Cargo.toml", &manifest("other", ""));
@@ -288,7 +291,7 @@ fn common_names_pull_in_only_files_that_can_call_the_contracted_function() {
     let found: Vec<String> = report.findings.iter().map(|f| format!("{}:{}", f.primary.file.rel_path, f.rule.name)).collect();
     assert_eq!(found, ["app/src/calls.rs:pad_to_null_block"]);
     // kernels/src/launch.rs (declares), app/src/calls.rs (calls) and app/src/words.rs (`as`):
-    // not kernels/src/lib.rs, app/src/lib.rs nor other/src/lib.rs.
+    // not kernels/src/lib.rs, app/src/lib.rs, app/src/methods.rs nor other/src/lib.rs.
     assert_eq!(report.stats.parsed, 3, "{found:?}");
 }
 

@@ -691,6 +691,10 @@ struct AnalysisFilter {
     /// Per pattern: `None` for markers, else the crates that declare the name (`None` inside:
     /// any crate, for effects and contracts files).
     owners: Vec<Option<Vec<Option<String>>>>,
+    /// Per pattern: every function of the name is a free function (no `self`), so `x.name(..)`,
+    /// method-call syntax, cannot call it: in a crate where `launch` is a contracted kernel,
+    /// `layer.launch()` on a type of its own needs no parse.
+    free_only: Vec<bool>,
 }
 
 impl AnalysisFilter {
@@ -704,6 +708,7 @@ impl AnalysisFilter {
                 Some(declared.chain(any.then_some(None)).collect())
             })
             .collect();
+        let mut free_only: Vec<bool> = names.iter().map(|n| !index.is_effect(n) && index.candidates(n).any(|_| true) && index.candidates(n).all(|c| !c.has_receiver)).collect();
         let mut patterns = names;
         // Second names given by re-exports (`pub use ops::write as cache_kv;`): a file that calls
         // `cache_kv` through a glob import never writes `write`.
@@ -711,6 +716,8 @@ impl AnalysisFilter {
             if !patterns.contains(&alias) {
                 patterns.push(alias);
                 owners.push(Some(vec![Some(krate)]));
+                // A re-export names a free function (methods are not re-exported).
+                free_only.push(true);
             }
         }
         // A file that names an index field (or, for a tuple field, its struct) may build or
@@ -720,14 +727,16 @@ impl AnalysisFilter {
             if !patterns.contains(name) {
                 patterns.push(name.clone());
                 owners.push(None);
+                free_only.push(false);
             }
         }
         for m in SUPPRESSION_MARKERS.iter().chain(DECL_MARKERS) {
             patterns.push(m.to_string());
             owners.push(None);
+            free_only.push(false);
         }
         let automaton = AhoCorasick::builder().build(&patterns).expect("plain string patterns");
-        AnalysisFilter { automaton, owners }
+        AnalysisFilter { automaton, owners, free_only }
     }
 
     fn wants(&self, j: &FileJob) -> bool {
@@ -740,7 +749,11 @@ impl AnalysisFilter {
                 None => true,
                 Some(reach) => owners.iter().any(|o| o.as_ref().is_none_or(|c| reach.contains(c))),
             };
-            word && reachable && call_like(&j.file.text, m.start(), m.end())
+            let method_syntax = || {
+                let before = j.file.text[..m.start()].trim_end();
+                before.ends_with('.') && !before.ends_with("..")
+            };
+            word && reachable && call_like(&j.file.text, m.start(), m.end()) && !(self.free_only[m.pattern().as_usize()] && method_syntax())
         })
     }
 }
