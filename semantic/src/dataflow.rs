@@ -211,6 +211,10 @@ pub trait Analysis {
     /// lookup is the entry).
     fn bind_from(&mut self, _scopes: &Scopes, _state: &mut Self::State, _locals: &[LocalId], _scrutinee: &Expr) {}
 
+    /// The locals of a `for` pattern (after [`Analysis::bind`] of each) take an element of
+    /// `iterated` each round: `for row in rows` holds what the rows hold.
+    fn bind_each(&mut self, _scopes: &Scopes, _state: &mut Self::State, _locals: &[LocalId], _iterated: &Expr) {}
+
     /// A `for` loop has run (the state joins every number of iterations): facts about the loop as
     /// a whole, such as "every entry of the buffer was stored".
     fn after_for(&mut self, _scopes: &Scopes, _state: &mut Self::State, _f: &syn::ExprForLoop) {}
@@ -433,7 +437,8 @@ impl<A: Analysis> Solver<'_, A> {
     /// tuple, else an unknown value. The analysis sees each binding before its name is in scope,
     /// so `let slots = f(slots)` reads the old `slots`; with the value matched (`scrutinee`), it
     /// hears which locals the pattern took from it ([`Analysis::bind_from`]).
-    fn bind_pattern(&mut self, pat: &Pat, init: Option<&Expr>, scrutinee: Option<&Expr>, state: &mut Option<A::State>) {
+    /// Binds the names of `pat` (the analysis told of each) and returns their locals.
+    fn bind_pattern(&mut self, pat: &Pat, init: Option<&Expr>, scrutinee: Option<&Expr>, state: &mut Option<A::State>) -> Vec<LocalId> {
         let mut bound = Vec::new();
         self.collect_bindings(pat, init, &mut bound);
         if let Some(s) = state.as_mut() {
@@ -445,9 +450,11 @@ impl<A: Analysis> Solver<'_, A> {
                 self.analysis.bind_from(&self.scopes, s, &ids, scrutinee);
             }
         }
+        let ids = bound.iter().map(|(_, id, _)| *id).collect();
         for (name, id, _) in bound {
             self.scopes.activate(name, id);
         }
+        ids
     }
 
     fn collect_bindings<'e>(&mut self, pat: &Pat, init: Option<&'e Expr>, out: &mut Vec<(String, LocalId, Option<&'e Expr>)>) {
@@ -563,7 +570,10 @@ impl<A: Analysis> Solver<'_, A> {
                 let mut out = self.looped(label, state, false, |s, st| {
                     s.scopes.push();
                     let mut st = st;
-                    s.bind_pattern(&f.pat, None, None, &mut st);
+                    let locals = s.bind_pattern(&f.pat, None, None, &mut st);
+                    if let Some(st) = st.as_mut() {
+                        s.analysis.bind_each(&s.scopes, st, &locals, &f.expr);
+                    }
                     let r = s.block(&f.body, st);
                     s.scopes.pop();
                     r

@@ -346,6 +346,15 @@ impl Analysis for Pad<'_, '_> {
         }
     }
 
+    /// `for row in rows`: a row holds what the rows hold (entries of nested buffers are one set).
+    fn bind_each(&mut self, scopes: &Scopes, state: &mut State, locals: &[LocalId], iterated: &Expr) {
+        let [local] = locals else { return };
+        let v = self.eval(scopes, state, buffer_of(iterated));
+        if !v.own.is_empty() {
+            self.store(scopes, state, &Place { base: Base::Local(*local), fields: Vec::new() }, Val { own: v.own, fields: BTreeMap::new() }, self.pos(iterated));
+        }
+    }
+
     fn bind(&mut self, scopes: &Scopes, state: &mut State, local: LocalId, init: Option<&Expr>) {
         let place = Place { base: Base::Local(local), fields: Vec::new() };
         // A binding revisited by a loop holds a new value; one without a value of its own (a
@@ -712,6 +721,10 @@ impl<'c, 'a> Pad<'c, 'a> {
                 v
             }
             "get" | "first" | "last" | "copied" | "cloned" if m.args.len() <= 1 => self.eval(scopes, state, &m.receiver),
+            // `[PAD].repeat(n)` (a slice repeated into a `Vec`), `rows.concat()`, `.flatten()`:
+            // the entries of the receiver.
+            "repeat" if m.args.len() == 1 => self.eval(scopes, state, &m.receiver),
+            "concat" | "flatten" if m.args.is_empty() => self.eval(scopes, state, &m.receiver),
             _ if CONVERSIONS.contains(&method.as_str()) => self.eval(scopes, state, &m.receiver),
             _ => self.helper_return(scopes, state, e).unwrap_or_default(),
         }
@@ -803,6 +816,13 @@ impl<'c, 'a> Pad<'c, 'a> {
             "resize" => {
                 if let Some(v) = m.args.get(1) {
                     let v = self.eval(scopes, state, v).put(&how);
+                    self.add(scopes, state, &place, v);
+                }
+            }
+            // `resize_with(n, || 0)`: what the closure returns.
+            "resize_with" => {
+                if let Some(Expr::Closure(c)) = m.args.get(1).map(strip) {
+                    let v = self.eval(scopes, state, &c.body).put(&how);
                     self.add(scopes, state, &place, v);
                 }
             }
@@ -1120,7 +1140,17 @@ impl<'c, 'a> Pad<'c, 'a> {
                 Entry::Param(i, fields) => {
                     if let Some(arg) = args.get(*i) {
                         let arg_val = self.eval(scopes, state, buffer_of(arg)).project(fields);
-                        out.own.extend(arg_val.own);
+                        // A value the helper put into a buffer (`vec![pad; n]`, `x.resize(n, pad)`
+                        // with `pad` a parameter): the argument's value, put there as the helper did.
+                        out.own.extend(arg_val.own.into_iter().map(|mut a| {
+                            if o.in_buffer && !a.in_buffer {
+                                a.in_buffer = true;
+                                if a.how == How::Value {
+                                    a.how = o.how.clone();
+                                }
+                            }
+                            a
+                        }));
                     }
                 }
                 _ => {

@@ -37,7 +37,7 @@ use crate::index::ContractedFn;
 pub(crate) const MUTATING_METHODS: &[&str] = &[
     "fill", "fill_with", "copy_from_slice", "clone_from_slice", "iter_mut", "as_mut_ptr", "as_mut_slice", "swap", "sort",
     "sort_unstable", "reverse", "rotate_left", "rotate_right", "copy_within", "get_mut", "last_mut", "first_mut",
-    "chunks_mut", "split_at_mut", "push", "insert", "clear", "truncate", "resize", "extend", "extend_from_slice", "write",
+    "chunks_mut", "split_at_mut", "push", "insert", "clear", "truncate", "resize", "resize_with", "extend", "extend_from_slice", "write",
     "set", "zero_", "fill_", "copy_", "as_mut",
 ];
 
