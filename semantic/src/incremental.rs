@@ -377,7 +377,7 @@ pub fn recheck(prev: &Previous, new: &FileRef, job: &FileJob, index: &Index, ite
         .iter()
         .map(|f| {
             let mut f = f.clone();
-            relabel(&mut f, &|l| same_file(l, old), &masked, old_k.end, delta);
+            relabel(&mut f, &|l| same_file(l, old), &masked, old_edit.end, delta);
             f
         })
         .collect();
@@ -391,8 +391,10 @@ pub fn recheck(prev: &Previous, new: &FileRef, job: &FileJob, index: &Index, ite
             continue;
         }
         relabel(&mut f, &|l| Arc::ptr_eq(&l.file, &masked), new, 0, 0);
-        // A label the index gave (at a contract of this file) is where the old text had it.
-        relabel(&mut f, &|l| !Arc::ptr_eq(&l.file, new) && same_file(l, old), new, old_k.end, delta);
+        // A label the index gave (at a contract of this file) is where the old text had it: it
+        // moves if it is after the edit, which may be inside the run (an edited body of an
+        // `impl` whose contract comes later).
+        relabel(&mut f, &|l| !Arc::ptr_eq(&l.file, new) && same_file(l, old), new, old_edit.end, delta);
         out.push(f);
     }
     // Messages that name a line (`... (line 12)`) of an item after the edit move with it.
@@ -402,7 +404,7 @@ pub fn recheck(prev: &Previous, new: &FileRef, job: &FileJob, index: &Index, ite
         if same_file(&f.primary, old) && f.primary.range.start >= old_k.end {
             shift_line_numbers(&mut f, line_delta);
         }
-        relabel(&mut f, &|l| same_file(l, old), new, old_k.end, delta);
+        relabel(&mut f, &|l| same_file(l, old), new, old_edit.end, delta);
         out.push(f);
     }
     out.sort_by(|a, b| a.sort_key().cmp(&b.sort_key()));
@@ -1064,6 +1066,23 @@ mod equivalence {
             assert_eq!(got.items.is_some(), item_path, "edit to\n{edited}");
             assert_eq!(keys(&live.check_file(&path)), want, "the index moved with the edit to\n{edited}");
         }
+        let _ = std::fs::remove_dir_all(&dir);
+    }
+
+    /// An edit in one method's body moves the contract of a method after it in the same `impl`:
+    /// the label a finding takes from that contract moves too (found by the random fixture edits).
+    #[test]
+    fn a_contract_after_the_edit_in_the_same_impl_moves_with_it() {
+        let text = "const PAD_SLOT_ID: i64 = -1;\n\npub struct Runner {\n    kv: Vec<f32>,\n    slots: Vec<i64>,\n}\n\nimpl Runner {\n    pub fn new(bs: usize) -> Runner {\n        Runner { kv: vec![0.0; 8], slots: vec![PAD_SLOT_ID; bs] }\n    }\n\n    #[reuse::contract(writes(self.kv[self.slots], skip = PAD_SLOT_ID))]\n    pub fn replay(&mut self) {}\n\n    fn update(&mut self, bs: usize) {\n        for i in 0..bs {\n            self.slots[i] = 0;\n        }\n    }\n\n    pub fn step(&mut self, bs: usize) {\n        self.update(bs);\n        self.replay();\n    }\n}\n";
+        let dir = workspace("impl-contract-moves", &[("src/lib.rs", text)]);
+        let path = dir.join("src/lib.rs");
+        let edited = text.replace("vec![0.0; 8]", "vec![PAD_SLOT_ID as f32; 8]");
+        let mut live = session(&dir);
+        let before = live.update(&path, text.to_string());
+        assert!(before.iter().any(|f| f.rule.name == "pad_to_null_block"), "{:#?}", keys(&before));
+        let got = live.edit(&path, edited.clone());
+        assert!(got.items.is_some(), "an edit inside a body takes the item path");
+        assert_eq!(keys(&got.findings), keys(&session(&dir).update(&path, edited)));
         let _ = std::fs::remove_dir_all(&dir);
     }
 
