@@ -12,9 +12,15 @@
 //! through [`Analysis::bind`]), so a state holds one entry per binding and loops converge. A
 //! [`Place`] is a local or `self` with a field path.
 //!
+//! The value a function returns is read branch by branch: a returned `match`, `if`/`else` or
+//! block leaves once per branch, with that branch's value (so `None => Ok(None)` is an exit of its
+//! own), and a returned `lookup.map(|g| ..)` leaves where the closure ran and where it did not
+//! ([`Exit::unrun`]).
+//!
 //! Closures run where they run: one called where it is written (`(|| ..)()`) runs there once; the
-//! callbacks of iterator adaptors (`for_each`, `map(..)`) are walked in place zero or more times,
-//! those of `Option`/`Result` combinators, the entry API and synchronous callbacks
+//! callbacks of iterator adaptors (`for_each`, `map(..)` on an iterator) are walked in place zero or
+//! more times, those of `Option`/`Result` combinators (`map` on anything not seen to be an
+//! iterator; once after `?`), the entry API and synchronous callbacks
 //! (`unwrap_or_else`, `or_insert_with`, `update(|b| ..)`) at most once; a closure bound to a local
 //! (`let flush = || ..;`) runs where the local is called (`flush()`), its names read there; a
 //! closure stored elsewhere or spawned is a body of its own and is not walked. A closure not run
@@ -186,6 +192,9 @@ pub struct Exit<'e> {
     /// First and last token of the exit: `return v` whole, the tail value, or the body's closing
     /// brace.
     pub span: (Span, Span),
+    /// The value is an `Option`/`Result` combinator (`lookup.map(|g| ..)`) whose closure did not
+    /// run on this path: what it returns is the receiver's `None` or `Err`.
+    pub unrun: bool,
 }
 
 /// A join-semilattice: `join` is the least upper bound, and it has no infinite ascending chains.
@@ -249,6 +258,46 @@ const RUNS_AT_MOST_ONCE: &[&str] = &[
     "update", "with", "with_borrow", "with_borrow_mut", "and_then", "or_else", "map_err", "unwrap_or_else", "map_or",
     "map_or_else", "get_or_insert_with", "or_insert_with",
 ];
+
+/// Adaptors that `Option` and `Result` have too: their closure runs any number of times on an
+/// iterator ([`is_iterator`]), at most once on anything else (`mask.map(|m| ..)`).
+const OPTION_OR_ITERATOR: &[&str] = &["map", "filter", "inspect"];
+/// Methods that make an iterator of their receiver, or adapt one.
+const ITERATOR_METHODS: &[&str] = &[
+    "iter", "iter_mut", "into_iter", "drain", "chars", "char_indices", "bytes", "lines", "split", "split_whitespace",
+    "windows", "chunks", "chunks_exact", "chunks_mut", "chunks_exact_mut", "rchunks", "keys", "values", "values_mut",
+    "into_keys", "into_values", "enumerate", "zip", "rev", "skip", "step_by", "chain", "cycle", "flatten", "flat_map",
+    "filter_map", "peekable", "skip_while", "take_while", "map_while", "scan", "fuse",
+];
+/// Functions that make an iterator (`std::iter::repeat(x)`).
+const ITERATOR_FNS: &[&str] = &["repeat", "repeat_n", "repeat_with", "once", "once_with", "from_fn", "successors", "empty"];
+
+/// Whether `e` is an iterator by its own shape: a range, an `iter::` maker, or a chain through
+/// a method that makes or adapts one (`v.iter().map(..)`). A local of unknown type is not.
+fn is_iterator(e: &Expr) -> bool {
+    match strip_parens(e) {
+        Expr::Range(_) => true,
+        Expr::Call(c) => matches!(&*c.func, Expr::Path(p) if p.path.segments.last().is_some_and(|s| ITERATOR_FNS.contains(&s.ident.to_string().as_str()))),
+        Expr::MethodCall(m) => {
+            let method = m.method.to_string();
+            ITERATOR_METHODS.contains(&method.as_str())
+                // `take(n)` of an iterator; `take()` is `Option::take`.
+                || (method == "take" && m.args.len() == 1)
+                || (["map", "filter", "inspect", "cloned", "copied"].contains(&method.as_str()) && is_iterator(&m.receiver))
+        }
+        _ => false,
+    }
+}
+
+/// `receiver.map(|x| ..)` or `receiver.and_then(|x| ..)` on an `Option` or `Result` (a receiver
+/// that is not an iterator): the closure runs once if the receiver holds a value.
+fn combinator(e: &Expr) -> Option<(&Expr, &syn::ExprClosure)> {
+    let Expr::MethodCall(m) = strip_parens(e) else { return None };
+    if !(m.method == "map" || m.method == "and_then") || m.args.len() != 1 || is_iterator(&m.receiver) {
+        return None;
+    }
+    Some((&m.receiver, closure_of(&m.args[0])?))
+}
 
 /// How often a closure walked in place runs.
 #[derive(Clone, Copy, PartialEq, Eq)]
@@ -328,25 +377,18 @@ pub fn solve<A: Analysis>(analysis: &mut A, params: &[String], body: &syn::Block
     }
     // The body's block, with the tail read while its locals are in scope.
     solver.scopes.push();
-    let mut state = Some(state);
-    for stmt in &body.stmts {
-        if state.is_none() {
-            break;
-        }
-        state = solver.stmt(stmt, state)?;
+    solver.returned_block(body, Some(state), ExitKind::Tail)
+}
+
+/// A value that is control flow with branches of its own values (see [`Solver::returned`]).
+fn branches(e: &Expr) -> bool {
+    match e {
+        Expr::Paren(p) => branches(&p.expr),
+        Expr::Block(b) => b.label.is_none(),
+        Expr::Unsafe(_) | Expr::Match(_) => true,
+        Expr::If(i) => i.else_branch.is_some(),
+        _ => false,
     }
-    if let Some(out) = state {
-        let value = match body.stmts.last() {
-            Some(Stmt::Expr(e, None)) => Some(e),
-            _ => None,
-        };
-        if !value.is_some_and(is_err_value) {
-            let close = body.brace_token.span.close();
-            let span = value.map_or((close, close), expr_span);
-            solver.analysis.exit(&solver.scopes, &out, &Exit { kind: ExitKind::Tail, value, span });
-        }
-    }
-    Ok(())
 }
 
 /// `Err(..)`: a value that leaves on the error path.
@@ -404,6 +446,106 @@ impl<A: Analysis> Solver<'_, A> {
         }
         self.scopes.pop();
         Ok(state)
+    }
+
+    /// A block whose value the function returns: its statements, then its tail value as
+    /// [`Solver::returned`] reads it, while the block's locals are in scope (a block without a
+    /// tail value leaves at its closing brace).
+    fn returned_block(&mut self, b: &syn::Block, state: Option<A::State>, kind: ExitKind) -> Result<(), TooComplex> {
+        let (stmts, tail) = match b.stmts.split_last() {
+            Some((Stmt::Expr(e, None), rest)) => (rest, Some(e)),
+            _ => (&b.stmts[..], None),
+        };
+        let mut state = state;
+        for stmt in stmts {
+            if state.is_none() {
+                break;
+            }
+            state = self.stmt(stmt, state)?;
+        }
+        match tail {
+            Some(e) => self.returned(e, state, kind)?,
+            None => {
+                if let Some(s) = &state {
+                    let close = b.brace_token.span.close();
+                    self.analysis.exit(&self.scopes, s, &Exit { kind, value: None, span: (close, close), unrun: false });
+                }
+            }
+        }
+        self.scopes.pop();
+        Ok(())
+    }
+
+    /// The value the function returns: an `if` with an `else`, a `match` or a block returns what
+    /// its branches return, so each branch is an exit of its own, with its own value (`None =>
+    /// Ok(None)` declines, `Err(e) => Err(e)` is an error exit, the other arm serves); any other
+    /// value is evaluated and leaves (unless it is an `Err(..)`).
+    fn returned(&mut self, e: &Expr, state: Option<A::State>, kind: ExitKind) -> Result<(), TooComplex> {
+        if state.is_none() {
+            return Ok(());
+        }
+        match e {
+            Expr::Paren(p) => self.returned(&p.expr, state, kind),
+            Expr::Block(b) if b.label.is_none() => {
+                self.step()?;
+                self.scopes.push();
+                self.returned_block(&b.block, state, kind)
+            }
+            Expr::Unsafe(b) => {
+                self.step()?;
+                self.scopes.push();
+                self.returned_block(&b.block, state, kind)
+            }
+            Expr::If(i) if i.else_branch.is_some() => {
+                self.step()?;
+                self.scopes.push();
+                let cond = self.expr(&i.cond, state)?;
+                self.returned_block(&i.then_branch, cond.clone(), kind)?;
+                let (_, els) = i.else_branch.as_ref().expect("an else branch");
+                self.returned(els, cond, kind)
+            }
+            Expr::Match(m) => {
+                self.step()?;
+                let state = self.expr(&m.expr, state)?;
+                for arm in &m.arms {
+                    self.scopes.push();
+                    let mut s = state.clone();
+                    self.bind_pattern(&arm.pat, None, Some(&m.expr), &mut s);
+                    if let Some((_, guard)) = &arm.guard {
+                        s = self.expr(guard, s)?;
+                    }
+                    self.returned(&arm.body, s, kind)?;
+                    self.scopes.pop();
+                }
+                Ok(())
+            }
+            // `lookup.map(|g| ..)`: the path where the closure ran leaves with its value, the one
+            // where it did not with the receiver's `None`/`Err`.
+            _ if combinator(e).is_some() => {
+                self.step()?;
+                let (receiver, closure) = combinator(e).expect("a combinator");
+                let state = self.expr(receiver, state)?;
+                if let Some(s) = &state {
+                    self.analysis.exit(&self.scopes, s, &Exit { kind, value: Some(e), span: expr_span(e), unrun: true });
+                }
+                let ran = self.closure(closure, state, Runs::Once)?;
+                let state = self.transfer(e, ran);
+                self.leave(e, state, kind);
+                Ok(())
+            }
+            _ => {
+                let state = self.expr(e, state)?;
+                self.leave(e, state, kind);
+                Ok(())
+            }
+        }
+    }
+
+    /// A normal exit with the value `e`, unless `e` is an `Err(..)`.
+    fn leave(&mut self, e: &Expr, state: Option<A::State>, kind: ExitKind) {
+        if let (Some(s), false) = (&state, is_err_value(e)) {
+            self.analysis.exit(&self.scopes, s, &Exit { kind, value: Some(e), span: expr_span(e), unrun: false });
+        }
     }
 
     fn stmt(&mut self, stmt: &Stmt, state: Option<A::State>) -> Flow<A::State> {
@@ -619,6 +761,11 @@ impl<A: Analysis> Solver<'_, A> {
                 }
                 Ok(None)
             }
+            // `return match .. { .. }`: each branch leaves with its own value.
+            Expr::Return(r) if self.closure_returns.is_empty() && r.expr.as_deref().is_some_and(branches) => {
+                self.returned(r.expr.as_deref().expect("a value"), state, ExitKind::Return)?;
+                Ok(None)
+            }
             Expr::Return(r) => {
                 let state = match &r.expr {
                     Some(v) => self.expr(v, state)?,
@@ -631,13 +778,22 @@ impl<A: Analysis> Solver<'_, A> {
                 if let Some(s) = &state {
                     if !r.expr.as_deref().is_some_and(is_err_value) {
                         let span = (r.return_token.span, r.expr.as_deref().map_or(r.return_token.span, |v| expr_span(v).1));
-                        self.analysis.exit(&self.scopes, s, &Exit { kind: ExitKind::Return, value: r.expr.as_deref(), span });
+                        self.analysis.exit(&self.scopes, s, &Exit { kind: ExitKind::Return, value: r.expr.as_deref(), span, unrun: false });
                     }
                 }
                 Ok(None)
             }
-            // `e?`: the error path leaves (an error exit, not reported); the rest goes on.
-            Expr::Try(t) => self.expr(&t.expr, state),
+            // `e?`: the error path leaves (an error exit, not reported); the rest goes on. After
+            // `compile(g).map(|p| ..)?` the closure ran: the path where it did not is the error's.
+            Expr::Try(t) => match combinator(&t.expr) {
+                Some((receiver, closure)) => {
+                    self.step()?;
+                    let state = self.expr(receiver, state)?;
+                    let ran = self.closure(closure, state, Runs::Once)?;
+                    Ok(self.transfer(&t.expr, ran))
+                }
+                None => self.expr(&t.expr, state),
+            },
             // `async { .. }.await`: the block runs here, once; its `return` leaves the block only.
             Expr::Await(a) => match strip_parens(&a.base) {
                 Expr::Async(block) => {
@@ -680,7 +836,7 @@ impl<A: Analysis> Solver<'_, A> {
             Expr::MethodCall(m) => {
                 let mut state = self.expr(&m.receiver, state)?;
                 let method = m.method.to_string();
-                let runs = if RUNS_AT_MOST_ONCE.contains(&method.as_str()) {
+                let runs = if RUNS_AT_MOST_ONCE.contains(&method.as_str()) || (OPTION_OR_ITERATOR.contains(&method.as_str()) && !is_iterator(&m.receiver)) {
                     Some(Runs::AtMostOnce)
                 } else {
                     RUNS_IN_PLACE.contains(&method.as_str()).then_some(Runs::AnyTimes)
@@ -1213,6 +1369,33 @@ mod tests {
         assert_eq!(a.exit_at[0].2, "9..17");
         let a = run("{ f(); }");
         assert_eq!(a.exit_at, vec![(ExitKind::Tail, None, "7..8".to_string())]);
+    }
+
+    #[test]
+    fn a_returned_branch_is_an_exit_with_its_own_value() {
+        let values = |body: &str| run(body).exit_at.iter().map(|(k, v, _)| (*k, v.clone().unwrap_or_default())).collect::<Vec<_>>();
+        let tail = |v: &str| (ExitKind::Tail, v.to_string());
+        // Each arm, each branch, the tail of a nested block; an `Err(..)` arm is an error exit.
+        assert_eq!(values("{ match m.get(k) { Some(p) => Ok(Some(p)), None => Ok(None), Some(_) => Err(e) } }"), vec![tail("Ok (Some (p))"), tail("Ok (None)")]);
+        assert_eq!(values("{ if c { let v = 1; v } else if d { Err(e) } else { 2 } }"), vec![tail("v"), tail("2")]);
+        assert_eq!(values("{ return match c { true => 1, false => 2 }; }"), vec![(ExitKind::Return, "1".into()), (ExitKind::Return, "2".into())]);
+        // An `if` without `else` is a value of its own.
+        assert_eq!(values("{ if c { f(); } }"), vec![tail("if c { f () ; }")]);
+    }
+
+    #[test]
+    fn option_combinators_run_once_or_not_at_all() {
+        // `lookup.map(|g| ..)` leaves twice: not run (the lookup's `None`), and run once.
+        let a = run("{ m.get(k).map(|g| probe(g)) }");
+        assert_eq!(a.exit_at.len(), 2);
+        assert_eq!(a.probes, 1, "the closure is walked once, not to a fixpoint");
+        // After `?`, only the path where it ran goes on.
+        let a = run("{ let v = parse(g).map(|v| { x = 2; v })?; probe(); v }");
+        assert_eq!(a.exits.len(), 1);
+        // An iterator's `map` runs its closure any number of times.
+        assert!(is_iterator(&syn::parse_str("v.iter().map(f).filter(p)").unwrap()));
+        assert!(is_iterator(&syn::parse_str("(0..n).map(f)").unwrap()) && is_iterator(&syn::parse_str("std::iter::repeat(0).take(n)").unwrap()));
+        assert!(!is_iterator(&syn::parse_str("mask.map(f)").unwrap()) && !is_iterator(&syn::parse_str("slot.take()").unwrap()));
     }
 
     #[test]

@@ -116,6 +116,8 @@ pub struct Declining {
     pub none: bool,
     /// The declared `miss = PATTERN`.
     pub miss: Option<syn::Pat>,
+    /// The contract has `reuses`: a lookup that found nothing and returns its `None` declines.
+    pub has_reuses: bool,
 }
 
 impl Declining {
@@ -124,7 +126,7 @@ impl Declining {
         let Some(contract) = ctx.contract else { return Declining::default() };
         let has_reuses = contract.reuses().next().is_some();
         let miss = contract.miss().and_then(|m| m.pat());
-        Declining { none: has_reuses && miss.is_none(), miss }
+        Declining { none: has_reuses && miss.is_none(), miss, has_reuses }
     }
 
     pub fn declines(&self, e: &Expr) -> bool {
@@ -384,11 +386,13 @@ impl Analysis for Effects<'_, '_> {
     fn exit(&mut self, scopes: &Scopes, state: &Traces, exit: &dataflow::Exit<'_>) {
         let range = self.ctx.file.join(exit.span.0, exit.span.1);
         // Loops walk their bodies more than once: one exit per place.
-        if let Some(seen) = self.exits.iter_mut().find(|x| x.kind == exit.kind && x.range == range) {
+        // A combinator whose closure did not run returns the receiver's `None` or `Err`: a
+        // declining or an error exit where the function has a cache.
+        let declines = (exit.unrun && self.declining.has_reuses) || exit.value.is_some_and(|v| self.declining.declines(v));
+        if let Some(seen) = self.exits.iter_mut().find(|x| x.kind == exit.kind && x.range == range && x.declines == declines) {
             seen.traces.join(state);
             return;
         }
-        let declines = exit.value.is_some_and(|v| self.declining.declines(v));
         let read = match (&self.fresh, exit.value) {
             (Some(fresh), Some(value)) if !declines => fresh.at_exit(scopes, value),
             _ => None,
@@ -659,13 +663,13 @@ mod tests {
         use syn::parse::Parser;
         let e = |s: &str| syn::parse_str::<Expr>(s).unwrap();
         let pat = |s: &str| syn::Pat::parse_multi_with_leading_vert.parse_str(s).unwrap();
-        let defaults = Declining { none: true, miss: None };
+        let defaults = Declining { none: true, miss: None, has_reuses: true };
         for (src, declines) in [("None", true), ("Ok(None)", true), ("Err(e)", true), ("(Err(e.into()))", true), ("Some(x)", false), ("Ok(Some(None))", false), ("x", false)] {
             assert_eq!(defaults.declines(&e(src)), declines, "{src}");
         }
         // Without `reuses`, only errors decline.
         assert!(!Declining::default().declines(&e("Ok(None)")) && Declining::default().declines(&e("Err(1)")));
-        let eager = Declining { none: false, miss: Some(pat("Ok(Outcome::Eager) | Ok(Outcome::Skip { .. })")) };
+        let eager = Declining { none: false, miss: Some(pat("Ok(Outcome::Eager) | Ok(Outcome::Skip { .. })")), has_reuses: true };
         for (src, declines) in [
             ("Ok(Outcome::Eager)", true),
             ("Ok(Eager)", true),
@@ -678,7 +682,7 @@ mod tests {
         ] {
             assert_eq!(eager.declines(&e(src)), declines, "{src}");
         }
-        let shaped = Declining { none: false, miss: Some(pat("(false, _, ..) | Some(0..=3) | [_, 0]")) };
+        let shaped = Declining { none: false, miss: Some(pat("(false, _, ..) | Some(0..=3) | [_, 0]")), has_reuses: true };
         for (src, declines) in [("(false, x, y, z)", true), ("(true, x)", false), ("Some(2)", true), ("Some(4)", false), ("[a, 0]", true), ("[a, 1]", false)] {
             assert_eq!(shaped.declines(&e(src)), declines, "{src}");
         }
