@@ -1,8 +1,9 @@
 //! Every rule on every fixture: the findings of a check of `fixtures/` must be exactly the
 //! expectations written inline in the fixture sources (`//~ rule` on the flagged line, `//~^ rule`
-//! on the line below it). Any missing or extra finding fails, with the list of differences.
+//! on the line below it; a rule written twice expects two findings). Any missing or extra finding
+//! fails, with the list of differences.
 
-use std::collections::BTreeSet;
+use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};
 
 use reuse_check::workspace::Target;
@@ -11,9 +12,10 @@ fn fixtures_dir() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("../fixtures")
 }
 
-/// `(file relative to fixtures/, 1-based line, rule)` for each inline expectation.
-fn expectations(dir: &Path) -> BTreeSet<(String, usize, String)> {
-    let mut out = BTreeSet::new();
+/// `(file relative to fixtures/, 1-based line, rule)` for each inline expectation, with how many
+/// findings of that rule the line expects.
+fn expectations(dir: &Path) -> BTreeMap<(String, usize, String), usize> {
+    let mut out = BTreeMap::new();
     let mut stack = vec![dir.to_path_buf()];
     while let Some(d) = stack.pop() {
         for entry in std::fs::read_dir(&d).unwrap() {
@@ -41,7 +43,7 @@ fn expectations(dir: &Path) -> BTreeSet<(String, usize, String)> {
                 }
                 let line_no = if above { i } else { i + 1 };
                 for r in rules {
-                    out.insert((rel.clone(), line_no, r.to_string()));
+                    *out.entry((rel.clone(), line_no, r.to_string())).or_insert(0) += 1;
                 }
             }
         }
@@ -53,20 +55,28 @@ fn expectations(dir: &Path) -> BTreeSet<(String, usize, String)> {
 fn every_rule_on_every_fixture() {
     let dir = fixtures_dir();
     let report = reuse_check::check(&Target { path: Some(dir.clone()), ..Target::default() }).expect("fixtures are checkable");
-    let actual: BTreeSet<(String, usize, String)> =
-        report.findings.iter().map(|f| (f.primary.file.rel_path.clone(), f.line(), f.rule.name.to_string())).collect();
+    let mut actual: BTreeMap<(String, usize, String), usize> = BTreeMap::new();
+    for f in &report.findings {
+        *actual.entry((f.primary.file.rel_path.clone(), f.line(), f.rule.name.to_string())).or_insert(0) += 1;
+    }
     let expected = expectations(&dir);
-    let missing: Vec<_> = expected.difference(&actual).collect();
-    let extra: Vec<_> = actual.difference(&expected).collect();
-    let describe = |items: &[&(String, usize, String)]| items.iter().map(|(f, l, r)| format!("  {f}:{l} {r}")).collect::<Vec<_>>().join("\n");
+    // The lines where one side has more findings of a rule than the other, with both counts.
+    let count = |m: &BTreeMap<(String, usize, String), usize>, k: &(String, usize, String)| m.get(k).copied().unwrap_or(0);
+    let surplus = |a: &BTreeMap<(String, usize, String), usize>, b: &BTreeMap<(String, usize, String), usize>| -> Vec<String> {
+        a.keys()
+            .filter(|k| count(b, k) < count(a, k))
+            .map(|k| format!("  {}:{} {} (expected {}, found {})", k.0, k.1, k.2, count(&expected, k), count(&actual, k)))
+            .collect()
+    };
+    let (missing, extra) = (surplus(&expected, &actual), surplus(&actual, &expected));
     assert!(
         missing.is_empty() && extra.is_empty(),
         "missing findings:\n{}\nextra findings:\n{}",
-        describe(&missing),
-        describe(&extra)
+        missing.join("\n"),
+        extra.join("\n")
     );
     // Every rule the checker reports has a fixture that shows it.
-    let covered: BTreeSet<&str> = expected.iter().map(|(_, _, r)| r.as_str()).collect();
+    let covered: BTreeSet<&str> = expected.keys().map(|(_, _, r)| r.as_str()).collect();
     // An unreadable file and a failing rule cannot be committed as fixtures: `tests/hostile.rs`
     // makes them on temporary workspaces.
     let made_elsewhere = [

@@ -228,8 +228,8 @@ pub trait Analysis {
     /// a whole, such as "every entry of the buffer was stored".
     fn after_for(&mut self, _scopes: &Scopes, _state: &mut Self::State, _f: &syn::ExprForLoop) {}
 
-    /// A block ends with a value (`{ ..; v }`), its locals still in scope: what `v` names is known
-    /// only here (the block's bindings end before the value is used).
+    /// A block (or a `match` arm) ends with a value (`{ ..; v }`, `Ok(s) => s`), its locals still
+    /// in scope: what `v` names is known only here (the bindings end before the value is used).
     fn block_value(&mut self, _scopes: &Scopes, _state: &mut Self::State, _value: &Expr) {}
 
     /// A closure run in place binds its parameters: the analysis may say what they hold.
@@ -695,7 +695,11 @@ impl<A: Analysis> Solver<'_, A> {
                     if let Some((_, guard)) = &arm.guard {
                         s = self.expr(guard, s)?;
                     }
-                    let s = self.expr(&arm.body, s)?;
+                    let mut s = self.expr(&arm.body, s)?;
+                    // An arm's value, like a block's, is read while the arm's bindings are in scope.
+                    if let (Some(st), false) = (s.as_mut(), matches!(&*arm.body, Expr::Block(_))) {
+                        self.analysis.block_value(&self.scopes, st, &arm.body);
+                    }
                     self.scopes.pop();
                     out = join(out, s);
                 }

@@ -165,6 +165,21 @@ impl Val {
     fn one(o: Origin) -> Val {
         Val { own: [o].into(), fields: BTreeMap::new() }
     }
+    /// Nothing is known of the value's entries or fields.
+    fn is_unknown(&self) -> bool {
+        self.own.is_empty() && self.fields.values().all(Val::is_unknown)
+    }
+    /// The value as seen outside the block that ends with it: the locals it was held in and read
+    /// through are gone, and the binding it goes to names it.
+    fn out_of_block(mut self) -> Val {
+        self.own = std::mem::take(&mut self.own).into_iter().map(|mut o| {
+            (o.via, o.holder) = (None, None);
+            o
+        })
+        .collect();
+        self.fields = std::mem::take(&mut self.fields).into_iter().map(|(k, v)| (k, v.out_of_block())).collect();
+        self
+    }
     fn join(&mut self, other: Val) {
         self.own.extend(other.own);
         for (k, v) in other.fields {
@@ -271,7 +286,7 @@ pub(super) fn check(ctx: &FnCtx, calls: &[&Expr], out: &mut Vec<Finding>) {
     if !calls_kernel && !touches_index_field {
         return;
     }
-    let mut pad = Pad { ctx, mode: Mode::Check { findings: Vec::new(), seen: HashSet::new() }, def: None, depth: 0, summary: Summary::default(), local_types: Default::default(), rebound: Default::default(), helpers: Default::default() };
+    let mut pad = Pad::new(ctx, Mode::Check { findings: Vec::new(), seen: HashSet::new() }, None, 0);
     let params = dataflow::param_names(ctx.sig);
     match dataflow::solve(&mut pad, &params, ctx.body, State::default()) {
         Ok(()) => {
@@ -305,6 +320,16 @@ struct Pad<'c, 'a> {
     /// The helper each call designates, by the call's address in the AST: a call is asked twice
     /// per visit (its value, its effects) and loops visit it again.
     helpers: std::cell::RefCell<std::collections::HashMap<usize, Option<Helper>>>,
+    /// The value of each block's tail, by the tail's position, taken while the block's locals
+    /// were in scope (`let slots = { let mut v = ..; v.resize(n, 0); v };` reads `v` there).
+    block_tails: std::collections::HashMap<usize, Val>,
+}
+
+impl<'c, 'a> Pad<'c, 'a> {
+    fn new(ctx: &'c FnCtx<'a>, mode: Mode, def: Option<&'c FnDef<'a>>, depth: usize) -> Self {
+        let (local_types, rebound, helpers, block_tails) = Default::default();
+        Pad { ctx, mode, def, depth, summary: Summary::default(), local_types, rebound, helpers, block_tails }
+    }
 }
 
 /// A helper a call designates: its name and its summary.
@@ -343,6 +368,21 @@ impl Analysis for Pad<'_, '_> {
                 }
             }
             _ => {}
+        }
+    }
+
+    fn block_value(&mut self, scopes: &Scopes, state: &mut State, value: &Expr) {
+        let v = self.eval(scopes, state, value).out_of_block();
+        self.block_tails.insert(self.pos(value), v);
+    }
+
+    /// `let Ok(slots) = helper(n) else { .. }`, `Some(s) => s`, `if let Ok(s) = ..`: a name a
+    /// pattern takes from a `Result` or an `Option` holds what it holds.
+    fn bind_from(&mut self, scopes: &Scopes, state: &mut State, locals: &[LocalId], scrutinee: &Expr) {
+        let [local] = locals else { return };
+        let v = self.eval(scopes, state, scrutinee);
+        if !v.own.is_empty() || !v.fields.is_empty() {
+            self.store(scopes, state, &Place { base: Base::Local(*local), fields: Vec::new() }, v, self.pos(scrutinee));
         }
     }
 
@@ -579,7 +619,7 @@ impl<'c, 'a> Pad<'c, 'a> {
             Expr::Match(m) => {
                 let mut v = Val::default();
                 for arm in &m.arms {
-                    v.join(self.eval(scopes, state, &arm.body));
+                    v.join(self.tail_value(scopes, state, &arm.body));
                 }
                 return v;
             }
@@ -641,8 +681,16 @@ impl<'c, 'a> Pad<'c, 'a> {
 
     fn block_value(&self, scopes: &Scopes, state: &mut State, b: &syn::Block) -> Val {
         match b.stmts.last() {
-            Some(syn::Stmt::Expr(v, None)) => self.eval(scopes, state, v),
+            Some(syn::Stmt::Expr(v, None)) => self.tail_value(scopes, state, v),
             _ => Val::default(),
+        }
+    }
+
+    /// The value a block or an arm ends with, as it was while its locals were in scope.
+    fn tail_value(&self, scopes: &Scopes, state: &mut State, e: &Expr) -> Val {
+        match self.block_tails.get(&self.pos(e)) {
+            Some(tail) => tail.clone(),
+            None => self.eval(scopes, state, e),
         }
     }
 
@@ -663,7 +711,15 @@ impl<'c, 'a> Pad<'c, 'a> {
     }
 
     fn eval_call(&self, scopes: &Scopes, state: &mut State, e: &Expr, c: &syn::ExprCall) -> Val {
+        // `(|| vec![0; n])()`: what the closure returns.
+        if let Expr::Closure(closure) = strip(&c.func) {
+            return self.eval(scopes, state, &closure.body);
+        }
         let Expr::Path(p) = &*c.func else { return Val::default() };
+        // `Ok(slots)`, `Some(slots)`: a helper that returns its buffer in a `Result` or `Option`.
+        if (p.path.is_ident("Ok") || p.path.is_ident("Some")) && c.args.len() == 1 {
+            return self.eval(scopes, state, &c.args[0]);
+        }
         let Some(name) = p.path.segments.last().map(|s| s.ident.to_string()) else { return Val::default() };
         if ZEROS.contains(&name.as_str()) {
             return Val::one(self.origin(e, Entry::Zero, How::Value)).put(&How::Filled).into();
@@ -675,8 +731,13 @@ impl<'c, 'a> Pad<'c, 'a> {
         if name == "repeat" || name == "repeat_n" {
             return c.args.first().map_or_else(Val::default, |v| self.filled(scopes, state, v));
         }
+        // `Tensor::from_vec(slots, ..)` holds what `slots` holds; `Meta::new(n)` of the workspace,
+        // whose argument says nothing of the entries, holds what the constructor puts there.
         if CONVERSIONS.contains(&name.as_str()) {
-            return c.args.first().map_or_else(Val::default, |a| self.eval(scopes, state, a));
+            let v = c.args.first().map_or_else(Val::default, |a| self.eval(scopes, state, a));
+            if !v.is_unknown() {
+                return v;
+            }
         }
         if let Some(v) = self.helper_return(scopes, state, e) {
             return v;
@@ -1094,7 +1155,7 @@ impl<'c, 'a> Pad<'c, 'a> {
         let summary = dataflow::shared_memoized(&self.ctx.items.summaries.pad, &path, self.depth + 1, || {
             self.ctx
                 .with_foreign_fn(&path, |ctx, def| {
-                    let mut inner = Pad { ctx, mode: Mode::Summarise, def: Some(def), depth: self.depth + 1, summary: Summary::default(), local_types: Default::default(), rebound: Default::default(), helpers: Default::default() };
+                    let mut inner = Pad::new(ctx, Mode::Summarise, Some(def), self.depth + 1);
                     let params = dataflow::param_names(def.sig);
                     dataflow::solve(&mut inner, &params, def.body, State::default()).ok()?;
                     // Its origins are positions of its own file.
@@ -1109,7 +1170,7 @@ impl<'c, 'a> Pad<'c, 'a> {
 
     fn summary(&self, idx: usize, def: &'c FnDef<'a>) -> Option<Arc<Summary>> {
         dataflow::memoized(&self.ctx.summaries.pad.helpers, idx, || {
-            let mut inner = Pad { ctx: self.ctx, mode: Mode::Summarise, def: Some(def), depth: self.depth + 1, summary: Summary::default(), local_types: Default::default(), rebound: Default::default(), helpers: Default::default() };
+            let mut inner = Pad::new(self.ctx, Mode::Summarise, Some(def), self.depth + 1);
             let params = dataflow::param_names(def.sig);
             dataflow::solve(&mut inner, &params, def.body, State::default()).ok().map(|()| Arc::new(inner.summary))
         })
