@@ -17,7 +17,10 @@
 //!
 //! Helpers of the same file without a contract are summarised bottom-up, in the contract's terms:
 //! what the buffer they return may hold (in terms of their parameters, substituted at each call),
-//! and what they leave in the parameters and the fields of `self` they write. A field of `self`
+//! and what they leave in the parameters and the fields of `self` they write: added to what the
+//! caller's buffer held (`resize`, `push`: [`Entry::Kept`] on some path), or replacing it on
+//! every path (`fill`, `clear` then `extend`), so a `prepare()` that resets the buffer before a
+//! replay leaves only what it put there. A field of `self`
 //! that the function has not written yet holds what the type's own functions may leave in it:
 //! its struct literals and the fields at every normal exit of its methods (a persistent buffer
 //! whose constructor fills it with 0 and that a dummy step passes on without a reset).
@@ -55,6 +58,26 @@ enum Entry {
     Zero,
     /// In a summary: whatever the helper's parameter (at this field path) held.
     Param(usize, Vec<String>),
+    /// In a summary, among what a parameter or a field of `self` holds at an exit: the entries
+    /// the caller's buffer held before the call are still there (the helper added to them, as
+    /// `resize` or `push` do). Without it, the helper replaced them on every path (`fill`, `clear`
+    /// then `extend`, an assignment).
+    Kept,
+}
+
+impl Origin {
+    /// See [`Entry::Kept`].
+    fn kept() -> Origin {
+        Origin { start: 0, end: 0, text: "".into(), entry: Entry::Kept, how: How::Value, holder: None, function: None, in_buffer: true, via: None, file: None, site: None }
+    }
+}
+
+impl Entry {
+    /// An origin that stands for other values (substituted or dropped at the call), not one put
+    /// into a buffer.
+    fn is_symbolic(&self) -> bool {
+        matches!(self, Entry::Param(..) | Entry::Kept)
+    }
 }
 
 /// How an entry got into the buffer, for the message.
@@ -146,7 +169,61 @@ impl Domain for Entries {
     }
 }
 
-type State = PlaceMap<Entries>;
+/// What each place's entries may hold.
+#[derive(Clone, Debug, Default, PartialEq)]
+struct State {
+    places: PlaceMap<Entries>,
+    /// In a summary, how many parameters the helper has: a place of the caller's (inside a
+    /// parameter, a field of `self`) that one path wrote and another did not still holds, where
+    /// the paths meet, what the caller's buffer held ([`Entry::Kept`]).
+    callers: Option<usize>,
+}
+
+impl State {
+    fn summary(params: usize) -> State {
+        State { places: PlaceMap::default(), callers: Some(params) }
+    }
+}
+
+impl std::ops::Deref for State {
+    type Target = PlaceMap<Entries>;
+    fn deref(&self) -> &PlaceMap<Entries> {
+        &self.places
+    }
+}
+
+impl std::ops::DerefMut for State {
+    fn deref_mut(&mut self) -> &mut PlaceMap<Entries> {
+        &mut self.places
+    }
+}
+
+impl Domain for State {
+    fn join(&mut self, other: &Self) {
+        if let Some(params) = self.callers {
+            let callers = |p: &Place| match p.base {
+                Base::SelfValue => !p.fields.is_empty(),
+                Base::Local(id) => (id as usize) < params,
+            };
+            // Written on one side only (neither it nor a place that holds it on the other).
+            let untouched = |m: &PlaceMap<Entries>, p: &Place| !m.map.keys().any(|k| p.starts_with(k));
+            let kept_here: Vec<Place> = other.map.keys().filter(|k| callers(k) && untouched(&self.places, k)).cloned().collect();
+            for (k, e) in self.places.map.iter_mut() {
+                if callers(k) && untouched(&other.places, k) {
+                    e.origins.insert(Origin::kept());
+                }
+            }
+            self.places.join(&other.places);
+            for k in kept_here {
+                if let Some(e) = self.places.map.get_mut(&k) {
+                    e.origins.insert(Origin::kept());
+                }
+            }
+            return;
+        }
+        self.places.join(&other.places);
+    }
+}
 
 /// The abstract value of an expression: the origins of its entries, and of its fields'.
 #[derive(Clone, Debug, Default, PartialEq)]
@@ -273,7 +350,7 @@ fn is_null(e: &Entry, sentinel: Option<i128>, null: &[(i128, i128)]) -> bool {
     match e {
         Entry::Const(v) => Some(*v) != sentinel && null.iter().any(|(a, b)| (*a..*b).contains(v)),
         Entry::Zero => sentinel != Some(0),
-        Entry::Param(..) => false,
+        Entry::Param(..) | Entry::Kept => false,
     }
 }
 
@@ -288,7 +365,17 @@ pub(super) fn check(ctx: &FnCtx, calls: &[&Expr], out: &mut Vec<Finding>) {
     }
     let mut pad = Pad::new(ctx, Mode::Check { findings: Vec::new(), seen: HashSet::new() }, None, 0);
     let params = dataflow::param_names(ctx.sig);
-    match dataflow::solve(&mut pad, &params, ctx.body, State::default()) {
+    // The fields of `self` hold what the type's functions leave in them until this function
+    // writes them, on every path (one that writes a field on one branch only joins it there).
+    let mut entry = State::default();
+    if let (Some(ty), true) = (ctx.self_type, ctx.sig.receiver().is_some()) {
+        if let Some(fields) = pad.field_summary(ty) {
+            for (f, v) in &fields.fields {
+                insert_absent(&mut entry, &Place { base: Base::SelfValue, fields: vec![f.clone()] }, v.clone());
+            }
+        }
+    }
+    match dataflow::solve(&mut pad, &params, ctx.body, entry) {
         Ok(()) => {
             if let Mode::Check { findings, .. } = pad.mode {
                 out.extend(findings);
@@ -510,9 +597,12 @@ impl<'c, 'a> Pad<'c, 'a> {
     /// Stores `val` into `place` whole (its fields too); the first place an origin is stored into
     /// names it in messages.
     fn store(&self, scopes: &Scopes, state: &mut State, place: &Place, val: Val, at: usize) {
+        // A field of `self` not written yet holds what the type leaves in it: `self.slots.clear()`
+        // replaces that.
+        self.materialize(state, place);
         // A value with nothing known into a place that held nothing: no entry (most locals).
         let held = state.map.range(place.clone()..).next().is_some_and(|(k, _)| k.starts_with(place));
-        if val.own.is_empty() && val.fields.is_empty() && !held {
+        if val.own.is_empty() && val.fields.is_empty() && !held && !self.is_callers(state, place) {
             return;
         }
         state.clear_under(place);
@@ -534,6 +624,9 @@ impl<'c, 'a> Pad<'c, 'a> {
     /// Adds origins to what a place's entries may hold.
     fn add(&self, scopes: &Scopes, state: &mut State, place: &Place, origins: BTreeSet<Origin>) {
         self.materialize(state, place);
+        if self.is_callers(state, place) {
+            state.map.insert(place.clone(), Entries { origins: [Origin::kept()].into(), reset: None, prefix: None });
+        }
         let holder: Arc<str> = scopes.display(place).into();
         let entries = state.map.entry(place.clone()).or_default();
         entries.prefix = None;
@@ -541,6 +634,19 @@ impl<'c, 'a> Pad<'c, 'a> {
             o.holder.get_or_insert_with(|| holder.clone());
             o
         }));
+    }
+
+    /// In a summary: `place` is the caller's (inside a parameter, a field of `self`) and nothing
+    /// here wrote it yet, nor a place that holds it.
+    fn is_callers(&self, state: &State, place: &Place) -> bool {
+        let Some(def) = self.def else { return false };
+        if state.map.keys().any(|k| place.starts_with(k)) {
+            return false;
+        }
+        match place.base {
+            Base::SelfValue => !place.fields.is_empty(),
+            Base::Local(id) => (id as usize) < dataflow::param_count(def.sig) || self.rebound.contains_key(&id),
+        }
     }
 
     /// A field of `self` not written yet in this function holds what the type's functions leave
@@ -1157,7 +1263,7 @@ impl<'c, 'a> Pad<'c, 'a> {
                 .with_foreign_fn(&path, |ctx, def| {
                     let mut inner = Pad::new(ctx, Mode::Summarise, Some(def), self.depth + 1);
                     let params = dataflow::param_names(def.sig);
-                    dataflow::solve(&mut inner, &params, def.body, State::default()).ok()?;
+                    dataflow::solve(&mut inner, &params, def.body, State::summary(params.len())).ok()?;
                     // Its origins are positions of its own file.
                     let mut summary = inner.summary;
                     summary.in_file(ctx.file);
@@ -1172,7 +1278,7 @@ impl<'c, 'a> Pad<'c, 'a> {
         dataflow::memoized(&self.ctx.summaries.pad.helpers, idx, || {
             let mut inner = Pad::new(self.ctx, Mode::Summarise, Some(def), self.depth + 1);
             let params = dataflow::param_names(def.sig);
-            dataflow::solve(&mut inner, &params, def.body, State::default()).ok().map(|()| Arc::new(inner.summary))
+            dataflow::solve(&mut inner, &params, def.body, State::summary(params.len())).ok().map(|()| Arc::new(inner.summary))
         })
     }
 
@@ -1214,6 +1320,7 @@ impl<'c, 'a> Pad<'c, 'a> {
                         }));
                     }
                 }
+                Entry::Kept => {}
                 _ => {
                     let mut o = o.clone();
                     if matches!(o.how, How::Value | How::Filled | How::Put(_)) {
@@ -1251,15 +1358,28 @@ impl<'c, 'a> Pad<'c, 'a> {
     }
 
     fn add_val(&self, scopes: &Scopes, state: &mut State, place: &Place, v: &Val, function: &str, call: &Expr) {
-        let own: BTreeSet<Origin> = v.own.iter().filter(|o| !matches!(o.entry, Entry::Param(..))).cloned().collect();
+        let own: BTreeSet<Origin> = v.own.iter().filter(|o| !o.entry.is_symbolic()).cloned().collect();
         if !own.is_empty() {
-            let own = own.into_iter().map(|mut o| {
+            let own: BTreeSet<Origin> = own.into_iter().map(|mut o| {
                 o.holder = None;
                 o.function.get_or_insert_with(|| function.to_string());
                 self.at_call(&mut o, call);
                 o
-            });
-            self.add(scopes, state, place, own.collect());
+            })
+            .collect();
+            // A helper that replaced the entries on every path (no origin stands for what they
+            // held before) leaves only what it put there.
+            if v.own.iter().any(|o| o.entry == Entry::Kept) {
+                self.add(scopes, state, place, own);
+            } else {
+                self.materialize(state, place);
+                let holder: Arc<str> = scopes.display(place).into();
+                let origins = own.into_iter().map(|mut o| {
+                    o.holder.get_or_insert_with(|| holder.clone());
+                    o
+                });
+                state.map.insert(place.clone(), Entries { origins: origins.collect(), reset: Some(self.pos(call)), prefix: None });
+            }
         }
         for (f, fv) in &v.fields {
             self.add_val(scopes, state, &place.field(f), fv, function, call);
@@ -1324,7 +1444,7 @@ fn tagged(v: &Val, function: &str) -> Val {
         own: v
             .own
             .iter()
-            .filter(|o| !matches!(o.entry, Entry::Param(..)))
+            .filter(|o| !o.entry.is_symbolic())
             .cloned()
             .map(|mut o| {
                 o.function.get_or_insert_with(|| function.to_string());
