@@ -39,6 +39,10 @@ pub struct ContractedFn {
     pub excepts: Vec<ExceptRef>,
     /// The constants it names (sentinels, region bounds) that the workspace must define.
     pub const_refs: Vec<ConstRef>,
+    /// The `writes` indexes (as written: `blocks`, `meta.slots`) whose type is a collection of
+    /// indexes (a slice, an array, a `Vec`), not one index: from the signature, and for a field
+    /// path from the struct when the contract's file declares it.
+    pub buffer_indexes: Vec<String>,
 }
 
 /// A path of `except(..)`: its tokens (first to last segment), and the definition paths it may
@@ -67,6 +71,11 @@ impl ContractedFn {
     /// The argument index of a parameter at a call site (method calls: receiver excluded).
     pub fn param_position(&self, name: &str) -> Option<usize> {
         self.params.iter().position(|p| p == name)
+    }
+
+    /// Whether a `writes` index of this contract is a collection of indexes (see `buffer_indexes`).
+    pub fn index_is_buffer(&self, index: &reuse_rules::contract::Place<Range<usize>>) -> bool {
+        self.buffer_indexes.contains(&index.to_string())
     }
 
     /// The byte range of a clause, keyword to closing parenthesis.
@@ -567,6 +576,7 @@ pub fn index_file(file: &FileRef, ast: &syn::File, module: &[String], external: 
                 in_trait: f.in_trait,
                 excepts: scope.excepts(&contract),
                 const_refs: scope.const_refs(&contract),
+                buffer_indexes: contract.writes().filter(|(_, t, _)| index_is_buffer(&t.index, f.sig, f.self_type, &fields)).map(|(_, t, _)| t.index.to_string()).collect(),
                 contract,
             });
         }
@@ -587,13 +597,7 @@ pub fn index_file(file: &FileRef, ast: &syn::File, module: &[String], external: 
 fn field_path_errors(contract: &FileContract, sig: &syn::Signature, self_type: Option<&str>, fields: &crate::resolve::FieldTypes, file: &FileRef) -> Vec<Finding> {
     let mut out = Vec::new();
     for place in contract.rooted_places() {
-        let mut owner: Option<String> = match place.root {
-            reuse_rules::contract::PlaceRoot::SelfField => self_type.map(str::to_string),
-            _ => sig.inputs.iter().find_map(|a| match a {
-                syn::FnArg::Typed(t) if matches!(&*t.pat, syn::Pat::Ident(p) if p.ident == place.root_name()) => crate::resolve::type_name(&t.ty),
-                _ => None,
-            }),
-        };
+        let mut owner = root_owner(place, sig, self_type);
         for seg in &place.segments[1..] {
             let Some(ty) = owner.take() else { break };
             match fields.declares(&ty, &seg.text) {
@@ -615,6 +619,41 @@ fn field_path_errors(contract: &FileContract, sig: &syn::Signature, self_type: O
         }
     }
     out
+}
+
+/// The declared type of a contract place's root: the parameter's type (`None` for `self`, whose
+/// type is the `impl`'s).
+fn root_type<'s, S>(place: &reuse_rules::contract::Place<S>, sig: &'s syn::Signature) -> Option<&'s syn::Type> {
+    match place.root {
+        reuse_rules::contract::PlaceRoot::SelfField => None,
+        _ => sig.inputs.iter().find_map(|a| match a {
+            syn::FnArg::Typed(t) if matches!(&*t.pat, syn::Pat::Ident(p) if p.ident == place.root_name()) => Some(&*t.ty),
+            _ => None,
+        }),
+    }
+}
+
+/// The type name of a contract place's root (`self`: the `impl`'s type), whose fields it names.
+fn root_owner<S>(place: &reuse_rules::contract::Place<S>, sig: &syn::Signature, self_type: Option<&str>) -> Option<String> {
+    match place.root {
+        reuse_rules::contract::PlaceRoot::SelfField => self_type.map(str::to_string),
+        _ => root_type(place, sig).and_then(crate::resolve::type_name),
+    }
+}
+
+/// Whether a `writes` index is a collection of indexes: a parameter of a slice, array or `Vec`
+/// type, or a field of such a type of a struct the file declares.
+fn index_is_buffer<S>(index: &reuse_rules::contract::Place<S>, sig: &syn::Signature, self_type: Option<&str>, fields: &crate::resolve::FieldTypes) -> bool {
+    let root = root_type(index, sig);
+    let Some((last, between)) = index.segments.split_last() else { return false };
+    if between.is_empty() {
+        return root.and_then(crate::resolve::element_type).is_some();
+    }
+    let mut owner = root_owner(index, sig, self_type);
+    for seg in &between[1..] {
+        owner = owner.and_then(|ty| fields.field_type(&ty, &seg.text).map(str::to_string));
+    }
+    owner.is_some_and(|ty| fields.element(&ty, &last.text).is_some())
 }
 
 /// Where a contract is written, for resolving the paths it names as Rust resolves them there.
