@@ -684,8 +684,8 @@ impl NameScope<'_> {
         if let Some(p) = self.anchored(segments) {
             return if segments[0] == "Self" && self.self_type.is_none() { Vec::new() } else { vec![p] };
         }
-        if let Some(imported) = self.imports.get(&segments[0]) {
-            return vec![imported.iter().chain(&segments[1..]).cloned().collect()];
+        if let Some(through) = self.imports.through(self.module, segments) {
+            return through;
         }
         let local: Vec<String> = self.module.iter().chain(segments).cloned().collect();
         let mut out = vec![local, segments.to_vec()];
