@@ -712,7 +712,7 @@ fn hover_in<'i>(file: &FileRef, ast: &syn::File, crate_name: &str, module: &[Str
         return out;
     }
     let mut fields = Vec::new();
-    crate::index::index_fields(&ast.items, file, "", &mut Vec::new(), &mut fields);
+    crate::index::index_fields(&ast.items, file, module, &imports_by_module(&ast.items, crate_name, module), &mut Vec::new(), &mut fields);
     if let Some(f) = fields.into_iter().find(|f| f.attr_range.contains(&offset)) {
         return Some(HoverAt::IndexField(f));
     }

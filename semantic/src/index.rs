@@ -39,6 +39,10 @@ pub struct ContractedFn {
     pub excepts: Vec<ExceptRef>,
     /// The constants it names (sentinels, region bounds) that the workspace must define.
     pub const_refs: Vec<ConstRef>,
+    /// The `writes` indexes (as written: `blocks`, `meta.slots`) whose type is a collection of
+    /// indexes (a slice, an array, a `Vec`), not one index: from the signature, and for a field
+    /// path from the struct when the contract's file declares it.
+    pub buffer_indexes: Vec<String>,
 }
 
 /// A path of `except(..)`: its tokens (first to last segment), and the definition paths it may
@@ -67,6 +71,11 @@ impl ContractedFn {
     /// The argument index of a parameter at a call site (method calls: receiver excluded).
     pub fn param_position(&self, name: &str) -> Option<usize> {
         self.params.iter().position(|p| p == name)
+    }
+
+    /// Whether a `writes` index of this contract is a collection of indexes (see `buffer_indexes`).
+    pub fn index_is_buffer(&self, index: &reuse_rules::contract::Place<Range<usize>>) -> bool {
+        self.buffer_indexes.contains(&index.to_string())
     }
 
     /// The byte range of a clause, keyword to closing parenthesis.
@@ -172,13 +181,7 @@ impl Index {
         let mut out = Vec::new();
         for f in &self.fns {
             for c in f.const_refs.iter().filter(|c| !self.const_names.contains(&c.name)) {
-                let finding = Finding::new(
-                    &catalogue::UNKNOWN_NAME,
-                    format!("`{}` names no `const` or `static` of the workspace: the contract of `{}` would check nothing with it", c.text, f.name),
-                    Label::new(&f.file, c.range.clone(), "not found"),
-                )
-                .with_help("write the name of a constant defined in the workspace (or imported here); the macro reports the same error when the crate is compiled");
-                out.push((f.file.rel_path.clone(), finding));
+                out.push((f.file.rel_path.clone(), unknown_const(&f.file, c, &format!("the contract of `{}`", f.name))));
             }
             for e in &f.excepts {
                 let marked = e.candidates.iter().any(|c| self.aliases(c).iter().any(|a| self.sanctioned.contains(a)));
@@ -191,6 +194,11 @@ impl Index {
                     .with_help("name the function by its path from here (`health_check`, `diag::health_check`, `Pool::health_check`) and mark it `#[reuse::sanctioned]`: the runtime sees a sanctioned writer run only through the mark");
                     out.push((f.file.rel_path.clone(), finding));
                 }
+            }
+        }
+        for i in &self.index_fields {
+            for c in i.const_refs.iter().filter(|c| !self.const_names.contains(&c.name)) {
+                out.push((i.file.rel_path.clone(), unknown_const(&i.file, c, &format!("the index field `{}.{}`", i.type_name, i.field))));
             }
         }
         out
@@ -384,6 +392,7 @@ impl FileDecls {
             if same(&i.file) {
                 i.decl = i.decl.map_span(&mut |r: Range<usize>| mv(&r));
                 i.attr_range = mv(&i.attr_range);
+                i.const_refs.iter_mut().for_each(|c| c.range = mv(&c.range));
                 i.file = file.clone();
             }
         }
@@ -417,47 +426,91 @@ pub struct IndexField {
     pub attr_range: Range<usize>,
     /// The crate that declares it (its sentinel is that crate's constant).
     pub krate: String,
+    /// Its sentinel, when it names a constant only the workspace can define.
+    pub const_refs: Vec<ConstRef>,
 }
 
-/// The index fields declared in a file's structs (inline modules included); malformed
-/// declarations become findings.
-pub fn index_fields(items: &[syn::Item], file: &FileRef, krate: &str, findings: &mut Vec<Finding>, out: &mut Vec<IndexField>) {
+/// The index fields declared in a file's structs (inline modules included), their sentinels
+/// resolved in the module of their struct (`module`: the file's, crate name first; `imports`: by
+/// module inside the file); malformed declarations become findings.
+pub fn index_fields(items: &[syn::Item], file: &FileRef, module: &[String], imports: &HashMap<Vec<String>, crate::resolve::Imports>, findings: &mut Vec<Finding>, out: &mut Vec<IndexField>) {
+    let crate_name = module.first().map_or("crate", String::as_str);
+    let mut full = module.to_vec();
+    index_fields_in(items, file, crate_name, &mut full, &mut Vec::new(), imports, findings, out);
+}
+
+#[allow(clippy::too_many_arguments)]
+fn index_fields_in(
+    items: &[syn::Item],
+    file: &FileRef,
+    crate_name: &str,
+    full: &mut Vec<String>,
+    rel: &mut Vec<String>,
+    imports: &HashMap<Vec<String>, crate::resolve::Imports>,
+    findings: &mut Vec<Finding>,
+    out: &mut Vec<IndexField>,
+) {
+    let no_imports = crate::resolve::Imports::default();
+    let scope = NameScope { crate_name, module: full, self_type: None, imports: imports.get(rel.as_slice()).unwrap_or(&no_imports), child_modules: child_modules(items, &[]) };
+    let mut found = Vec::new();
     for item in items {
-        match item {
-            syn::Item::Struct(st) => {
-                for (i, field) in st.fields.iter().enumerate() {
-                    let name = field.ident.as_ref().map_or_else(|| i.to_string(), |id| id.to_string());
-                    for attr in &field.attrs {
-                        let segs: Vec<String> = attr.path().segments.iter().map(|s| s.ident.to_string()).collect();
-                        if !matches!(segs.as_slice(), [r, x] if r == "reuse" && x == "index") {
-                            continue;
-                        }
-                        let tokens = match &attr.meta {
-                            syn::Meta::List(l) => l.tokens.clone(),
-                            _ => proc_macro2::TokenStream::new(),
+        let syn::Item::Struct(st) = item else { continue };
+        for (i, field) in st.fields.iter().enumerate() {
+            let name = field.ident.as_ref().map_or_else(|| i.to_string(), |id| id.to_string());
+            for attr in &field.attrs {
+                let segs: Vec<String> = attr.path().segments.iter().map(|s| s.ident.to_string()).collect();
+                if !matches!(segs.as_slice(), [r, x] if r == "reuse" && x == "index") {
+                    continue;
+                }
+                let tokens = match &attr.meta {
+                    syn::Meta::List(l) => l.tokens.clone(),
+                    _ => proc_macro2::TokenStream::new(),
+                };
+                let attr_range = file.join(attr.pound_token.span, attr.bracket_token.span.join());
+                match reuse_rules::contract::parse_index_attr(tokens) {
+                    Ok(decl) => {
+                        let decl = decl.map_span(&mut |sp| file.range(sp));
+                        let const_refs = match &decl.skip {
+                            reuse_rules::contract::Sentinel::Const(p) => scope.const_ref(p).into_iter().collect(),
+                            reuse_rules::contract::Sentinel::Int { .. } => Vec::new(),
                         };
-                        match reuse_rules::contract::parse_index_attr(tokens) {
-                            Ok(decl) => out.push(IndexField {
-                                type_name: st.ident.to_string(),
-                                field: name.clone(),
-                                decl: decl.map_span(&mut |sp| file.range(sp)),
-                                file: file.clone(),
-                                attr_range: file.join(attr.pound_token.span, attr.bracket_token.span.join()),
-                                krate: krate.to_string(),
-                            }),
-                            Err(errors) => findings.extend(error_findings(file, &errors)),
-                        }
+                        found.push(IndexField { type_name: st.ident.to_string(), field: name.clone(), decl, file: file.clone(), attr_range, krate: crate_name.to_string(), const_refs });
                     }
+                    // An error of an empty attribute (`#[reuse::index]`) has no token of its own:
+                    // it is the attribute's.
+                    Err(errors) => findings.extend(error_findings(file, &errors).map(|mut f| {
+                        if !(attr_range.start <= f.primary.range.start && f.primary.range.end <= attr_range.end) {
+                            f.primary.range = attr_range.clone();
+                        }
+                        f
+                    })),
                 }
             }
-            syn::Item::Mod(m) => {
-                if let Some((_, content)) = &m.content {
-                    index_fields(content, file, krate, findings, out);
-                }
-            }
-            _ => {}
         }
     }
+    out.extend(found);
+    for item in items {
+        if let syn::Item::Mod(m) = item {
+            if let Some((_, content)) = &m.content {
+                full.push(m.ident.to_string());
+                rel.push(m.ident.to_string());
+                index_fields_in(content, file, crate_name, full, rel, imports, findings, out);
+                full.pop();
+                rel.pop();
+            }
+        }
+    }
+}
+
+/// `unknown_name` at a constant no file of the workspace defines, named by `user` (a contract, an
+/// index field).
+fn unknown_const(file: &FileRef, c: &ConstRef, user: &str) -> Finding {
+    Finding::new(
+        &catalogue::UNKNOWN_NAME,
+        format!("`{}` names no `const` or `static` of the workspace: {user} would check nothing with it", c.text),
+        Label::new(file, c.range.clone(), "not found"),
+    )
+    .with_help("write the name of a constant defined in the workspace (or imported here); the macro reports the same error when the crate is compiled")
 }
 
 /// Which reuse attribute an attribute is, if any.
@@ -567,6 +620,7 @@ pub fn index_file(file: &FileRef, ast: &syn::File, module: &[String], external: 
                 in_trait: f.in_trait,
                 excepts: scope.excepts(&contract),
                 const_refs: scope.const_refs(&contract),
+                buffer_indexes: contract.writes().filter(|(_, t, _)| index_is_buffer(&t.index, f.sig, f.self_type, &fields)).map(|(_, t, _)| t.index.to_string()).collect(),
                 contract,
             });
         }
@@ -575,7 +629,7 @@ pub fn index_file(file: &FileRef, ast: &syn::File, module: &[String], external: 
     decls.const_names = scan_const_names(&file.text);
     if file.text.contains("reuse::index") {
         let mut fields = Vec::new();
-        index_fields(&ast.items, file, crate_name, &mut decls.findings, &mut fields);
+        index_fields(&ast.items, file, module, &imports, &mut decls.findings, &mut fields);
         decls.index_fields = fields;
     }
     decls
@@ -587,13 +641,7 @@ pub fn index_file(file: &FileRef, ast: &syn::File, module: &[String], external: 
 fn field_path_errors(contract: &FileContract, sig: &syn::Signature, self_type: Option<&str>, fields: &crate::resolve::FieldTypes, file: &FileRef) -> Vec<Finding> {
     let mut out = Vec::new();
     for place in contract.rooted_places() {
-        let mut owner: Option<String> = match place.root {
-            reuse_rules::contract::PlaceRoot::SelfField => self_type.map(str::to_string),
-            _ => sig.inputs.iter().find_map(|a| match a {
-                syn::FnArg::Typed(t) if matches!(&*t.pat, syn::Pat::Ident(p) if p.ident == place.root_name()) => crate::resolve::type_name(&t.ty),
-                _ => None,
-            }),
-        };
+        let mut owner = root_owner(place, sig, self_type);
         for seg in &place.segments[1..] {
             let Some(ty) = owner.take() else { break };
             match fields.declares(&ty, &seg.text) {
@@ -615,6 +663,41 @@ fn field_path_errors(contract: &FileContract, sig: &syn::Signature, self_type: O
         }
     }
     out
+}
+
+/// The declared type of a contract place's root: the parameter's type (`None` for `self`, whose
+/// type is the `impl`'s).
+fn root_type<'s, S>(place: &reuse_rules::contract::Place<S>, sig: &'s syn::Signature) -> Option<&'s syn::Type> {
+    match place.root {
+        reuse_rules::contract::PlaceRoot::SelfField => None,
+        _ => sig.inputs.iter().find_map(|a| match a {
+            syn::FnArg::Typed(t) if matches!(&*t.pat, syn::Pat::Ident(p) if p.ident == place.root_name()) => Some(&*t.ty),
+            _ => None,
+        }),
+    }
+}
+
+/// The type name of a contract place's root (`self`: the `impl`'s type), whose fields it names.
+fn root_owner<S>(place: &reuse_rules::contract::Place<S>, sig: &syn::Signature, self_type: Option<&str>) -> Option<String> {
+    match place.root {
+        reuse_rules::contract::PlaceRoot::SelfField => self_type.map(str::to_string),
+        _ => root_type(place, sig).and_then(crate::resolve::type_name),
+    }
+}
+
+/// Whether a `writes` index is a collection of indexes: a parameter of a slice, array or `Vec`
+/// type, or a field of such a type of a struct the file declares.
+fn index_is_buffer<S>(index: &reuse_rules::contract::Place<S>, sig: &syn::Signature, self_type: Option<&str>, fields: &crate::resolve::FieldTypes) -> bool {
+    let root = root_type(index, sig);
+    let Some((last, between)) = index.segments.split_last() else { return false };
+    if between.is_empty() {
+        return root.and_then(crate::resolve::element_type).is_some();
+    }
+    let mut owner = root_owner(index, sig, self_type);
+    for seg in &between[1..] {
+        owner = owner.and_then(|ty| fields.field_type(&ty, &seg.text).map(str::to_string));
+    }
+    owner.is_some_and(|ty| fields.element(&ty, &last.text).is_some())
 }
 
 /// Where a contract is written, for resolving the paths it names as Rust resolves them there.
@@ -645,8 +728,8 @@ impl NameScope<'_> {
         if let Some(p) = self.anchored(segments) {
             return if segments[0] == "Self" && self.self_type.is_none() { Vec::new() } else { vec![p] };
         }
-        if let Some(imported) = self.imports.get(&segments[0]) {
-            return vec![imported.iter().chain(&segments[1..]).cloned().collect()];
+        if let Some(through) = self.imports.through(self.module, segments) {
+            return through;
         }
         let local: Vec<String> = self.module.iter().chain(segments).cloned().collect();
         let mut out = vec![local, segments.to_vec()];
@@ -680,12 +763,13 @@ impl NameScope<'_> {
     }
 
     fn const_refs(&self, contract: &FileContract) -> Vec<ConstRef> {
-        contract
-            .const_paths()
-            .into_iter()
-            .filter(|p| self.workspace_only(&p.segments.iter().map(|s| s.text.clone()).collect::<Vec<_>>()))
-            .map(|p| ConstRef { range: p.first_span().start..p.last_span().end, text: p.to_string(), name: p.last_name().to_string() })
-            .collect()
+        contract.const_paths().into_iter().filter_map(|p| self.const_ref(p)).collect()
+    }
+
+    /// A constant's path, when only the workspace can define it (see [`Self::workspace_only`]).
+    fn const_ref(&self, p: &reuse_rules::contract::Place<Range<usize>>) -> Option<ConstRef> {
+        self.workspace_only(&p.segments.iter().map(|s| s.text.clone()).collect::<Vec<_>>())
+            .then(|| ConstRef { range: p.first_span().start..p.last_span().end, text: p.to_string(), name: p.last_name().to_string() })
     }
 }
 

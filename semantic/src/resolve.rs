@@ -130,6 +130,16 @@ impl Imports {
         self.names.get(name)
     }
 
+    /// What a path whose first segment is imported by name in `module` may name: the path
+    /// through the import, read as a crate's path and, for an import not written from `crate`,
+    /// `self` or `super` (Rust 2018: `use diag::f;` with `diag` a child module), as a path of
+    /// `module` too. Calls and `except(..)` paths are resolved through it alike.
+    pub fn through(&self, module: &[String], path: &[String]) -> Option<Vec<Vec<String>>> {
+        let full: Vec<String> = self.names.get(path.first()?)?.iter().chain(&path[1..]).cloned().collect();
+        let local = module.iter().chain(&full).cloned().collect();
+        Some(vec![full, local])
+    }
+
     /// The paths of the glob imports (`use kv::*;` → `kv`).
     pub fn globs(&self) -> &[Vec<String>] {
         &self.globs
@@ -763,13 +773,9 @@ impl<'a> Resolver<'a> {
     /// the call is not to a contracted function of a glob, whatever its name.
     fn plain_targets(&self, name: &str) -> Vec<Vec<Vec<String>>> {
         let aliases = |p: &[String]| self.index.aliases_from(p, Some(&self.module));
-        if let Some(full) = self.imports.get(name) {
+        if let Some(through) = self.imports.through(&self.module, &[name.to_string()]) {
             // `use ops::write;` (Rust 2018): a crate named `ops`, or this module's `ops`.
-            let mut local = self.module.clone();
-            local.extend(full.iter().cloned());
-            let mut paths = aliases(full);
-            paths.extend(aliases(&local));
-            return vec![paths];
+            return vec![through.iter().flat_map(|p| aliases(p)).collect()];
         }
         let mut here = self.module.clone();
         here.push(name.to_string());

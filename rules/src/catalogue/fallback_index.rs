@@ -1,11 +1,25 @@
 declare_rule! {
     /// ## What it checks
     /// An index passed to a function that `writes(P[IDX])` whose value may come from a fallback
-    /// default: `unwrap_or(c)`, `unwrap_or_default()`, `map_or(c, ..)`, `unwrap_or_else(|| c)`,
-    /// or a `match`/`if let` arm that produces a constant, for a scalar index as for the entries
-    /// of an index buffer, followed through locals (on any branch), struct fields and helpers of
-    /// the same file that return it. With `skip = S`, a fallback to `S` is the way to say "no write"; any
-    /// other constant is a finding. Without `skip`, every constant fallback is.
+    /// default: `unwrap_or(c)` (`unwrap_or(&c)` too), `unwrap_or_default()`, `map_or(c, ..)`,
+    /// `map_or_else(|| c, ..)`, `unwrap_or_else(|| c)`, or a branch of a `match`, `if let` or
+    /// `if`/`else` that produces a constant while another branch does not (all constant: a
+    /// table, not a fallback), for a scalar index as for the entries of an index buffer,
+    /// followed through locals (on any branch), struct fields and helpers of the same file that
+    /// return it. With `skip = S`, a fallback to `S` is the way to say "no write"; any other
+    /// constant is a finding. Without `skip`, every constant fallback is.
+    ///
+    /// `unwrap_or_default()` of a whole index buffer (`tables.get(&seq).cloned()
+    /// .unwrap_or_default()` passed as a `&[usize]` index) is an empty buffer: no write, no
+    /// finding; of one index, or of an entry put into a buffer, it is 0.
+    ///
+    /// Index arithmetic carries the fallback of the operand that holds the block id: in a
+    /// product, each factor that is not a constant (`block * BS`; none when a factor is 0); in a
+    /// sum, the product operand (the base of `block * BS + off`), else the left one (`base +
+    /// off`); in `-`, `/`, `<<`, `>>`, the left one; `%` and bit masks (an offset in a block)
+    /// carry none. So a fallback block in `block * 16 + pos % 16` is reported, and so is a
+    /// fallback to the sentinel there (`NO_SLOT * 16 + off` is no longer the sentinel); an offset
+    /// fallback added to a checked base (`block * 16 + off.unwrap_or(0)`) is not.
     ///
     /// ## Why it matters
     /// Engines whose block ids are plain integers have no sentinel: a missing entry that silently

@@ -5,8 +5,11 @@
 //!
 //! An analysis on the dataflow solver ([`crate::dataflow`]): the state is, per place (a local or
 //! a field path of one), the fallbacks its value may come from: `unwrap_or(c)`,
-//! `unwrap_or_default()` (0), `map_or(c, ..)`, `unwrap_or_else(|| c)`, the constant arms of a
-//! `match` or an `if let` whose other arms are not constant, carried through blocks, casts,
+//! `unwrap_or_default()` (0 for one index, empty for a whole index buffer: see
+//! [`ContractedFn::index_is_buffer`](crate::index::ContractedFn::index_is_buffer)), `map_or(c,
+//! ..)`, `map_or_else(|| c, ..)`, `unwrap_or_else(|| c)`, the constant branches of a `match`,
+//! an `if let` or an `if`/`else` whose other branches are not constant, carried through index
+//! arithmetic by the operand that holds the block id ([`Fallbacks::arithmetic_value`]), blocks, casts,
 //! conversions, closures run in place, struct literals (`StepMeta { block: .. }` into
 //! `meta.block`) and the entries of a collected or pushed buffer. Branches join, so a fallback
 //! assigned on one branch reaches the call; an assignment on every path replaces it; a
@@ -29,8 +32,13 @@ use reuse_rules::catalogue::FALLBACK_INDEX;
 /// Where a value may come from.
 #[derive(Clone, Debug, PartialEq, Eq, PartialOrd, Ord)]
 enum Src {
-    /// A constant that stands in for a missing entry: where it is written, as written, its value.
-    Fallback { start: usize, end: usize, text: Rc<str>, value: i128 },
+    /// A constant that stands in for a missing entry: where it is written, as written, its value;
+    /// `scaled`: the index is computed from it (`block * BS + off`), so even the sentinel is no
+    /// longer the sentinel there.
+    Fallback { start: usize, end: usize, text: Rc<str>, value: i128, scaled: bool },
+    /// `unwrap_or_default()` of a value of unknown type: 0 for one index, an empty collection
+    /// (no write at all) for a whole index buffer; an entry of a buffer is one index.
+    Default { start: usize, end: usize },
     /// In a summary: whatever the helper's parameter (at this field path) held.
     Param(usize, Vec<String>),
     /// The value is a buffer of indexes (`collect()`, `vec![..]`), not one index.
@@ -99,7 +107,7 @@ impl Analysis for Fallbacks<'_, '_> {
                 if let Expr::MethodCall(m) = e {
                     if m.method == "push" {
                         if let (Some(place), Some(v)) = (scopes.place_of(&m.receiver), m.args.first()) {
-                            let mut srcs = self.eval(scopes, state, v);
+                            let mut srcs = entries(self.eval(scopes, state, v));
                             srcs.insert(Src::Buffer);
                             state.map.entry(place).or_default().0.extend(srcs);
                         }
@@ -113,7 +121,7 @@ impl Analysis for Fallbacks<'_, '_> {
                 } else if let Expr::Index(ix) = &*a.left {
                     // An entry stored into a buffer of indexes.
                     if let Some(place) = scopes.place_of(&ix.expr) {
-                        let mut srcs = self.eval(scopes, state, &a.right);
+                        let mut srcs = entries(self.eval(scopes, state, &a.right));
                         srcs.insert(Src::Buffer);
                         state.map.entry(place).or_default().0.extend(srcs);
                     }
@@ -181,11 +189,15 @@ impl<'c, 'a> Fallbacks<'c, 'a> {
     }
 
     fn fallback(&self, at: Range<usize>, text: &str, value: i128) -> Src {
-        Src::Fallback { start: at.start, end: at.end, text: text.into(), value }
+        Src::Fallback { start: at.start, end: at.end, text: text.into(), value, scaled: false }
     }
 
-    /// A constant written at `e`, as a fallback.
+    /// A constant written at `e` (or referenced: `unwrap_or(&0)`), as a fallback.
     fn constant(&self, e: &Expr) -> Option<Src> {
+        let mut e = strip(e);
+        while let Expr::Reference(r) = e {
+            e = strip(&r.expr);
+        }
         let value = self.ctx.int_value(e)?;
         let r = self.ctx.expr_range(e);
         Some(self.fallback(r.clone(), &self.ctx.file.text[r], value))
@@ -203,50 +215,61 @@ impl<'c, 'a> Fallbacks<'c, 'a> {
             Expr::Cast(c) => self.eval(scopes, state, &c.expr),
             Expr::Block(b) => self.tail_value(scopes, state, &b.block),
             Expr::Path(_) | Expr::Field(_) => scopes.place_of(e).filter(|p| !self.masks(scopes, p)).map(|p| self.read(state, &p)).unwrap_or_default(),
-            Expr::Match(m) => {
-                // A constant arm stands in for the entry the other arms take (all constant: a table).
-                let constant: Vec<bool> = m.arms.iter().map(|a| self.ctx.int_value(super::tail(&a.body)).is_some()).collect();
-                if constant.iter().all(|c| *c) {
-                    return BTreeSet::new();
-                }
-                let mut out = BTreeSet::new();
-                for (arm, is_const) in m.arms.iter().zip(constant) {
-                    if is_const {
-                        out.extend(self.constant(super::tail(&arm.body)));
-                    } else {
-                        out.extend(self.eval_masked(scopes, state, &arm.body, super::pattern_names(&arm.pat)));
-                    }
-                }
-                out
-            }
-            Expr::If(i) => {
-                let Some((_, els)) = &i.else_branch else { return BTreeSet::new() };
-                let bound = match &*i.cond {
-                    Expr::Let(l) => super::pattern_names(&l.pat),
-                    _ => Default::default(),
-                };
-                let mut out = match i.then_branch.stmts.last() {
-                    Some(syn::Stmt::Expr(v, None)) => self.eval_masked(scopes, state, v, bound),
-                    _ => BTreeSet::new(),
-                };
-                let then_const = match i.then_branch.stmts.last() {
-                    Some(syn::Stmt::Expr(t, None)) => self.ctx.int_value(t).is_some(),
-                    _ => false,
-                };
-                // `if let Some(b) = .. { b } else { 0 }`: the else constant is the fallback.
-                match self.constant(super::tail(els)) {
-                    Some(c) if matches!(&*i.cond, Expr::Let(_)) && !then_const => _ = out.insert(c),
-                    Some(_) => {}
-                    None => out.extend(self.eval(scopes, state, els)),
-                }
-                out
-            }
+            Expr::Match(m) => self.branches_value(scopes, state, m.arms.iter().map(|a| (Some(&*a.body), super::pattern_names(&a.pat))).collect()),
+            Expr::If(i) => match if_branches(i) {
+                Some(branches) => self.branches_value(scopes, state, branches),
+                None => BTreeSet::new(),
+            },
+            Expr::Binary(b) => self.arithmetic_value(scopes, state, b),
             Expr::Macro(m) if m.mac.path.is_ident("vec") => [Src::Buffer].into(),
             Expr::Array(_) | Expr::Repeat(_) => [Src::Buffer].into(),
             Expr::Call(c) => self.eval_call(scopes, state, e, c),
             Expr::MethodCall(m) => self.eval_method(scopes, state, e, m),
             _ => BTreeSet::new(),
         }
+    }
+
+    /// The value of a `match` or an `if`/`else` chain from its branches (each its tail value, the
+    /// names its pattern and block bind masked): a constant branch stands in for the entry the
+    /// other branches take; all constant, the branches are a table, not a fallback.
+    fn branches_value(&self, scopes: &Scopes, state: &State, branches: Vec<(Option<&Expr>, HashSet<String>)>) -> BTreeSet<Src> {
+        let constants: Vec<Option<Src>> = branches.iter().map(|(v, _)| v.and_then(|v| self.constant(super::tail(v)))).collect();
+        if constants.iter().all(Option::is_some) {
+            return BTreeSet::new();
+        }
+        let mut out = BTreeSet::new();
+        for ((value, bound), constant) in branches.into_iter().zip(constants) {
+            match (constant, value) {
+                (Some(c), _) => _ = out.insert(c),
+                (None, Some(v)) => out.extend(self.eval_masked(scopes, state, v, bound)),
+                (None, None) => {}
+            }
+        }
+        out
+    }
+
+    /// The value of index arithmetic: the operand that carries the block id carries its
+    /// fallbacks, scaled. In a product, each factor that is not a constant (`block * BS`; none
+    /// when a factor is 0); in a
+    /// sum, the product operand (the base of `block * BS + off`), else the left one (`base +
+    /// off`); in `-`, `/`, `<<`, `>>`, the left one. An offset (`+ off`, `% BS`) carries none.
+    fn arithmetic_value(&self, scopes: &Scopes, state: &State, b: &syn::ExprBinary) -> BTreeSet<Src> {
+        use syn::BinOp;
+        let is_product = |e: &Expr| matches!(strip_cast(e), Expr::Binary(x) if matches!(x.op, BinOp::Mul(_) | BinOp::Shl(_)));
+        let carriers: Vec<&Expr> = match b.op {
+            // `n * 0` is 0 whatever `n` is.
+            BinOp::Mul(_) if [&b.left, &b.right].iter().any(|x| self.ctx.int_value(x) == Some(0)) => Vec::new(),
+            BinOp::Mul(_) => [&*b.left, &*b.right].into_iter().filter(|x| self.ctx.int_value(x).is_none()).collect(),
+            BinOp::Add(_) if is_product(&b.right) && !is_product(&b.left) => vec![&b.right],
+            BinOp::Add(_) | BinOp::Sub(_) | BinOp::Div(_) | BinOp::Shl(_) | BinOp::Shr(_) => vec![&b.left],
+            _ => Vec::new(),
+        };
+        let scale = |s: Src| match s {
+            Src::Fallback { start, end, text, value, .. } => Src::Fallback { start, end, text, value, scaled: true },
+            Src::Default { start, end } => Src::Fallback { start, end, text: "0".into(), value: 0, scaled: true },
+            other => other,
+        };
+        carriers.into_iter().flat_map(|x| self.eval(scopes, state, x)).map(scale).collect()
     }
 
     /// The value a block ends with; the names its own `let`s bind are not the locals around it.
@@ -301,10 +324,12 @@ impl<'c, 'a> Fallbacks<'c, 'a> {
                 out
             }
             "map_or" => m.args.first().and_then(|a| self.constant(a)).into_iter().collect(),
+            // The default closure's value.
+            "map_or_else" => closure.and_then(|c| self.constant(super::tail(&c.body))).into_iter().collect(),
             "unwrap_or_default" => {
                 let mut out = self.eval(scopes, state, &m.receiver);
                 let at = self.ctx.range(m.method.span()).start..self.ctx.expr_range(e).end;
-                out.insert(self.fallback(at, "0", 0));
+                out.insert(Src::Default { start: at.start, end: at.end });
                 out
             }
             "unwrap_or_else" => {
@@ -319,7 +344,7 @@ impl<'c, 'a> Fallbacks<'c, 'a> {
                 out
             }
             // The entries of a mapped iterator are what the closure returns.
-            "map" | "filter_map" | "flat_map" => closure.map(|c| self.closure_value(scopes, state, c)).unwrap_or_default(),
+            "map" | "filter_map" | "flat_map" => closure.map(|c| entries(self.closure_value(scopes, state, c))).unwrap_or_default(),
             _ if PASS_THROUGH.contains(&method.as_str()) => self.eval(scopes, state, &m.receiver),
             _ => self.helper_return(scopes, state, e).unwrap_or_default(),
         }
@@ -367,11 +392,17 @@ impl<'c, 'a> Fallbacks<'c, 'a> {
             if skip.is_some() && sources.contains(&Src::Buffer) {
                 continue;
             }
+            // The default of a whole index buffer is empty: no write.
+            let buffer = callee.index_is_buffer(&target.index);
             let sentinel = skip.map(|s| ctx.sentinel_value(s, callee));
             let shown = ctx.file.text[ctx.expr_range(strip(arg))].to_string();
             for s in &sources {
-                let Src::Fallback { start, end, text, value } = s else { continue };
-                if sentinel == Some(Some(*value)) || !self.seen.insert((call_range.start, call_range.end, *start, *end)) {
+                let (start, end, text, value, scaled) = match s {
+                    Src::Fallback { start, end, text, value, scaled } => (start, end, &**text, *value, *scaled),
+                    Src::Default { start, end } if !buffer => (start, end, "0", 0, false),
+                    _ => continue,
+                };
+                if (sentinel == Some(Some(value)) && !scaled) || !self.seen.insert((call_range.start, call_range.end, *start, *end)) {
                     continue;
                 }
                 let param = target.index.to_string();
@@ -383,16 +414,66 @@ impl<'c, 'a> Fallbacks<'c, 'a> {
                 self.findings.push(
                     Finding::new(
                         &FALLBACK_INDEX,
-                        format!("`{shown}` is passed as `{param}` of `{}` and falls back to {text} when an entry is missing; {why}, so the write lands in `{place}[{text}]`", callee.name),
+                        format!(
+                            "`{shown}` is passed as `{param}` of `{}` and falls back to {text} when an entry is missing; {why}, so the write lands in {}",
+                            callee.name,
+                            if scaled { format!("`{place}` at a position computed from {text}") } else { format!("`{place}[{text}]`") }
+                        ),
                         Label::new(ctx.file, *start..*end, format!("a missing entry becomes {text}")),
                     )
                     .with_secondary(clause_label(callee, clause, format!("`{}` writes `{place}` at `{param}`", callee.name)))
                     .with_help(match skip {
+                        Some(s) if scaled => format!("make the whole index {s}, the sentinel the callee skips, when the entry is missing (not a position computed from a fallback), or handle the missing entry"),
                         Some(s) => format!("fall back to {s}, the sentinel the callee skips, or handle the missing entry"),
                         None => "handle the missing entry (skip the write, or return an error); or declare a sentinel (`skip = ..`) and fall back to it".to_string(),
                     }),
                 );
             }
         }
+    }
+}
+
+/// The entries of a buffer built from these values: each is one index, so a default is 0.
+fn entries(srcs: BTreeSet<Src>) -> BTreeSet<Src> {
+    srcs.into_iter()
+        .map(|s| match s {
+            Src::Default { start, end } => Src::Fallback { start, end, text: "0".into(), value: 0, scaled: false },
+            other => other,
+        })
+        .collect()
+}
+
+/// The branches of an `if`/`else` chain, each its tail value and the names its condition's
+/// pattern and its block bind; `None` without a final `else` (no value).
+fn if_branches(i: &syn::ExprIf) -> Option<Vec<(Option<&Expr>, HashSet<String>)>> {
+    let mut out = Vec::new();
+    let mut at = i;
+    loop {
+        let mut bound = match &*at.cond {
+            Expr::Let(l) => super::pattern_names(&l.pat),
+            _ => HashSet::new(),
+        };
+        bound.extend(super::block_names(&at.then_branch));
+        let value = match at.then_branch.stmts.last() {
+            Some(syn::Stmt::Expr(v, None)) => Some(v),
+            _ => None,
+        };
+        out.push((value, bound));
+        let (_, els) = at.else_branch.as_ref()?;
+        match &**els {
+            Expr::If(next) => at = next,
+            other => {
+                out.push((Some(other), HashSet::new()));
+                return Some(out);
+            }
+        }
+    }
+}
+
+/// An expression under its parentheses and casts.
+fn strip_cast(e: &Expr) -> &Expr {
+    match strip(e) {
+        Expr::Cast(c) => strip_cast(&c.expr),
+        other => other,
     }
 }
