@@ -5,7 +5,7 @@
 //! "From the cache entry": an expression rooted at the `reuses` place (`self.graphs[&k].out`) or
 //! at a name bound by a lookup on it (`let g = self.graphs.get_mut(&k)?`, `if let Some(g) = ..`,
 //! a `match` arm), through `let`s (`let out = g.out.clone(); .. Ok(out)`), `Ok`/`Some` and
-//! copies (`clone`, `to_vec`, ..), and block values. Places and names are the solver's: a
+//! copies (`clone`, `to_vec`, ..), values taken out (`mem::take(&mut g.out)`), and block values. Places and names are the solver's: a
 //! re-borrow of the cache (`let graphs = &mut self.graphs;`) is the cache, a name re-bound to
 //! another map or value is not. "Read": where the value is evaluated (a `let` at the `let`, a
 //! returned expression at the return), placed on the paths of the body by the path analysis. A
@@ -244,6 +244,10 @@ impl<'c, 'a> Tracker<'c, 'a> {
                 return Some(Read { at_let: read.at_let.or(at_let), ..read.clone() });
             }
         }
+        // A value taken out of its place (`std::mem::take(&mut g.output)`): read like a copy.
+        if let Some(from) = taken_from(e) {
+            return self.origin(scopes, from, at_let, depth + 1).map(|read| Read { range: self.ctx.expr_range(e), ..read });
+        }
         // A local (or a copy of one, `out.clone()`): the entry itself, or read where it was bound.
         let mut base = strip(e);
         while let Expr::MethodCall(m) = base {
@@ -324,6 +328,16 @@ impl<'c, 'a> Tracker<'c, 'a> {
         }
         Some(None)
     }
+}
+
+/// The place a call moves a value out of: `mem::take(&mut p)`, `mem::replace(&mut p, v)`,
+/// `Option::take(&mut p)` (the method forms, `p.take()`, read `p` like any method of it).
+fn taken_from(e: &Expr) -> Option<&Expr> {
+    let Expr::Call(c) = strip(e) else { return None };
+    let Expr::Path(p) = strip(&c.func) else { return None };
+    let names: Vec<String> = p.path.segments.iter().rev().take(2).map(|s| s.ident.to_string()).collect();
+    let takes = matches!(names.first().map(String::as_str), Some("take" | "replace")) && matches!(names.get(1).map(String::as_str), Some("mem" | "Option"));
+    takes.then(|| c.args.first()).flatten()
 }
 
 enum Step {
