@@ -781,13 +781,48 @@ pub(crate) fn imports_by_module(items: &[syn::Item], crate_name: &str, module: &
 
 /// The fields of `self` that these bodies (of one method) write, when they can be read to the end:
 /// `self.f = ..`, `self.f += ..`, `self.f.copy_from_slice(..)` (a mutating method), `&mut self.f`.
-/// `None`: unknown (`self` handed on whole, or another method of `self` called).
+/// `None`: unknown (`self` handed on whole, another method of `self` called, or `self` or its
+/// fields handed to code that cannot be read: a call in an `unsafe` block, a raw pointer).
 pub fn self_fields_written(bodies: &[&syn::Block]) -> Option<std::collections::HashSet<String>> {
     use std::collections::HashSet;
     use crate::resolve::strip;
     struct Writes {
         fields: HashSet<String>,
         opaque: bool,
+        /// Inside an `unsafe` block: a call there may be to code that cannot be read (FFI).
+        in_unsafe: bool,
+    }
+    /// Whether an expression mentions `self` (`self`, `self.exec`, `self.buf.as_mut_ptr()`).
+    fn mentions_self(e: &Expr) -> bool {
+        struct Mentions(bool);
+        impl<'ast> Visit<'ast> for Mentions {
+            fn visit_path(&mut self, p: &'ast syn::Path) {
+                self.0 |= p.is_ident("self");
+            }
+            fn visit_macro(&mut self, m: &'ast syn::Macro) {
+                self.0 |= m.tokens.clone().into_iter().any(|t| matches!(t, proc_macro2::TokenTree::Ident(i) if i == "self"));
+            }
+            fn visit_item(&mut self, _: &'ast syn::Item) {}
+        }
+        let mut v = Mentions(false);
+        v.visit_expr(e);
+        v.0
+    }
+    /// Code that cannot be read, handed `self` or its storage: a call inside an `unsafe` block
+    /// given `self` or its fields (an extern function, a driver call), or a raw pointer into
+    /// `self` (`self.buf.as_mut_ptr()`, `&raw mut self.x`, `self.x as *mut _`).
+    fn hands_self_out(e: &Expr, in_unsafe: bool) -> bool {
+        match e {
+            Expr::Call(c) => in_unsafe && c.args.iter().any(mentions_self),
+            Expr::MethodCall(m) => {
+                (in_unsafe && (mentions_self(&m.receiver) || m.args.iter().any(mentions_self)))
+                    || (["as_mut_ptr", "as_ptr"].contains(&m.method.to_string().as_str()) && mentions_self(&m.receiver))
+            }
+            Expr::RawAddr(r) => mentions_self(&r.expr),
+            Expr::Cast(c) => matches!(&*c.ty, syn::Type::Ptr(_)) && mentions_self(&c.expr),
+            Expr::Macro(m) => m.mac.path.segments.last().is_some_and(|s| s.ident == "addr_of_mut" || s.ident == "addr_of") && mentions_self(e),
+            _ => false,
+        }
     }
     fn self_field(e: &Expr) -> Option<String> {
         match strip(e) {
@@ -829,11 +864,18 @@ pub fn self_fields_written(bodies: &[&syn::Block]) -> Option<std::collections::H
                     self.opaque = true;
                 }
             }
+            self.opaque |= hands_self_out(e, self.in_unsafe);
+            if let Expr::Unsafe(_) = e {
+                let outer = std::mem::replace(&mut self.in_unsafe, true);
+                syn::visit::visit_expr(self, e);
+                self.in_unsafe = outer;
+                return;
+            }
             syn::visit::visit_expr(self, e);
         }
         fn visit_item(&mut self, _: &'ast syn::Item) {}
     }
-    let mut w = Writes { fields: HashSet::new(), opaque: false };
+    let mut w = Writes { fields: HashSet::new(), opaque: false, in_unsafe: false };
     for body in bodies {
         w.visit_block(body);
     }

@@ -3,8 +3,11 @@ declare_rule! {
     /// In a function with `reuses(PLACE, key(K1, K2, ...))`, every lookup on PLACE (`get`,
     /// `get_mut`, `entry`, `contains_key`, `insert`, `get_or_insert_with`, indexing) uses a key built
     /// from all of the declared components. Keys held in local variables are followed to the value
-    /// they hold at the lookup (a key changed on one branch covers only what every branch covers),
-    /// and a key built by a helper of the same file covers what that helper builds it from.
+    /// they hold at the lookup (a key changed on one branch covers only what every branch covers,
+    /// and a key chosen by a `match` or `if`/`else` only what every branch that gives one builds),
+    /// a name a pattern takes from a component (`if let Some(h) = h`, `let Req { hash } = r`, a
+    /// `match` arm) is that component, and a key built by a helper of the same file covers what
+    /// that helper builds it from.
     ///
     /// ## Why it matters
     /// An entry is valid only for the inputs it was computed from. A key that leaves one out

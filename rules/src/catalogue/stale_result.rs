@@ -9,7 +9,9 @@ declare_rule! {
     ///   snapshot of what an earlier call left there), or
     /// - read after E, but from a field of the entry that E does not write, when the checker can
     ///   read E's body (`g.replay(); Ok(g.captured_output.clone())` where `replay` writes only
-    ///   `self.output`). A getter (`g.output()`) counts as the field it returns.
+    ///   `self.output`). A getter (`g.output()`) counts as the field it returns. An E that hands
+    ///   `self` or its fields to code the checker cannot read (a call in an `unsafe` block, such as
+    ///   an FFI graph launch, or a raw pointer into `self`) may write any field.
     ///
     /// "Read" means where the value is evaluated: a `let` reads at the `let`, a returned expression
     /// at the return. A value returned by E itself (`let out = g.replay(); Ok(out)`) is fresh.

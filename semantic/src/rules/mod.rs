@@ -147,6 +147,97 @@ impl<'ast> Visit<'ast> for Calls<'ast> {
 
 /// The place of a contract's place in the function `sig` (`pool` → its parameter's local,
 /// `meta.pool` → a field of it, `self.kv` → `self`'s field).
+/// Whether evaluating `e` never gives a value: `return`, `break`, `continue`, a diverging macro
+/// (`panic!`, `unreachable!`, ..), or a block that ends in one.
+pub fn diverges(e: &Expr) -> bool {
+    match e {
+        Expr::Return(_) | Expr::Break(_) | Expr::Continue(_) => true,
+        Expr::Macro(m) => matches!(dataflow::lower_macro(&m.mac), dataflow::LoweredMacro::Diverges),
+        Expr::Block(b) => block_diverges(&b.block),
+        Expr::Paren(p) => diverges(&p.expr),
+        _ => false,
+    }
+}
+
+fn block_diverges(b: &syn::Block) -> bool {
+    match b.stmts.last() {
+        Some(syn::Stmt::Expr(e, _)) => diverges(e),
+        Some(syn::Stmt::Macro(m)) => matches!(dataflow::lower_macro(&m.mac), dataflow::LoweredMacro::Diverges),
+        _ => false,
+    }
+}
+
+/// One branch of an expression that chooses its value (a `match` arm, an `if`/`else` branch).
+pub struct Branch<'e> {
+    /// The names its pattern takes from `scrutinee` (a `match` arm's, an `if let`'s).
+    pub pattern: std::collections::HashSet<String>,
+    pub scrutinee: Option<&'e Expr>,
+    /// The names the branch's blocks bind with their own `let`s, around `value`.
+    pub own: std::collections::HashSet<String>,
+    /// The value the branch ends with (through its blocks).
+    pub value: &'e Expr,
+}
+
+impl Branch<'_> {
+    /// Whether `name`, read in `value`, is bound by the branch rather than around it.
+    pub fn binds(&self, name: &str) -> bool {
+        self.pattern.contains(name) || self.own.contains(name)
+    }
+}
+
+/// The branches a `match`, or an `if` with an `else` (its `else if`s flattened), chooses its
+/// value from, without those that never give one (`None => return None`) or end without a
+/// value. `None`: not such an expression.
+pub fn branches(e: &Expr) -> Option<Vec<Branch<'_>>> {
+    fn push<'e>(out: &mut Vec<Branch<'e>>, pattern: std::collections::HashSet<String>, scrutinee: Option<&'e Expr>, mut value: &'e Expr) {
+        let mut own = std::collections::HashSet::new();
+        while let Expr::Block(b) = value {
+            if b.label.is_some() {
+                break;
+            }
+            let Some(syn::Stmt::Expr(v, None)) = b.block.stmts.last() else {
+                if block_diverges(&b.block) {
+                    return;
+                }
+                break;
+            };
+            own.extend(block_names(&b.block));
+            value = v;
+        }
+        if !diverges(value) && !matches!(value, Expr::Block(b) if b.label.is_none()) {
+            out.push(Branch { pattern, scrutinee, own, value });
+        }
+    }
+    let mut out = Vec::new();
+    match e {
+        Expr::Match(m) => {
+            for arm in &m.arms {
+                push(&mut out, pattern_names(&arm.pat), Some(&m.expr), &arm.body);
+            }
+        }
+        Expr::If(i) => {
+            let (_, els) = i.else_branch.as_ref()?;
+            let (pattern, scrutinee) = match &*i.cond {
+                Expr::Let(l) => (pattern_names(&l.pat), Some(&*l.expr)),
+                _ => (Default::default(), None),
+            };
+            if let Some(syn::Stmt::Expr(v, None)) = i.then_branch.stmts.last() {
+                let before = out.len();
+                push(&mut out, pattern, scrutinee, v);
+                if let Some(b) = out.get_mut(before) {
+                    b.own.extend(block_names(&i.then_branch));
+                }
+            }
+            match &**els {
+                Expr::If(_) => out.extend(branches(els)?),
+                other => push(&mut out, Default::default(), None, other),
+            }
+        }
+        _ => return None,
+    }
+    Some(out)
+}
+
 pub(crate) fn contract_place<S>(sig: &syn::Signature, place: &reuse_rules::contract::Place<S>) -> Option<Place> {
     use reuse_rules::contract::PlaceRoot;
     let fields = place.segments[1..].iter().map(|s| s.text.clone()).collect();

@@ -3,11 +3,13 @@
 //! An analysis on the dataflow solver ([`crate::dataflow`]). The state holds, per place (a local
 //! or a field path of one, such as a tuple element `key.0`), the places its value was built from
 //! on *every* path (joined by intersection: a key changed on one branch covers only what both
-//! branches cover), and, per local, the caches it may designate (`let map =
+//! branches cover; a value chosen by a `match` or `if`/`else` is built from what every branch
+//! that gives one builds), and, per local, the caches it may designate (`let map =
 //! self.kv.lock().unwrap();`, `let cache = &mut self.kv;`). A key covers a component when it
 //! mentions it, a field of it, or a whole value it is a field of (`graph` covers
 //! `graph.fingerprint`), directly or through the locals it reads (as they are at the lookup: a
-//! shadowing `let` is a new local, an inner block's binding ends with its block), through macro
+//! shadowing `let` is a new local, an inner block's binding ends with its block, a name a pattern
+//! takes from a value is built from that value), through macro
 //! arguments (`format!("{}-{v}", g.fingerprint)`), and through helpers of the same file by their
 //! summaries (what their returned value is built from, in terms of their parameters and `self`:
 //! a helper that drops a component drops it at every call). A call that is not known covers what
@@ -15,7 +17,7 @@
 //! of it, or a local bound to one; they are found where they run (closures run in place) and in
 //! closures kept for later. Evictions (`remove`) are not lookups.
 
-use std::collections::{BTreeMap, BTreeSet, HashSet};
+use std::collections::{BTreeMap, BTreeSet, HashMap, HashSet};
 use std::ops::Range;
 use std::rc::Rc;
 
@@ -105,7 +107,7 @@ pub(super) fn check(ctx: &FnCtx, contract: &FileContract, out: &mut Vec<Finding>
     if reuses.is_empty() {
         return;
     }
-    let mut a = Keys { ctx, def: None, depth: 0, reuses: &reuses, stale: BTreeMap::new(), returns: Built::default() };
+    let mut a = Keys { ctx, def: None, depth: 0, reuses: &reuses, stale: BTreeMap::new(), returns: Built::default(), unvalued: HashSet::new(), tails: HashMap::new() };
     let params = dataflow::param_names(ctx.sig);
     if let Err(dataflow::TooComplex) = dataflow::solve(&mut a, &params, ctx.body, State::default()) {
         return out.push(super::analysis_limit(ctx, "dataflow", dataflow::MAX_STEPS, "its cache keys are"));
@@ -136,6 +138,12 @@ struct Keys<'c, 'a> {
     stale: BTreeMap<(usize, usize), Stale>,
     /// In a summary: what the returned value is built from on every normal exit.
     returns: Built,
+    /// Locals just bound without a value of their own (a name inside a pattern), which
+    /// [`Analysis::bind_from`] may say take theirs from a scrutinee.
+    unvalued: HashSet<LocalId>,
+    /// What the value a block ends with is built from, by its range, read while the block's
+    /// locals were in scope (`{ let v = self.ver; (h, v) }` builds `self.ver`).
+    tails: HashMap<Range<usize>, BTreeSet<Place>>,
 }
 
 impl Analysis for Keys<'_, '_> {
@@ -172,6 +180,32 @@ impl Analysis for Keys<'_, '_> {
                 state.built.clear_under(&place);
                 state.caches.clear_under(&place);
                 state.built.map.insert(place, Built(Some(BTreeSet::new())));
+                self.unvalued.insert(local);
+            }
+        }
+    }
+
+    fn block_value(&mut self, scopes: &Scopes, state: &mut State, value: &Expr) {
+        let built = self.built_from(scopes, state, value, &HashSet::new());
+        self.tails.insert(self.ctx.expr_range(value), built);
+    }
+
+    /// A name a pattern takes from a value (`if let Some(h) = h`, `let Req { hash } = r`, a
+    /// `match` arm) is built from that value, and designates the caches it designates (`if let
+    /// Ok(map) = self.kv.lock()`).
+    fn bind_from(&mut self, scopes: &Scopes, state: &mut State, locals: &[LocalId], scrutinee: &Expr) {
+        let taken: Vec<LocalId> = locals.iter().copied().filter(|l| self.unvalued.contains(l)).collect();
+        self.unvalued.clear();
+        if taken.is_empty() {
+            return;
+        }
+        let built = self.built_from(scopes, state, scrutinee, &HashSet::new());
+        let caches = self.caches_of(scopes, state, scrutinee);
+        for local in taken {
+            let place = Place { base: Base::Local(local), fields: Vec::new() };
+            state.built.map.insert(place.clone(), Built(Some(built.clone())));
+            if !caches.is_empty() {
+                state.caches.map.insert(place, MaySet(caches.clone()));
             }
         }
     }
@@ -309,11 +343,30 @@ impl<'c, 'a> Keys<'c, 'a> {
         }
         match e {
             Expr::Closure(c) => with(&c.body, super::names_bound_in(c), out),
-            Expr::Match(m) => {
-                with(&m.expr, HashSet::new(), out);
-                for arm in &m.arms {
-                    with(&arm.body, super::pattern_names(&arm.pat), out);
+            // A value chosen by a branch: what the scrutinee or condition, and every branch that
+            // gives a value, build (`true => (h, v), false => (h, 0)` builds `h`, not `v`).
+            Expr::Match(_) | Expr::If(_) if super::branches(e).is_some() => {
+                match e {
+                    Expr::Match(m) => with(&m.expr, HashSet::new(), out),
+                    Expr::If(i) => with(&i.cond, HashSet::new(), out),
+                    _ => {}
                 }
+                let mut common: Option<BTreeSet<Place>> = None;
+                for b in super::branches(e).unwrap_or_default() {
+                    let built = match self.tail_built(b.value) {
+                        Some(built) => built,
+                        None => {
+                            let mut built = BTreeSet::new();
+                            with(b.value, b.pattern.union(&b.own).cloned().collect(), &mut built);
+                            built
+                        }
+                    };
+                    common = Some(match common {
+                        None => built,
+                        Some(c) => built_by_both(&c, &built),
+                    });
+                }
+                out.extend(common.unwrap_or_default());
             }
             Expr::If(i) => {
                 with(&i.cond, HashSet::new(), out);
@@ -330,7 +383,10 @@ impl<'c, 'a> Keys<'c, 'a> {
             }
             Expr::Block(b) => {
                 if let Some(syn::Stmt::Expr(v, None)) = b.block.stmts.last() {
-                    with(v, super::block_names(&b.block), out);
+                    match self.tail_built(v) {
+                        Some(built) => out.extend(built),
+                        None => with(v, super::block_names(&b.block), out),
+                    }
                 }
             }
             Expr::Macro(m) => self.macro_mentions(scopes, state, &m.mac, masked, out, depth),
@@ -347,13 +403,21 @@ impl<'c, 'a> Keys<'c, 'a> {
         }
     }
 
+    /// What a block's value was built from where the block ended, on the path being walked.
+    fn tail_built(&self, value: &Expr) -> Option<BTreeSet<Place>> {
+        if self.tails.is_empty() {
+            return None;
+        }
+        self.tails.get(&self.ctx.expr_range(value)).cloned()
+    }
+
     /// A helper of this file: what its returned value is built from, its parameters replaced by
     /// what the arguments are built from (a field path of a parameter by that path of the
     /// argument) and `self`'s fields by the receiver's. `false`: not a helper known here.
     fn helper_built(&self, scopes: &Scopes, state: &State, call: &Expr, masked: &HashSet<String>, out: &mut BTreeSet<Place>, depth: usize) -> bool {
         let Some((idx, def)) = self.ctx.helper_of(call, self.def, self.depth) else { return false };
         let summary = dataflow::memoized(&self.ctx.summaries.stale.helpers, idx, || {
-            let mut inner = Keys { ctx: self.ctx, def: Some(def), depth: self.depth + 1, reuses: &[], stale: BTreeMap::new(), returns: Built::default() };
+            let mut inner = Keys { ctx: self.ctx, def: Some(def), depth: self.depth + 1, reuses: &[], stale: BTreeMap::new(), returns: Built::default(), unvalued: HashSet::new(), tails: HashMap::new() };
             let params = dataflow::param_names(def.sig);
             dataflow::solve(&mut inner, &params, def.body, State::default()).ok()?;
             Some(Rc::new(inner.returns.0.unwrap_or_default()))
@@ -408,6 +472,13 @@ impl<'c, 'a> Keys<'c, 'a> {
             out.extend(self.read(state, Place { base, fields: fields.to_vec() }));
         }
     }
+}
+
+/// What two values both are built from: a place of one that the other covers (is it, or a
+/// field of a whole value the other names).
+fn built_by_both(a: &BTreeSet<Place>, b: &BTreeSet<Place>) -> BTreeSet<Place> {
+    let covered = |p: &Place, by: &BTreeSet<Place>| by.iter().any(|q| p.starts_with(q));
+    a.iter().filter(|p| covered(p, b)).chain(b.iter().filter(|q| covered(q, a))).cloned().collect()
 }
 
 /// The direct sub-expressions of an expression.

@@ -4,8 +4,9 @@
 //!
 //! "From the cache entry": an expression rooted at the `reuses` place (`self.graphs[&k].out`) or
 //! at a name bound by a lookup on it (`let g = self.graphs.get_mut(&k)?`, `if let Some(g) = ..`,
-//! a `match` arm), through `let`s (`let out = g.out.clone(); .. Ok(out)`), `Ok`/`Some` and
-//! copies (`clone`, `to_vec`, ..), and block values. Places and names are the solver's: a
+//! a `match` arm, a `match` or `if let` whose other branches leave), through `let`s (`let out = g.out.clone(); .. Ok(out)`), `Ok`/`Some` and
+//! copies (`clone`, `to_vec`, ..), values taken out (`mem::take(&mut g.out)`), block values, and
+//! the branches of a `match`/`if` value (the first branch that reads the entry). Places and names are the solver's: a
 //! re-borrow of the cache (`let graphs = &mut self.graphs;`) is the cache, a name re-bound to
 //! another map or value is not. "Read": where the value is evaluated (a `let` at the `let`, a
 //! returned expression at the return), placed on the paths of the body by the path analysis. A
@@ -183,7 +184,7 @@ impl<'c, 'a> Tracker<'c, 'a> {
     }
 
     pub(super) fn bind_from(&mut self, scopes: &Scopes, locals: &[LocalId], scrutinee: &Expr) {
-        if self.is_lookup(scopes, scrutinee) {
+        if self.holds_entry(scopes, scrutinee) {
             self.entries.extend(locals.iter().copied());
         }
     }
@@ -231,6 +232,24 @@ impl<'c, 'a> Tracker<'c, 'a> {
         }
     }
 
+    /// Whether `e`'s value is the cache entry: a lookup on the cache, or a `match`/`if` whose
+    /// every branch that gives a value gives one (`match P.get_mut(&k) { Some(g) => g, None =>
+    /// return None }`).
+    fn holds_entry(&self, scopes: &Scopes, e: &Expr) -> bool {
+        if self.is_lookup(scopes, e) {
+            return true;
+        }
+        let Some(branches) = super::branches(strip(e)) else { return false };
+        !branches.is_empty()
+            && branches.iter().all(|b| match root_name(b.value) {
+                // A name the arm's pattern took from the entry (`Some(g) => g`).
+                Some(name) if b.binds(&name) => {
+                    matches!(strip(b.value), Expr::Path(_)) && !b.own.contains(&name) && b.scrutinee.is_some_and(|s| self.holds_entry(scopes, s))
+                }
+                _ => (matches!(strip(b.value), Expr::Path(_)) && self.is_entry(scopes, b.value)) || self.holds_entry(scopes, b.value),
+            })
+    }
+
     /// Whether `e` is read from the cache entry, and where; `at_let`: the local whose initializer
     /// `e` is (else it is read at the exit).
     fn origin(&self, scopes: &Scopes, e: &Expr, at_let: Option<LocalId>, depth: usize) -> Option<Read> {
@@ -243,6 +262,21 @@ impl<'c, 'a> Tracker<'c, 'a> {
                 // Read inside the block: where the block's value is bound, if it is.
                 return Some(Read { at_let: read.at_let.or(at_let), ..read.clone() });
             }
+        }
+        // A value chosen by a `match`/`if`: what a branch that gives one reads. A branch's value
+        // that names what the branch binds is known only where the branch ends (`block_value`).
+        if let Some(branches) = super::branches(strip(e)) {
+            return branches.iter().find_map(|b| match root_name(b.value) {
+                Some(name) if b.binds(&name) => {
+                    let read = self.tails.get(&self.ctx.expr_range(unwrap_ok_some(b.value)))?;
+                    Some(Read { at_let: read.at_let.or(at_let), ..read.clone() })
+                }
+                _ => self.origin(scopes, b.value, at_let, depth + 1),
+            });
+        }
+        // A value taken out of its place (`std::mem::take(&mut g.output)`): read like a copy.
+        if let Some(from) = taken_from(e) {
+            return self.origin(scopes, from, at_let, depth + 1).map(|read| Read { range: self.ctx.expr_range(e), ..read });
         }
         // A local (or a copy of one, `out.clone()`): the entry itself, or read where it was bound.
         let mut base = strip(e);
@@ -324,6 +358,31 @@ impl<'c, 'a> Tracker<'c, 'a> {
         }
         Some(None)
     }
+}
+
+/// The name an expression reads through: `g` of `g.output().clone()`, of `Some(&g.out)`.
+fn root_name(e: &Expr) -> Option<String> {
+    match strip(unwrap_ok_some(e)) {
+        Expr::Path(p) => p.path.get_ident().map(|i| i.to_string()),
+        Expr::MethodCall(m) => root_name(&m.receiver),
+        Expr::Field(f) => root_name(&f.base),
+        Expr::Index(i) => root_name(&i.expr),
+        Expr::Try(t) => root_name(&t.expr),
+        Expr::Reference(r) => root_name(&r.expr),
+        Expr::Unary(u) => root_name(&u.expr),
+        Expr::Call(_) => taken_from(e).and_then(root_name),
+        _ => None,
+    }
+}
+
+/// The place a call moves a value out of: `mem::take(&mut p)`, `mem::replace(&mut p, v)`,
+/// `Option::take(&mut p)` (the method forms, `p.take()`, read `p` like any method of it).
+fn taken_from(e: &Expr) -> Option<&Expr> {
+    let Expr::Call(c) = strip(e) else { return None };
+    let Expr::Path(p) = strip(&c.func) else { return None };
+    let names: Vec<String> = p.path.segments.iter().rev().take(2).map(|s| s.ident.to_string()).collect();
+    let takes = matches!(names.first().map(String::as_str), Some("take" | "replace")) && matches!(names.get(1).map(String::as_str), Some("mem" | "Option"));
+    takes.then(|| c.args.first()).flatten()
 }
 
 enum Step {
