@@ -38,6 +38,8 @@ pub struct WorkspaceItems {
 pub struct FileTypes {
     /// The structs, enums and unions defined, by definition path.
     types: std::collections::HashSet<Vec<String>>,
+    /// The traits defined, by definition path.
+    traits: std::collections::HashSet<Vec<String>>,
     /// The functions and methods with a body, by definition path.
     fns: std::collections::HashSet<Vec<String>>,
     /// `(struct, field)` → the field's type.
@@ -105,6 +107,11 @@ impl WorkspaceItems {
         self.types_of(index, path).is_some_and(|t| t.types.contains(path))
     }
 
+    /// Whether `path` is a trait a file of the check defines.
+    pub fn defines_trait(&self, index: &Index, path: &[String]) -> bool {
+        self.types_of(index, path).is_some_and(|t| t.traits.contains(path))
+    }
+
     /// What the function or method defined at `path` returns.
     pub fn returns(&self, index: &Index, path: &[String]) -> Option<TypeRef> {
         self.types_of(index, path)?.returns.get(path).cloned()
@@ -154,6 +161,7 @@ fn collect_structs<'r>(items: &[syn::Item], rel: &mut Vec<String>, resolver: &dy
         match item {
             syn::Item::Enum(e) => _ = out.types.insert(resolver(rel).module.into_iter().chain([e.ident.to_string()]).collect()),
             syn::Item::Union(u) => _ = out.types.insert(resolver(rel).module.into_iter().chain([u.ident.to_string()]).collect()),
+            syn::Item::Trait(t) => _ = out.traits.insert(resolver(rel).module.into_iter().chain([t.ident.to_string()]).collect()),
             syn::Item::Struct(st) => {
                 let r = resolver(rel);
                 let mut owner = r.module.clone();

@@ -260,6 +260,8 @@ pub struct TypeEnv {
     /// The function's type parameters: a binding of type `K` (`fn f<K: Get>(k: K)`) has no known
     /// type, never the type of that name elsewhere.
     generics: Vec<String>,
+    /// The trait bound of those that have one (see [`generic_bounds`]).
+    bounds: HashMap<String, String>,
     /// Ends of the blocks being visited (while building).
     blocks: Vec<usize>,
 }
@@ -281,8 +283,8 @@ impl TypeEnv {
     /// The bindings of a function with signature `sig`, in an `impl` or trait with `outer`
     /// generics (whose type parameters are no types of the workspace either).
     pub fn of(sig: &syn::Signature, outer: Option<&syn::Generics>, body: Option<&syn::Block>) -> TypeEnv {
-        let generics = generic_names(sig, outer);
-        let mut env = TypeEnv { generics, ..TypeEnv::default() };
+        let (generics, bounds) = (generic_names(sig, outer), generic_bounds(sig, outer));
+        let mut env = TypeEnv { generics, bounds, ..TypeEnv::default() };
         for input in &sig.inputs {
             if let FnArg::Typed(pt) = input {
                 if let Pat::Ident(pi) = &*pt.pat {
@@ -334,7 +336,10 @@ impl TypeEnv {
     }
 
     fn bind(&mut self, name: String, ty: Option<&Type>, constructed: Option<String>, from: usize, scope_end: usize) {
-        let known = |t: String| (!self.generics.contains(&t)).then_some(t);
+        let known = |t: String| match self.bounds.get(&t) {
+            Some(bound) => Some(bound.clone()),
+            None => (!self.generics.contains(&t)).then_some(t),
+        };
         let written = ty.map(content_type).and_then(|t| match t {
             Type::Path(p) if p.qself.is_none() && p.path.segments.len() > 1 => Some(p.path.segments.iter().map(|s| s.ident.to_string()).collect()),
             _ => None,
@@ -417,8 +422,54 @@ pub fn type_name(ty: &Type) -> Option<String> {
             }
             Some(if STD_TYPES.contains(&last.as_str()) { BUILTIN.to_string() } else { last })
         }
+        // `&dyn PagedKernel`, `impl PagedKernel`: its methods are the trait's.
+        Type::TraitObject(t) => trait_bound(&t.bounds),
+        Type::ImplTrait(t) => trait_bound(&t.bounds),
         _ => None,
     }
+}
+
+/// Traits every type may have, which say nothing of whose methods a call reaches.
+const MARKER_TRAITS: &[&str] = &["Send", "Sync", "Sized", "Unpin", "Copy", "Clone", "Debug", "Default", "Any"];
+
+/// The trait of a bound list (`dyn PagedKernel + Send`, `K: PagedKernel`): the one that is not a
+/// marker, when there is exactly one.
+fn trait_bound<'b>(bounds: impl IntoIterator<Item = &'b syn::TypeParamBound>) -> Option<String> {
+    let traits: Vec<String> = bounds
+        .into_iter()
+        .filter_map(|b| match b {
+            syn::TypeParamBound::Trait(t) => t.path.segments.last().map(|s| s.ident.to_string()),
+            _ => None,
+        })
+        .filter(|t| !MARKER_TRAITS.contains(&t.as_str()))
+        .collect();
+    match traits.as_slice() {
+        [one] => Some(one.clone()),
+        _ => None,
+    }
+}
+
+/// The trait bound of each type parameter in scope that has one (`fn f<K: PagedKernel>`, `where
+/// K: PagedKernel`, an `impl`'s): a receiver of type `K` reaches that trait's methods.
+pub fn generic_bounds(sig: &syn::Signature, outer: Option<&syn::Generics>) -> HashMap<String, String> {
+    let mut out = HashMap::new();
+    for g in std::iter::once(&sig.generics).chain(outer) {
+        for tp in g.type_params() {
+            if let Some(t) = trait_bound(&tp.bounds) {
+                out.insert(tp.ident.to_string(), t);
+            }
+        }
+        for pred in g.where_clause.iter().flat_map(|w| &w.predicates) {
+            if let syn::WherePredicate::Type(pt) = pred {
+                if let (Type::Path(p), Some(t)) = (&pt.bounded_ty, trait_bound(&pt.bounds)) {
+                    if let Some(id) = p.path.get_ident() {
+                        out.insert(id.to_string(), t);
+                    }
+                }
+            }
+        }
+    }
+    out
 }
 
 /// Types whose methods reach their content's: `Arc<Mutex<Runner>>` is a `Runner` for calls.
@@ -571,6 +622,8 @@ pub struct FieldTypes {
     declared: HashMap<String, Option<Vec<String>>>,
     elements: HashMap<(String, String), String>,
     returns: HashMap<(Option<String>, String), String>,
+    /// The names of the traits the file defines.
+    traits: std::collections::HashSet<String>,
 }
 
 impl FieldTypes {
@@ -634,6 +687,7 @@ impl FieldTypes {
                         }
                     }
                 }
+                syn::Item::Trait(t) => _ = self.traits.insert(t.ident.to_string()),
                 syn::Item::Mod(m) => {
                     if let Some((_, items)) = &m.content {
                         self.collect(items);
@@ -1007,6 +1061,11 @@ impl<'a> Resolver<'a> {
             if paths.iter().any(|p| self.items.defines_type(self.index, p)) {
                 return methods.into_iter().filter(|f| f.in_trait).collect();
             }
+        }
+        // A trait of the workspace (`&dyn Sink`, `K: Sink`): only its own methods' contracts;
+        // another trait's contract for the same name is not its.
+        if self.fields.traits.contains(&ty.name) || self.owner_paths(&ty, self_type).iter().any(|p| self.items.defines_trait(self.index, p)) {
+            return methods.into_iter().filter(|f| f.in_trait && f.self_type.as_deref() == Some(ty.name.as_str())).collect();
         }
         let ty = ty.name;
         let mut typed: Vec<&ContractedFn> = methods.iter().copied().filter(|f| f.self_type.as_deref() == Some(ty.as_str())).collect();
