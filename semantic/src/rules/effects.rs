@@ -266,11 +266,28 @@ pub(super) struct Summaries {
 /// The exits of the function being checked, with the effects (deduplicated `preserves`) each
 /// path ran.
 pub(super) fn paths(ctx: &FnCtx, effects: &[Effect<Range<usize>>]) -> Result<Paths, TooComplex> {
-    let names: Arc<[String]> = effects.iter().map(|e| e.name().to_string()).collect();
+    let names: Arc<[String]> = effects.iter().map(|e| defined_name(ctx, e)).collect();
     let fresh = ctx.contract.and_then(|c| stale_result::Tracker::new(ctx, c));
     let mut analysis = Effects::new(ctx, names, None, 0, Declining::of(ctx), fresh);
     dataflow::solve(&mut analysis, &dataflow::param_names(ctx.sig), ctx.body, Traces::start())?;
     Ok(Paths { exits: analysis.exits, bound: analysis.bound })
+}
+
+/// The name an effect of the contract is defined under, as calls are matched: `preserves(log)`
+/// with `use fx::log_step as log;` is `log_step`. A name that leads to no effect is kept as written.
+fn defined_name(ctx: &FnCtx, e: &Effect<Range<usize>>) -> String {
+    let written: Vec<String> = e.path.iter().map(|n| n.text.clone()).collect();
+    if written[0] == "self" {
+        return e.name().to_string();
+    }
+    ctx.resolver
+        .call_targets(&written, ctx.self_type)
+        .iter()
+        .find_map(|t| {
+            let last = t.last()?;
+            ctx.index.effects.get(last)?.iter().any(|f| f.path == *t).then(|| last.clone())
+        })
+        .unwrap_or_else(|| e.name().to_string())
 }
 
 /// A helper without a contract that runs effects on every one of its normal paths, by its
@@ -422,11 +439,14 @@ impl<'c, 'a> Effects<'c, 'a> {
 
     fn resolve(&self, e: &Expr) -> Runs {
         let Some(call) = CallSite::of(e) else { return Runs::Nothing };
+        let here = self.def.map_or(self.ctx.self_type, |d| d.self_type.as_deref());
         if let Some(i) = self.position(&call.name) {
-            let here = self.def.map_or(self.ctx.self_type, |d| d.self_type.as_deref());
             if !self.resolved || self.ctx.resolver.effect(&call, here).is_some() {
                 return Runs::Effects(vec![i]);
             }
+        } else if let Some(i) = self.ctx.resolver.effect(&call, here).and_then(|f| self.position(f.path.last()?)) {
+            // An effect called under another name: `fx::trace_step()` for `pub use log_step as trace_step`.
+            return Runs::Effects(vec![i]);
         }
         match self.ctx.resolve(&call) {
             Resolution::One(callee) => {
