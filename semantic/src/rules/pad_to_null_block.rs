@@ -45,6 +45,11 @@ const CONVERSIONS: &[&str] = &[
     "reshape", "unsqueeze", "contiguous", "copy", "as_ref", "as_mut", "as_mut_slice", "iter", "into_iter", "copied",
     "cloned", "collect", "take", "rev", "to", "borrow", "borrow_mut", "lock", "unwrap", "expect",
 ];
+/// Methods that change how many entries a buffer has.
+const LENGTH_CHANGING: &[&str] = &[
+    "push", "push_back", "push_front", "insert", "resize", "resize_with", "extend", "extend_from_slice", "append", "clear",
+    "truncate", "pop", "remove", "drain", "retain", "splice", "dedup", "split_off",
+];
 /// Constructors of zero-filled buffers and tensors.
 const ZEROS: &[&str] = &["zeros", "zeros_like", "new_zeros", "zeroed", "vec_zeros"];
 /// The key under which an origin reported for an index field is remembered.
@@ -154,6 +159,29 @@ struct Entries {
     reset: Option<usize>,
     /// After `buf[..k].copy_from_slice(x)`: `k` as written and x's origins, what `buf[..k]` holds.
     prefix: Option<(String, BTreeSet<Origin>)>,
+    /// How many entries the buffer was built with.
+    len: Len,
+}
+
+/// How many entries a buffer was built with, as written (`vec![0; real.len()]`), while no call
+/// changed its length; joined so that a path that does not know is no path that changed it.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+enum Len {
+    #[default]
+    Unknown,
+    Built(String),
+    Changed,
+}
+
+impl Len {
+    fn join(&mut self, other: &Len) {
+        *self = match (std::mem::take(self), other) {
+            (Len::Unknown, o) => o.clone(),
+            (s, Len::Unknown) => s,
+            (Len::Built(a), Len::Built(b)) if a == *b => Len::Built(a),
+            _ => Len::Changed,
+        };
+    }
 }
 
 impl Domain for Entries {
@@ -163,6 +191,7 @@ impl Domain for Entries {
             (Some(a), Some(b)) => Some(a.min(b)),
             (a, b) => a.or(b),
         };
+        self.len.join(&other.len);
         if self.prefix != other.prefix {
             self.prefix = None;
         }
@@ -467,6 +496,10 @@ impl Analysis for Pad<'_, '_> {
     /// pattern takes from a `Result` or an `Option` holds what it holds.
     fn bind_from(&mut self, scopes: &Scopes, state: &mut State, locals: &[LocalId], scrutinee: &Expr) {
         let [local] = locals else { return };
+        // A name bound to the whole value (`let s = ..`) has it already, from `bind`.
+        if state.map.contains_key(&Place { base: Base::Local(*local), fields: Vec::new() }) {
+            return;
+        }
         let v = self.eval(scopes, state, scrutinee);
         if !v.own.is_empty() || !v.fields.is_empty() {
             self.store(scopes, state, &Place { base: Base::Local(*local), fields: Vec::new() }, v, self.pos(scrutinee));
@@ -508,27 +541,34 @@ impl Analysis for Pad<'_, '_> {
         }
         let val = self.eval(scopes, state, init);
         self.store(scopes, state, &place, val, self.pos(init));
+        if let (Some(len), Some(entries)) = (built_len(init), state.map.get_mut(&place)) {
+            entries.len = Len::Built(len);
+        }
     }
 
     fn after_for(&mut self, scopes: &Scopes, state: &mut State, f: &syn::ExprForLoop) {
-        // `for s in buf.iter_mut() { *s = v; }`: every entry is v.
-        if let Expr::MethodCall(m) = strip(&f.expr) {
+        // `for s in buf.iter_mut() { *s = v; }`: every entry is v; so with `.zip(real)` or
+        // `.enumerate()` after it (`for (s, r) in buf.iter_mut().zip(real) { *s = *r; }`).
+        if let Expr::MethodCall(m) = whole_iteration(&f.expr) {
             if m.method == "iter_mut" {
                 if let (Some(place), Some(value)) = (self.buffer_place(scopes, &m.receiver), deref_store(&f.body.stmts)) {
                     let v = Val { own: self.eval(scopes, state, value).put(&How::Put("fill".into())), fields: BTreeMap::new() };
-                    self.store(scopes, state, &place, v, self.pos(value));
+                    self.overwrite(scopes, state, &place, v, self.pos(value), zipped_len(&f.expr));
                 }
             }
         }
-        // `for i in 0..n { buf[i] = v; }`: every entry from the first on.
-        let var = match &*f.pat {
-            syn::Pat::Ident(p) => p.ident.to_string(),
+        // `for i in 0..n { buf[i] = v; }`, `for (i, r) in real.iter().enumerate() { buf[i] = *r; }`:
+        // every entry from the first on.
+        let (var, walked) = match (&*f.pat, strip(&f.expr)) {
+            (syn::Pat::Ident(p), Expr::Range(r)) if r.start.as_deref().is_some_and(|s| crate::index::int_value(s) == Some(0)) => {
+                (p.ident.to_string(), r.end.as_deref().filter(|_| matches!(r.limits, syn::RangeLimits::HalfOpen(_))).map(crate::rules::expr_text))
+            }
+            (syn::Pat::Tuple(t), Expr::MethodCall(m)) if m.method == "enumerate" => match t.elems.first() {
+                Some(syn::Pat::Ident(p)) => (p.ident.to_string(), collection_len(&m.receiver)),
+                _ => return,
+            },
             _ => return,
         };
-        let from_zero = matches!(strip(&f.expr), Expr::Range(r) if r.start.as_deref().is_some_and(|s| crate::index::int_value(s) == Some(0)));
-        if !from_zero {
-            return;
-        }
         for stmt in &f.body.stmts {
             let syn::Stmt::Expr(Expr::Assign(a), _) = stmt else { continue };
             let Expr::Index(ix) = &*a.left else { continue };
@@ -537,7 +577,7 @@ impl Analysis for Pad<'_, '_> {
             }
             if let Some(place) = scopes.place_of(&ix.expr) {
                 let v = Val { own: self.eval(scopes, state, &a.right).put(&How::Put("store".into())), fields: BTreeMap::new() };
-                self.store(scopes, state, &place, v, self.pos(&a.right));
+                self.overwrite(scopes, state, &place, v, self.pos(&a.right), walked.clone());
             }
         }
     }
@@ -566,6 +606,48 @@ impl Analysis for Pad<'_, '_> {
         }
         let v = self.read_concrete(state, &Place { base: Base::SelfValue, fields: Vec::new() });
         self.summary.self_value.join(v);
+    }
+}
+
+/// The iterator a `for` walks, with the adaptors that keep every element of it taken off
+/// (`buf.iter_mut().zip(real)`, `.enumerate()`: `buf.iter_mut()`).
+fn whole_iteration(e: &Expr) -> &Expr {
+    match strip(e) {
+        Expr::MethodCall(m) if m.method == "zip" || m.method == "enumerate" => whole_iteration(&m.receiver),
+        other => other,
+    }
+}
+
+/// How many entries a buffer is built with, as written: `vec![x; n]`, `[x; N]`.
+fn built_len(init: &Expr) -> Option<String> {
+    match strip(init) {
+        Expr::Macro(m) if m.mac.path.is_ident("vec") => {
+            let tokens = &m.mac.tokens;
+            syn::parse2::<syn::ExprRepeat>(quote::quote!([#tokens])).ok().map(|r| crate::rules::expr_text(&r.len))
+        }
+        Expr::Repeat(r) => Some(crate::rules::expr_text(&r.len)),
+        _ => None,
+    }
+}
+
+/// How many elements iterating over `e` walks, as written: `real.iter()` and `real` walk
+/// `real.len()`.
+fn collection_len(e: &Expr) -> Option<String> {
+    let e = match strip(e) {
+        Expr::MethodCall(m) if ["iter", "iter_mut", "into_iter"].contains(&m.method.to_string().as_str()) && m.args.is_empty() => &*m.receiver,
+        other => other,
+    };
+    let place = crate::rules::expr_text(strip(e));
+    place.chars().all(|c| c.is_alphanumeric() || c == '_' || c == '.').then(|| format!("{place}.len()"))
+}
+
+/// How far `buf.iter_mut().zip(real)` walks: `real.len()` (a zip stops at the shorter side);
+/// `None` without a zip, or when the other side's length is not written.
+fn zipped_len(e: &Expr) -> Option<String> {
+    match strip(e) {
+        Expr::MethodCall(m) if m.method == "zip" => m.args.first().and_then(collection_len),
+        Expr::MethodCall(m) if m.method == "enumerate" => zipped_len(&m.receiver),
+        _ => None,
     }
 }
 
@@ -615,9 +697,25 @@ impl<'c, 'a> Pad<'c, 'a> {
             o.holder.get_or_insert_with(|| holder.clone());
             o
         });
-        state.map.insert(place.clone(), Entries { origins: origins.collect(), reset: Some(at), prefix: None });
+        state.map.insert(place.clone(), Entries { origins: origins.collect(), reset: Some(at), prefix: None, len: Len::Unknown });
         for (f, v) in val.fields {
             self.store_fields(scopes, state, &place.field(&f), v, at);
+        }
+    }
+
+    /// A loop stored `v` into entries `0..walked` of `place` (`walked` as written, when known):
+    /// every entry, unless the buffer is known to be longer (`vec![0; bs]` with `bs` another
+    /// length than the loop's), then the rest keep what they held.
+    fn overwrite(&self, scopes: &Scopes, state: &mut State, place: &Place, v: Val, at: usize, walked: Option<String>) {
+        let len = state.map.get(place).map(|e| e.len.clone()).unwrap_or_default();
+        match (&len, walked) {
+            (Len::Built(built), Some(walked)) if *built != walked => self.add(scopes, state, place, v.own),
+            _ => {
+                self.store(scopes, state, place, v, at);
+                if let Some(entries) = state.map.get_mut(place) {
+                    entries.len = len;
+                }
+            }
         }
     }
 
@@ -625,7 +723,7 @@ impl<'c, 'a> Pad<'c, 'a> {
     fn add(&self, scopes: &Scopes, state: &mut State, place: &Place, origins: BTreeSet<Origin>) {
         self.materialize(state, place);
         if self.is_callers(state, place) {
-            state.map.insert(place.clone(), Entries { origins: [Origin::kept()].into(), reset: None, prefix: None });
+            state.map.insert(place.clone(), Entries { origins: [Origin::kept()].into(), reset: None, prefix: None, len: Len::Unknown });
         }
         let holder: Arc<str> = scopes.display(place).into();
         let entries = state.map.entry(place.clone()).or_default();
@@ -954,6 +1052,11 @@ impl<'c, 'a> Pad<'c, 'a> {
         let Some(place) = scopes.place_of(&m.receiver).or_else(|| self.buffer_place(scopes, &m.receiver)) else { return };
         // A method on a part (`buf[..k].fill(v)`) changes only that part.
         let whole = scopes.place_of(&m.receiver).is_some();
+        if LENGTH_CHANGING.contains(&method.as_str()) {
+            if let Some(entries) = state.map.get_mut(&place) {
+                entries.len = Len::Changed;
+            }
+        }
         let how = How::Put(method.clone());
         match method.as_str() {
             "fill" | "copy_from_slice" | "clone_from_slice" => {
@@ -1378,7 +1481,7 @@ impl<'c, 'a> Pad<'c, 'a> {
                     o.holder.get_or_insert_with(|| holder.clone());
                     o
                 });
-                state.map.insert(place.clone(), Entries { origins: origins.collect(), reset: Some(self.pos(call)), prefix: None });
+                state.map.insert(place.clone(), Entries { origins: origins.collect(), reset: Some(self.pos(call)), prefix: None, len: Len::Unknown });
             }
         }
         for (f, fv) in &v.fields {
@@ -1432,7 +1535,7 @@ fn origin_label(o: &Origin, shown: Option<&str>, written: impl FnOnce() -> Strin
 
 /// `val` into `place` and the fields inside it, where the state has nothing for them yet.
 fn insert_absent(state: &mut State, place: &Place, val: Val) {
-    state.map.entry(place.clone()).or_insert(Entries { origins: val.own, reset: None, prefix: None });
+    state.map.entry(place.clone()).or_insert(Entries { origins: val.own, reset: None, prefix: None, len: Len::Unknown });
     for (f, v) in val.fields {
         insert_absent(state, &place.field(&f), v);
     }
