@@ -130,19 +130,67 @@ fn check_fresh(
             output.span(),
             format!("`{output}`: `{}` returns nothing", params.fn_name),
         )),
-        (AliasOut::ReturnIndex { index, span }, ReturnType::Type(_, ty)) => {
-            if let Type::Tuple(t) = &**ty {
-                if *index as usize >= t.elems.len() {
-                    errors.push(ContractError::new(
-                        &UNKNOWN_NAME,
-                        *span,
-                        format!("`return.{index}`: `{}` returns a tuple of {} elements", params.fn_name, t.elems.len()),
-                    ));
-                }
+        (AliasOut::ReturnIndex { index, span }, ReturnType::Type(_, ty)) => match served(ty) {
+            Type::Tuple(t) if *index as usize >= t.elems.len() => errors.push(ContractError::new(
+                &UNKNOWN_NAME,
+                *span,
+                format!("`return.{index}`: `{}` returns a tuple of {} elements", params.fn_name, t.elems.len()),
+            )),
+            Type::Tuple(_) => {}
+            other if has_no_parts(other) => errors.push(ContractError::new(
+                &UNKNOWN_NAME,
+                *span,
+                format!("`return.{index}`: a hit of `{}` serves `{}`, which is not a tuple", params.fn_name, type_text(other)),
+            )),
+            _ => {}
+        },
+        (AliasOut::ReturnField { field, span }, ReturnType::Type(_, ty)) => {
+            let served = served(ty);
+            if matches!(served, Type::Tuple(_)) || has_no_parts(served) {
+                errors.push(ContractError::new(
+                    &UNKNOWN_NAME,
+                    *span,
+                    format!("`return.{}`: a hit of `{}` serves `{}`, which has no fields", field.text, params.fn_name, type_text(served)),
+                ));
             }
         }
         _ => {}
     }
+}
+
+/// What a call serves, inside the `Result`/`Option` it may be wrapped in (`Result<Option<T>, E>`:
+/// `T`), as `fresh`'s output is read.
+fn served(ty: &Type) -> &Type {
+    if let Type::Path(p) = ty {
+        if let Some(seg) = p.path.segments.last().filter(|s| s.ident == "Result" || s.ident == "Option") {
+            if let syn::PathArguments::AngleBracketed(args) = &seg.arguments {
+                if let Some(syn::GenericArgument::Type(inner)) = args.args.first() {
+                    return served(inner);
+                }
+            }
+        }
+    }
+    ty
+}
+
+/// A type whose parts no `return.N` or `return.field` can name: slices, arrays, references to
+/// them, primitives and std's collections (a type of the user's may have any fields).
+fn has_no_parts(ty: &Type) -> bool {
+    const NO_PARTS: &[&str] = &[
+        "Vec", "VecDeque", "HashMap", "BTreeMap", "HashSet", "BTreeSet", "String", "str", "bool", "char", "u8", "u16", "u32",
+        "u64", "u128", "usize", "i8", "i16", "i32", "i64", "i128", "isize", "f32", "f64",
+    ];
+    match ty {
+        Type::Reference(r) => has_no_parts(&r.elem),
+        Type::Paren(p) => has_no_parts(&p.elem),
+        Type::Slice(_) | Type::Array(_) | Type::Ptr(_) => true,
+        Type::Path(p) => p.qself.is_none() && p.path.segments.len() == 1 && NO_PARTS.contains(&p.path.segments[0].ident.to_string().as_str()),
+        _ => false,
+    }
+}
+
+fn type_text(ty: &Type) -> String {
+    quote::quote!(#ty).to_string().replace(" < ", "<").replace(" >", ">").replace(" ,", ",").replace("& ", "&")
 }
 
 fn check_place(place: &Place, params: &Params, errors: &mut Vec<ContractError>) {
@@ -319,6 +367,15 @@ mod tests {
             errors("reuses(self.g, key(bs)), preserves(replay), fresh(return.2, after = replay)", "fn run(&mut self, bs: usize) -> (u8, u8)"),
             vec![("unknown_name".into(), "2".into())]
         );
+        // The output inside `Ok`/`Some`: a part of it must exist.
+        let fresh = |out: &str, ret: &str| errors(&format!("reuses(self.g, key(bs)), preserves(replay), fresh({out}, after = replay)"), &format!("fn run(&mut self, bs: usize) -> {ret}"));
+        assert_eq!(fresh("return.output", "Option<Vec<f32>>"), vec![("unknown_name".into(), "output".into())]);
+        assert_eq!(fresh("return.1", "Result<Vec<f32>, E>"), vec![("unknown_name".into(), "1".into())]);
+        assert_eq!(fresh("return.output", "Result<Option<(Vec<f32>, u8)>, E>"), vec![("unknown_name".into(), "output".into())]);
+        assert_eq!(fresh("return.2", "Option<(Vec<f32>, u8)>"), vec![("unknown_name".into(), "2".into())]);
+        assert!(fresh("return.1", "Option<(Vec<f32>, u8)>").is_empty());
+        assert!(fresh("return.output", "Result<Step, E>").is_empty(), "a type of the user's may have the field");
+        assert!(fresh("return.0", "Option<Logits>").is_empty(), "a tuple struct may have the element");
     }
 
     #[test]
