@@ -27,6 +27,9 @@ const AGREEMENT: &[Expect] = &[
     Expect { function: "pad_batch", static_rules: &["pad_to_null_block"], shim_rules: &[], why: FIELD_ONLY },
     Expect { function: "pad_rows", static_rules: &["pad_to_null_block"], shim_rules: &[], why: FIELD_ONLY },
     Expect { function: "submit", static_rules: &["pad_to_null_block"], shim_rules: &[], why: FIELD_ONLY },
+    Expect { function: "step_when", static_rules: &["pad_to_null_block"], shim_rules: &["pad_to_null_block"], why: "" },
+    Expect { function: "step_copied", static_rules: &["pad_to_null_block"], shim_rules: &["pad_to_null_block"], why: "" },
+    Expect { function: "step_reset_when", static_rules: &["pad_to_null_block"], shim_rules: &["pad_to_null_block"], why: "" },
 ];
 
 /// Every function of the fixture, bad forms and look-alikes, on inputs that reach their padding.
@@ -50,6 +53,16 @@ fn run_all() -> Vec<Violation> {
         let _ = (fixture::new_batch_right(2), &mut fixture::new_batch_right(2));
         let mut right = fixture::new_batch_right(2);
         fixture::pad_batch_right(&mut right, 4);
+        // The static slot buffer: prepared by resetting helpers (quiet), then by the bad ones on
+        // the paths that keep the allocation's zeros (`warm` false).
+        let mut buffers = fixture::StaticBuffers::allocate(4);
+        buffers.step(&[4, 5]);
+        buffers.step_rebuilt(&[4, 5], 4);
+        buffers.step_inline(&[4, 5], 4);
+        let mut fresh = || fixture::StaticBuffers::allocate(4);
+        fresh().step_when(&[4, 5], false);
+        fresh().step_copied(&[4, 5]);
+        fresh().step_reset_when(false);
     })
 }
 
