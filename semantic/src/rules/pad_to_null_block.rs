@@ -1255,16 +1255,31 @@ impl<'c, 'a> Pad<'c, 'a> {
 
     /// The index fields of a place whose struct is known, with the origins put into them in this
     /// function (what other functions put there is theirs to answer for).
-    fn index_fields_of(&self, scopes: &Scopes, state: &mut State, place: &Place) -> Vec<(&'a crate::index::IndexField, Val)> {
+    fn index_fields_of(&self, scopes: &Scopes, state: &mut State, place: &Place) -> Vec<(&'a crate::index::IndexField, Place, Val)> {
         let Some(ty) = self.base_type(scopes, &place.base).filter(|_| place.fields.is_empty()) else { return Vec::new() };
         let mut out = Vec::new();
-        for decl in self.ctx.index_fields_of_type(&ty) {
+        self.index_fields_in(state, place, &ty, 0, &mut out);
+        out
+    }
+
+    /// The index fields of a value of type `ty` at `place`, and of the structs of this file in
+    /// its fields (`batch.meta.slot_mapping`), a few levels down.
+    fn index_fields_in(&self, state: &State, place: &Place, ty: &str, depth: usize, out: &mut Vec<(&'a crate::index::IndexField, Place, Val)>) {
+        for decl in self.ctx.index_fields_of_type(ty) {
             let field = place.field(&decl.field);
             let mut v = self.read_concrete(state, &field);
             v.own.retain(|o| o.function.is_none());
-            out.push((decl, v));
+            out.push((decl, field, v));
         }
-        out
+        if depth >= 3 {
+            return;
+        }
+        let fields = self.ctx.resolver.fields;
+        for f in fields.fields_of(ty).unwrap_or_default() {
+            if let Some(inner) = fields.field_type(ty, f).filter(|inner| *inner != ty) {
+                self.index_fields_in(state, &place.field(f), inner, depth + 1, out);
+            }
+        }
     }
 
     /// At a normal exit: what the parameters, `self` and the returned local hold in their index
@@ -1278,9 +1293,8 @@ impl<'c, 'a> Pad<'c, 'a> {
         places.extend(self.rebound.keys().map(|&id| Place { base: Base::Local(id), fields: Vec::new() }));
         places.extend(value.and_then(|v| scopes.place_of(strip(v))).filter(|p| p.fields.is_empty()));
         for place in places {
-            for (decl, v) in self.index_fields_of(scopes, state, &place) {
-                let shown = format!("{}.{}", scopes.display(&place), decl.field);
-                self.report_index_field(decl, &v, &shown);
+            for (decl, field, v) in self.index_fields_of(scopes, state, &place) {
+                self.report_index_field(decl, &v, &scopes.display(&field));
             }
         }
     }
@@ -1294,9 +1308,8 @@ impl<'c, 'a> Pad<'c, 'a> {
         let (receiver, args) = call_args(call);
         for e in receiver.into_iter().chain(args) {
             let Some(place) = scopes.place_of(e).filter(|p| matches!(p.base, Base::Local(_))) else { continue };
-            for (decl, v) in self.index_fields_of(scopes, state, &place) {
-                let shown = format!("{}.{}", scopes.display(&place), decl.field);
-                self.report_index_field(decl, &v, &shown);
+            for (decl, field, v) in self.index_fields_of(scopes, state, &place) {
+                self.report_index_field(decl, &v, &scopes.display(&field));
             }
         }
     }
@@ -1339,7 +1352,10 @@ impl<'c, 'a> Pad<'c, 'a> {
     fn literal_type(&self, s: &syn::ExprStruct) -> Option<String> {
         let name = s.path.segments.last()?.ident.to_string();
         if name == "Self" {
-            return self.def.and_then(|d| d.self_type.clone());
+            return match self.def {
+                Some(d) => d.self_type.clone(),
+                None => self.ctx.self_type.map(str::to_string),
+            };
         }
         Some(name)
     }
