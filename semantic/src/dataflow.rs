@@ -1030,7 +1030,8 @@ impl<A: Analysis> Solver<'_, A> {
     }
 }
 
-fn strip_parens(e: &Expr) -> &Expr {
+/// `e` without the parentheses and invisible groups around it.
+pub fn strip_parens(e: &Expr) -> &Expr {
     match e {
         Expr::Paren(p) => strip_parens(&p.expr),
         other => other,

@@ -436,6 +436,9 @@ struct Pad<'c, 'a> {
     /// The helper each call designates, by the call's address in the AST: a call is asked twice
     /// per visit (its value, its effects) and loops visit it again.
     helpers: std::cell::RefCell<std::collections::HashMap<usize, Option<Helper>>>,
+    /// Locals that borrow a place mutably (`let sm = &mut m.slot_mapping;`, `let v = &mut
+    /// slots;`): what is done through them is done to that place.
+    borrows: std::collections::HashMap<LocalId, Place>,
     /// The value of each block's tail, by the tail's position, taken while the block's locals
     /// were in scope (`let slots = { let mut v = ..; v.resize(n, 0); v };` reads `v` there).
     block_tails: std::collections::HashMap<usize, Val>,
@@ -443,8 +446,8 @@ struct Pad<'c, 'a> {
 
 impl<'c, 'a> Pad<'c, 'a> {
     fn new(ctx: &'c FnCtx<'a>, mode: Mode, def: Option<&'c FnDef<'a>>, depth: usize) -> Self {
-        let (local_types, rebound, helpers, block_tails) = Default::default();
-        Pad { ctx, mode, def, depth, summary: Summary::default(), local_types, rebound, helpers, block_tails }
+        let (local_types, rebound, helpers, borrows, block_tails) = Default::default();
+        Pad { ctx, mode, def, depth, summary: Summary::default(), local_types, rebound, helpers, borrows, block_tails }
     }
 }
 
@@ -517,6 +520,14 @@ impl Analysis for Pad<'_, '_> {
 
     fn bind(&mut self, scopes: &Scopes, state: &mut State, local: LocalId, init: Option<&Expr>) {
         let place = Place { base: Base::Local(local), fields: Vec::new() };
+        self.borrows.remove(&local);
+        if let Some(Expr::Reference(r)) = init.map(dataflow::strip_parens) {
+            if let Some(field) = r.mutability.and_then(|_| scopes.place_of(&r.expr)) {
+                let field = self.borrowed(&field);
+                self.borrows.insert(local, field);
+                return;
+            }
+        }
         // A binding revisited by a loop holds a new value; one without a value of its own (a
         // parameter, a pattern) holds what is not known.
         state.clear_under(&place);
@@ -676,9 +687,21 @@ impl<'c, 'a> Pad<'c, 'a> {
         scopes.place_of(buffer_of(e))
     }
 
+    /// The place a place is: through a local that borrows a field, that field.
+    fn borrowed(&self, place: &Place) -> Place {
+        match place.base {
+            Base::Local(id) => match self.borrows.get(&id) {
+                Some(field) => field.fields_then(&place.fields),
+                None => place.clone(),
+            },
+            Base::SelfValue => place.clone(),
+        }
+    }
+
     /// Stores `val` into `place` whole (its fields too); the first place an origin is stored into
     /// names it in messages.
     fn store(&self, scopes: &Scopes, state: &mut State, place: &Place, val: Val, at: usize) {
+        let place = &self.borrowed(place);
         // A field of `self` not written yet holds what the type leaves in it: `self.slots.clear()`
         // replaces that.
         self.materialize(state, place);
@@ -721,6 +744,7 @@ impl<'c, 'a> Pad<'c, 'a> {
 
     /// Adds origins to what a place's entries may hold.
     fn add(&self, scopes: &Scopes, state: &mut State, place: &Place, origins: BTreeSet<Origin>) {
+        let place = &self.borrowed(place);
         self.materialize(state, place);
         if self.is_callers(state, place) {
             state.map.insert(place.clone(), Entries { origins: [Origin::kept()].into(), reset: None, prefix: None, len: Len::Unknown });
@@ -763,6 +787,7 @@ impl<'c, 'a> Pad<'c, 'a> {
     }
 
     fn read(&self, state: &mut State, place: &Place) -> Val {
+        let place = &self.borrowed(place);
         self.materialize(state, place);
         let mut val = self.read_concrete(state, place);
         // In a summary, a parameter's entries not written here are the caller's.
