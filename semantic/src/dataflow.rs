@@ -508,12 +508,7 @@ impl<A: Analysis> Solver<'_, A> {
                 self.step()?;
                 let state = self.expr(&m.expr, state)?;
                 for arm in &m.arms {
-                    self.scopes.push();
-                    let mut s = state.clone();
-                    self.bind_pattern(&arm.pat, None, Some(&m.expr), &mut s);
-                    if let Some((_, guard)) = &arm.guard {
-                        s = self.expr(guard, s)?;
-                    }
+                    let s = self.enter_arm(arm, &m.expr, state.clone())?;
                     self.returned(&arm.body, s, kind)?;
                     self.scopes.pop();
                 }
@@ -538,6 +533,18 @@ impl<A: Analysis> Solver<'_, A> {
                 self.leave(e, state, kind);
                 Ok(())
             }
+        }
+    }
+
+    /// A `match` arm entered: a scope of its own (the caller pops it), its pattern's bindings
+    /// taken from `scrutinee`, its guard evaluated.
+    fn enter_arm(&mut self, arm: &syn::Arm, scrutinee: &Expr, state: Option<A::State>) -> Flow<A::State> {
+        self.scopes.push();
+        let mut s = state;
+        self.bind_pattern(&arm.pat, None, Some(scrutinee), &mut s);
+        match &arm.guard {
+            Some((_, guard)) => self.expr(guard, s),
+            None => Ok(s),
         }
     }
 
@@ -689,12 +696,7 @@ impl<A: Analysis> Solver<'_, A> {
                 let state = self.expr(&m.expr, state)?;
                 let mut out = None;
                 for arm in &m.arms {
-                    self.scopes.push();
-                    let mut s = state.clone();
-                    self.bind_pattern(&arm.pat, None, Some(&m.expr), &mut s);
-                    if let Some((_, guard)) = &arm.guard {
-                        s = self.expr(guard, s)?;
-                    }
+                    let s = self.enter_arm(arm, &m.expr, state.clone())?;
                     let mut s = self.expr(&arm.body, s)?;
                     // An arm's value, like a block's, is read while the arm's bindings are in scope.
                     if let (Some(st), false) = (s.as_mut(), matches!(&*arm.body, Expr::Block(_))) {
