@@ -629,6 +629,15 @@ fn whole_iteration(e: &Expr) -> &Expr {
     }
 }
 
+/// `Default::default()`, `i64::default()`: an integer's default, 0, where an entry is expected.
+fn is_default_call(e: &Expr) -> bool {
+    const OWNERS: &[&str] = &["Default", "i64", "i32", "u32", "u64", "usize", "isize"];
+    let Expr::Call(c) = strip(e) else { return false };
+    let Expr::Path(p) = &*c.func else { return false };
+    let segs: Vec<String> = p.path.segments.iter().map(|s| s.ident.to_string()).collect();
+    c.args.is_empty() && matches!(segs.as_slice(), [owner, f] if f == "default" && OWNERS.contains(&owner.as_str()))
+}
+
 /// How many entries a buffer is built with, as written: `vec![x; n]`, `[x; N]`.
 fn built_len(init: &Expr) -> Option<String> {
     match strip(init) {
@@ -925,7 +934,16 @@ impl<'c, 'a> Pad<'c, 'a> {
 
     /// A buffer built filled with `value`.
     fn filled(&self, scopes: &Scopes, state: &mut State, value: &Expr) -> Val {
-        Val { own: self.eval(scopes, state, value).put(&How::Filled), fields: BTreeMap::new() }
+        Val { own: self.entry_value(scopes, state, value).put(&How::Filled), fields: BTreeMap::new() }
+    }
+
+    /// The value put into an entry of a buffer (`vec![v; n]`, `push(v)`, `resize(n, v)`): an
+    /// index's `Default::default()` there is 0.
+    fn entry_value(&self, scopes: &Scopes, state: &mut State, value: &Expr) -> Val {
+        if is_default_call(value) {
+            return Val::one(self.origin(value, Entry::Zero, How::Value));
+        }
+        self.eval(scopes, state, value)
     }
 
     fn vec_macro(&self, scopes: &Scopes, state: &mut State, mac: &syn::Macro) -> Val {
@@ -1104,13 +1122,13 @@ impl<'c, 'a> Pad<'c, 'a> {
             }
             "push" | "insert" | "push_back" | "push_front" => {
                 if let Some(v) = m.args.last() {
-                    let v = self.eval(scopes, state, v).put(&how);
+                    let v = self.entry_value(scopes, state, v).put(&how);
                     self.add(scopes, state, &place, v);
                 }
             }
             "resize" => {
                 if let Some(v) = m.args.get(1) {
-                    let v = self.eval(scopes, state, v).put(&how);
+                    let v = self.entry_value(scopes, state, v).put(&how);
                     self.add(scopes, state, &place, v);
                 }
             }
