@@ -560,11 +560,13 @@ impl Analysis for Pad<'_, '_> {
     fn after_for(&mut self, scopes: &Scopes, state: &mut State, f: &syn::ExprForLoop) {
         // `for s in buf.iter_mut() { *s = v; }`: every entry is v; so with `.zip(real)` or
         // `.enumerate()` after it (`for (s, r) in buf.iter_mut().zip(real) { *s = *r; }`).
-        if let Expr::MethodCall(m) = whole_iteration(&f.expr) {
-            if m.method == "iter_mut" {
-                if let (Some(place), Some(value)) = (self.buffer_place(scopes, &m.receiver), deref_store(&f.body.stmts)) {
-                    let v = Val { own: self.eval(scopes, state, value).put(&How::Put("fill".into())), fields: BTreeMap::new() };
+        if let Some((buffer, whole)) = entries_walked(&f.expr) {
+            if let (Some(place), Some(value)) = (self.buffer_place(scopes, buffer), deref_store(&f.body.stmts)) {
+                let v = Val { own: self.eval(scopes, state, value).put(&How::Put("fill".into())), fields: BTreeMap::new() };
+                if whole {
                     self.overwrite(scopes, state, &place, v, self.pos(value), zipped_len(&f.expr));
+                } else {
+                    self.add(scopes, state, &place, v.own);
                 }
             }
         }
@@ -620,12 +622,16 @@ impl Analysis for Pad<'_, '_> {
     }
 }
 
-/// The iterator a `for` walks, with the adaptors that keep every element of it taken off
-/// (`buf.iter_mut().zip(real)`, `.enumerate()`: `buf.iter_mut()`).
-fn whole_iteration(e: &Expr) -> &Expr {
-    match strip(e) {
-        Expr::MethodCall(m) if m.method == "zip" || m.method == "enumerate" => whole_iteration(&m.receiver),
-        other => other,
+/// The buffer whose entries `buf.iter_mut()..` walks mutably, and whether it walks every entry
+/// (`.zip(real)`, `.enumerate()` keep them all; `.skip(k)`, `.take(k)`, `.step_by(k)`,
+/// `.filter(..)` some).
+fn entries_walked(e: &Expr) -> Option<(&Expr, bool)> {
+    let Expr::MethodCall(m) = strip(e) else { return None };
+    match m.method.to_string().as_str() {
+        "iter_mut" if m.args.is_empty() => Some((&m.receiver, true)),
+        "zip" | "enumerate" | "rev" => entries_walked(&m.receiver),
+        "skip" | "take" | "step_by" | "filter" | "skip_while" | "take_while" => entries_walked(&m.receiver).map(|(b, _)| (b, false)),
+        _ => None,
     }
 }
 
@@ -1077,16 +1083,18 @@ impl<'c, 'a> Pad<'c, 'a> {
         let method = m.method.to_string();
         // `buf.iter_mut().for_each(|s| *s = v)`: every entry is v.
         if method == "for_each" {
-            if let (Expr::MethodCall(inner), Some(Expr::Closure(c))) = (strip(&m.receiver), m.args.first().map(strip)) {
-                if inner.method == "iter_mut" {
-                    let body = match &*c.body {
-                        Expr::Block(b) => deref_store(&b.block.stmts),
-                        Expr::Assign(a) if matches!(&*a.left, Expr::Unary(_)) => Some(&*a.right),
-                        _ => None,
-                    };
-                    if let (Some(place), Some(value)) = (self.buffer_place(scopes, &inner.receiver), body) {
-                        let v = Val { own: self.eval(scopes, state, value).put(&How::Put("fill".into())), fields: BTreeMap::new() };
+            if let (Some((buffer, whole)), Some(Expr::Closure(c))) = (entries_walked(&m.receiver), m.args.first().map(strip)) {
+                let body = match &*c.body {
+                    Expr::Block(b) => deref_store(&b.block.stmts),
+                    Expr::Assign(a) if matches!(&*a.left, Expr::Unary(_)) => Some(&*a.right),
+                    _ => None,
+                };
+                if let (Some(place), Some(value)) = (self.buffer_place(scopes, buffer), body) {
+                    let v = Val { own: self.eval(scopes, state, value).put(&How::Put("fill".into())), fields: BTreeMap::new() };
+                    if whole {
                         self.store(scopes, state, &place, v, self.pos(value));
+                    } else {
+                        self.add(scopes, state, &place, v.own);
                     }
                 }
             }
