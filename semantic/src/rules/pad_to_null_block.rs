@@ -635,6 +635,30 @@ fn entries_walked(e: &Expr) -> Option<(&Expr, bool)> {
     }
 }
 
+/// A closure that returns its one argument converted (`|&x| x as i64`, `|x| i64::from(*x)`,
+/// `|x| (*x).into()`): an entry keeps its value through it.
+fn converts_its_argument(c: &syn::ExprClosure) -> bool {
+    let [arg] = c.inputs.iter().collect::<Vec<_>>()[..] else { return false };
+    let name = match arg {
+        syn::Pat::Ident(p) => &p.ident,
+        syn::Pat::Reference(r) => match &*r.pat {
+            syn::Pat::Ident(p) => &p.ident,
+            _ => return false,
+        },
+        _ => return false,
+    };
+    let mut e = &*c.body;
+    loop {
+        e = match strip(e) {
+            Expr::Cast(cast) => &cast.expr,
+            Expr::MethodCall(m) if m.args.is_empty() && (m.method == "into" || m.method == "clone") => &m.receiver,
+            Expr::Call(call) if call.args.len() == 1 && matches!(&*call.func, Expr::Path(p) if p.path.segments.last().is_some_and(|s| s.ident == "from")) => &call.args[0],
+            Expr::Path(p) => return p.path.is_ident(name),
+            _ => return false,
+        };
+    }
+}
+
 /// `Default::default()`, `i64::default()`: an integer's default, 0, where an entry is expected.
 fn is_default_call(e: &Expr) -> bool {
     const OWNERS: &[&str] = &["Default", "i64", "i32", "u32", "u64", "usize", "isize"];
@@ -1024,7 +1048,11 @@ impl<'c, 'a> Pad<'c, 'a> {
             }
             // The values a mapped iterator yields are what the closure returns.
             "map" | "filter_map" | "flat_map" => match m.args.first().map(strip) {
+                // `.map(|&x| x as i64)`, `.map(|x| i64::from(*x))`: the receiver's entries, converted.
+                Some(Expr::Closure(c)) if method == "map" && converts_its_argument(c) => self.eval(scopes, state, &m.receiver),
                 Some(Expr::Closure(c)) => Val { own: self.eval(scopes, state, &c.body).put(&How::Every), fields: BTreeMap::new() },
+                // `.map(i64::from)`, `.map(Into::into)`.
+                Some(Expr::Path(p)) if method == "map" && p.path.segments.last().is_some_and(|s| s.ident == "from" || s.ident == "into") => self.eval(scopes, state, &m.receiver),
                 _ => Val::default(),
             },
             "chain" => {
@@ -1144,6 +1172,13 @@ impl<'c, 'a> Pad<'c, 'a> {
             "resize_with" => {
                 if let Some(Expr::Closure(c)) = m.args.get(1).map(strip) {
                     let v = self.eval(scopes, state, &c.body).put(&how);
+                    self.add(scopes, state, &place, v);
+                }
+            }
+            // `splice(at.., iter)`: what the iterator yields is put in.
+            "splice" => {
+                if let Some(v) = m.args.get(1) {
+                    let v = self.eval(scopes, state, v).put(&how);
                     self.add(scopes, state, &place, v);
                 }
             }
