@@ -1142,15 +1142,22 @@ impl<'c, 'a> Pad<'c, 'a> {
                 let Some(arg) = m.args.first() else { return };
                 let v = self.eval(scopes, state, arg);
                 let origins = if method == "fill" { v.put(&how) } else { v.own };
-                if whole {
+                let bound = match strip(&m.receiver) {
+                    Expr::Index(ix) => prefix_bound(&ix.index),
+                    _ => None,
+                };
+                // `buf[..n]` of a buffer built with `n` entries is all of it.
+                let built = state.map.get(&place).map(|e| e.len.clone());
+                let all = whole || matches!((&bound, built), (Some(b), Some(Len::Built(len))) if *b == len);
+                if all {
                     let at = self.ctx.expr_range(&m.receiver).start;
+                    let len = state.map.get(&place).map(|e| e.len.clone()).unwrap_or_default();
                     self.store(scopes, state, &place, Val { own: origins, fields: BTreeMap::new() }, at);
+                    if let Some(entries) = state.map.get_mut(&place) {
+                        entries.len = len;
+                    }
                 } else {
                     self.add(scopes, state, &place, origins.clone());
-                    let bound = match strip(&m.receiver) {
-                        Expr::Index(ix) => prefix_bound(&ix.index),
-                        _ => None,
-                    };
                     if let (Some(bound), Some(entries)) = (bound, state.map.get_mut(&place)) {
                         entries.prefix = Some((bound, origins));
                     }
@@ -1195,7 +1202,8 @@ impl<'c, 'a> Pad<'c, 'a> {
                     self.add(scopes, state, &place, v.collect());
                 }
             }
-            "clear" if whole => {
+            // `clear()`, `truncate(0)`: no entry is left.
+            "clear" | "truncate" if whole && (method == "clear" || m.args.first().and_then(crate::index::int_value) == Some(0)) => {
                 let at = self.pos(&m.receiver);
                 self.store(scopes, state, &place, Val::default(), at);
             }
