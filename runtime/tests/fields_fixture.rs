@@ -59,7 +59,7 @@ fn run_all() -> Vec<Violation> {
         buffers.step(&[4, 5]);
         buffers.step_rebuilt(&[4, 5], 4);
         buffers.step_inline(&[4, 5], 4);
-        let mut fresh = || fixture::StaticBuffers::allocate(4);
+        let fresh = || fixture::StaticBuffers::allocate(4);
         fresh().step_when(&[4, 5], false);
         fresh().step_copied(&[4, 5]);
         fresh().step_reset_when(false);
