@@ -522,12 +522,15 @@ pub enum ReuseAttr {
     Sanctioned,
 }
 
-/// `#[reuse::contract]`, or `#[contract]` in a file that imports from `reuse`.
+/// `#[reuse::contract]`, or `#[contract]` in a file that imports from `reuse`. A bare
+/// `#[allow(..)]` is always rustc's lint attribute: a built-in attribute cannot be imported over
+/// (`use reuse::allow;` makes it ambiguous, E0659), so a file that imports `reuse::runtime` keeps
+/// its `#[allow(dead_code)]`.
 pub fn reuse_attr(attr: &Attribute, imports_reuse: bool) -> Option<ReuseAttr> {
     let segs: Vec<String> = attr.path().segments.iter().map(|s| s.ident.to_string()).collect();
     let last = match segs.as_slice() {
         [r, last] if r == "reuse" => last,
-        [last] if imports_reuse => last,
+        [last] if imports_reuse && last != "allow" => last,
         _ => return None,
     };
     match last.as_str() {
