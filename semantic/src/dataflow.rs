@@ -220,6 +220,12 @@ pub trait Analysis {
     /// lookup is the entry).
     fn bind_from(&mut self, _scopes: &Scopes, _state: &mut Self::State, _locals: &[LocalId], _scrutinee: &Expr) {}
 
+    /// The part of the matched value each local of a pattern took, as a field path (tuple elements
+    /// by position: `let (slots, n) = pad(..)` takes `.0` and `.1`; `let Meta { slot_mapping, .. }
+    /// = m` takes `.slot_mapping`; `Some(x)`/`Ok(x)` are looked through). Locals whose part has no
+    /// path (a slice element) are left out.
+    fn bind_parts(&mut self, _scopes: &Scopes, _state: &mut Self::State, _parts: &[(LocalId, Vec<String>)], _scrutinee: &Expr) {}
+
     /// The locals of a `for` pattern (after [`Analysis::bind`] of each) take an element of
     /// `iterated` each round: `for row in rows` holds what the rows hold.
     fn bind_each(&mut self, _scopes: &Scopes, _state: &mut Self::State, _locals: &[LocalId], _iterated: &Expr) {}
@@ -378,6 +384,63 @@ pub fn solve<A: Analysis>(analysis: &mut A, params: &[String], body: &syn::Block
     // The body's block, with the tail read while its locals are in scope.
     solver.scopes.push();
     solver.returned_block(body, Some(state), ExitKind::Tail)
+}
+
+/// The part of the matched value each name of `pat` binds, in the order `collect_bindings`
+/// binds them (see [`Analysis::bind_parts`]); `None` for a part no field path names.
+fn pattern_parts(pat: &Pat, at: &mut Vec<String>, out: &mut Vec<Option<Vec<String>>>) {
+    match pat {
+        Pat::Ident(p) => {
+            if let Some((_, sub)) = &p.subpat {
+                pattern_parts(sub, at, out);
+            }
+            out.push(Some(at.clone()));
+        }
+        Pat::Type(t) => pattern_parts(&t.pat, at, out),
+        Pat::Reference(r) => pattern_parts(&r.pat, at, out),
+        Pat::Paren(p) => pattern_parts(&p.pat, at, out),
+        Pat::Tuple(t) => {
+            for (i, p) in t.elems.iter().enumerate() {
+                at.push(i.to_string());
+                pattern_parts(p, at, out);
+                at.pop();
+            }
+        }
+        // `Some(x)`, `Ok(x)`: the value inside; other variants' elements by position.
+        Pat::TupleStruct(t) => {
+            let wrapper = t.path.segments.last().is_some_and(|s| ["Some", "Ok", "Err"].contains(&s.ident.to_string().as_str())) && t.elems.len() == 1;
+            for (i, p) in t.elems.iter().enumerate() {
+                if !wrapper {
+                    at.push(i.to_string());
+                }
+                pattern_parts(p, at, out);
+                if !wrapper {
+                    at.pop();
+                }
+            }
+        }
+        Pat::Struct(s) => {
+            for f in &s.fields {
+                at.push(match &f.member {
+                    syn::Member::Named(n) => n.to_string(),
+                    syn::Member::Unnamed(i) => i.index.to_string(),
+                });
+                pattern_parts(&f.pat, at, out);
+                at.pop();
+            }
+        }
+        Pat::Slice(s) => {
+            let before = out.len();
+            s.elems.iter().for_each(|p| pattern_parts(p, at, out));
+            out[before..].iter_mut().for_each(|p| *p = None);
+        }
+        Pat::Or(o) => {
+            if let Some(first) = o.cases.first() {
+                pattern_parts(first, at, out);
+            }
+        }
+        _ => {}
+    }
 }
 
 /// A value that is control flow with branches of its own values (see [`Solver::returned`]).
@@ -585,8 +648,8 @@ impl<A: Analysis> Solver<'_, A> {
     /// gets `init`, a name inside a destructuring gets the matching tuple element when `init` is a
     /// tuple, else an unknown value. The analysis sees each binding before its name is in scope,
     /// so `let slots = f(slots)` reads the old `slots`; with the value matched (`scrutinee`), it
-    /// hears which locals the pattern took from it ([`Analysis::bind_from`]).
-    /// Binds the names of `pat` (the analysis told of each) and returns their locals.
+    /// hears which locals the pattern took from it ([`Analysis::bind_from`]) and which part of it
+    /// each took ([`Analysis::bind_parts`]). Returns the locals.
     fn bind_pattern(&mut self, pat: &Pat, init: Option<&Expr>, scrutinee: Option<&Expr>, state: &mut Option<A::State>) -> Vec<LocalId> {
         let mut bound = Vec::new();
         self.collect_bindings(pat, init, &mut bound);
@@ -597,6 +660,12 @@ impl<A: Analysis> Solver<'_, A> {
             if let Some(scrutinee) = scrutinee.filter(|_| !bound.is_empty()) {
                 let ids: Vec<LocalId> = bound.iter().map(|(_, id, _)| *id).collect();
                 self.analysis.bind_from(&self.scopes, s, &ids, scrutinee);
+                let mut paths = Vec::new();
+                pattern_parts(pat, &mut Vec::new(), &mut paths);
+                if paths.len() == ids.len() {
+                    let parts: Vec<(LocalId, Vec<String>)> = ids.iter().zip(paths).filter_map(|(id, p)| Some((*id, p?))).collect();
+                    self.analysis.bind_parts(&self.scopes, s, &parts, scrutinee);
+                }
             }
         }
         let ids = bound.iter().map(|(_, id, _)| *id).collect();
@@ -1388,6 +1457,21 @@ mod tests {
         assert_eq!(values("{ return match c { true => 1, false => 2 }; }"), vec![(ExitKind::Return, "1".into()), (ExitKind::Return, "2".into())]);
         // An `if` without `else` is a value of its own.
         assert_eq!(values("{ if c { f(); } }"), vec![tail("if c { f () ; }")]);
+    }
+
+    #[test]
+    fn a_pattern_names_the_part_each_binding_takes() {
+        let parts = |pat: &str| {
+            let pat: Pat = syn::parse::Parser::parse_str(Pat::parse_single, pat).unwrap();
+            let mut out = Vec::new();
+            pattern_parts(&pat, &mut Vec::new(), &mut out);
+            out.into_iter().map(|p| p.map(|p| p.join("."))).collect::<Vec<_>>()
+        };
+        assert_eq!(parts("(slots, _, n)"), vec![Some("0".into()), Some("2".into())]);
+        assert_eq!(parts("Some((a, b))"), vec![Some("0".into()), Some("1".into())]);
+        assert_eq!(parts("Meta { slot_mapping, lens: l, .. }"), vec![Some("slot_mapping".into()), Some("lens".into())]);
+        assert_eq!(parts("Ok(s)"), vec![Some(String::new())]);
+        assert_eq!(parts("[first, rest @ ..]"), vec![None, None]);
     }
 
     #[test]

@@ -509,6 +509,21 @@ impl Analysis for Pad<'_, '_> {
         }
     }
 
+    /// `let (slots, n) = pad(..)`, `let Meta { slot_mapping, .. } = m`: a name a pattern takes
+    /// from a part of the value holds that part.
+    fn bind_parts(&mut self, scopes: &Scopes, state: &mut State, parts: &[(LocalId, Vec<String>)], scrutinee: &Expr) {
+        if parts.iter().all(|(_, path)| path.is_empty()) {
+            return;
+        }
+        let whole = self.eval(scopes, state, scrutinee);
+        for (local, path) in parts.iter().filter(|(_, path)| !path.is_empty()) {
+            let v = whole.clone().project(path);
+            if !v.is_unknown() {
+                self.store(scopes, state, &Place { base: Base::Local(*local), fields: Vec::new() }, v, self.pos(scrutinee));
+            }
+        }
+    }
+
     /// `for row in rows`: a row holds what the rows hold (entries of nested buffers are one set).
     fn bind_each(&mut self, scopes: &Scopes, state: &mut State, locals: &[LocalId], iterated: &Expr) {
         let [local] = locals else { return };
@@ -921,6 +936,14 @@ impl<'c, 'a> Pad<'c, 'a> {
             }
             Expr::Macro(m) if m.mac.path.is_ident("vec") => self.vec_macro(scopes, state, &m.mac),
             Expr::Repeat(r) => self.filled(scopes, state, &r.expr),
+            // `(slots, n)`: its elements as fields named by position, as places name them.
+            Expr::Tuple(t) => {
+                let mut v = Val::default();
+                for (i, el) in t.elems.iter().enumerate() {
+                    v.fields.insert(i.to_string(), self.eval(scopes, state, el));
+                }
+                v
+            }
             Expr::Array(a) => {
                 let mut v = Val::default();
                 for el in &a.elems {
