@@ -212,6 +212,15 @@ impl State {
     fn summary(params: usize) -> State {
         State { places: PlaceMap::default(), callers: Some(params) }
     }
+
+    /// In a summary: `p` is inside a parameter or is a field of `self`, the caller's storage.
+    fn is_callers(&self, p: &Place) -> bool {
+        match (self.callers, &p.base) {
+            (None, _) => false,
+            (Some(_), Base::SelfValue) => !p.fields.is_empty(),
+            (Some(params), Base::Local(id)) => (*id as usize) < params,
+        }
+    }
 }
 
 impl std::ops::Deref for State {
@@ -229,16 +238,13 @@ impl std::ops::DerefMut for State {
 
 impl Domain for State {
     fn join(&mut self, other: &Self) {
-        if let Some(params) = self.callers {
-            let callers = |p: &Place| match p.base {
-                Base::SelfValue => !p.fields.is_empty(),
-                Base::Local(id) => (id as usize) < params,
-            };
+        if self.callers.is_some() {
             // Written on one side only (neither it nor a place that holds it on the other).
             let untouched = |m: &PlaceMap<Entries>, p: &Place| !m.map.keys().any(|k| p.starts_with(k));
-            let kept_here: Vec<Place> = other.map.keys().filter(|k| callers(k) && untouched(&self.places, k)).cloned().collect();
-            for (k, e) in self.places.map.iter_mut() {
-                if callers(k) && untouched(&other.places, k) {
+            let kept_here: Vec<Place> = other.map.keys().filter(|k| self.is_callers(k) && untouched(&self.places, k)).cloned().collect();
+            let kept_there: Vec<Place> = self.places.map.keys().filter(|k| self.is_callers(k) && untouched(&other.places, k)).cloned().collect();
+            for k in kept_there {
+                if let Some(e) = self.places.map.get_mut(&k) {
                     e.origins.insert(Origin::kept());
                 }
             }
@@ -815,14 +821,10 @@ impl<'c, 'a> Pad<'c, 'a> {
     /// In a summary: `place` is the caller's (inside a parameter, a field of `self`) and nothing
     /// here wrote it yet, nor a place that holds it.
     fn is_callers(&self, state: &State, place: &Place) -> bool {
-        let Some(def) = self.def else { return false };
-        if state.map.keys().any(|k| place.starts_with(k)) {
+        if self.def.is_none() || state.map.keys().any(|k| place.starts_with(k)) {
             return false;
         }
-        match place.base {
-            Base::SelfValue => !place.fields.is_empty(),
-            Base::Local(id) => (id as usize) < dataflow::param_count(def.sig) || self.rebound.contains_key(&id),
-        }
+        state.is_callers(place) || matches!(place.base, Base::Local(id) if self.rebound.contains_key(&id))
     }
 
     /// A field of `self` not written yet in this function holds what the type's functions leave
