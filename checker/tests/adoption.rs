@@ -252,6 +252,28 @@ fn a_contracts_file_contract_holds_in_the_body_of_the_function_it_names() {
 }
 
 #[test]
+fn a_contracts_file_sentinel_path_names_a_module_that_holds_the_constant() {
+    let (_d, t) = tmp();
+    let contract = |skip: &str| format!("#[reuse::contract(writes(cache[slots], skip = {skip}))]\n        fn write(cache: &mut [f32], slots: &[i64]);");
+    contracts_file_workspace(
+        &t,
+        &format!(
+            "mod kernels {{\n    mod ops {{\n        {}\n    }}\n}}\nmod kernels {{\n    mod ops {{\n        {}\n    }}\n}}\nmod kernels {{\n    mod ops {{\n        {}\n    }}\n}}\nmod kernels {{\n    mod ops {{\n        {}\n    }}\n}}\n",
+            contract("kernels::opz::PAD_SLOT_ID"),
+            contract("kernels::ops::PAD_SLOT_ID"),
+            contract("crate::ops::PAD_SLOT_ID"),
+            contract("cudarc::PAD_SLOT_ID"),
+        ),
+    );
+    write(&t, "kernels/src/ops.rs", "pub const PAD_SLOT_ID: i64 = -1;\npub fn write(cache: &mut [f32], slots: &[i64]) { let _ = (cache, slots); }\n");
+    let (_, out) = check(&t, &["--format", "short"]);
+    // A module the crate does not have; the definition path, `crate::` of the function's crate
+    // and a crate the check does not read (rustc's to check) are fine.
+    assert!(out.contains("contracts/kernels.rs:3:") && out.contains("`kernels` has no module `opz`"), "{out}");
+    assert_eq!(out.matches("reuse::unknown_name").count(), 1, "{out}");
+}
+
+#[test]
 fn a_contract_that_matches_nothing_is_a_warning_at_the_contract() {
     let (_d, t) = tmp();
     contracts_file_workspace(

@@ -145,6 +145,8 @@ fn json_lines_parse_as_cargo_messages_whose_spans_point_at_the_text() {
             "plan-cache" | "paged-kv" | "donation" | "graph-replay" => format!("fixture_{}", top.replace('-', "_")),
             // A workspace of its own: `engine-shapes/<package>/src/..`.
             "engine-shapes" => f.primary.file.rel_path.split('/').nth(1).unwrap().to_string(),
+            // A folder with `src/` among the rule fixtures is a crate of its own (files across modules).
+            "rules" if f.primary.file.rel_path.split('/').nth(2) == Some("src") => f.primary.file.rel_path.split('/').nth(1).unwrap().replace('-', "_"),
             _ => "fixtures".to_string(),
         };
         assert_eq!(m.target.name, crate_name, "{}", f.primary.file.rel_path);

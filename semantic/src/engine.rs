@@ -260,7 +260,7 @@ impl Session {
         let ws = crate::workspace::discover(target)?;
         let jobs = read_jobs(&ws);
         let decls: BTreeMap<String, FileDecls> = collect_decls(&jobs).into_iter().collect();
-        let (index, index_findings) = merge_decls(decls.iter());
+        let (index, index_findings) = merge_decls(decls.iter(), &WorkspaceItems::of_jobs(&jobs));
         Ok(Session { root: ws.root, jobs, decls, index, index_findings, checked: HashMap::new(), generation: 0 })
     }
 
@@ -314,7 +314,7 @@ impl Session {
                 Some(d) => decls.insert(job.file.rel_path.clone(), d),
                 None => decls.remove(&job.file.rel_path),
             };
-            let (index, index_findings) = merge_decls(decls.iter());
+            let (index, index_findings) = merge_decls(decls.iter(), &WorkspaceItems::of_jobs_with(&self.jobs, Some(&new)));
             Some((decls, index, index_findings))
         } else {
             None
@@ -387,7 +387,7 @@ impl Session {
             Some(d) => self.decls.insert(job.file.rel_path.clone(), d),
             None => self.decls.remove(&job.file.rel_path),
         };
-        let (index, index_findings) = merge_decls(self.decls.iter());
+        let (index, index_findings) = merge_decls(self.decls.iter(), &self.items());
         self.index = index;
         self.index_findings = index_findings;
         self.generation += 1;
@@ -430,7 +430,7 @@ impl Session {
     fn shift_decls(&mut self, text: &FileRef, from: usize, delta: isize) {
         if let Some(d) = self.decls.get_mut(&text.rel_path) {
             *d = d.shifted(text, from, delta);
-            let (index, index_findings) = merge_decls(self.decls.iter());
+            let (index, index_findings) = merge_decls(self.decls.iter(), &self.items());
             self.index = index;
             self.index_findings = index_findings;
             self.generation += 1;
@@ -557,7 +557,7 @@ fn unmatched_contracts(jobs: &[FileJob], index: &Index, dependency_sources: &[(S
 /// Phase 1: the index, and the well-formedness findings of each file (by workspace-relative path).
 pub fn build_index(jobs: &[FileJob]) -> (Index, HashMap<String, Vec<Finding>>) {
     let decls = collect_decls(jobs);
-    merge_decls(decls.iter().map(|(rel, d)| (rel, d)))
+    merge_decls(decls.iter().map(|(rel, d)| (rel, d)), &WorkspaceItems::of_jobs(jobs))
 }
 
 /// Whether a text can declare contracts or effects (the byte prefilter of phase 1).
@@ -621,15 +621,15 @@ pub fn uses_something(text: &str) -> bool {
 }
 
 /// The index of all files' declarations, and the well-formedness findings of each file.
-fn merge_decls<'a>(decls: impl Iterator<Item = (&'a String, &'a FileDecls)>) -> (Index, HashMap<String, Vec<Finding>>) {
+fn merge_decls<'a>(decls: impl Iterator<Item = (&'a String, &'a FileDecls)>, items: &WorkspaceItems) -> (Index, HashMap<String, Vec<Finding>>) {
     let mut index = Index::default();
     let mut findings: HashMap<String, Vec<Finding>> = HashMap::new();
     for (rel, d) in decls {
         findings.entry(rel.clone()).or_default().extend(d.findings.iter().cloned());
         index.add(d.clone());
     }
-    // Names only the whole workspace can resolve: sanctioned writers, constants.
-    for (rel, f) in index.unresolved_names() {
+    // Names only the whole workspace can resolve: sanctioned writers, constants, paths.
+    for (rel, f) in index.unresolved_names().into_iter().chain(index.unresolved_paths(items)) {
         findings.entry(rel).or_default().push(f);
     }
     (index, findings)

@@ -4,6 +4,7 @@
 
 use std::collections::HashMap;
 use std::ops::Range;
+use std::sync::Arc;
 
 use reuse_rules::contract::{Contract, MapSpan};
 use reuse_rules::external::{walk_fns, FnItem};
@@ -39,6 +40,8 @@ pub struct ContractedFn {
     pub excepts: Vec<ExceptRef>,
     /// The constants it names (sentinels, region bounds) that the workspace must define.
     pub const_refs: Vec<ConstRef>,
+    /// Its field paths through structs of other files.
+    pub foreign_fields: Vec<ForeignFields>,
     /// The `writes` indexes (as written: `blocks`, `meta.slots`) whose type is a collection of
     /// indexes (a slice, an array, a `Vec`), not one index: from the signature, and for a field
     /// path from the struct when the contract's file declares it.
@@ -61,6 +64,34 @@ pub struct ConstRef {
     pub range: Range<usize>,
     pub text: String,
     pub name: String,
+    /// Whether the name alone must be some constant of the files read (a path into a crate
+    /// outside the check cannot be asked of them).
+    pub name_checked: bool,
+    /// The definition paths a path with a module part may name (before re-exports): the module
+    /// part is checked against the workspace's items once every file is indexed.
+    pub paths: Vec<Vec<String>>,
+}
+
+/// A field path of a contract whose struct the contract's file does not declare (`meta.slots`
+/// with `StepMeta` in another file), checked against the workspace's items once every file is
+/// indexed ([`Index::unresolved_paths`]).
+#[derive(Clone, Debug)]
+pub struct ForeignFields {
+    /// The type of the path's part before `fields`, as written (`StepMeta`, `crate::meta::StepMeta`).
+    pub owner: Vec<String>,
+    pub scope: Arc<TypeScope>,
+    /// The place as written, and its fields from the first one the file cannot check, with their tokens.
+    pub place: String,
+    pub fields: Vec<(String, Range<usize>)>,
+}
+
+/// Where a type is written: its module, that module's imports and the `impl` type (for `Self`).
+#[derive(Debug)]
+pub struct TypeScope {
+    pub crate_name: String,
+    pub module: Vec<String>,
+    pub self_type: Option<String>,
+    pub imports: crate::resolve::Imports,
 }
 
 impl ContractedFn {
@@ -180,7 +211,7 @@ impl Index {
     pub fn unresolved_names(&self) -> Vec<(String, Finding)> {
         let mut out = Vec::new();
         for f in &self.fns {
-            for c in f.const_refs.iter().filter(|c| !self.const_names.contains(&c.name)) {
+            for c in f.const_refs.iter().filter(|c| c.name_checked && !self.const_names.contains(&c.name)) {
                 out.push((f.file.rel_path.clone(), unknown_const(&f.file, c, &format!("the contract of `{}`", f.name))));
             }
             for e in &f.excepts {
@@ -197,11 +228,78 @@ impl Index {
             }
         }
         for i in &self.index_fields {
-            for c in i.const_refs.iter().filter(|c| !self.const_names.contains(&c.name)) {
+            for c in i.const_refs.iter().filter(|c| c.name_checked && !self.const_names.contains(&c.name)) {
                 out.push((i.file.rel_path.clone(), unknown_const(&i.file, c, &format!("the index field `{}.{}`", i.type_name, i.field))));
             }
         }
         out
+    }
+
+    /// `unknown_name` findings that need the workspace's items, not only its declarations: a
+    /// constant's path whose module part names no module, or a module without that constant
+    /// (`crate::nope::PAD_SLOT_ID`); a field path through a struct of another file that has no
+    /// such field. Only what the items tell for sure: a path they cannot see into is left alone.
+    pub fn unresolved_paths(&self, items: &crate::items::WorkspaceItems) -> Vec<(String, Finding)> {
+        let mut out = Vec::new();
+        let refs = self.fns.iter().map(|f| (&f.file, &f.const_refs, format!("the contract of `{}`", f.name)));
+        let fields = self.index_fields.iter().map(|i| (&i.file, &i.const_refs, format!("the index field `{}.{}`", i.type_name, i.field)));
+        for (file, consts, user) in refs.chain(fields) {
+            for c in consts.iter().filter(|c| !c.paths.is_empty() && (!c.name_checked || self.const_names.contains(&c.name))) {
+                if let Some(f) = self.const_path_error(items, file, c, &user) {
+                    out.push((file.rel_path.clone(), f));
+                }
+            }
+        }
+        for f in &self.fns {
+            for p in &f.foreign_fields {
+                if let Some(finding) = self.foreign_field_error(items, &f.file, p) {
+                    out.push((f.file.rel_path.clone(), finding));
+                }
+            }
+        }
+        out
+    }
+
+    fn const_path_error(&self, items: &crate::items::WorkspaceItems, file: &FileRef, c: &ConstRef, user: &str) -> Option<Finding> {
+        use crate::items::ConstLookup;
+        let mut first = None;
+        for path in c.paths.iter().flat_map(|p| self.aliases(p)) {
+            match items.const_at(self, &path) {
+                ConstLookup::Defined | ConstLookup::Unknown => return None,
+                lookup => _ = first.get_or_insert((path, lookup)),
+            }
+        }
+        let (path, lookup) = first?;
+        let (module, name) = (path[..path.len() - 1].join("::"), &path[path.len() - 1]);
+        let (message, label) = match lookup {
+            ConstLookup::NoModule(at) => (format!("`{}`: `{}` has no module `{}`, so {user} would check nothing with it", c.text, path[..at].join("::"), path[at]), "no such module"),
+            _ => (format!("`{}`: module `{module}` defines no `const` or `static` `{name}`, so {user} would check nothing with it", c.text), "not found"),
+        };
+        Some(Finding::new(&catalogue::UNKNOWN_NAME, message, Label::new(file, c.range.clone(), label)).with_help("write the path of the constant's module (or of a `use` of it); the macro reports the same error when the crate is compiled"))
+    }
+
+    fn foreign_field_error(&self, items: &crate::items::WorkspaceItems, file: &FileRef, p: &ForeignFields) -> Option<Finding> {
+        let no_fields = crate::resolve::FieldTypes::default();
+        let resolver = crate::resolve::Resolver {
+            index: self,
+            items,
+            crate_name: &p.scope.crate_name,
+            module: p.scope.module.clone(),
+            imports: &p.scope.imports,
+            fields: &no_fields,
+            current: None,
+        };
+        let mut owners = resolver.type_paths(&p.owner, p.scope.self_type.as_deref());
+        for (field, range) in &p.fields {
+            // The first definition the items know of: a name they cannot find is unknown.
+            let (owner, known) = owners.iter().find_map(|o| Some((o, items.fields_of(self, o)?)))?;
+            if !known.contains(field) {
+                let ty = owner.last().cloned().unwrap_or_default();
+                return Some(no_such_field(&ty, field, &known, &p.place, Label::new(file, range.clone(), "no such field")));
+            }
+            owners = items.field(self, owner, field)?.paths?;
+        }
+        None
     }
 
     /// Whether a call written with this name can be to a contracted function: it is the name of
@@ -385,6 +483,7 @@ impl FileDecls {
                 f.attr_range = mv(&f.attr_range);
                 f.excepts.iter_mut().for_each(|e| e.range = mv(&e.range));
                 f.const_refs.iter_mut().for_each(|c| c.range = mv(&c.range));
+                f.foreign_fields.iter_mut().flat_map(|p| &mut p.fields).for_each(|(_, r)| *r = mv(r));
                 f.file = file.clone();
             }
         }
@@ -451,7 +550,7 @@ fn index_fields_in(
     out: &mut Vec<IndexField>,
 ) {
     let no_imports = crate::resolve::Imports::default();
-    let scope = NameScope { crate_name, module: full, self_type: None, imports: imports.get(rel.as_slice()).unwrap_or(&no_imports), child_modules: child_modules(items, &[]) };
+    let scope = NameScope { crate_name, module: full, self_type: None, imports: imports.get(rel.as_slice()).unwrap_or(&no_imports), child_modules: child_modules(items, &[]), external: false };
     let mut found = Vec::new();
     for item in items {
         let syn::Item::Struct(st) = item else { continue };
@@ -602,7 +701,10 @@ pub fn index_file(file: &FileRef, ast: &syn::File, module: &[String], external: 
             decls.sanctioned.push(path.clone());
         }
         if let Some((contract, attr_range)) = contract_of(f.attrs, f.sig, file, imports_reuse, &mut decls.findings) {
-            decls.findings.extend(field_path_errors(&contract, f.sig, f.self_type, &fields, file));
+            let mut foreign_fields = Vec::new();
+            let type_scope = std::cell::OnceCell::new();
+            let scope = || type_scope.get_or_init(|| Arc::new(TypeScope { crate_name: crate_name.to_string(), module: module.clone(), self_type: f.self_type.map(str::to_string), imports: module_imports.clone() })).clone();
+            decls.findings.extend(field_path_errors(&contract, f.sig, f.self_type, &fields, file, &scope, &mut foreign_fields));
             let params = Params::of(f.sig);
             let scope = NameScope {
                 crate_name,
@@ -610,6 +712,7 @@ pub fn index_file(file: &FileRef, ast: &syn::File, module: &[String], external: 
                 self_type: f.self_type,
                 imports: module_imports,
                 child_modules: child_modules(&ast.items, rel_module),
+                external,
             };
             decls.fns.push(ContractedFn {
                 name: f.sig.ident.to_string(),
@@ -623,6 +726,7 @@ pub fn index_file(file: &FileRef, ast: &syn::File, module: &[String], external: 
                 in_trait: f.in_trait,
                 excepts: scope.excepts(&contract),
                 const_refs: scope.const_refs(&contract),
+                foreign_fields,
                 buffer_indexes: contract.writes().filter(|(_, t, _)| index_is_buffer(&t.index, f.sig, f.self_type, &fields)).map(|(_, t, _)| t.index.to_string()).collect(),
                 contract,
             });
@@ -639,33 +743,56 @@ pub fn index_file(file: &FileRef, ast: &syn::File, module: &[String], external: 
 }
 
 /// `unknown_name` at each field of a contract's field paths (`meta.slot_maping`, `self.kv`) that
-/// the struct, defined in this file, does not have. A struct defined elsewhere is rustc's to check
-/// (the macro borrows each field of a parameter; see `reuse-macros`).
-fn field_path_errors(contract: &FileContract, sig: &syn::Signature, self_type: Option<&str>, fields: &crate::resolve::FieldTypes, file: &FileRef) -> Vec<Finding> {
+/// the struct, defined in this file, does not have. A path through a struct this file does not
+/// declare goes to `foreign`, for [`Index::unresolved_paths`] to check against the workspace's
+/// items (`scope`: where the contract is written).
+fn field_path_errors(
+    contract: &FileContract,
+    sig: &syn::Signature,
+    self_type: Option<&str>,
+    fields: &crate::resolve::FieldTypes,
+    file: &FileRef,
+    scope: &dyn Fn() -> Arc<TypeScope>,
+    foreign: &mut Vec<ForeignFields>,
+) -> Vec<Finding> {
     let mut out = Vec::new();
     for place in contract.rooted_places() {
-        let mut owner = root_owner(place, sig, self_type);
-        for seg in &place.segments[1..] {
+        let mut owner = root_written(place, sig, self_type);
+        for (i, seg) in place.segments.iter().enumerate().skip(1) {
             let Some(ty) = owner.take() else { break };
-            match fields.declares(&ty, &seg.text) {
-                Some(true) => owner = fields.field_type(&ty, &seg.text).map(str::to_string),
+            let name = ty.last().cloned().unwrap_or_default();
+            match fields.declares(&name, &seg.text) {
+                Some(true) => owner = fields.field_type(&name, &seg.text).map(|t| vec![t.to_string()]),
                 Some(false) => {
-                    let hint = catalogue::did_you_mean(&seg.text, fields.fields_of(&ty).unwrap_or_default().iter().map(String::as_str));
-                    out.push(
-                        Finding::new(
-                            &catalogue::UNKNOWN_NAME,
-                            format!("`{ty}` has no field `{}`{hint}: the contract's `{place}` would check nothing", seg.text),
-                            Label::new(file, seg.span.clone(), "no such field"),
-                        )
-                        .with_help("name a field of the struct; the macro reports the same error when the crate is compiled"),
-                    );
+                    out.push(no_such_field(&name, &seg.text, fields.fields_of(&name).unwrap_or_default(), place, Label::new(file, seg.span.clone(), "no such field")));
                     break;
                 }
-                None => break,
+                None => {
+                    if !fields.defines(&name) {
+                        let rest = place.segments[i..].iter().map(|s| (s.text.clone(), s.span.clone())).collect();
+                        foreign.push(ForeignFields { owner: ty, scope: scope(), place: place.to_string(), fields: rest });
+                    }
+                    break;
+                }
             }
         }
     }
     out
+}
+
+fn no_such_field(ty: &str, field: &str, known: &[String], place: impl std::fmt::Display, label: Label) -> Finding {
+    let hint = catalogue::did_you_mean(field, known.iter().map(String::as_str));
+    Finding::new(&catalogue::UNKNOWN_NAME, format!("`{ty}` has no field `{field}`{hint}: the contract's `{place}` would check nothing"), label)
+        .with_help("name a field of the struct; the macro reports the same error when the crate is compiled")
+}
+
+/// The type of a contract place's root as written (`self`: the `impl`'s type), through
+/// references and smart pointers.
+fn root_written<S>(place: &reuse_rules::contract::Place<S>, sig: &syn::Signature, self_type: Option<&str>) -> Option<Vec<String>> {
+    match place.root {
+        reuse_rules::contract::PlaceRoot::SelfField => self_type.map(|t| vec![t.to_string()]),
+        _ => root_type(place, sig).and_then(crate::resolve::written_type_path),
+    }
 }
 
 /// The declared type of a contract place's root: the parameter's type (`None` for `self`, whose
@@ -712,6 +839,8 @@ struct NameScope<'a> {
     imports: &'a crate::resolve::Imports,
     /// The modules declared in that module (`mod kv;`, `mod kv { .. }`).
     child_modules: Vec<String>,
+    /// A contracts file's: its paths are definition paths.
+    external: bool,
 }
 
 impl NameScope<'_> {
@@ -769,10 +898,25 @@ impl NameScope<'_> {
         contract.const_paths().into_iter().filter_map(|p| self.const_ref(p)).collect()
     }
 
-    /// A constant's path, when only the workspace can define it (see [`Self::workspace_only`]).
+    /// A constant's path, when only the workspace can define it (see [`Self::workspace_only`]),
+    /// with the definition paths it may name when it has a module part. A contracts file names
+    /// definition paths (`kv::consts::PAD_SLOT_ID`, crate first) or paths of the module its
+    /// function is declared in; whether such a crate is in the check is known only later.
     fn const_ref(&self, p: &reuse_rules::contract::Place<Range<usize>>) -> Option<ConstRef> {
-        self.workspace_only(&p.segments.iter().map(|s| s.text.clone()).collect::<Vec<_>>())
-            .then(|| ConstRef { range: p.first_span().start..p.last_span().end, text: p.to_string(), name: p.last_name().to_string() })
+        let segments: Vec<String> = p.segments.iter().map(|s| s.text.clone()).collect();
+        let (name_checked, paths) = match self.anchored(&segments) {
+            Some(mut expanded) => {
+                if self.external && expanded[0] == "crate" {
+                    expanded[0] = self.module.first()?.clone();
+                }
+                (true, vec![expanded])
+            }
+            None if self.external && segments.len() > 1 => (false, vec![segments.clone(), self.module.iter().chain(&segments).cloned().collect()]),
+            None if !self.workspace_only(&segments) => return None,
+            None if segments.len() == 1 => (true, Vec::new()),
+            None => (true, self.imports.through(self.module, &segments).unwrap_or_else(|| vec![self.module.iter().chain(&segments).cloned().collect()])),
+        };
+        Some(ConstRef { range: p.first_span().start..p.last_span().end, text: p.to_string(), name: p.last_name().to_string(), name_checked, paths })
     }
 }
 

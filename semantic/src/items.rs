@@ -48,6 +48,32 @@ pub struct FileTypes {
     elements: HashMap<(Vec<String>, String), TypeRef>,
     /// Function or method → what it hands back for method calls (see [`crate::resolve::return_type`]).
     returns: HashMap<Vec<String>, TypeRef>,
+    /// Struct → its named fields (a tuple or unit struct: none).
+    declared_fields: HashMap<Vec<String>, Vec<String>>,
+    /// The constants and statics defined: of modules, and of types and traits (`Pool::NULL`).
+    consts: std::collections::HashSet<Vec<String>>,
+    /// The file's module and the inline modules in it: their items are all in this file.
+    inline_modules: std::collections::HashSet<Vec<String>>,
+    /// The modules declared here whose items are in a file of their own (`mod ops;`).
+    outline_modules: std::collections::HashSet<Vec<String>>,
+    /// Module and name of each name a `use` brings into a module of the file (`a::b::X` for
+    /// `use other::X;` in `a::b`), and the modules that glob-import: either may name anything.
+    imported: std::collections::HashSet<Vec<String>>,
+    globbing: std::collections::HashSet<Vec<String>>,
+}
+
+/// What the workspace's items say of a path to a constant (a sentinel, a region bound).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum ConstLookup {
+    /// A constant or static is defined there.
+    Defined,
+    /// The items do not tell: a crate outside the check, a module in a file not read, a type's
+    /// constant that a trait may provide, a name an import or a glob may bring.
+    Unknown,
+    /// The module is known, with every item it has, and defines no such constant.
+    NotInModule,
+    /// The segment at this position (of the definition path) names no module of its parent.
+    NoModule(usize),
 }
 
 impl WorkspaceItems {
@@ -117,6 +143,35 @@ impl WorkspaceItems {
         self.types_of(index, path)?.returns.get(path).cloned()
     }
 
+    /// The named fields of the struct defined at `owner`; `None`: no file of the check says.
+    pub fn fields_of(&self, index: &Index, owner: &[String]) -> Option<Vec<String>> {
+        self.types_of(index, owner)?.declared_fields.get(owner).cloned()
+    }
+
+    /// Whether a constant is defined at the definition path `path` (see [`ConstLookup`]).
+    pub fn const_at(&self, index: &Index, path: &[String]) -> ConstLookup {
+        let Some((_, file)) = self.file_of(path) else { return ConstLookup::Unknown };
+        let Some(t) = self.types_of(index, path) else { return ConstLookup::Unknown };
+        if t.consts.contains(path) {
+            return ConstLookup::Defined;
+        }
+        // Down the module part from the file's module: each segment must be an inline module
+        // of the file, unless something the items cannot see may stand for it.
+        let module = &path[..path.len() - 1];
+        for end in file.module.len() + 1..=module.len() {
+            let (parent, here) = (&module[..end - 1], &module[..end]);
+            if t.inline_modules.contains(here) {
+                continue;
+            }
+            let opaque = t.outline_modules.contains(here) || t.types.contains(here) || t.traits.contains(here) || t.imported.contains(here) || t.globbing.contains(parent);
+            return if opaque { ConstLookup::Unknown } else { ConstLookup::NoModule(end - 1) };
+        }
+        if t.imported.contains(path) || t.globbing.contains(module) {
+            return ConstLookup::Unknown;
+        }
+        ConstLookup::NotInModule
+    }
+
     fn types_of(&self, index: &Index, path: &[String]) -> Option<Arc<FileTypes>> {
         let (i, file) = self.file_of(path)?;
         Some(self.types[i].get_or_init(|| Arc::new(file_types(index, file))).clone())
@@ -141,6 +196,14 @@ fn file_types(index: &Index, f: &ItemFile) -> FileTypes {
         current: None,
     };
     let mut out = FileTypes::default();
+    out.inline_modules.insert(f.module.clone());
+    for (rel, imported) in &imports {
+        let module: Vec<String> = f.module.iter().chain(rel).cloned().collect();
+        out.imported.extend(imported.names().map(|n| module.iter().chain([n]).cloned().collect()));
+        if !imported.globs().is_empty() {
+            out.globbing.insert(module);
+        }
+    }
     collect_structs(&ast.items, &mut Vec::new(), &resolver, &mut out);
     reuse_rules::external::walk_fns(&ast.items, &mut |item| {
         let r = resolver(item.modules);
@@ -157,16 +220,36 @@ fn file_types(index: &Index, f: &ItemFile) -> FileTypes {
 }
 
 fn collect_structs<'r>(items: &[syn::Item], rel: &mut Vec<String>, resolver: &dyn Fn(&[String]) -> Resolver<'r>, out: &mut FileTypes) {
+    let at = |rel: &[String], names: &[String]| -> Vec<String> { resolver(rel).module.into_iter().chain(names.iter().cloned()).collect() };
     for item in items {
         match item {
-            syn::Item::Enum(e) => _ = out.types.insert(resolver(rel).module.into_iter().chain([e.ident.to_string()]).collect()),
-            syn::Item::Union(u) => _ = out.types.insert(resolver(rel).module.into_iter().chain([u.ident.to_string()]).collect()),
-            syn::Item::Trait(t) => _ = out.traits.insert(resolver(rel).module.into_iter().chain([t.ident.to_string()]).collect()),
+            syn::Item::Const(c) => _ = out.consts.insert(at(rel, &[c.ident.to_string()])),
+            syn::Item::Static(st) => _ = out.consts.insert(at(rel, &[st.ident.to_string()])),
+            syn::Item::Impl(i) => {
+                if let Some(ty) = crate::resolve::type_name(&i.self_ty) {
+                    for it in &i.items {
+                        if let syn::ImplItem::Const(c) = it {
+                            out.consts.insert(at(rel, &[ty.clone(), c.ident.to_string()]));
+                        }
+                    }
+                }
+            }
+            syn::Item::Enum(e) => _ = out.types.insert(at(rel, &[e.ident.to_string()])),
+            syn::Item::Union(u) => _ = out.types.insert(at(rel, &[u.ident.to_string()])),
+            syn::Item::Trait(t) => {
+                out.traits.insert(at(rel, &[t.ident.to_string()]));
+                for it in &t.items {
+                    if let syn::TraitItem::Const(c) = it {
+                        out.consts.insert(at(rel, &[t.ident.to_string(), c.ident.to_string()]));
+                    }
+                }
+            }
             syn::Item::Struct(st) => {
                 let r = resolver(rel);
                 let mut owner = r.module.clone();
                 owner.push(st.ident.to_string());
                 out.types.insert(owner.clone());
+                out.declared_fields.insert(owner.clone(), st.fields.iter().filter_map(|f| f.ident.as_ref().map(|i| i.to_string())).collect());
                 let generics: Vec<String> = st.generics.type_params().map(|t| t.ident.to_string()).collect();
                 let name = st.ident.to_string();
                 for field in &st.fields {
@@ -181,11 +264,14 @@ fn collect_structs<'r>(items: &[syn::Item], rel: &mut Vec<String>, resolver: &dy
                 }
             }
             syn::Item::Mod(m) => {
+                rel.push(m.ident.to_string());
                 if let Some((_, content)) = &m.content {
-                    rel.push(m.ident.to_string());
+                    out.inline_modules.insert(at(rel, &[]));
                     collect_structs(content, rel, resolver, out);
-                    rel.pop();
+                } else {
+                    out.outline_modules.insert(at(rel, &[]));
                 }
+                rel.pop();
             }
             _ => {}
         }

@@ -41,7 +41,7 @@ use crate::index::{ContractedFn, Index};
 /// The names of one module's items (one file, or one inline module of it): its `use` imports,
 /// local name → full path (crate name first for `crate::`), its glob imports, and the functions,
 /// constants and statics it defines (which, like imports by name, shadow the glob imports).
-#[derive(Debug, Default)]
+#[derive(Clone, Debug, Default)]
 pub struct Imports {
     names: HashMap<String, Vec<String>>,
     globs: Vec<Vec<String>>,
@@ -128,6 +128,11 @@ impl Imports {
 
     pub fn get(&self, name: &str) -> Option<&Vec<String>> {
         self.names.get(name)
+    }
+
+    /// The names imported by name (renames by their new name).
+    pub fn names(&self) -> impl Iterator<Item = &String> {
+        self.names.keys()
     }
 
     /// What a path whose first segment is imported by name in `module` may name: the path
@@ -544,6 +549,18 @@ pub fn return_type(output: &syn::ReturnType) -> Option<&Type> {
 }
 
 /// The content a type's methods are called on: `&T`, `Arc<Mutex<T>>` → `T` (see [`CONTAINERS`]).
+/// The path of a type as written, through references and smart pointers (`&mut Arc<meta::StepMeta>`
+/// → `meta::StepMeta`); `None` for std and builtin types and what is not a path.
+pub fn written_type_path(ty: &Type) -> Option<Vec<String>> {
+    if type_name(ty)? == BUILTIN {
+        return None;
+    }
+    match content_type(ty) {
+        Type::Path(p) => Some(p.path.segments.iter().map(|s| s.ident.to_string()).collect()),
+        _ => None,
+    }
+}
+
 fn content_type(ty: &Type) -> &Type {
     match ty {
         Type::Reference(r) => content_type(&r.elem),
