@@ -234,6 +234,9 @@ pub trait Analysis {
     /// a whole, such as "every entry of the buffer was stored".
     fn after_for(&mut self, _scopes: &Scopes, _state: &mut Self::State, _f: &syn::ExprForLoop) {}
 
+    /// A `while` loop has run (as [`Analysis::after_for`]).
+    fn after_while(&mut self, _scopes: &Scopes, _state: &mut Self::State, _w: &syn::ExprWhile) {}
+
     /// A block (or a `match` arm) ends with a value (`{ ..; v }`, `Ok(s) => s`), its locals still
     /// in scope: what `v` names is known only here (the bindings end before the value is used).
     fn block_value(&mut self, _scopes: &Scopes, _state: &mut Self::State, _value: &Expr) {}
@@ -803,7 +806,7 @@ impl<A: Analysis> Solver<'_, A> {
             Expr::While(w) => {
                 let label = w.label.as_ref().map(|l| l.name.ident.to_string());
                 // The loop leaves where its condition is false: after evaluating it, each round.
-                self.looped(label, state, true, |s, st| {
+                let mut out = self.looped(label, state, true, |s, st| {
                     s.scopes.push();
                     let cond = s.expr(&w.cond, st)?;
                     if let Some(frame) = s.loops.last_mut() {
@@ -812,7 +815,11 @@ impl<A: Analysis> Solver<'_, A> {
                     let r = s.block(&w.body, cond);
                     s.scopes.pop();
                     r
-                })
+                })?;
+                if let Some(st) = out.as_mut() {
+                    self.analysis.after_while(&self.scopes, st, w);
+                }
+                Ok(out)
             }
             Expr::Loop(l) => {
                 let label = l.label.as_ref().map(|l| l.name.ident.to_string());

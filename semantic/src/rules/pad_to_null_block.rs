@@ -448,12 +448,40 @@ struct Pad<'c, 'a> {
     /// The value of each block's tail, by the tail's position, taken while the block's locals
     /// were in scope (`let slots = { let mut v = ..; v.resize(n, 0); v };` reads `v` there).
     block_tails: std::collections::HashMap<usize, Val>,
+    /// Counters bound to 0 and only ever stepped by one (`let mut i = 0; .. i += 1`): a `while
+    /// i < n` loop over them walks the entries from the first on.
+    zero_counters: std::collections::HashSet<LocalId>,
 }
 
 impl<'c, 'a> Pad<'c, 'a> {
     fn new(ctx: &'c FnCtx<'a>, mode: Mode, def: Option<&'c FnDef<'a>>, depth: usize) -> Self {
-        let (local_types, rebound, helpers, borrows, block_tails) = Default::default();
-        Pad { ctx, mode, def, depth, summary: Summary::default(), local_types, rebound, helpers, borrows, block_tails }
+        let (local_types, rebound, helpers, borrows, block_tails, zero_counters) = Default::default();
+        Pad { ctx, mode, def, depth, summary: Summary::default(), local_types, rebound, helpers, borrows, block_tails, zero_counters }
+    }
+
+    /// The element stores at a loop's counter (`buf[i] = v;`, at the body's top level) stored `v`
+    /// into entries `0..walked`.
+    fn counter_stores(&self, scopes: &Scopes, state: &mut State, body: &syn::Block, var: &str, walked: Option<String>) {
+        for stmt in &body.stmts {
+            let syn::Stmt::Expr(Expr::Assign(a), _) = stmt else { continue };
+            let Expr::Index(ix) = &*a.left else { continue };
+            if crate::rules::expr_text(strip(&ix.index)) != var {
+                continue;
+            }
+            if let Some(place) = scopes.place_of(&ix.expr) {
+                let v = Val { own: self.eval(scopes, state, &a.right).put(&How::Put("store".into())), fields: BTreeMap::new() };
+                self.overwrite(scopes, state, &place, v, self.pos(&a.right), walked.clone());
+            }
+        }
+    }
+
+    /// A counter changed otherwise than by one.
+    fn forget_counter(&mut self, scopes: &Scopes, target: &Expr) {
+        if let Some(Place { base: Base::Local(id), fields }) = scopes.place_of(target) {
+            if fields.is_empty() {
+                self.zero_counters.remove(&id);
+            }
+        }
     }
 }
 
@@ -475,7 +503,12 @@ impl Analysis for Pad<'_, '_> {
                     self.mutation(scopes, state, m);
                 }
             }
-            Expr::Assign(a) => self.assign(scopes, state, &a.left, &a.right, self.pos(e)),
+            Expr::Assign(a) => {
+                self.forget_counter(scopes, &a.left);
+                self.assign(scopes, state, &a.left, &a.right, self.pos(e));
+            }
+            // `i += 1` keeps a counter one; any other change of it does not.
+            Expr::Binary(b) if is_compound(&b.op) && !(matches!(b.op, syn::BinOp::AddAssign(_)) && crate::index::int_value(&b.right) == Some(1)) => self.forget_counter(scopes, &b.left),
             Expr::Struct(s) => {
                 let Some(ty) = self.literal_type(s) else { return };
                 if self.def.is_some() {
@@ -552,7 +585,11 @@ impl Analysis for Pad<'_, '_> {
         // A binding revisited by a loop holds a new value; one without a value of its own (a
         // parameter, a pattern) holds what is not known.
         state.clear_under(&place);
+        self.zero_counters.remove(&local);
         let Some(init) = init else { return };
+        if crate::index::int_value(strip(init)) == Some(0) {
+            self.zero_counters.insert(local);
+        }
         if let Expr::Struct(st) = strip(init) {
             if let Some(ty) = self.literal_type(st) {
                 self.local_types.insert(local, ty);
@@ -603,16 +640,28 @@ impl Analysis for Pad<'_, '_> {
             },
             _ => return,
         };
-        for stmt in &f.body.stmts {
-            let syn::Stmt::Expr(Expr::Assign(a), _) = stmt else { continue };
-            let Expr::Index(ix) = &*a.left else { continue };
-            if crate::rules::expr_text(strip(&ix.index)) != var {
-                continue;
-            }
-            if let Some(place) = scopes.place_of(&ix.expr) {
-                let v = Val { own: self.eval(scopes, state, &a.right).put(&How::Put("store".into())), fields: BTreeMap::new() };
-                self.overwrite(scopes, state, &place, v, self.pos(&a.right), walked.clone());
-            }
+        self.counter_stores(scopes, state, &f.body, &var, walked);
+    }
+
+    /// `let mut i = 0; while i < n { buf[i] = v; i += 1; }`: every entry from the first on, as
+    /// the `for` form.
+    fn after_while(&mut self, scopes: &Scopes, state: &mut State, w: &syn::ExprWhile) {
+        let Expr::Binary(b) = strip(&w.cond) else { return };
+        let (syn::BinOp::Lt(_), Expr::Path(p)) = (&b.op, strip(&b.left)) else { return };
+        let Some(var) = p.path.get_ident().map(|i| i.to_string()) else { return };
+        let counter = scopes.place_of(&b.left).and_then(|pl| match pl.base {
+            Base::Local(id) if pl.fields.is_empty() => Some(id),
+            _ => None,
+        });
+        if !counter.is_some_and(|id| self.zero_counters.contains(&id)) {
+            return;
+        }
+        let steps = w.body.stmts.iter().any(|s| {
+            matches!(s, syn::Stmt::Expr(Expr::Binary(step), _)
+                if matches!(step.op, syn::BinOp::AddAssign(_)) && crate::rules::expr_text(&step.left) == var && crate::index::int_value(&step.right) == Some(1))
+        });
+        if steps {
+            self.counter_stores(scopes, state, &w.body, &var, Some(crate::rules::expr_text(strip(&b.right))));
         }
     }
 
@@ -1773,4 +1822,10 @@ fn sentinel_in_caller(ctx: &FnCtx, callee: &ContractedFn, skip: &Sentinel<Range<
 /// a fix spells the sentinel).
 fn defines_const(text: &str, name: &str) -> bool {
     ["const ", "static "].iter().any(|kw| text.contains(&format!("{kw}{name}:")))
+}
+
+/// `+=`, `-=`, `*=`, ...: an operator that assigns.
+fn is_compound(op: &syn::BinOp) -> bool {
+    use syn::BinOp::*;
+    matches!(op, AddAssign(_) | SubAssign(_) | MulAssign(_) | DivAssign(_) | RemAssign(_) | BitXorAssign(_) | BitAndAssign(_) | BitOrAssign(_) | ShlAssign(_) | ShrAssign(_))
 }
