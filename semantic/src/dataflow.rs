@@ -195,6 +195,9 @@ pub struct Exit<'e> {
     /// The value is an `Option`/`Result` combinator (`lookup.map(|g| ..)`) whose closure did not
     /// run on this path: what it returns is the receiver's `None` or `Err`.
     pub unrun: bool,
+    /// The `match` or `if`/`else` that `value` is a branch of (the outermost): an analysis that
+    /// judges a branch by its siblings (a constant arm next to a looked-up one) reads it whole.
+    pub branch_of: Option<&'e Expr>,
 }
 
 /// A join-semilattice: `join` is the least upper bound, and it has no infinite ascending chains.
@@ -386,7 +389,7 @@ pub fn solve<A: Analysis>(analysis: &mut A, params: &[String], body: &syn::Block
     }
     // The body's block, with the tail read while its locals are in scope.
     solver.scopes.push();
-    solver.returned_block(body, Some(state), ExitKind::Tail)
+    solver.returned_block(body, Some(state), ExitKind::Tail, None)
 }
 
 /// The part of the matched value each name of `pat` binds, in the order `collect_bindings`
@@ -517,7 +520,7 @@ impl<A: Analysis> Solver<'_, A> {
     /// A block whose value the function returns: its statements, then its tail value as
     /// [`Solver::returned`] reads it, while the block's locals are in scope (a block without a
     /// tail value leaves at its closing brace).
-    fn returned_block(&mut self, b: &syn::Block, state: Option<A::State>, kind: ExitKind) -> Result<(), TooComplex> {
+    fn returned_block<'x>(&mut self, b: &'x syn::Block, state: Option<A::State>, kind: ExitKind, whole: Option<&'x Expr>) -> Result<(), TooComplex> {
         let (stmts, tail) = match b.stmts.split_last() {
             Some((Stmt::Expr(e, None), rest)) => (rest, Some(e)),
             _ => (&b.stmts[..], None),
@@ -530,11 +533,11 @@ impl<A: Analysis> Solver<'_, A> {
             state = self.stmt(stmt, state)?;
         }
         match tail {
-            Some(e) => self.returned(e, state, kind)?,
+            Some(e) => self.returned(e, state, kind, whole)?,
             None => {
                 if let Some(s) = &state {
                     let close = b.brace_token.span.close();
-                    self.analysis.exit(&self.scopes, s, &Exit { kind, value: None, span: (close, close), unrun: false });
+                    self.analysis.exit(&self.scopes, s, &Exit { kind, value: None, span: (close, close), unrun: false, branch_of: whole });
                 }
             }
         }
@@ -546,36 +549,38 @@ impl<A: Analysis> Solver<'_, A> {
     /// its branches return, so each branch is an exit of its own, with its own value (`None =>
     /// Ok(None)` declines, `Err(e) => Err(e)` is an error exit, the other arm serves); any other
     /// value is evaluated and leaves (unless it is an `Err(..)`).
-    fn returned(&mut self, e: &Expr, state: Option<A::State>, kind: ExitKind) -> Result<(), TooComplex> {
+    fn returned<'x>(&mut self, e: &'x Expr, state: Option<A::State>, kind: ExitKind, whole: Option<&'x Expr>) -> Result<(), TooComplex> {
         if state.is_none() {
             return Ok(());
         }
         match e {
-            Expr::Paren(p) => self.returned(&p.expr, state, kind),
+            Expr::Paren(p) => self.returned(&p.expr, state, kind, whole),
             Expr::Block(b) if b.label.is_none() => {
                 self.step()?;
                 self.scopes.push();
-                self.returned_block(&b.block, state, kind)
+                self.returned_block(&b.block, state, kind, whole)
             }
             Expr::Unsafe(b) => {
                 self.step()?;
                 self.scopes.push();
-                self.returned_block(&b.block, state, kind)
+                self.returned_block(&b.block, state, kind, whole)
             }
             Expr::If(i) if i.else_branch.is_some() => {
                 self.step()?;
                 self.scopes.push();
+                let whole = whole.or(Some(e));
                 let cond = self.expr(&i.cond, state)?;
-                self.returned_block(&i.then_branch, cond.clone(), kind)?;
+                self.returned_block(&i.then_branch, cond.clone(), kind, whole)?;
                 let (_, els) = i.else_branch.as_ref().expect("an else branch");
-                self.returned(els, cond, kind)
+                self.returned(els, cond, kind, whole)
             }
             Expr::Match(m) => {
                 self.step()?;
+                let whole = whole.or(Some(e));
                 let state = self.expr(&m.expr, state)?;
                 for arm in &m.arms {
                     let s = self.enter_arm(arm, &m.expr, state.clone())?;
-                    self.returned(&arm.body, s, kind)?;
+                    self.returned(&arm.body, s, kind, whole)?;
                     self.scopes.pop();
                 }
                 Ok(())
@@ -587,16 +592,16 @@ impl<A: Analysis> Solver<'_, A> {
                 let (receiver, closure) = combinator(e).expect("a combinator");
                 let state = self.expr(receiver, state)?;
                 if let Some(s) = &state {
-                    self.analysis.exit(&self.scopes, s, &Exit { kind, value: Some(e), span: expr_span(e), unrun: true });
+                    self.analysis.exit(&self.scopes, s, &Exit { kind, value: Some(e), span: expr_span(e), unrun: true, branch_of: whole });
                 }
                 let ran = self.closure(closure, state, Runs::Once)?;
                 let state = self.transfer(e, ran);
-                self.leave(e, state, kind);
+                self.leave(e, state, kind, whole);
                 Ok(())
             }
             _ => {
                 let state = self.expr(e, state)?;
-                self.leave(e, state, kind);
+                self.leave(e, state, kind, whole);
                 Ok(())
             }
         }
@@ -615,9 +620,9 @@ impl<A: Analysis> Solver<'_, A> {
     }
 
     /// A normal exit with the value `e`, unless `e` is an `Err(..)`.
-    fn leave(&mut self, e: &Expr, state: Option<A::State>, kind: ExitKind) {
+    fn leave<'x>(&mut self, e: &'x Expr, state: Option<A::State>, kind: ExitKind, whole: Option<&'x Expr>) {
         if let (Some(s), false) = (&state, is_err_value(e)) {
-            self.analysis.exit(&self.scopes, s, &Exit { kind, value: Some(e), span: expr_span(e), unrun: false });
+            self.analysis.exit(&self.scopes, s, &Exit { kind, value: Some(e), span: expr_span(e), unrun: false, branch_of: whole });
         }
     }
 
@@ -845,7 +850,7 @@ impl<A: Analysis> Solver<'_, A> {
             }
             // `return match .. { .. }`: each branch leaves with its own value.
             Expr::Return(r) if self.closure_returns.is_empty() && r.expr.as_deref().is_some_and(branches) => {
-                self.returned(r.expr.as_deref().expect("a value"), state, ExitKind::Return)?;
+                self.returned(r.expr.as_deref().expect("a value"), state, ExitKind::Return, None)?;
                 Ok(None)
             }
             Expr::Return(r) => {
@@ -860,7 +865,7 @@ impl<A: Analysis> Solver<'_, A> {
                 if let Some(s) = &state {
                     if !r.expr.as_deref().is_some_and(is_err_value) {
                         let span = (r.return_token.span, r.expr.as_deref().map_or(r.return_token.span, |v| expr_span(v).1));
-                        self.analysis.exit(&self.scopes, s, &Exit { kind: ExitKind::Return, value: r.expr.as_deref(), span, unrun: false });
+                        self.analysis.exit(&self.scopes, s, &Exit { kind: ExitKind::Return, value: r.expr.as_deref(), span, unrun: false, branch_of: None });
                     }
                 }
                 Ok(None)

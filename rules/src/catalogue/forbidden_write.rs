@@ -5,8 +5,11 @@ declare_rule! {
     /// `iter_mut`, `as_mut_ptr`, ...), and passing P to a callee whose contract `writes` it or to a
     /// helper of the same file that writes it; writes through a reborrow or a slice of P
     /// (`let head = &mut P[..2];`) count where their positions are known. At call
-    /// sites: a caller that forbids a place and hands it to a writer. At run time, a fingerprint of
-    /// the region taken before and after the call.
+    /// sites: a caller that forbids a place and hands it to a writer, and any caller that passes a
+    /// constant index (`pool.write(0, &row)`, `NULL_BLOCK as i64`) to a writer whose own contract
+    /// forbids that position of the place it writes (`writes(self.blocks[block])` with
+    /// `forbids_write(self.blocks[0])`; the `skip` sentinel is no write). At run time, a
+    /// fingerprint of the region taken before and after the call.
     ///
     /// `forbids_write(P[C], except(f, ..))` names *sanctioned writers*, functions marked
     /// `#[reuse::sanctioned]` that may write the region on purpose (a health check writing a dummy

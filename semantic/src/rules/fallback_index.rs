@@ -140,8 +140,8 @@ impl Analysis for Fallbacks<'_, '_> {
     }
 
     fn exit(&mut self, scopes: &Scopes, state: &State, exit: &dataflow::Exit<'_>) {
-        let value = exit.value;
-        if let (Some(_), Some(v)) = (self.def, value) {
+        // A constant arm is a fallback only next to its siblings (`Some(&b) => b, None => 0`).
+        if let (Some(_), Some(v)) = (self.def, exit.branch_of.or(exit.value)) {
             let v = self.eval(scopes, state, v);
             self.returns.extend(v);
         }

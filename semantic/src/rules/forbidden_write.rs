@@ -1,5 +1,8 @@
 //! Check for `forbidden_write`: writes to a `forbids_write(P[C])` region in the body, and passing
-//! P to a callee that writes it without forbidding the same region.
+//! P to a callee that writes it without forbidding the same region. At call sites: a constant
+//! index (`pool.write(0, &row)`) of a callee whose own contract forbids writing its place there
+//! (`writes(self.blocks[block])` with `forbids_write(self.blocks[0])`), from a function its
+//! `except(..)` does not name.
 //!
 //! The writes are the facts of [`super::writes`] (a dataflow analysis: places compared as a base
 //! local and a field path, reborrows and slices followed, helpers by their summaries). A write
@@ -54,6 +57,45 @@ pub(super) fn check_body<'a>(ctx: &FnCtx<'a>, contract: &FileContract, memo: &wr
                 .with_secondary(Label::new(ctx.contract_file, f.clause.keyword.span.start..f.clause.end.end, "declared never written here"))
                 .with_help(format!("leave `{region}` untouched: skip it, or write only outside the region")),
         );
+    }
+}
+
+/// At each call: a constant scalar index of a `writes(P[IDX])` callee that lands in a
+/// `forbids_write(P[R])` region of the same contract, unless this function is a sanctioned writer
+/// of that clause or the constant is the `skip` sentinel. (Buffers of indexes holding the null
+/// block are `pad_to_null_block`'s; fallback defaults are `fallback_index`'s.)
+pub(super) fn check_calls(ctx: &FnCtx, calls: &[&syn::Expr], out: &mut Vec<Finding>) {
+    for call in calls {
+        let Some((site, callee)) = ctx.callee(call) else { continue };
+        for (_, target, skip) in callee.contract.writes() {
+            if target.index.segments.len() > 1 || callee.index_is_buffer(&target.index) {
+                continue;
+            }
+            let Some(arg) = site.arg_named(callee, target.index.root_name()) else { continue };
+            let Some(value) = ctx.int_value(arg) else { continue };
+            if skip.is_some_and(|s| ctx.sentinel_value(s, callee) == Some(value)) {
+                continue;
+            }
+            let place = target.place.to_string();
+            for (clause, region) in callee.contract.forbidden_regions().filter(|(_, r)| r.place.to_string() == place) {
+                let inside = ctx.region_bounds(&region.index, &callee.path[0]).is_some_and(|(lo, hi)| lo <= value && value < hi);
+                if !inside || ctx.sanctioned_by(callee, clause) {
+                    continue;
+                }
+                let shown = &ctx.file.text[ctx.expr_range(crate::resolve::strip(arg))];
+                let forbidden = format!("{place}[{}]", region.index);
+                let sanctioned = if clause.except().is_empty() { String::new() } else { ", and this function is not one of the writers it sanctions".to_string() };
+                out.push(
+                    Finding::new(
+                        &FORBIDDEN_WRITE,
+                        format!("`{shown}` is passed as `{}` of `{}`, which writes `{place}` there: `{forbidden}` is storage its contract forbids writing{sanctioned}", target.index, callee.name),
+                        Label::new(ctx.file, ctx.expr_range(arg), "writes forbidden storage"),
+                    )
+                    .with_secondary(crate::analysis::clause_label(callee, clause, "declared never written here"))
+                    .with_help(format!("pass a position outside `{forbidden}` (the first free block), or write it from a function the contract names in `except(..)`")),
+                );
+            }
+        }
     }
 }
 

@@ -73,6 +73,7 @@ pub fn check_fn(ctx: &FnCtx, out: &mut Vec<Finding>) {
     memoized_effect::check(ctx, calls, out);
     pad_to_null_block::check(ctx, calls, out);
     fallback_index::check(ctx, calls, out);
+    forbidden_write::check_calls(ctx, calls, out);
     use_after_donate::check(ctx, calls, out);
     ambiguous_call::check(ctx, calls, out);
 }
