@@ -629,7 +629,8 @@ fn merge_decls<'a>(decls: impl Iterator<Item = (&'a String, &'a FileDecls)>, ite
         index.add(d.clone());
     }
     // Names only the whole workspace can resolve: sanctioned writers, constants, paths.
-    for (rel, f) in index.unresolved_names().into_iter().chain(index.unresolved_paths(items)) {
+    let misspelled = index.misspelled_effects(items);
+    for (rel, f) in index.unresolved_names().into_iter().chain(index.unresolved_paths(items)).chain(misspelled) {
         findings.entry(rel).or_default().push(f);
     }
     (index, findings)

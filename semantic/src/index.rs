@@ -159,6 +159,9 @@ pub struct Index {
     pub index_fields: Vec<IndexField>,
     /// The name of every `const` and `static` of the files read, whatever its value.
     const_names: std::collections::HashSet<String>,
+    /// Effect names in `preserves` that are misspellings: no function of the check has the
+    /// name, and one has a name two edits away ([`Index::misspelled_effects`]).
+    misspelled_effects: std::collections::HashSet<String>,
 }
 
 /// A `use` item: `name` (or `*` for a glob) in `module` stands for `target`.
@@ -258,6 +261,41 @@ impl Index {
             }
         }
         out
+    }
+
+    /// `unknown_name` at each effect of a `preserves` that is a misspelling: no file of the check
+    /// defines a function of that name, and an effect or a function of the contract's file has a
+    /// name at most two edits away (`log_stpe` for `log_step`). A name far from every known one
+    /// may be a method of another crate's type and is left alone. The rules then leave the
+    /// misspelled effect out (it would be reported as skipped on every path).
+    pub fn misspelled_effects(&mut self, items: &crate::items::WorkspaceItems) -> Vec<(String, Finding)> {
+        let mut out = Vec::new();
+        for f in &self.fns {
+            let Some((_, effects)) = f.contract.preserves() else { continue };
+            for e in effects {
+                let name = e.name();
+                if self.effects.contains_key(name) || items.defines_fn_named(name) {
+                    continue;
+                }
+                let known = self.effects.keys().map(String::as_str).chain(crate::items::fn_names(&f.file.text));
+                let Some(meant) = catalogue::misspelling_of(name, known) else { continue };
+                let (first, last) = (&e.path[0].span, &e.path[e.path.len() - 1].span);
+                let finding = Finding::new(
+                    &catalogue::UNKNOWN_NAME,
+                    format!("`{e}` names no function of the workspace (did you mean `{meant}`?): `preserves` would hold every path to an effect that never runs"),
+                    Label::new(&f.file, first.start..last.end, "no such function"),
+                )
+                .with_help("name the effect as it is defined (a function or method, usually marked `#[reuse::effect]`)");
+                out.push((f.file.rel_path.clone(), finding));
+                self.misspelled_effects.insert(name.to_string());
+            }
+        }
+        out
+    }
+
+    /// Whether `preserves` names this effect by a misspelling (see [`Index::misspelled_effects`]).
+    pub fn is_misspelled_effect(&self, name: &str) -> bool {
+        self.misspelled_effects.contains(name)
     }
 
     fn const_path_error(&self, items: &crate::items::WorkspaceItems, file: &FileRef, c: &ConstRef, user: &str) -> Option<Finding> {

@@ -143,6 +143,12 @@ impl WorkspaceItems {
         self.types_of(index, path)?.returns.get(path).cloned()
     }
 
+    /// Whether any file of the check defines a function or method of this name (`fn name`), read
+    /// from the text without parsing.
+    pub fn defines_fn_named(&self, name: &str) -> bool {
+        self.files.iter().any(|f| fn_names(&f.file.text).any(|n| n == name))
+    }
+
     /// The named fields of the struct defined at `owner`; `None`: no file of the check says.
     pub fn fields_of(&self, index: &Index, owner: &[String]) -> Option<Vec<String>> {
         self.types_of(index, owner)?.declared_fields.get(owner).cloned()
@@ -176,6 +182,21 @@ impl WorkspaceItems {
         let (i, file) = self.file_of(path)?;
         Some(self.types[i].get_or_init(|| Arc::new(file_types(index, file))).clone())
     }
+}
+
+/// The names after each `fn` keyword of a text (comments and strings included: a superset).
+pub fn fn_names(text: &str) -> impl Iterator<Item = &str> {
+    let ident = |c: char| c.is_ascii_alphanumeric() || c == '_';
+    text.match_indices("fn").filter_map(move |(at, _)| {
+        let before_ok = text[..at].chars().next_back().is_none_or(|c| !ident(c));
+        let rest = &text[at + 2..];
+        let name = rest.trim_start();
+        if !before_ok || name.len() == rest.len() {
+            return None;
+        }
+        let end = name.find(|c: char| !ident(c)).unwrap_or(name.len());
+        (end > 0).then(|| &name[..end])
+    })
 }
 
 /// What a file declares, parsed on this thread (a file that does not parse declares nothing here:

@@ -217,6 +217,16 @@ pub fn closest<'a>(word: &str, candidates: impl IntoIterator<Item = &'a str>) ->
         .map(|(_, c)| c)
 }
 
+/// The candidate `word` is a misspelling of, by a stricter measure than [`closest`]: at most two
+/// edits (a swap counts as one) on a name of four letters or more. For names that may also be
+/// right as written (a method of another crate's type), where a loose match would be a guess.
+pub fn misspelling_of<'a>(word: &str, candidates: impl IntoIterator<Item = &'a str>) -> Option<&'a str> {
+    if word.chars().count() < 4 {
+        return None;
+    }
+    candidates.into_iter().filter(|c| *c != word).map(|c| (strsim::damerau_levenshtein(word, c), c)).filter(|(d, _)| *d <= 2).min_by_key(|(d, _)| *d).map(|(_, c)| c)
+}
+
 /// `` (did you mean `name`?)`` for a misspelled rule, or nothing.
 pub fn did_you_mean_rule(name: &str) -> String {
     did_you_mean(name.strip_prefix("reuse::").unwrap_or(name), ALL.iter().map(|r| r.name))
@@ -277,5 +287,16 @@ mod tests {
         assert_eq!(did_you_mean_rule("reuse::stale_keys"), " (did you mean `stale_key`?)");
         assert_eq!(did_you_mean_rule("zzzz"), "");
         assert_eq!(closest("warnn", ["allow", "warn", "deny"]), Some("warn"));
+    }
+
+    #[test]
+    fn a_misspelling_is_two_edits_away_at_most() {
+        let known = ["log_step", "advance_rng", "sync"];
+        assert_eq!(misspelling_of("log_stpe", known), Some("log_step"));
+        assert_eq!(misspelling_of("advnce_rng", known), Some("advance_rng"));
+        // Far from every name, or too short to tell: not a misspelling.
+        assert_eq!(misspelling_of("synchronize", known), None);
+        assert_eq!(misspelling_of("snc", known), None);
+        assert_eq!(misspelling_of("log_step", known), None);
     }
 }

@@ -52,7 +52,7 @@ pub fn check_fn(ctx: &FnCtx, out: &mut Vec<Finding>) {
             // One effect named twice (`obs::record`, `crate::obs::record`) is one effect.
             let mut effects = effects.to_vec();
             let mut seen = std::collections::HashSet::new();
-            effects.retain(|e| seen.insert(e.name().to_string()));
+            effects.retain(|e| seen.insert(e.name().to_string()) && !ctx.index.is_misspelled_effect(e.name()));
             let effects = effects.as_slice();
             match effects::paths(ctx, effects) {
                 Ok(paths) => {
