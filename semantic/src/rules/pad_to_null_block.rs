@@ -477,10 +477,8 @@ impl<'c, 'a> Pad<'c, 'a> {
 
     /// A counter changed otherwise than by one.
     fn forget_counter(&mut self, scopes: &Scopes, target: &Expr) {
-        if let Some(Place { base: Base::Local(id), fields }) = scopes.place_of(target) {
-            if fields.is_empty() {
-                self.zero_counters.remove(&id);
-            }
+        if let Some(id) = whole_local(scopes, target) {
+            self.zero_counters.remove(&id);
         }
     }
 }
@@ -508,7 +506,7 @@ impl Analysis for Pad<'_, '_> {
                 self.assign(scopes, state, &a.left, &a.right, self.pos(e));
             }
             // `i += 1` keeps a counter one; any other change of it does not.
-            Expr::Binary(b) if is_compound(&b.op) && !(matches!(b.op, syn::BinOp::AddAssign(_)) && crate::index::int_value(&b.right) == Some(1)) => self.forget_counter(scopes, &b.left),
+            Expr::Binary(b) if super::writes::is_compound(&b.op) && !steps_by_one(b) => self.forget_counter(scopes, &b.left),
             Expr::Struct(s) => {
                 let Some(ty) = self.literal_type(s) else { return };
                 if self.def.is_some() {
@@ -649,17 +647,10 @@ impl Analysis for Pad<'_, '_> {
         let Expr::Binary(b) = strip(&w.cond) else { return };
         let (syn::BinOp::Lt(_), Expr::Path(p)) = (&b.op, strip(&b.left)) else { return };
         let Some(var) = p.path.get_ident().map(|i| i.to_string()) else { return };
-        let counter = scopes.place_of(&b.left).and_then(|pl| match pl.base {
-            Base::Local(id) if pl.fields.is_empty() => Some(id),
-            _ => None,
-        });
-        if !counter.is_some_and(|id| self.zero_counters.contains(&id)) {
+        if !whole_local(scopes, &b.left).is_some_and(|id| self.zero_counters.contains(&id)) {
             return;
         }
-        let steps = w.body.stmts.iter().any(|s| {
-            matches!(s, syn::Stmt::Expr(Expr::Binary(step), _)
-                if matches!(step.op, syn::BinOp::AddAssign(_)) && crate::rules::expr_text(&step.left) == var && crate::index::int_value(&step.right) == Some(1))
-        });
+        let steps = w.body.stmts.iter().any(|s| matches!(s, syn::Stmt::Expr(Expr::Binary(step), _) if steps_by_one(step) && crate::rules::expr_text(&step.left) == var));
         if steps {
             self.counter_stores(scopes, state, &w.body, &var, Some(crate::rules::expr_text(strip(&b.right))));
         }
@@ -1824,8 +1815,15 @@ fn defines_const(text: &str, name: &str) -> bool {
     ["const ", "static "].iter().any(|kw| text.contains(&format!("{kw}{name}:")))
 }
 
-/// `+=`, `-=`, `*=`, ...: an operator that assigns.
-fn is_compound(op: &syn::BinOp) -> bool {
-    use syn::BinOp::*;
-    matches!(op, AddAssign(_) | SubAssign(_) | MulAssign(_) | DivAssign(_) | RemAssign(_) | BitXorAssign(_) | BitAndAssign(_) | BitOrAssign(_) | ShlAssign(_) | ShrAssign(_))
+/// `i += 1`: a counter's step.
+fn steps_by_one(b: &syn::ExprBinary) -> bool {
+    matches!(b.op, syn::BinOp::AddAssign(_)) && crate::index::int_value(&b.right) == Some(1)
+}
+
+/// The local `e` names whole (`i`, not `m.i`).
+fn whole_local(scopes: &Scopes, e: &Expr) -> Option<LocalId> {
+    match scopes.place_of(e)? {
+        Place { base: Base::Local(id), fields } if fields.is_empty() => Some(id),
+        _ => None,
+    }
 }

@@ -561,7 +561,8 @@ fn narrow(window: Option<Positions>, range: Positions) -> Option<Positions> {
     Some((start, end))
 }
 
-fn is_compound(op: &syn::BinOp) -> bool {
+/// `+=`, `-=`, `*=`, ...: an operator that assigns.
+pub(super) fn is_compound(op: &syn::BinOp) -> bool {
     use syn::BinOp::*;
     matches!(op, AddAssign(_) | SubAssign(_) | MulAssign(_) | DivAssign(_) | RemAssign(_) | BitXorAssign(_) | BitAndAssign(_) | BitOrAssign(_) | ShlAssign(_) | ShrAssign(_))
 }
