@@ -103,16 +103,11 @@ impl<'a> FnCtx<'a> {
         self.file.line_col(offset).line
     }
 
-    /// The value of an integer literal or a constant known to the index.
+    /// The value of an integer literal, a constant known to the index, or arithmetic of them
+    /// (`PAD_SLOT_ID + 1`).
     pub fn int_value(&self, e: &Expr) -> Option<i128> {
-        if let Some(v) = crate::index::int_value(e) {
-            return Some(v);
-        }
-        match crate::resolve::strip(e) {
-            Expr::Path(p) => self.index.const_value_in(&p.path.segments.last()?.ident.to_string(), &[self.resolver.crate_name]),
-            Expr::Cast(c) => self.int_value(&c.expr),
-            _ => None,
-        }
+        let krate = [self.resolver.crate_name];
+        crate::index::ConstExpr::of(crate::resolve::strip(e))?.eval(&mut |name| self.index.const_value_in(name, &krate))
     }
 }
 
@@ -487,6 +482,9 @@ pub struct FileFns<'a> {
     pub defs: Vec<FnDef<'a>>,
     /// Positions in `defs` by function name.
     pub by_name: HashMap<String, Vec<usize>>,
+    /// The initializers of the file's constants and statics by name (`static ZEROS: [i64; 8] =
+    /// [0; 8];`); `None` for a name the file defines more than once.
+    pub statics: HashMap<String, Option<&'a Expr>>,
 }
 
 impl<'a> FileFns<'a> {
@@ -503,8 +501,12 @@ impl<'a> FileFns<'a> {
             self_type: Option<String>,
             modules: Vec<String>,
             defs: Vec<FnDef<'a>>,
+            statics: HashMap<String, Option<&'a Expr>>,
         }
         impl<'a> Defs<'_, 'a> {
+            fn define(&mut self, name: &syn::Ident, init: &'a Expr) {
+                self.statics.entry(name.to_string()).and_modify(|e| *e = None).or_insert(Some(init));
+            }
             fn push(&mut self, sig: &'a syn::Signature, body: &'a syn::Block, trait_default: bool) {
                 let range = self.file.join(sig.fn_token.span, body.brace_token.span.join());
                 self.defs.push(FnDef { sig, body, self_type: self.self_type.clone(), modules: self.modules.clone(), range, trait_default });
@@ -541,6 +543,12 @@ impl<'a> FileFns<'a> {
                 self.push(&f.sig, &f.block, false);
                 syn::visit::visit_impl_item_fn(self, f);
             }
+            fn visit_item_const(&mut self, c: &'a syn::ItemConst) {
+                self.define(&c.ident, &c.expr);
+            }
+            fn visit_item_static(&mut self, s: &'a syn::ItemStatic) {
+                self.define(&s.ident, &s.expr);
+            }
             fn visit_trait_item_fn(&mut self, f: &'a syn::TraitItemFn) {
                 if let Some(body) = &f.default {
                     self.push(&f.sig, body, true);
@@ -548,13 +556,13 @@ impl<'a> FileFns<'a> {
                 syn::visit::visit_trait_item_fn(self, f);
             }
         }
-        let mut v = Defs { file, self_type: None, modules: Vec::new(), defs: Vec::new() };
+        let mut v = Defs { file, self_type: None, modules: Vec::new(), defs: Vec::new(), statics: HashMap::new() };
         v.visit_file(ast);
         let mut by_name: HashMap<String, Vec<usize>> = HashMap::new();
         for (i, d) in v.defs.iter().enumerate() {
             by_name.entry(d.sig.ident.to_string()).or_default().push(i);
         }
-        FileFns { defs: v.defs, by_name }
+        FileFns { defs: v.defs, by_name, statics: v.statics }
     }
 }
 

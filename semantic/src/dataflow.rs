@@ -40,6 +40,7 @@ use std::collections::HashMap;
 use proc_macro2::Span;
 use syn::punctuated::Punctuated;
 use syn::{Expr, Pat, Stmt};
+use syn::visit::Visit;
 
 use crate::source::expr_span;
 
@@ -240,8 +241,9 @@ pub trait Analysis {
     /// A `while` loop has run (as [`Analysis::after_for`]).
     fn after_while(&mut self, _scopes: &Scopes, _state: &mut Self::State, _w: &syn::ExprWhile) {}
 
-    /// A block (or a `match` arm) ends with a value (`{ ..; v }`, `Ok(s) => s`), its locals still
-    /// in scope: what `v` names is known only here (the bindings end before the value is used).
+    /// A block (or a `match` arm) ends with a value (`{ ..; v }`, `Ok(s) => s`), or a `break v`
+    /// leaves a loop with one ([`break_values`]), its locals still in scope: what `v` names is
+    /// known only here (the bindings end before the value is used).
     fn block_value(&mut self, _scopes: &Scopes, _state: &mut Self::State, _value: &Expr) {}
 
     /// A closure run in place binds its parameters: the analysis may say what they hold.
@@ -253,6 +255,50 @@ pub trait Analysis {
     /// A macro whose arguments the solver does not walk as expressions (not format-like, logging
     /// or diverging), where it runs: its tokens are all there is.
     fn macro_tokens(&mut self, _scopes: &Scopes, _state: &mut Self::State, _mac: &syn::Macro) {}
+}
+
+/// The values a `loop` can end with: those of the `break`s that leave it (not those of a loop
+/// inside it, unless they name its label, nor those of closures and async blocks).
+pub fn break_values(l: &syn::ExprLoop) -> Vec<&Expr> {
+    struct Breaks<'e> {
+        label: Option<String>,
+        /// Loops entered inside the one asked about: an unlabelled `break` there is theirs.
+        inner: usize,
+        out: Vec<&'e Expr>,
+    }
+    impl<'e> Visit<'e> for Breaks<'e> {
+        fn visit_expr_break(&mut self, b: &'e syn::ExprBreak) {
+            let ours = match &b.label {
+                Some(l) => self.label.as_deref() == Some(&*l.ident.to_string()),
+                None => self.inner == 0,
+            };
+            if let (true, Some(v)) = (ours, &b.expr) {
+                self.out.push(v);
+            }
+            syn::visit::visit_expr_break(self, b);
+        }
+        fn visit_expr_loop(&mut self, l: &'e syn::ExprLoop) {
+            self.inner += 1;
+            syn::visit::visit_expr_loop(self, l);
+            self.inner -= 1;
+        }
+        fn visit_expr_while(&mut self, w: &'e syn::ExprWhile) {
+            self.inner += 1;
+            syn::visit::visit_expr_while(self, w);
+            self.inner -= 1;
+        }
+        fn visit_expr_for_loop(&mut self, f: &'e syn::ExprForLoop) {
+            self.inner += 1;
+            syn::visit::visit_expr_for_loop(self, f);
+            self.inner -= 1;
+        }
+        fn visit_expr_closure(&mut self, _: &'e syn::ExprClosure) {}
+        fn visit_expr_async(&mut self, _: &'e syn::ExprAsync) {}
+        fn visit_item(&mut self, _: &'e syn::Item) {}
+    }
+    let mut b = Breaks { label: l.label.as_ref().map(|l| l.name.ident.to_string()), inner: 0, out: Vec::new() };
+    b.visit_block(&l.body);
+    b.out
 }
 
 /// Method names whose closure arguments run during the call any number of times (iterator
@@ -831,10 +877,14 @@ impl<A: Analysis> Solver<'_, A> {
                 self.looped(label, state, true, |s, st| s.block(&l.body, st))
             }
             Expr::Break(b) => {
-                let state = match &b.expr {
+                let mut state = match &b.expr {
                     Some(v) => self.expr(v, state)?,
                     None => state,
                 };
+                // `break v` gives its loop (or labelled block) a value, as a tail gives a block.
+                if let (Some(s), Some(v)) = (state.as_mut(), &b.expr) {
+                    self.analysis.block_value(&self.scopes, s, v);
+                }
                 let label = b.label.as_ref().map(|l| l.ident.to_string());
                 if let Some(frame) = self.loop_frame(label.as_deref()) {
                     frame.breaks = join(frame.breaks.take(), state);

@@ -142,7 +142,7 @@ pub struct Index {
     pub effects: HashMap<String, Vec<EffectFn>>,
     /// Integer constants by name, with the crate that defines them; several definitions with
     /// different values make a name unknown, unless one crate asked for has its own.
-    consts: HashMap<String, Vec<(Option<String>, i128)>>,
+    consts: HashMap<String, Vec<(Option<String>, ConstExpr)>>,
     /// `use` items by the module they are in (`pub use` re-exports, and the private imports of
     /// a file's top level): what a path through them names.
     reexports: HashMap<Vec<String>, Vec<Reexport>>,
@@ -181,6 +181,9 @@ pub struct Reexport {
 /// The paths one path may name through re-exports, at most (chains through crates are short;
 /// cycles such as `pub use a::*` / `pub use b::*` must end).
 const MAX_ALIASES: usize = 64;
+
+/// How many constants deep a constant's value is followed (`A = B + 1`, `B = C * 2`, ..).
+const MAX_CONST_DEPTH: usize = 8;
 
 impl Index {
     pub fn add(&mut self, decl: FileDecls) {
@@ -451,15 +454,29 @@ impl Index {
     /// definitions): a sibling or dependency that defines another `BLOCK_SIZE` does not make the
     /// name unknown where the crate has its own.
     pub fn const_value_in(&self, name: &str, crates: &[&str]) -> Option<i128> {
+        self.const_value_at_depth(name, crates, 0)
+    }
+
+    /// [`Index::const_value_in`], a constant defined by others at most [`MAX_CONST_DEPTH`] deep
+    /// (`const A: i64 = B + 1;` names B; a cycle ends unknown). A constant's own names are read
+    /// as its crate sees them.
+    fn const_value_at_depth(&self, name: &str, crates: &[&str], depth: usize) -> Option<i128> {
         let values = self.consts.get(name)?;
         let agreed = |vs: Vec<i128>| vs.first().copied().filter(|v| vs.iter().all(|x| x == v));
+        let value = |krate: &Option<String>, e: &ConstExpr| {
+            e.eval(&mut |n| {
+                let mut seen_by: Vec<&str> = krate.iter().map(String::as_str).collect();
+                seen_by.extend(crates);
+                (depth < MAX_CONST_DEPTH).then(|| self.const_value_at_depth(n, &seen_by, depth + 1)).flatten()
+            })
+        };
         for krate in crates {
-            let own: Vec<i128> = values.iter().filter(|(c, _)| c.as_deref() == Some(*krate)).map(|(_, v)| *v).collect();
+            let own: Vec<i128> = values.iter().filter(|(c, _)| c.as_deref() == Some(*krate)).filter_map(|(c, e)| value(c, e)).collect();
             if !own.is_empty() {
                 return agreed(own);
             }
         }
-        agreed(values.iter().map(|(_, v)| *v).collect())
+        agreed(values.iter().filter_map(|(c, e)| value(c, e)).collect())
     }
 
     /// Every name a call site or body could mention that makes a file worth analysing.
@@ -485,7 +502,7 @@ pub type ModuleItems = (Vec<String>, Vec<String>);
 pub struct FileDecls {
     pub fns: Vec<ContractedFn>,
     pub effects: Vec<(String, EffectFn)>,
-    pub consts: Vec<(String, i128)>,
+    pub consts: Vec<(String, ConstExpr)>,
     pub reexports: Vec<Reexport>,
     /// Definition paths of the functions marked `#[reuse::sanctioned]`.
     pub sanctioned: Vec<Vec<String>>,
@@ -1001,16 +1018,16 @@ pub fn scan_const_names(text: &str) -> Vec<String> {
     out
 }
 
-fn collect_consts(items: &[Item], out: &mut Vec<(String, i128)>) {
+fn collect_consts(items: &[Item], out: &mut Vec<(String, ConstExpr)>) {
     for item in items {
         match item {
             Item::Const(c) => {
-                if let Some(v) = int_value(&c.expr) {
+                if let Some(v) = ConstExpr::of(&c.expr) {
                     out.push((c.ident.to_string(), v));
                 }
             }
             Item::Static(s) => {
-                if let Some(v) = int_value(&s.expr) {
+                if let Some(v) = ConstExpr::of(&s.expr) {
                     out.push((s.ident.to_string(), v));
                 }
             }
@@ -1022,7 +1039,7 @@ fn collect_consts(items: &[Item], out: &mut Vec<(String, i128)>) {
             Item::Impl(imp) => {
                 for it in &imp.items {
                     if let syn::ImplItem::Const(c) = it {
-                        if let Some(v) = int_value(&c.expr) {
+                        if let Some(v) = ConstExpr::of(&c.expr) {
                             out.push((c.ident.to_string(), v));
                         }
                     }
@@ -1256,7 +1273,7 @@ fn use_tree_reexports(tree: &syn::UseTree, prefix: &mut Vec<String>, module: &[S
 /// Integer constants of a file that is not parsed (`pub const PAD_SLOT_ID: i64 = -1;`), read from
 /// the text line by line: sentinels and null-block constants are often defined far from the
 /// contracts that use them, and parsing every file just for them would cost what the prefilter saves.
-pub fn scan_int_consts(text: &str) -> Vec<(String, i128)> {
+pub fn scan_int_consts(text: &str) -> Vec<(String, ConstExpr)> {
     let mut out = Vec::new();
     for line in text.lines() {
         let t = line.trim_start();
@@ -1269,31 +1286,107 @@ pub fn scan_int_consts(text: &str) -> Vec<(String, i128)> {
         }
         let Some((_, value)) = rest.split_once('=') else { continue };
         let Some(value) = value.trim().strip_suffix(';') else { continue };
-        if let Ok(Expr::Lit(_) | Expr::Unary(_) | Expr::Cast(_) | Expr::Paren(_)) = syn::parse_str::<Expr>(value) {
-            if let Some(v) = syn::parse_str::<Expr>(value).ok().as_ref().and_then(int_value) {
-                out.push((name.to_string(), v));
-            }
+        if let Some(v) = syn::parse_str::<Expr>(value).ok().as_ref().and_then(ConstExpr::of) {
+            out.push((name.to_string(), v));
         }
     }
     out
 }
 
-/// The value of an integer literal expression: `0`, `-1`, `(-1)`, `-1i64`, `0 as i64`.
+/// The value of an integer literal expression: `0`, `-1`, `(-1)`, `-1i64`, `0 as i64`, and
+/// arithmetic of literals (`1 << 4`).
 pub fn int_value(expr: &Expr) -> Option<i128> {
-    match expr {
-        Expr::Lit(l) => match &l.lit {
-            Lit::Int(i) => i.base10_parse().ok(),
-            _ => None,
-        },
-        Expr::Unary(u) if matches!(u.op, UnOp::Neg(_)) => int_value(&u.expr).map(|v| -v),
-        Expr::Paren(p) => int_value(&p.expr),
-        Expr::Group(g) => int_value(&g.expr),
-        Expr::Cast(c) => int_value(&c.expr),
-        // `i64::from(0u8)`
-        Expr::Call(c) if c.args.len() == 1 && matches!(&*c.func, Expr::Path(p) if p.path.segments.last().is_some_and(|s| s.ident == "from")) => {
-            int_value(&c.args[0])
+    ConstExpr::of(expr)?.eval(&mut |_| None)
+}
+
+/// An integer constant's definition as far as the index evaluates it: literals, other constants
+/// by name, and the arithmetic engines write (`PAD_SLOT_ID + 1`, `1 << 4`, `BLOCK_SIZE * 2`).
+/// A name is looked up when the value is asked for, once every file is indexed: the constant it
+/// names may be defined in a file read later.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum ConstExpr {
+    Int(i128),
+    /// Another constant, by its last path segment (`kv::PAD_SLOT_ID`, `Self::BLOCK`).
+    Name(String),
+    Neg(Box<ConstExpr>),
+    Binary(ConstOp, Box<ConstExpr>, Box<ConstExpr>),
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum ConstOp {
+    Add,
+    Sub,
+    Mul,
+    Div,
+    Rem,
+    Shl,
+    Shr,
+    BitAnd,
+    BitOr,
+    BitXor,
+}
+
+impl ConstExpr {
+    pub fn of(expr: &Expr) -> Option<ConstExpr> {
+        Some(match expr {
+            Expr::Lit(l) => match &l.lit {
+                Lit::Int(i) => ConstExpr::Int(i.base10_parse().ok()?),
+                _ => return None,
+            },
+            Expr::Unary(u) if matches!(u.op, UnOp::Neg(_)) => ConstExpr::Neg(Box::new(ConstExpr::of(&u.expr)?)),
+            Expr::Paren(p) => ConstExpr::of(&p.expr)?,
+            Expr::Group(g) => ConstExpr::of(&g.expr)?,
+            Expr::Cast(c) => ConstExpr::of(&c.expr)?,
+            // `i64::from(0u8)`
+            Expr::Call(c) if c.args.len() == 1 && matches!(&*c.func, Expr::Path(p) if p.path.segments.last().is_some_and(|s| s.ident == "from")) => {
+                ConstExpr::of(&c.args[0])?
+            }
+            Expr::Path(p) if p.qself.is_none() && p.path.segments.iter().all(|s| s.arguments.is_none()) => {
+                ConstExpr::Name(p.path.segments.last()?.ident.to_string())
+            }
+            Expr::Binary(b) => {
+                let op = match b.op {
+                    syn::BinOp::Add(_) => ConstOp::Add,
+                    syn::BinOp::Sub(_) => ConstOp::Sub,
+                    syn::BinOp::Mul(_) => ConstOp::Mul,
+                    syn::BinOp::Div(_) => ConstOp::Div,
+                    syn::BinOp::Rem(_) => ConstOp::Rem,
+                    syn::BinOp::Shl(_) => ConstOp::Shl,
+                    syn::BinOp::Shr(_) => ConstOp::Shr,
+                    syn::BinOp::BitAnd(_) => ConstOp::BitAnd,
+                    syn::BinOp::BitOr(_) => ConstOp::BitOr,
+                    syn::BinOp::BitXor(_) => ConstOp::BitXor,
+                    _ => return None,
+                };
+                ConstExpr::Binary(op, Box::new(ConstExpr::of(&b.left)?), Box::new(ConstExpr::of(&b.right)?))
+            }
+            _ => return None,
+        })
+    }
+
+    /// The value, with `name` giving the values of the constants it names; `None` when one is
+    /// unknown or the arithmetic overflows.
+    pub fn eval(&self, name: &mut dyn FnMut(&str) -> Option<i128>) -> Option<i128> {
+        match self {
+            ConstExpr::Int(v) => Some(*v),
+            ConstExpr::Name(n) => name(n),
+            ConstExpr::Neg(e) => e.eval(name)?.checked_neg(),
+            ConstExpr::Binary(op, l, r) => {
+                let (l, r) = (l.eval(name)?, r.eval(name)?);
+                match op {
+                    ConstOp::Add => l.checked_add(r),
+                    ConstOp::Sub => l.checked_sub(r),
+                    ConstOp::Mul => l.checked_mul(r),
+                    ConstOp::Div => l.checked_div(r),
+                    ConstOp::Rem => l.checked_rem(r),
+                    ConstOp::Shl => l.checked_shl(u32::try_from(r).ok()?),
+                    ConstOp::Shr => l.checked_shr(u32::try_from(r).ok()?),
+                    ConstOp::BitAnd => Some(l & r),
+                    ConstOp::BitOr => Some(l | r),
+                    ConstOp::BitXor => Some(l ^ r),
+                }
+            }
         }
-        _ => None,
     }
 }
 
@@ -1318,6 +1411,23 @@ mod tests {
             index.add(FileDecls { reexports, items, ..Default::default() });
         }
         index
+    }
+
+    #[test]
+    fn a_constant_computed_from_others_is_evaluated_once_every_file_is_indexed() {
+        let mut index = Index::default();
+        // Read before the constant it names, in another crate's file and in its own.
+        index.add(FileDecls { krate: Some("eng".into()), consts: scan_int_consts("pub const FIRST: i64 = kv::PAD_SLOT_ID + 1;\nconst SHIFTED: usize = 1 << BITS;\nconst A: i64 = B;\nconst B: i64 = A;"), ..Default::default() });
+        index.add(FileDecls { krate: Some("kv".into()), consts: scan_int_consts("pub const PAD_SLOT_ID: i64 = -1;\npub(crate) const BITS: u32 = 4;"), ..Default::default() });
+        assert_eq!(index.const_value_in("FIRST", &["eng"]), Some(0));
+        assert_eq!(index.const_value_in("SHIFTED", &["eng"]), Some(16));
+        // A cycle is unknown, not a hang.
+        assert_eq!(index.const_value_in("A", &["eng"]), None);
+        // A crate with its own definition sees it in the constants computed from it.
+        index.add(FileDecls { krate: Some("eng".into()), consts: scan_int_consts("const PAD_SLOT_ID: i64 = 7;"), ..Default::default() });
+        assert_eq!(index.const_value_in("FIRST", &["eng"]), Some(8));
+        assert_eq!(int_value(&syn::parse_quote!((2 * 8) as usize)), Some(16));
+        assert_eq!(int_value(&syn::parse_quote!(PAD_SLOT_ID + 1)), None);
     }
 
     #[test]

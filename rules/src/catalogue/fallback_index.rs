@@ -5,8 +5,10 @@ declare_rule! {
     /// `map_or_else(|| c, ..)`, `unwrap_or_else(|| c)`, or a branch of a `match`, `if let` or
     /// `if`/`else` that produces a constant while another branch does not (all constant: a
     /// table, not a fallback), for a scalar index as for the entries of an index buffer,
-    /// followed through locals (on any branch), struct fields and helpers of the same file that
-    /// return it. With `skip = S`, a fallback to `S` is the way to say "no write"; any other
+    /// followed through locals (on any branch), struct fields and helpers that return it (of the
+    /// same file, or of another file of the workspace reached by path: reported at the call of
+    /// the helper, with a label where the helper falls back). Constants may be computed from
+    /// others (`const NO_BLOCK: usize = FIRST - 1;`). With `skip = S`, a fallback to `S` is the way to say "no write"; any other
     /// constant is a finding. Without `skip`, every constant fallback is.
     ///
     /// `unwrap_or_default()` of a whole index buffer (`tables.get(&seq).cloned()

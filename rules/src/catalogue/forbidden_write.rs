@@ -3,7 +3,7 @@ declare_rule! {
     /// In a function with `forbids_write(P[C])`: assignments, compound assignments and index
     /// assignments to P at C, mutating methods on that region (`fill`, `copy_from_slice`,
     /// `iter_mut`, `as_mut_ptr`, ...), and passing P to a callee whose contract `writes` it or to a
-    /// helper of the same file that writes it; writes through a reborrow or a slice of P
+    /// helper that writes it (of the same file, or of another file reached by path); writes through a reborrow or a slice of P
     /// (`let head = &mut P[..2];`) count where their positions are known. At call
     /// sites: a caller that forbids a place and hands it to a writer, and any caller that passes a
     /// constant index (`pool.write(0, &row)`, `NULL_BLOCK as i64`) to a writer whose own contract

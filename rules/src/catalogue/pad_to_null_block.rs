@@ -6,8 +6,11 @@ declare_rule! {
     /// the receiver (`self.vars.slots`). Flagged: `vec![0; n]`, `resize(n, 0)`, `fill(0)`,
     /// `zeros(..)`, `push(0)` or `buf[i] = 0` in a padding loop, `unwrap_or(0)` /
     /// `unwrap_or_default()` fallbacks, a reset to S on one branch only or only after the buffer was
-    /// already used, the same through conversions (`Tensor::new(&slots, ..)`), struct literals and
-    /// helpers of the same file (a buffer they return, or a parameter they pad), and a persistent
+    /// already used, the same through conversions (`Tensor::new(&slots, ..)`,
+    /// `into_boxed_slice()`), struct literals, the value a `loop` breaks with, a `static` or
+    /// `const` array of the file (`static DUMMY_SLOTS: [i64; 8] = [0; 8];`, reported where it is
+    /// passed), a constant computed from others (`PAD_SLOT_ID + 1` is 0), helpers of the same
+    /// file or of another (a buffer they return, or a parameter they pad), and a persistent
     /// buffer (`self.field`) that another method of its type leaves with 0 (its constructor, or the
     /// method that prepares a replay). A field declared `#[reuse::index(skip = S)]` (on a struct with
     /// `#[reuse::indexes]`) is held to S wherever it is built or changed: a struct literal, and what a

@@ -13,13 +13,14 @@
 //! conversions, closures run in place, struct literals (`StepMeta { block: .. }` into
 //! `meta.block`) and the entries of a collected or pushed buffer. Branches join, so a fallback
 //! assigned on one branch reaches the call; an assignment on every path replaces it; a
-//! shadowing `let` is a new local. A helper of the same file without a contract is summarised
-//! bottom-up by what it returns: its own fallbacks (reported where they are written) and the
-//! arguments it passes through.
+//! shadowing `let` is a new local. A helper without a contract is summarised bottom-up by what
+//! it returns: its own fallbacks and the arguments it passes through. A fallback of a helper of
+//! this file is reported where it is written; one of a helper of another file (reached by path,
+//! summarised in that file's context) at the call of the helper, with a label there ([`At`]).
 
 use std::collections::{BTreeSet, HashSet};
 use std::ops::Range;
-use std::rc::Rc;
+use std::sync::Arc;
 
 use syn::Expr;
 
@@ -27,6 +28,7 @@ use crate::analysis::{call_args, clause_label, FnCtx, FnDef};
 use crate::dataflow::{self, Analysis, Base, LocalId, MaySet, Place, PlaceMap, Scopes};
 use crate::finding::{Finding, Label};
 use crate::resolve::strip;
+use super::InFile;
 use reuse_rules::catalogue::FALLBACK_INDEX;
 
 /// Where a value may come from.
@@ -35,14 +37,31 @@ enum Src {
     /// A constant that stands in for a missing entry: where it is written, as written, its value;
     /// `scaled`: the index is computed from it (`block * BS + off`), so even the sentinel is no
     /// longer the sentinel there.
-    Fallback { start: usize, end: usize, text: Rc<str>, value: i128, scaled: bool },
+    Fallback { at: At, text: Arc<str>, value: i128, scaled: bool },
     /// `unwrap_or_default()` of a value of unknown type: 0 for one index, an empty collection
     /// (no write at all) for a whole index buffer; an entry of a buffer is one index.
-    Default { start: usize, end: usize },
+    Default { at: At },
     /// In a summary: whatever the helper's parameter (at this field path) held.
     Param(usize, Vec<String>),
     /// The value is a buffer of indexes (`collect()`, `vec![..]`), not one index.
     Buffer,
+}
+
+/// Where a fallback is written: in the function's file, or in a helper of another file
+/// (`file`), returned through the call `via` of the function being checked (its range there
+/// and the helper's name), where the finding is reported.
+#[derive(Clone, Debug, PartialEq, Eq, PartialOrd, Ord)]
+struct At {
+    start: usize,
+    end: usize,
+    file: Option<InFile>,
+    via: Option<(usize, usize, Arc<str>)>,
+}
+
+impl At {
+    fn new(r: Range<usize>) -> At {
+        At { start: r.start, end: r.end, file: None, via: None }
+    }
 }
 
 type Srcs = MaySet<Src>;
@@ -52,8 +71,12 @@ type State = PlaceMap<Srcs>;
 /// Per-file memo of this rule's summaries of helpers: what each returns.
 #[derive(Default)]
 pub(super) struct Summaries {
-    helpers: dataflow::Memo<usize, Option<Rc<BTreeSet<Src>>>>,
+    helpers: dataflow::Memo<usize, Option<Arc<Summary>>>,
 }
+
+/// What a helper returns.
+#[derive(Debug)]
+pub(super) struct Summary(BTreeSet<Src>);
 
 /// Methods whose value is their receiver's, converted.
 const PASS_THROUGH: &[&str] = &["copied", "cloned", "clone", "into", "try_into", "unwrap", "expect", "to_owned", "iter", "into_iter", "as_slice", "to_vec"];
@@ -189,7 +212,7 @@ impl<'c, 'a> Fallbacks<'c, 'a> {
     }
 
     fn fallback(&self, at: Range<usize>, text: &str, value: i128) -> Src {
-        Src::Fallback { start: at.start, end: at.end, text: text.into(), value, scaled: false }
+        Src::Fallback { at: At::new(at), text: text.into(), value, scaled: false }
     }
 
     /// A constant written at `e` (or referenced: `unwrap_or(&0)`), as a fallback.
@@ -265,8 +288,8 @@ impl<'c, 'a> Fallbacks<'c, 'a> {
             _ => Vec::new(),
         };
         let scale = |s: Src| match s {
-            Src::Fallback { start, end, text, value, .. } => Src::Fallback { start, end, text, value, scaled: true },
-            Src::Default { start, end } => Src::Fallback { start, end, text: "0".into(), value: 0, scaled: true },
+            Src::Fallback { at, text, value, .. } => Src::Fallback { at, text, value, scaled: true },
+            Src::Default { at } => Src::Fallback { at, text: "0".into(), value: 0, scaled: true },
             other => other,
         };
         carriers.into_iter().flat_map(|x| self.eval(scopes, state, x)).map(scale).collect()
@@ -329,7 +352,7 @@ impl<'c, 'a> Fallbacks<'c, 'a> {
             "unwrap_or_default" => {
                 let mut out = self.eval(scopes, state, &m.receiver);
                 let at = self.ctx.range(m.method.span()).start..self.ctx.expr_range(e).end;
-                out.insert(Src::Default { start: at.start, end: at.end });
+                out.insert(Src::Default { at: At::new(at) });
                 out
             }
             "unwrap_or_else" => {
@@ -350,18 +373,37 @@ impl<'c, 'a> Fallbacks<'c, 'a> {
         }
     }
 
-    /// What a helper of this file returns, its parameters substituted by the arguments.
+    /// What a helper returns (a function of this file, or of another file of the workspace,
+    /// resolved by path), its parameters substituted by the arguments. The fallbacks of a helper
+    /// of another file are reported at this call.
     fn helper_return(&self, scopes: &Scopes, state: &State, call: &Expr) -> Option<BTreeSet<Src>> {
-        let (idx, def) = self.ctx.helper_of(call, self.def, self.depth)?;
-        let returns = dataflow::memoized(&self.ctx.summaries.fallback.helpers, idx, || {
-            let mut inner = Fallbacks { ctx: self.ctx, def: Some(def), depth: self.depth + 1, masked: Vec::new(), returns: BTreeSet::new(), findings: Vec::new(), seen: HashSet::new() };
-            let params = dataflow::param_names(def.sig);
-            dataflow::solve(&mut inner, &params, def.body, State::default()).ok()?;
-            Some(Rc::new(inner.returns))
-        })?;
+        let returns = match self.ctx.helper_of(call, self.def, self.depth) {
+            Some((idx, def)) => dataflow::memoized(&self.ctx.summaries.fallback.helpers, idx, || summarise(self.ctx, def, self.depth + 1))?,
+            None => {
+                let path = self.ctx.foreign_helper(call, self.def, self.depth)?;
+                let returns = dataflow::shared_memoized(&self.ctx.items.summaries.fallback, &path, self.depth + 1, || {
+                    self.ctx.with_foreign_fn(&path, |ctx, def| summarise(ctx, def, self.depth + 1)).flatten()
+                })?;
+                let r = self.ctx.expr_range(call);
+                let name: Arc<str> = path.last()?.as_str().into();
+                // Positions of this file: the call, whatever the helper's own calls were.
+                let via = |at: &At| At { via: Some((r.start, r.end, name.clone())), ..at.clone() };
+                Arc::new(Summary(
+                    returns
+                        .0
+                        .iter()
+                        .map(|s| match s {
+                            Src::Fallback { at, text, value, scaled } => Src::Fallback { at: via(at), text: text.clone(), value: *value, scaled: *scaled },
+                            Src::Default { at } => Src::Default { at: via(at) },
+                            other => other.clone(),
+                        })
+                        .collect(),
+                ))
+            }
+        };
         let (_, args) = call_args(call);
         let mut out = BTreeSet::new();
-        for s in returns.iter() {
+        for s in returns.0.iter() {
             match s {
                 Src::Param(i, fields) => {
                     let Some(arg) = args.get(*i) else { continue };
@@ -397,12 +439,14 @@ impl<'c, 'a> Fallbacks<'c, 'a> {
             let sentinel = skip.map(|s| ctx.sentinel_value(s, callee));
             let shown = ctx.file.text[ctx.expr_range(strip(arg))].to_string();
             for s in &sources {
-                let (start, end, text, value, scaled) = match s {
-                    Src::Fallback { start, end, text, value, scaled } => (start, end, &**text, *value, *scaled),
-                    Src::Default { start, end } if !buffer => (start, end, "0", 0, false),
+                let (at, text, value, scaled) = match s {
+                    Src::Fallback { at, text, value, scaled } => (at, &**text, *value, *scaled),
+                    Src::Default { at } if !buffer => (at, "0", 0, false),
                     _ => continue,
                 };
-                if (sentinel == Some(Some(value)) && !scaled) || !self.seen.insert((call_range.start, call_range.end, *start, *end)) {
+                // Reported where this file writes it, or at the call of the helper of another file.
+                let (start, end) = at.via.as_ref().map_or((at.start, at.end), |(a, b, _)| (*a, *b));
+                if (sentinel == Some(Some(value)) && !scaled) || !self.seen.insert((call_range.start, call_range.end, start, end)) {
                     continue;
                 }
                 let param = target.index.to_string();
@@ -411,16 +455,24 @@ impl<'c, 'a> Fallbacks<'c, 'a> {
                     Some(s) => format!("`{}` skips only {s}", callee.name),
                     None => format!("`{}` declares no sentinel to skip", callee.name),
                 };
-                self.findings.push(
-                    Finding::new(
+                let finding = Finding::new(
                         &FALLBACK_INDEX,
                         format!(
                             "`{shown}` is passed as `{param}` of `{}` and falls back to {text} when an entry is missing; {why}, so the write lands in {}",
                             callee.name,
                             if scaled { format!("`{place}` at a position computed from {text}") } else { format!("`{place}[{text}]`") }
                         ),
-                        Label::new(ctx.file, *start..*end, format!("a missing entry becomes {text}")),
-                    )
+                        match &at.via {
+                            Some((_, _, helper)) => Label::new(ctx.file, start..end, format!("`{helper}` returns {text} for a missing entry")),
+                            None => Label::new(ctx.file, start..end, format!("a missing entry becomes {text}")),
+                        },
+                    );
+                let finding = match (&at.via, &at.file) {
+                    (Some(_), Some(file)) => finding.with_secondary(Label::new(&file.0, at.start..at.end, format!("a missing entry becomes {text} here"))),
+                    _ => finding,
+                };
+                self.findings.push(
+                    finding
                     .with_secondary(clause_label(callee, clause, format!("`{}` writes `{place}` at `{param}`", callee.name)))
                     .with_help(match skip {
                         Some(s) if scaled => format!("make the whole index {s}, the sentinel the callee skips, when the entry is missing (not a position computed from a fallback), or handle the missing entry"),
@@ -433,11 +485,31 @@ impl<'c, 'a> Fallbacks<'c, 'a> {
     }
 }
 
+/// What the helper `def` of `ctx`'s file returns, `depth` helpers down; its fallbacks are
+/// positions of that file.
+fn summarise<'a>(ctx: &FnCtx<'a>, def: &FnDef<'a>, depth: usize) -> Option<Arc<Summary>> {
+    let mut inner = Fallbacks { ctx, def: Some(def), depth, masked: Vec::new(), returns: BTreeSet::new(), findings: Vec::new(), seen: HashSet::new() };
+    let params = dataflow::param_names(def.sig);
+    dataflow::solve(&mut inner, &params, def.body, State::default()).ok()?;
+    let file = || Some(InFile(ctx.file.clone()));
+    Some(Arc::new(Summary(
+        inner
+            .returns
+            .into_iter()
+            .map(|s| match s {
+                Src::Fallback { at, text, value, scaled } => Src::Fallback { at: At { file: at.file.or_else(file), ..at }, text, value, scaled },
+                Src::Default { at } => Src::Default { at: At { file: at.file.or_else(file), ..at } },
+                other => other,
+            })
+            .collect(),
+    )))
+}
+
 /// The entries of a buffer built from these values: each is one index, so a default is 0.
 fn entries(srcs: BTreeSet<Src>) -> BTreeSet<Src> {
     srcs.into_iter()
         .map(|s| match s {
-            Src::Default { start, end } => Src::Fallback { start, end, text: "0".into(), value: 0, scaled: false },
+            Src::Default { at } => Src::Fallback { at, text: "0".into(), value: 0, scaled: false },
             other => other,
         })
         .collect()

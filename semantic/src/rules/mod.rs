@@ -39,11 +39,35 @@ pub struct SharedSummaries {
     pad: dataflow::SharedMemo<std::sync::Arc<pad_to_null_block::Summary>>,
     donate: dataflow::SharedMemo<(bool, std::sync::Arc<use_after_donate::Summary>)>,
     effects: dataflow::SharedMemo<std::sync::Arc<effects::Traces>, effects::Counted>,
+    writes: dataflow::SharedMemo<std::sync::Arc<writes::Summary>>,
+    fallback: dataflow::SharedMemo<std::sync::Arc<fallback_index::Summary>>,
 }
 
 use crate::analysis::FnCtx;
 use crate::dataflow::{self, Base, LocalId, Place};
 use crate::finding::Finding;
+
+/// A file a fact of a helper of another file is in (where a padding or a fallback is written),
+/// compared by path: the facts are kept in ordered sets.
+#[derive(Clone, Debug)]
+pub(super) struct InFile(pub(super) crate::source::FileRef);
+
+impl PartialEq for InFile {
+    fn eq(&self, other: &Self) -> bool {
+        self.0.path == other.0.path
+    }
+}
+impl Eq for InFile {}
+impl PartialOrd for InFile {
+    fn partial_cmp(&self, other: &Self) -> Option<std::cmp::Ordering> {
+        Some(self.cmp(other))
+    }
+}
+impl Ord for InFile {
+    fn cmp(&self, other: &Self) -> std::cmp::Ordering {
+        self.0.path.cmp(&other.0.path)
+    }
+}
 
 /// Runs every rule on one function.
 pub fn check_fn(ctx: &FnCtx, out: &mut Vec<Finding>) {

@@ -36,6 +36,7 @@ use crate::dataflow::{self, Analysis, Base, Domain, LocalId, Place, PlaceMap, Sc
 use crate::finding::{Finding, Fix, Label};
 use crate::index::ContractedFn;
 use crate::resolve::strip;
+use super::InFile;
 use reuse_rules::catalogue::PAD_TO_NULL_BLOCK;
 use reuse_rules::contract::{Clause, PlaceRoot, Sentinel};
 
@@ -43,7 +44,8 @@ use reuse_rules::contract::{Clause, PlaceRoot, Sentinel};
 const CONVERSIONS: &[&str] = &[
     "new", "from_vec", "from_slice", "from", "to_vec", "clone", "into", "to_owned", "to_device", "to_dtype", "as_slice",
     "reshape", "unsqueeze", "contiguous", "copy", "as_ref", "as_mut", "as_mut_slice", "iter", "into_iter", "copied",
-    "cloned", "collect", "take", "rev", "to", "borrow", "borrow_mut", "lock", "unwrap", "expect",
+    "cloned", "collect", "take", "rev", "to", "borrow", "borrow_mut", "lock", "unwrap", "expect", "into_boxed_slice",
+    "into_vec",
 ];
 /// Methods that change how many entries a buffer has.
 const LENGTH_CHANGING: &[&str] = &[
@@ -51,6 +53,8 @@ const LENGTH_CHANGING: &[&str] = &[
     "truncate", "pop", "remove", "drain", "retain", "splice", "dedup", "split_off",
 ];
 /// Constructors of zero-filled buffers and tensors.
+/// How many statics deep a static's initializer is followed ([`Pad::static_value`]).
+const MAX_STATIC_DEPTH: usize = 4;
 const ZEROS: &[&str] = &["zeros", "zeros_like", "new_zeros", "zeroed", "vec_zeros"];
 /// The key under which an origin reported for an index field is remembered.
 const INDEX_FIELD: &str = "index field";
@@ -100,6 +104,8 @@ enum How {
     Every,
     /// The buffer a helper of this file returns.
     Helper(String),
+    /// An entry of a `static` or `const` of this file, by its name.
+    Static(String),
 }
 
 /// Where an entry came from.
@@ -128,27 +134,6 @@ struct Origin {
 impl Origin {
     fn range(&self) -> Range<usize> {
         self.start..self.end
-    }
-}
-
-/// A file an origin is in, compared by path (origins are kept in ordered sets).
-#[derive(Clone, Debug)]
-struct InFile(crate::source::FileRef);
-
-impl PartialEq for InFile {
-    fn eq(&self, other: &Self) -> bool {
-        self.0.path == other.0.path
-    }
-}
-impl Eq for InFile {}
-impl PartialOrd for InFile {
-    fn partial_cmp(&self, other: &Self) -> Option<std::cmp::Ordering> {
-        Some(self.cmp(other))
-    }
-}
-impl Ord for InFile {
-    fn cmp(&self, other: &Self) -> std::cmp::Ordering {
-        self.0.path.cmp(&other.0.path)
     }
 }
 
@@ -448,6 +433,8 @@ struct Pad<'c, 'a> {
     /// The value of each block's tail, by the tail's position, taken while the block's locals
     /// were in scope (`let slots = { let mut v = ..; v.resize(n, 0); v };` reads `v` there).
     block_tails: std::collections::HashMap<usize, Val>,
+    /// How many statics deep [`Pad::static_value`] is (`static A: [[i64; 2]; 2] = [B; 2]`).
+    static_depth: std::cell::Cell<usize>,
     /// Counters bound to 0 and only ever stepped by one (`let mut i = 0; .. i += 1`): a `while
     /// i < n` loop over them walks the entries from the first on.
     zero_counters: std::collections::HashSet<LocalId>,
@@ -455,8 +442,8 @@ struct Pad<'c, 'a> {
 
 impl<'c, 'a> Pad<'c, 'a> {
     fn new(ctx: &'c FnCtx<'a>, mode: Mode, def: Option<&'c FnDef<'a>>, depth: usize) -> Self {
-        let (local_types, rebound, helpers, borrows, block_tails, zero_counters) = Default::default();
-        Pad { ctx, mode, def, depth, summary: Summary::default(), local_types, rebound, helpers, borrows, block_tails, zero_counters }
+        let (local_types, rebound, helpers, borrows, block_tails, zero_counters, static_depth) = Default::default();
+        Pad { ctx, mode, def, depth, summary: Summary::default(), local_types, rebound, helpers, borrows, block_tails, zero_counters, static_depth }
     }
 
     /// The element stores at a loop's counter (`buf[i] = v;`, at the body's top level) stored `v`
@@ -948,6 +935,13 @@ impl<'c, 'a> Pad<'c, 'a> {
                 }
                 return v;
             }
+            Expr::Loop(l) => {
+                let mut v = Val::default();
+                for value in dataflow::break_values(l) {
+                    v.join(self.tail_value(scopes, state, value));
+                }
+                return v;
+            }
             _ => {}
         }
         if let Some(v) = self.ctx.int_value(e).filter(|_| !is_local(scopes, e)) {
@@ -1008,8 +1002,38 @@ impl<'c, 'a> Pad<'c, 'a> {
             }
             Expr::Call(c) => self.eval_call(scopes, state, e, c),
             Expr::MethodCall(m) => self.eval_method(scopes, state, e, m),
+            Expr::Path(p) => self.static_value(scopes, state, p),
             _ => Val::default(),
         }
+    }
+
+    /// `static ZEROS: [i64; 8] = [0; 8];` of this file, named where a buffer is expected: the
+    /// entries of its initializer (an array, a repeat, a reference to one), a few statics deep.
+    fn static_value(&self, scopes: &Scopes, state: &mut State, p: &syn::ExprPath) -> Val {
+        // Only a path that stays in this file's items: `ZEROS`, `self::ZEROS`, `crate::ZEROS`.
+        let segments = &p.path.segments;
+        let in_file = segments.len() == 1 || (segments.len() == 2 && ["crate", "self"].iter().any(|a| segments[0].ident == a));
+        let Some(last) = segments.last().filter(|_| in_file && p.qself.is_none()) else { return Val::default() };
+        let Some(Some(init)) = self.ctx.fns.statics.get(&last.ident.to_string()) else { return Val::default() };
+        if !matches!(strip(init), Expr::Array(_) | Expr::Repeat(_)) || self.static_depth.get() >= MAX_STATIC_DEPTH {
+            return Val::default();
+        }
+        self.static_depth.set(self.static_depth.get() + 1);
+        let mut v = self.eval(scopes, state, strip(init));
+        self.static_depth.set(self.static_depth.get() - 1);
+        // Reported where the static is used; its initializer is shared, so no fix is offered.
+        let r = self.ctx.expr_range(&Expr::Path(p.clone()));
+        v.own = std::mem::take(&mut v.own)
+            .into_iter()
+            .map(|mut o| {
+                if o.site.is_none() {
+                    o.site = Some((r.start, r.end));
+                    o.how = How::Static(last.ident.to_string());
+                }
+                o
+            })
+            .collect();
+        v
     }
 
     fn block_value(&self, scopes: &Scopes, state: &mut State, b: &syn::Block) -> Val {
@@ -1381,6 +1405,10 @@ impl<'c, 'a> Pad<'c, 'a> {
     /// puts the value.
     fn origin_labels(&self, o: &Origin, buffer: &str, label: String) -> (Label, Option<Label>) {
         let ctx = self.ctx;
+        if let (How::Static(name), Some((a, b))) = (&o.how, o.site) {
+            let file = o.file.as_ref().map_or(ctx.file, |f| &f.0);
+            return (Label::new(ctx.file, a..b, label), Some(Label::new(file, o.range(), format!("`{name}` is built with {} here", o.text))));
+        }
         let Some(file) = o.file.as_ref().filter(|f| f.0.path != ctx.file.path) else { return (Label::new(ctx.file, o.range(), label), None) };
         let Some((a, b)) = o.site else { return (Label::new(&file.0, o.range(), label), None) };
         let helper = match &o.how {
@@ -1700,6 +1728,7 @@ fn origin_label(o: &Origin, shown: Option<&str>, written: impl FnOnce() -> Strin
         How::Fallback(method) => format!("the `{method}` fallback is 0"),
         How::Every => format!("every entry is {}", o.text),
         How::Helper(helper) => format!("`{helper}` pads the buffer it returns with {}, and `{}` is that buffer", o.text, shown.unwrap_or(&buffer)),
+        How::Static(name) => format!("`{name}` holds {}", o.text),
     };
     let buffer = match &o.how {
         How::Helper(_) => shown.map(str::to_string).unwrap_or(buffer),

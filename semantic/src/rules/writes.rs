@@ -13,9 +13,10 @@
 //!   `copy_within` write only the positions they take, and an `iter_mut()` narrowed by the chain
 //!   that consumes it (`.skip(k)`, `.take(k)`, through `enumerate`) only those;
 //! - a place passed to a contracted callee for a parameter it `writes`;
-//! - a place passed to a helper of the same file without a contract that writes its parameter
-//!   (or a field of `self`), by the helper's summary, bottom-up: what it writes at its
-//!   parameters, at which positions, and which contracted writer it hands them to;
+//! - a place passed to a helper without a contract that writes its parameter (or a field of
+//!   `self`), by the helper's summary, bottom-up: what it writes at its parameters, at which
+//!   positions, and which contracted writer it hands them to; a helper of this file, or of
+//!   another file reached by path (summarised in that file's context, shared by the check);
 //! - `&mut place` passed to any other call (positions unknown).
 //!
 //! Closures run in place are walked where they run; a closure stored for later (`let mut reset =
@@ -24,7 +25,7 @@
 
 use std::collections::{BTreeSet, HashSet};
 use std::ops::Range;
-use std::rc::Rc;
+use std::sync::Arc;
 
 use syn::visit::Visit;
 use syn::Expr;
@@ -121,7 +122,7 @@ struct HelperWrite {
 /// Per-file memo of the helpers' summaries, by definition.
 #[derive(Default)]
 pub(super) struct Summaries {
-    helpers: dataflow::Memo<usize, Option<Rc<Summary>>>,
+    helpers: dataflow::Memo<usize, Option<Arc<Summary>>>,
 }
 
 /// The writes of one function, computed on first use and shared by the rules that read them.
@@ -385,9 +386,8 @@ impl<'c, 'a> Writes<'c, 'a> {
             }
             return;
         }
-        if let Some((def, summary)) = self.helper_summary(e) {
+        if let Some((name, summary)) = self.helper_summary(e) {
             let (receiver, args) = call_args(e);
-            let name = def.sig.ident.to_string();
             for HelperWrite { param, fields, positions, writer } in &summary.writes {
                 let arg = match param {
                     Some(i) => args.get(*i).copied(),
@@ -457,15 +457,18 @@ impl<'c, 'a> Writes<'c, 'a> {
         }
     }
 
-    fn helper_summary(&self, call: &Expr) -> Option<(&'c FnDef<'a>, Rc<Summary>)> {
-        let (idx, def) = self.ctx.helper_of(call, self.def, self.depth)?;
-        let summary = dataflow::memoized(&self.ctx.summaries.writes.helpers, idx, || {
-            let mut inner = Writes::new(self.ctx, Some(def), self.depth + 1);
-            let params = dataflow::param_names(def.sig);
-            dataflow::solve(&mut inner, &params, def.body, State::default()).ok()?;
-            Some(Rc::new(inner.summary(def)))
+    /// The helper a call designates (a function of this file, or of another file of the
+    /// workspace, resolved by path), by its name, and what it writes.
+    fn helper_summary(&self, call: &Expr) -> Option<(String, Arc<Summary>)> {
+        if let Some((idx, def)) = self.ctx.helper_of(call, self.def, self.depth) {
+            let summary = dataflow::memoized(&self.ctx.summaries.writes.helpers, idx, || summarise(self.ctx, def, self.depth + 1))?;
+            return Some((def.sig.ident.to_string(), summary));
+        }
+        let path = self.ctx.foreign_helper(call, self.def, self.depth)?;
+        let summary = dataflow::shared_memoized(&self.ctx.items.summaries.writes, &path, self.depth + 1, || {
+            self.ctx.with_foreign_fn(&path, |ctx, def| summarise(ctx, def, self.depth + 1)).flatten()
         })?;
-        Some((def, summary))
+        Some((path.last()?.clone(), summary))
     }
 
     /// A helper's writes, in its caller's terms: those at its `&mut` parameters and at `self`.
@@ -497,6 +500,14 @@ impl<'c, 'a> Writes<'c, 'a> {
         }
         s
     }
+}
+
+/// What the helper `def` of `ctx`'s file writes, `depth` helpers down.
+fn summarise<'a>(ctx: &FnCtx<'a>, def: &FnDef<'a>, depth: usize) -> Option<Arc<Summary>> {
+    let mut inner = Writes::new(ctx, Some(def), depth);
+    let params = dataflow::param_names(def.sig);
+    dataflow::solve(&mut inner, &params, def.body, State::default()).ok()?;
+    Some(Arc::new(inner.summary(def)))
 }
 
 /// The `iter_mut()` calls of a body that the chain consuming them narrows: `.skip(k)` from `k`
