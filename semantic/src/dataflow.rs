@@ -167,7 +167,10 @@ impl Scopes {
             Base::SelfValue => "self".to_string(),
         };
         for f in &place.fields {
-            s.push('.');
+            // An element projection (`[0]`, `use_after_donate`'s) follows without a dot.
+            if !f.starts_with('[') {
+                s.push('.');
+            }
             s.push_str(f);
         }
         s

@@ -1,8 +1,10 @@
 declare_rule! {
     /// ## What it checks
     /// In a function with `reuses(PLACE, key(K1, K2, ...))`, every lookup on PLACE (`get`,
-    /// `get_mut`, `entry`, `contains_key`, `insert`, `get_or_insert_with`, indexing) uses a key built
-    /// from all of the declared components. Keys held in local variables are followed to the value
+    /// `get_mut`, `entry`, `contains_key`, `insert`, `get_or_insert_with`, indexing, and a search
+    /// of a cache kept as a list: `PLACE.iter().find(|e| ..)`, `position`, `any`, `find_map`,
+    /// whose key is what the predicate compares) uses a key built from all of the declared
+    /// components. Keys held in local variables are followed to the value
     /// they hold at the lookup (a key changed on one branch covers only what every branch covers,
     /// and a key chosen by a `match` or `if`/`else` only what every branch that gives one builds),
     /// a name a pattern takes from a component (`if let Some(h) = h`, `let Req { hash } = r`, a

@@ -3,7 +3,9 @@ declare_rule! {
     /// After `let y = f(x)` where `f` declares `aliases(return = x)`, any later read of `x` in the
     /// caller, on some path, before `x` is re-bound: including `Copy` handles (a `u64` device
     /// pointer) that the borrow checker lets through. The place donated may be a local, a field
-    /// path (`meta.kv`, `self.buf`) or what a reference points to (`&mut x`, `*x`). A donation on
+    /// path (`meta.kv`, `self.buf`), an element at a constant index (`bufs[0]`, `layers[1].kv`:
+    /// `bufs[1]` is another element; an index that is not a constant names no element) or what a
+    /// reference points to (`&mut x`, `*x`). A donation on
     /// one branch counts after the branches join unless that branch re-binds the name
     /// (`x = f(x)`); `let x = f(x)` names the output, and the old `x` is never named again. In a
     /// loop, a donation not re-bound before the end of the body is read by the next iteration.

@@ -15,7 +15,9 @@
 //! a helper that drops a component drops it at every call). A call that is not known covers what
 //! its arguments and receiver cover. Lookups go through the place itself, a lock or borrow guard
 //! of it, or a local bound to one; they are found where they run (closures run in place) and in
-//! closures kept for later. Evictions (`remove`) are not lookups.
+//! closures kept for later. A search of a cache kept as a list (`self.entries.iter().find(|e|
+//! e.hash == h)`, `position`, `any`, `find_map`) is a lookup whose key is what the predicate
+//! compares. Evictions (`remove`) are not lookups.
 
 use std::collections::{BTreeMap, BTreeSet, HashMap, HashSet};
 use std::ops::Range;
@@ -36,6 +38,9 @@ use reuse_rules::contract::PlaceRoot;
 /// Methods of maps and caches whose first argument is the key.
 const KEYED_METHODS: &[&str] =
     &["get", "get_mut", "entry", "contains_key", "insert", "get_key_value", "get_or_insert_with", "get_or_insert", "peek", "put", "try_insert", "get_or_insert_mut"];
+
+/// Iterator methods that search a cache kept as a list for the entry whose key matches.
+const SEARCHES: &[&str] = &["find", "find_map", "position", "rposition", "any"];
 
 /// Calls that give access to the same map: lock and borrow guards.
 const GUARDS: &[&str] = &["lock", "read", "write", "borrow", "borrow_mut", "unwrap", "expect", "as_mut", "as_ref", "deref", "deref_mut"];
@@ -274,6 +279,14 @@ impl<'c, 'a> Keys<'c, 'a> {
         let (receiver, key, lookup) = match e {
             Expr::MethodCall(m) if KEYED_METHODS.contains(&m.method.to_string().as_str()) && !m.args.is_empty() => (&*m.receiver, &m.args[0], format!("`{}`", m.method)),
             Expr::Index(i) => (&*i.expr, &*i.index, "indexing".to_string()),
+            // `self.entries.iter().find(|e| e.key == key)`: a search of a cache kept as a list of
+            // entries; its key is what the predicate compares (the closure's own names masked).
+            Expr::MethodCall(m) if SEARCHES.contains(&m.method.to_string().as_str()) && matches!(m.args.first().map(strip), Some(Expr::Closure(_))) => match strip(&m.receiver) {
+                Expr::MethodCall(it) if ["iter", "iter_mut", "into_iter"].contains(&it.method.to_string().as_str()) && it.args.is_empty() => {
+                    (&*it.receiver, &m.args[0], format!("`{}(..)`", m.method))
+                }
+                _ => return,
+            },
             _ => return,
         };
         if root_is_masked(scopes, receiver, masked) {

@@ -7,7 +7,8 @@
 //! where branches meet, and the places whose storage it may share (`let before = x;` copies a
 //! handle, `let view = &x;` borrows it). Transfers:
 //! - a call of a contracted function with `aliases(OUT = IN)` donates the place passed for IN
-//!   (through `&`, `&mut` and `*`, a field path, `self.buf`; `x.clone()` is a value of its own),
+//!   (through `&`, `&mut` and `*`, a field path, `self.buf`, an element at a constant index,
+//!   `bufs[0]`, as one more projection: [`place_in`]; `x.clone()` is a value of its own),
 //!   and with it every place that shares its storage;
 //! - a call of a helper of the same file without a contract that donates one of its parameters or
 //!   a field of `self` (its summary: what is donated at its normal exits) donates the argument;
@@ -132,15 +133,15 @@ impl Analysis for Donate<'_, '_> {
 
     fn transfer(&mut self, scopes: &Scopes, state: &mut State, e: &Expr) {
         match e {
-            Expr::Path(_) | Expr::Field(_) => {
-                if let Some(place) = scopes.place_of(e) {
+            Expr::Path(_) | Expr::Field(_) | Expr::Index(_) => {
+                if let Some(place) = place_in(self.ctx, scopes, e) {
                     self.read(scopes, state, &place, self.ctx.expr_range(e));
                 }
             }
             Expr::Call(_) | Expr::MethodCall(_) => self.call(scopes, state, e),
             Expr::Assign(a) => {
                 self.stored_through(scopes, state, &a.left);
-                if let Some(place) = scopes.place_of(&a.left) {
+                if let Some(place) = place_in(self.ctx, scopes, &a.left) {
                     rebind(scopes, state, &place, Some(&a.right));
                 }
             }
@@ -184,6 +185,31 @@ fn summarise<'a>(ctx: &FnCtx<'a>, def: &FnDef<'a>, depth: usize) -> Option<Arc<S
     }
     let params = dataflow::param_names(def.sig);
     dataflow::solve(&mut inner, &params, def.body, State::default()).ok().map(|()| Arc::new(inner.summary))
+}
+
+/// The place an expression names, a constant index being one more projection (`xs[0]`,
+/// `layers[1].kv`): handles kept in a collection are donated one element at a time, and
+/// `xs[1]` is not `xs[0]`. An index that is not a constant (`xs[i]`) names no place: `i` may
+/// change between the donation and the read.
+fn place_in(ctx: &FnCtx, scopes: &Scopes, e: &Expr) -> Option<Place> {
+    match e {
+        Expr::Paren(p) => place_in(ctx, scopes, &p.expr),
+        Expr::Group(g) => place_in(ctx, scopes, &g.expr),
+        Expr::Reference(r) => place_in(ctx, scopes, &r.expr),
+        Expr::Unary(u) if matches!(u.op, syn::UnOp::Deref(_)) => place_in(ctx, scopes, &u.expr),
+        Expr::Index(ix) => {
+            let k = ctx.int_value(&ix.index).filter(|_| scopes.place_of(&ix.index).is_none())?;
+            Some(place_in(ctx, scopes, &ix.expr)?.field(&format!("[{k}]")))
+        }
+        Expr::Field(f) => {
+            let name = match &f.member {
+                syn::Member::Named(name) => name.to_string(),
+                syn::Member::Unnamed(i) => i.index.to_string(),
+            };
+            Some(place_in(ctx, scopes, &f.base)?.field(&name))
+        }
+        _ => scopes.place_of(e),
+    }
 }
 
 fn local(id: LocalId) -> Place {
@@ -251,7 +277,7 @@ impl<'c, 'a> Donate<'c, 'a> {
                     PlaceRoot::Static => None,
                 };
                 // A clone, a call, a literal: a value of its own, donated with no name left.
-                let Some(mut place) = arg.and_then(|a| scopes.place_of(a)) else { continue };
+                let Some(mut place) = arg.and_then(|a| place_in(ctx, scopes, a)) else { continue };
                 place.fields.extend(alias.input.segments.iter().skip(1).map(|s| s.text.clone()));
                 let donation = Donation {
                     call: range.clone(),
@@ -275,7 +301,7 @@ impl<'c, 'a> Donate<'c, 'a> {
                 Some(i) => args.get(*i).copied(),
                 None => receiver,
             };
-            let Some(mut place) = arg.and_then(|a| scopes.place_of(a)) else { continue };
+            let Some(mut place) = arg.and_then(|a| place_in(ctx, scopes, a)) else { continue };
             place.fields.extend(fields.iter().cloned());
             let donation = Donation {
                 call: range.clone(),
