@@ -45,7 +45,7 @@ const CONVERSIONS: &[&str] = &[
     "new", "from_vec", "from_slice", "from", "to_vec", "clone", "into", "to_owned", "to_device", "to_dtype", "as_slice",
     "reshape", "unsqueeze", "contiguous", "copy", "as_ref", "as_mut", "as_mut_slice", "iter", "into_iter", "copied",
     "cloned", "collect", "take", "rev", "to", "borrow", "borrow_mut", "lock", "unwrap", "expect", "into_boxed_slice",
-    "into_vec",
+    "into_vec", "from_iter",
 ];
 /// Methods that change how many entries a buffer has.
 const LENGTH_CHANGING: &[&str] = &[
@@ -106,6 +106,8 @@ enum How {
     Helper(String),
     /// An entry of a `static` or `const` of this file, by its name.
     Static(String),
+    /// Made by a producer function (`resize_with(n, Default::default)`): the fix is a closure.
+    Producer,
 }
 
 /// Where an entry came from.
@@ -1093,9 +1095,19 @@ impl<'c, 'a> Pad<'c, 'a> {
         if crate::index::int_value(e).is_some() {
             return self.eval(scopes, state, &c.args[0]);
         }
-        // `std::iter::repeat(0)`, `repeat_n(0, n)`: an iterator of that value.
-        if name == "repeat" || name == "repeat_n" {
+        // `std::iter::repeat(0)`, `repeat_n(0, n)`, `once(0)`: an iterator of that value.
+        if name == "repeat" || name == "repeat_n" || name == "once" {
             return c.args.first().map_or_else(Val::default, |v| self.filled(scopes, state, v));
+        }
+        // `std::array::from_fn(|_| 0)`, `repeat_with(|| 0)`: every entry is what the producer returns.
+        if (name == "from_fn" || name == "repeat_with") && c.args.len() == 1 {
+            return Val { own: self.produced(scopes, state, &c.args[0]).put(&How::Every), fields: BTreeMap::new() };
+        }
+        // `Tensor::full(0i64, (n,), &dev)` (candle: the value first; burn and tch put the shape
+        // first): filled with the argument that is a constant, else with the first.
+        if name == "full" && c.args.len() >= 2 {
+            let value = c.args.iter().find(|a| self.ctx.int_value(a).is_some()).unwrap_or(&c.args[0]);
+            return self.filled(scopes, state, value);
         }
         // `Tensor::from_vec(slots, ..)` holds what `slots` holds; `Meta::new(n)` of the workspace,
         // whose argument says nothing of the entries, holds what the constructor puts there.
@@ -1108,7 +1120,25 @@ impl<'c, 'a> Pad<'c, 'a> {
         if let Some(v) = self.helper_return(scopes, state, e) {
             return v;
         }
+        // `Meta(slots)`: a tuple struct (or variant) holds its arguments as fields by position.
+        if name.starts_with(|c: char| c.is_ascii_uppercase()) && !p.path.segments.iter().rev().nth(1).is_some_and(|s| s.ident.to_string().starts_with(|c: char| c.is_ascii_uppercase())) {
+            let mut v = Val::default();
+            for (i, arg) in c.args.iter().enumerate() {
+                v.fields.insert(i.to_string(), self.eval(scopes, state, arg));
+            }
+            return v;
+        }
         self.unknown_call(scopes, state, c.args.iter())
+    }
+
+    /// What a producer of entries gives each time it is called: a closure's value (`|| 0`,
+    /// `|_| PAD_SLOT_ID`), or 0 for `Default::default` and `i64::default`.
+    fn produced(&self, scopes: &Scopes, state: &mut State, producer: &Expr) -> Val {
+        match strip(producer) {
+            Expr::Closure(c) => self.eval(scopes, state, &c.body),
+            Expr::Path(p) if p.path.segments.last().is_some_and(|s| s.ident == "default") => Val::one(self.origin(producer, Entry::Zero, How::Producer)),
+            _ => Val::default(),
+        }
     }
 
     fn eval_method(&self, scopes: &Scopes, state: &mut State, e: &Expr, m: &syn::ExprMethodCall) -> Val {
@@ -1227,10 +1257,10 @@ impl<'c, 'a> Pad<'c, 'a> {
         }
         let how = How::Put(method.clone());
         match method.as_str() {
-            "fill" | "copy_from_slice" | "clone_from_slice" => {
+            "fill" | "fill_with" | "copy_from_slice" | "clone_from_slice" => {
                 let Some(arg) = m.args.first() else { return };
-                let v = self.eval(scopes, state, arg);
-                let origins = if method == "fill" { v.put(&how) } else { v.own };
+                let v = if method == "fill_with" { self.produced(scopes, state, arg) } else { self.eval(scopes, state, arg) };
+                let origins = if method.starts_with("fill") { v.put(&how) } else { v.own };
                 let bound = match strip(&m.receiver) {
                     Expr::Index(ix) => prefix_bound(&ix.index),
                     _ => None,
@@ -1264,10 +1294,10 @@ impl<'c, 'a> Pad<'c, 'a> {
                     self.add(scopes, state, &place, v);
                 }
             }
-            // `resize_with(n, || 0)`: what the closure returns.
+            // `resize_with(n, || 0)`, `resize_with(n, Default::default)`: what the producer returns.
             "resize_with" => {
-                if let Some(Expr::Closure(c)) = m.args.get(1).map(strip) {
-                    let v = self.eval(scopes, state, &c.body).put(&how);
+                if let Some(producer) = m.args.get(1) {
+                    let v = self.produced(scopes, state, producer).put(&how);
                     self.add(scopes, state, &place, v);
                 }
             }
@@ -1394,6 +1424,7 @@ impl<'c, 'a> Pad<'c, 'a> {
         }
         let fix = match &o.how {
             How::Fallback(m) if m == "unwrap_or_default" => Fix { message: format!("use `unwrap_or({})`", w.sentinel_here), range: o.range(), replacement: format!("unwrap_or({})", w.sentinel_here) },
+            How::Producer => Fix { message: format!("produce {} instead", w.sentinel_here), range: o.range(), replacement: format!("|| {}", w.sentinel_here) },
             _ => Fix { message: format!("replace with {}", w.sentinel_here), range: o.range(), replacement: w.sentinel_here.clone() },
         };
         f.with_fix(fix)
@@ -1729,6 +1760,7 @@ fn origin_label(o: &Origin, shown: Option<&str>, written: impl FnOnce() -> Strin
         How::Every => format!("every entry is {}", o.text),
         How::Helper(helper) => format!("`{helper}` pads the buffer it returns with {}, and `{}` is that buffer", o.text, shown.unwrap_or(&buffer)),
         How::Static(name) => format!("`{name}` holds {}", o.text),
+        How::Producer => format!("`{}` makes every entry it adds to `{buffer}` 0", o.text),
     };
     let buffer = match &o.how {
         How::Helper(_) => shown.map(str::to_string).unwrap_or(buffer),
