@@ -190,8 +190,11 @@ pub fn check_jobs(jobs: &[FileJob], root: &Path, options: &CheckOptions) -> Repo
 /// Checks the jobs of a workspace whose dependencies not read for contracts are `dependency_sources`
 /// (see [`crate::workspace::Workspace::dependency_sources`]): contracts files are matched against them too.
 pub fn check_jobs_with(jobs: &[FileJob], root: &Path, options: &CheckOptions, dependency_sources: &[(String, PathBuf, PathBuf)]) -> Report {
-    let (index, index_findings) = build_index(jobs);
-    let (mut findings, parsed) = analyze(jobs, &index, &index_findings, options);
+    // One item summary of the workspace for both phases: a file whose items the index needs
+    // (a struct a contract's field path goes through) is parsed once for both.
+    let items = WorkspaceItems::of_jobs(jobs);
+    let (index, index_findings) = build_index_with(jobs, &items);
+    let (mut findings, parsed) = analyze(jobs, &index, &index_findings, &items, options);
     let (unmatched_paths, unmatched): (Vec<Vec<String>>, Vec<Finding>) = unmatched_contracts(jobs, &index, dependency_sources).into_iter().unzip();
     // Contracts that bind a function, but no call of the workspace reaches it (`--verbose`).
     let uncalled: Vec<String> = index
@@ -305,6 +308,7 @@ impl Session {
         // from the text when the file declares no contract or effect (those need a parse).
         let uses = if job.external { UseFacts::default() } else { use_facts(text, &job.module) };
         let imports_changed = uses != prev.uses;
+        let items = WorkspaceItems::of_jobs_with(&self.jobs, Some(&new));
         let reindexed = if imports_changed {
             if job.external || declares(&prev.file.text) || declares(text) {
                 return None;
@@ -314,7 +318,7 @@ impl Session {
                 Some(d) => decls.insert(job.file.rel_path.clone(), d),
                 None => decls.remove(&job.file.rel_path),
             };
-            let (index, index_findings) = merge_decls(decls.iter(), &WorkspaceItems::of_jobs_with(&self.jobs, Some(&new)));
+            let (index, index_findings) = merge_decls(decls.iter(), &items);
             Some((decls, index, index_findings))
         } else {
             None
@@ -326,7 +330,7 @@ impl Session {
         let index_findings = index_findings.get(&job.file.rel_path).map_or(&[][..], Vec::as_slice);
         let previous = crate::incremental::Previous { file: &prev.file, findings: &prev.findings, chunks: &prev.chunks, index_findings };
         // A bug in this path costs the shortcut, not the check: the whole file is checked instead.
-        let done = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| crate::incremental::recheck(&previous, &new, job, index, &WorkspaceItems::of_jobs_with(&self.jobs, Some(&new))))).ok().flatten()?;
+        let done = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| crate::incremental::recheck(&previous, &new, job, index, &items))).ok().flatten()?;
         let old = prev.file.clone();
         self.jobs[pos].file = new.clone();
         if let Some((decls, index, index_findings)) = reindexed {
@@ -556,8 +560,13 @@ fn unmatched_contracts(jobs: &[FileJob], index: &Index, dependency_sources: &[(S
 
 /// Phase 1: the index, and the well-formedness findings of each file (by workspace-relative path).
 pub fn build_index(jobs: &[FileJob]) -> (Index, HashMap<String, Vec<Finding>>) {
+    build_index_with(jobs, &WorkspaceItems::of_jobs(jobs))
+}
+
+/// [`build_index`] with the workspace's items built already (shared with the analysis).
+fn build_index_with(jobs: &[FileJob], items: &WorkspaceItems) -> (Index, HashMap<String, Vec<Finding>>) {
     let decls = collect_decls(jobs);
-    merge_decls(decls.iter().map(|(rel, d)| (rel, d)), &WorkspaceItems::of_jobs(jobs))
+    merge_decls(decls.iter().map(|(rel, d)| (rel, d)), items)
 }
 
 /// Whether a text can declare contracts or effects (the byte prefilter of phase 1).
@@ -661,9 +670,8 @@ fn forget_spans() {
 }
 
 /// Phases 2 and 3.
-fn analyze(jobs: &[FileJob], index: &Index, index_findings: &HashMap<String, Vec<Finding>>, options: &CheckOptions) -> (Vec<Finding>, usize) {
+fn analyze(jobs: &[FileJob], index: &Index, index_findings: &HashMap<String, Vec<Finding>>, items: &WorkspaceItems, options: &CheckOptions) -> (Vec<Finding>, usize) {
     let filter = AnalysisFilter::new(index);
-    let items = WorkspaceItems::of_jobs(jobs);
     let per_file: Vec<(Vec<Finding>, bool)> = jobs
         .par_iter()
         .map(|j| {
@@ -672,7 +680,7 @@ fn analyze(jobs: &[FileJob], index: &Index, index_findings: &HashMap<String, Vec
                 return (Vec::new(), false);
             }
             let parsed = options.all_files || filter.wants(j);
-            let findings = if parsed { check_parsed(j, index, &items, index_findings) } else { finish(j, index_findings_for(index_findings, &j.file.rel_path)) };
+            let findings = if parsed { check_parsed(j, index, items, index_findings) } else { finish(j, index_findings_for(index_findings, &j.file.rel_path)) };
             (findings, parsed)
         })
         .collect();
