@@ -251,10 +251,16 @@ impl<'a> FnCtx<'a> {
         };
         let fns: &'a FileFns<'a> = self.fns;
         // Most calls name no function of this file: known from the name, before resolving.
-        let Some(same_name) = fns.by_name.get(&name) else { return Vec::new() };
+        let (same_name, renamed) = match fns.by_name.get(&name) {
+            Some(same_name) => (same_name, false),
+            None => match self.renamed_helper(call, &name, here) {
+                Some(same_name) => (same_name, true),
+                None => return Vec::new(),
+            },
+        };
         // A path through a type or a module (`Vec::new()`, `mem::take()`) names one of this
         // file's functions only where one of that name is in such a type or module: most are std's.
-        if let Expr::Call(c) = call {
+        if let (Expr::Call(c), false) = (call, renamed) {
             if let Expr::Path(p) = &*c.func {
                 let segs = &p.path.segments;
                 if segs.len() > 1 && segs[0].ident != "Self" && !same_name.iter().any(|&i| path_may_name(segs, &fns.defs[i])) {
@@ -406,6 +412,20 @@ impl<'a> FnCtx<'a> {
     /// the call is written: a function of that name in another module is not it. `None` where
     /// that module's imports are not at hand (a helper in another inline module calls it): then
     /// a plain name is matched by name, and any other path names no helper.
+    /// The functions of this file of the name a renamed import or re-export gives a called
+    /// path (`use local::emit as flush;` .. `flush()`, `crate::done()` through `pub use local::emit
+    /// as done;`): those of the name it resolves to. Only names a `use` renames are resolved.
+    fn renamed_helper(&self, call: &Expr, name: &str, here: Option<&str>) -> Option<&'a Vec<usize>> {
+        let Expr::Call(c) = call else { return None };
+        let Expr::Path(p) = &*c.func else { return None };
+        if !self.index.is_renamed(name) {
+            return None;
+        }
+        let path: Vec<String> = p.path.segments.iter().map(|s| s.ident.to_string()).collect();
+        let fns: &'a FileFns<'a> = self.fns;
+        self.resolver.call_targets(&path, here).iter().find_map(|t| fns.by_name.get(t.last()?))
+    }
+
     fn helpers_by_path(&self, call: &syn::ExprCall, candidates: &[(usize, &'a FnDef<'a>)], within: Option<&FnDef>) -> Option<Vec<(usize, &'a FnDef<'a>)>> {
         let Expr::Path(p) = &*call.func else { return Some(Vec::new()) };
         let path: Vec<String> = p.path.segments.iter().map(|s| s.ident.to_string()).collect();

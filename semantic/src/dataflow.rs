@@ -260,6 +260,16 @@ pub trait Analysis {
     fn macro_tokens(&mut self, _scopes: &Scopes, _state: &mut Self::State, _mac: &syn::Macro) {}
 }
 
+/// The places an assignment's left side assigns: itself, or each element of a destructuring
+/// assignment (`(kv, logits) = step(kv)`; `_` assigns nothing).
+pub fn assigned_places(left: &Expr) -> Vec<&Expr> {
+    match strip_parens(left) {
+        Expr::Tuple(t) => t.elems.iter().flat_map(assigned_places).collect(),
+        Expr::Infer(_) => Vec::new(),
+        other => vec![other],
+    }
+}
+
 /// The values a `loop` can end with: those of the `break`s that leave it (not those of a loop
 /// inside it, unless they name its label, nor those of closures and async blocks).
 pub fn break_values(l: &syn::ExprLoop) -> Vec<&Expr> {
@@ -1065,7 +1075,15 @@ impl<A: Analysis> Solver<'_, A> {
             Expr::Field(f) => self.place_operands(&f.base, state),
             Expr::Paren(p) => self.place_operands(&p.expr, state),
             Expr::Unary(u) => self.place_operands(&u.expr, state),
-            Expr::Path(_) => Ok(state),
+            Expr::Path(_) | Expr::Infer(_) => Ok(state),
+            // A destructuring assignment, `(kv, logits) = step(kv)`: each element is a place.
+            Expr::Tuple(t) => {
+                let mut state = state;
+                for el in &t.elems {
+                    state = self.place_operands(el, state)?;
+                }
+                Ok(state)
+            }
             other => self.expr(other, state),
         }
     }

@@ -422,6 +422,11 @@ impl Index {
         self.fns.iter().filter(|f| f.external && !called.contains(&f.path)).collect()
     }
 
+    /// Whether a `use` item gives something another name `name` (`use ops::write as name;`).
+    pub fn is_renamed(&self, name: &str) -> bool {
+        self.renames.contains(name)
+    }
+
     /// `(new name, crate)` of every re-export that renames one of `names`.
     pub fn renamed_reexports(&self, names: &[String]) -> Vec<(String, String)> {
         let mut out: Vec<(String, String)> = self

@@ -8,8 +8,10 @@ declare_rule! {
     /// they hold at the lookup (a key changed on one branch covers only what every branch covers,
     /// and a key chosen by a `match` or `if`/`else` only what every branch that gives one builds),
     /// a name a pattern takes from a component (`if let Some(h) = h`, `let Req { hash } = r`, a
-    /// `match` arm) is that component, and a key built by a helper of the same file covers what
-    /// that helper builds it from.
+    /// `match` arm) is that component (a part of it taken apart by a tuple or struct pattern,
+    /// `let (h, v) = ..`, only that part), a key built up in place covers what was fed into it
+    /// (`p.hash.hash(&mut hasher)`, `hasher.write_u32(v)`, `key.push_str(..)`), and a key built by
+    /// a helper of the same file covers what that helper builds it from.
     ///
     /// ## Why it matters
     /// An entry is valid only for the inputs it was computed from. A key that leaves one out

@@ -42,6 +42,10 @@ const KEYED_METHODS: &[&str] =
 /// Iterator methods that search a cache kept as a list for the entry whose key matches.
 const SEARCHES: &[&str] = &["find", "find_map", "position", "rposition", "any"];
 
+/// Methods that feed their arguments into their receiver: hashers, digests, a key string or
+/// vector built up piece by piece (and every `write_*` of `std::hash::Hasher`).
+const FEEDING: &[&str] = &["write", "update", "chain_update", "push", "push_str", "extend", "extend_from_slice", "append"];
+
 /// Calls that give access to the same map: lock and borrow guards.
 const GUARDS: &[&str] = &["lock", "read", "write", "borrow", "borrow_mut", "unwrap", "expect", "as_mut", "as_ref", "deref", "deref_mut"];
 
@@ -161,6 +165,7 @@ impl Analysis for Keys<'_, '_> {
                     self.assign(scopes, state, &place, &a.right);
                 }
             }
+            Expr::Call(_) | Expr::MethodCall(_) => self.fed(scopes, state, e),
             // A closure kept for later (or an `async` block) looks up when it runs: its lookups,
             // with the names it binds itself read as unknown.
             Expr::Closure(_) | Expr::Async(_) if self.def.is_none() => {
@@ -215,6 +220,16 @@ impl Analysis for Keys<'_, '_> {
         }
     }
 
+    /// `let (h, v) = (prompt.hash, 0)`, `let Req { hash, .. } = req`: a name a pattern takes from
+    /// a part of the value is built from that part only (`h` covers the hash, not the version).
+    fn bind_parts(&mut self, scopes: &Scopes, state: &mut State, parts: &[(LocalId, Vec<String>)], scrutinee: &Expr) {
+        for (local, path) in parts.iter().filter(|(_, path)| !path.is_empty()) {
+            if let Some(built) = self.part_built(scopes, state, scrutinee, path) {
+                state.built.map.insert(Place { base: Base::Local(*local), fields: Vec::new() }, Built(Some(built)));
+            }
+        }
+    }
+
     fn exit(&mut self, scopes: &Scopes, state: &State, exit: &dataflow::Exit<'_>) {
         let value = exit.value;
         let Some(def) = self.def else { return };
@@ -258,6 +273,50 @@ impl<'c, 'a> Keys<'c, 'a> {
         }
         if !caches.is_empty() {
             state.caches.map.insert(place.clone(), MaySet(caches));
+        }
+    }
+
+    /// A key built up in place: `p.hash.hash(&mut h)` (a `&mut` argument takes in what the
+    /// receiver and the other arguments are built from), `h.write_u64(v)`, `key.push_str(&s)`
+    /// (a receiver fed by a method of [`FEEDING`] takes in its arguments). What it held stays.
+    fn fed(&self, scopes: &Scopes, state: &mut State, e: &Expr) {
+        let (receiver, args) = call_args(e);
+        let mut targets: Vec<(Place, Vec<&Expr>)> = Vec::new();
+        for (i, arg) in args.iter().enumerate() {
+            if let Expr::Reference(r) = dataflow::strip_parens(arg) {
+                if let (Some(_), Some(place)) = (r.mutability, scopes.place_of(&r.expr)) {
+                    let others = receiver.into_iter().chain(args.iter().enumerate().filter(|(j, _)| *j != i).map(|(_, a)| *a)).collect();
+                    targets.push((place, others));
+                }
+            }
+        }
+        if let (Expr::MethodCall(m), Some(place)) = (e, receiver.and_then(|r| scopes.place_of(r))) {
+            let method = m.method.to_string();
+            if FEEDING.contains(&method.as_str()) || method.starts_with("write_") {
+                targets.push((place, args.clone()));
+            }
+        }
+        for (place, from) in targets {
+            let mut built = self.read(state, place.clone());
+            for f in from {
+                built.extend(self.built_from(scopes, state, f, &HashSet::new()));
+            }
+            state.built.map.insert(place, Built(Some(built)));
+        }
+    }
+
+    /// What the part of `e` at `path` (tuple elements by position, then fields) is built from:
+    /// an element of a tuple or a field of a struct literal, or the part of a place. `None`
+    /// where the part cannot be told apart (a call's value): the whole value then counts.
+    fn part_built(&self, scopes: &Scopes, state: &State, e: &Expr, path: &[String]) -> Option<BTreeSet<Place>> {
+        let Some((first, rest)) = path.split_first() else { return Some(self.built_from(scopes, state, e, &HashSet::new())) };
+        match strip(e) {
+            Expr::Tuple(t) => self.part_built(scopes, state, t.elems.iter().nth(first.parse().ok()?)?, rest),
+            Expr::Struct(s) => {
+                let field = s.fields.iter().find(|f| matches!(&f.member, syn::Member::Named(n) if n == first))?;
+                self.part_built(scopes, state, &field.expr, rest)
+            }
+            other => scopes.place_of(other).map(|p| self.read(state, p.fields_then(path))),
         }
     }
 

@@ -140,9 +140,15 @@ impl Analysis for Donate<'_, '_> {
             }
             Expr::Call(_) | Expr::MethodCall(_) => self.call(scopes, state, e),
             Expr::Assign(a) => {
-                self.stored_through(scopes, state, &a.left);
-                if let Some(place) = place_in(self.ctx, scopes, &a.left) {
-                    rebind(scopes, state, &place, Some(&a.right));
+                let places = dataflow::assigned_places(&a.left);
+                // `x = f(x)` may share the storage of its right side; an element of a destructuring
+                // assignment holds a part of it, none of a place's.
+                let init = (places.len() == 1).then_some(&*a.right);
+                for left in places {
+                    self.stored_through(scopes, state, left);
+                    if let Some(place) = place_in(self.ctx, scopes, left) {
+                        rebind(scopes, state, &place, init);
+                    }
                 }
             }
             Expr::Closure(c) => self.read_names(scopes, state, captures(c)),
