@@ -2,9 +2,14 @@ declare_rule! {
     /// ## What it checks
     /// In a function with `forbids_write(P[C])`: assignments, compound assignments and index
     /// assignments to P at C, mutating methods on that region (`fill`, `copy_from_slice`,
-    /// `iter_mut`, `as_mut_ptr`, ...), and passing P to a callee whose contract `writes` it or to a
-    /// helper that writes it (of the same file, or of another file reached by path); writes through a reborrow or a slice of P
-    /// (`let head = &mut P[..2];`) count where their positions are known. At call
+    /// `iter_mut`, ...), a write anywhere in the element at C (`P[NULL_BLOCK].fill(0.0)`,
+    /// `P[0].data.clear()`, a method of the element's type that writes it, a borrow `let b = &mut
+    /// P[0];` written through), and passing P to a callee whose contract `writes` it or to a
+    /// helper that writes it (of the same file, or of another file reached by path); writes
+    /// through a reborrow or a slice of P (`let head = &mut P[..2];`) count where their positions
+    /// are known. Not judged statically: a raw pointer handed to a kernel (`P.as_mut_ptr()`: what
+    /// the kernel writes is its contract's statement, checked at run time) and growing P
+    /// (`push`, `extend`, `resize(P.len() + n, ..)` write past its end). At call
     /// sites: a caller that forbids a place and hands it to a writer, and any caller that passes a
     /// constant index (`pool.write(0, &row)`, `NULL_BLOCK as i64`) to a writer whose own contract
     /// forbids that position of the place it writes (`writes(self.blocks[block])` with

@@ -7,8 +7,9 @@
 //! The writes are the facts of [`super::writes`] (a dataflow analysis: places compared as a base
 //! local and a field path, reborrows and slices followed, helpers by their summaries). A write
 //! is seen when its positions are known and meet the region: an index that is a literal or a
-//! constant (or a range of them), a slice with known bounds, or the whole of P (`P.fill(..)`,
-//! `P.iter_mut()`, `P.as_mut_ptr()`). Writes at computed indices are left to the runtime shim.
+//! constant (or a range of them), an element written in any part of it, a slice with known
+//! bounds, or the whole of P (`P.fill(..)`, `P.iter_mut()`). Writes at computed indices, through
+//! a raw pointer (`P.as_mut_ptr()`) and past the end (`push`) are left to the runtime shim.
 
 use std::ops::Range;
 

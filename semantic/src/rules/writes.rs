@@ -9,7 +9,11 @@
 //! [`Place`] at known positions (or unknown ones):
 //! - an assignment or compound assignment to a place, an element (`p[0]`, `p[i][j]`, `p[i].x`) or
 //!   a range of one;
-//! - a mutating method of a place (`fill`, `push`, `iter_mut`, ...); `swap`, `get_mut` and
+//! - a write anywhere in one element taken by reference (`p[0].fill(..)`, `p[0].data.clear()`, a
+//!   helper method on it, `let b = &mut p[0];` written through): the place at that position
+//!   ([`Target::element`]);
+//! - a mutating method of a place (`fill`, `push`, `iter_mut`, ...; a raw pointer, `as_mut_ptr`,
+//!   and growing, `push`/`extend`, at positions not known); `swap`, `get_mut` and
 //!   `copy_within` write only the positions they take, and an `iter_mut()` narrowed by the chain
 //!   that consumes it (`.skip(k)`, `.take(k)`, through `enumerate`) only those;
 //! - a place passed to a contracted callee for a parameter it `writes`;
@@ -53,6 +57,20 @@ pub(super) const ALL: Positions = (0, i128::MAX);
 struct Target {
     place: Place,
     window: Option<Positions>,
+    /// One element of the place (`pool[NULL_BLOCK]`, at `window`): a write anywhere in it (a
+    /// field, an entry, a method of the element's type) writes the place at that position.
+    element: bool,
+}
+
+impl Target {
+    /// The positions of the place a write at `at` within what the target designates writes.
+    fn within(&self, at: Option<Positions>) -> Option<Positions> {
+        if self.element {
+            self.window
+        } else {
+            at.and_then(|a| narrow(self.window, a))
+        }
+    }
 }
 
 type Targets = MaySet<Target>;
@@ -276,14 +294,27 @@ impl<'c, 'a> Writes<'c, 'a> {
             }
             Expr::Index(ix) => {
                 // A range of a place (`pool[1..]`; `pool[i..]`: positions not known); one element
-                // is a value of its own.
-                if !matches!(strip_parens(&ix.index), Expr::Range(_)) {
-                    return;
-                }
-                let range = range_of(self.ctx, &ix.index);
+                // taken by reference (a method's receiver, `&mut pool[0]`) is the storage at its
+                // position (`pool[NULL_BLOCK].fill(0.0)`); by value, a value of its own.
+                let (range, element) = match strip_parens(&ix.index) {
+                    Expr::Range(_) => (range_of(self.ctx, &ix.index), false),
+                    _ if by_ref => (self.ctx.int_value(&ix.index).map(|k| (k, k.saturating_add(1))), true),
+                    _ => return,
+                };
                 let mut inner = BTreeSet::new();
                 tail(&ix.expr, true, &mut inner);
-                out.extend(inner.into_iter().map(|t| Target { window: range.and_then(|r| narrow(t.window, r)), place: t.place }));
+                out.extend(inner.into_iter().map(|t| match t.element {
+                    // Inside an element already (`pool[0][1..]`): still that element.
+                    true => t,
+                    false => Target { window: range.and_then(|r| narrow(t.window, r)), place: t.place, element },
+                }));
+                return;
+            }
+            // A field of an element (`pool[0].data`) is part of that element.
+            Expr::Field(f) if scopes.place_of(e).is_none() => {
+                let mut inner = BTreeSet::new();
+                tail(&f.base, by_ref, &mut inner);
+                out.extend(inner.into_iter().filter(|t| t.element));
                 return;
             }
             Expr::MethodCall(m) if m.args.len() <= 1 && VIEWS.contains(&m.method.to_string().as_str()) => {
@@ -305,14 +336,18 @@ impl<'c, 'a> Writes<'c, 'a> {
         match aliased {
             Some((n, targets)) if by_ref || n == place.fields.len() => {
                 for t in &targets.0 {
+                    if t.element {
+                        out.insert(t.clone());
+                        continue;
+                    }
                     let mut p = t.place.clone();
                     p.fields.extend(place.fields[n..].iter().cloned());
                     let window = if n == place.fields.len() { t.window } else { Some(ALL) };
-                    out.insert(Target { place: p, window });
+                    out.insert(Target { place: p, window, element: false });
                 }
             }
             Some(_) => {}
-            None if by_ref || (place.fields.is_empty() && self.is_reference(&place.base)) => _ = out.insert(Target { place, window: Some(ALL) }),
+            None if by_ref || (place.fields.is_empty() && self.is_reference(&place.base)) => _ = out.insert(Target { place, window: Some(ALL), element: false }),
             None => {}
         }
     }
@@ -338,7 +373,10 @@ impl<'c, 'a> Writes<'c, 'a> {
                 Expr::Field(f) if matches!(strip_parens(&f.base), Expr::Index(_)) => self.written(scopes, state, &ix.expr),
                 _ => {
                     let at = range_of(self.ctx, &ix.index).or_else(|| self.ctx.int_value(&ix.index).map(|v| (v, v.saturating_add(1))));
-                    self.designated(scopes, state, &ix.expr, true).0.into_iter().map(|t| (t.place, at.and_then(|a| narrow(t.window, a)))).collect()
+                    self.designated(scopes, state, &ix.expr, true).0.into_iter().map(|t| {
+                        let at = t.within(at);
+                        (t.place, at)
+                    }).collect()
                 }
             },
             Expr::Field(f) if matches!(strip_parens(&f.base), Expr::Index(_)) => self.written(scopes, state, &f.base),
@@ -396,13 +434,11 @@ impl<'c, 'a> Writes<'c, 'a> {
                 let Some(arg) = arg else { continue };
                 // A receiver is taken by reference; an argument must be one.
                 for t in self.designated(scopes, state, arg, param.is_none()).0 {
+                    let at = if fields.is_empty() || t.element { t.within(*positions) } else { *positions };
                     let mut place = t.place;
-                    let at = if fields.is_empty() {
-                        positions.and_then(|p| narrow(t.window, p))
-                    } else {
+                    if !t.element {
                         place.fields.extend(fields.iter().cloned());
-                        *positions
-                    };
+                    }
                     let writer = writer.as_ref().and_then(|(i, p)| Some((ctx.index.fns.get(*i)?, p.clone())));
                     self.record(place, at, arg, How::Helper { name: name.clone(), writer });
                 }
@@ -439,7 +475,7 @@ impl<'c, 'a> Writes<'c, 'a> {
             for t in self.designated(scopes, state, receiver, true).0 {
                 for p in &positions {
                     let at = range_of(self.ctx, p).or_else(|| self.ctx.int_value(p).map(|v| (v, v.saturating_add(1))));
-                    self.record(t.place.clone(), at.and_then(|a| narrow(t.window, a)), receiver, How::Method(method.clone()));
+                    self.record(t.place.clone(), t.within(at), receiver, How::Method(method.clone()));
                 }
             }
             return;
@@ -451,9 +487,15 @@ impl<'c, 'a> Writes<'c, 'a> {
             return;
         }
         let narrowed = self.narrowed.iter().find(|(p, ..)| std::ptr::eq(*p, m)).map(|(_, r, how)| (*r, how.clone()));
+        // Positions not known: what a raw pointer handed to a kernel writes is the contract's
+        // to say (and the runtime shim's to check); growing writes only past the end; the last
+        // entry's position is not known here.
+        let unknown = ["as_mut_ptr", "as_mut_ptr_range", "push", "push_back", "extend", "extend_from_slice", "append", "last_mut"].contains(&method.as_str())
+            || (method == "resize" && m.args.first().is_some_and(grows_from_len));
         let (range, how) = narrowed.unwrap_or((ALL, method));
         for t in self.designated(scopes, state, receiver, true).0 {
-            self.record(t.place, narrow(t.window, range), receiver, How::Method(how.clone()));
+            let at = if unknown && !t.element { None } else { t.within(Some(range)) };
+            self.record(t.place, at, receiver, How::Method(how.clone()));
         }
     }
 
@@ -500,6 +542,11 @@ impl<'c, 'a> Writes<'c, 'a> {
         }
         s
     }
+}
+
+/// `len() + n`, `x.len() + 1`: a new length past the current one (a `resize` that only grows).
+fn grows_from_len(e: &Expr) -> bool {
+    matches!(strip_parens(e), Expr::Binary(b) if matches!(b.op, syn::BinOp::Add(_)) && matches!(strip_parens(&b.left), Expr::MethodCall(m) if m.method == "len"))
 }
 
 /// What the helper `def` of `ctx`'s file writes, `depth` helpers down.
