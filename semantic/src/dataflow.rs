@@ -249,6 +249,11 @@ pub trait Analysis {
     /// known only here (the bindings end before the value is used).
     fn block_value(&mut self, _scopes: &Scopes, _state: &mut Self::State, _value: &Expr) {}
 
+    /// Where a condition decided a branch (`if`, `while`): `cond`, a comparison or another
+    /// expression that is not `&&`, `||` or `!` (the solver takes those apart), is known to
+    /// evaluate to `holds` in `state` (`if b != NULL_BLOCK { write(b) }`: `b` is not the fallback).
+    fn assume(&mut self, _scopes: &Scopes, _state: &mut Self::State, _cond: &Expr, _holds: bool) {}
+
     /// A closure run in place binds its parameters: the analysis may say what they hold.
     fn closure_params(&mut self, _scopes: &Scopes, _state: &mut Self::State, _params: &[LocalId]) {}
 
@@ -629,9 +634,11 @@ impl<A: Analysis> Solver<'_, A> {
                 self.scopes.push();
                 let whole = whole.or(Some(e));
                 let cond = self.expr(&i.cond, state)?;
-                self.returned_block(&i.then_branch, cond.clone(), kind, whole)?;
+                let holds = self.assumed(&i.cond, true, cond.clone());
+                self.returned_block(&i.then_branch, holds, kind, whole)?;
                 let (_, els) = i.else_branch.as_ref().expect("an else branch");
-                self.returned(els, cond, kind, whole)
+                let fails = self.assumed(&i.cond, false, cond);
+                self.returned(els, fails, kind, whole)
             }
             Expr::Match(m) => {
                 self.step()?;
@@ -813,11 +820,13 @@ impl<A: Analysis> Solver<'_, A> {
             Expr::If(i) => {
                 self.scopes.push();
                 let cond = self.expr(&i.cond, state)?;
-                let then = self.block(&i.then_branch, cond.clone())?;
+                let holds = self.assumed(&i.cond, true, cond.clone());
+                let then = self.block(&i.then_branch, holds)?;
                 self.scopes.pop();
+                let otherwise = self.assumed(&i.cond, false, cond);
                 let els = match &i.else_branch {
-                    Some((_, els)) => self.expr(els, cond)?,
-                    None => cond,
+                    Some((_, els)) => self.expr(els, otherwise)?,
+                    None => otherwise,
                 };
                 Ok(join(then, els))
             }
@@ -873,10 +882,12 @@ impl<A: Analysis> Solver<'_, A> {
                 let mut out = self.looped(label, state, true, |s, st| {
                     s.scopes.push();
                     let cond = s.expr(&w.cond, st)?;
+                    let leaves = s.assumed(&w.cond, false, cond.clone());
                     if let Some(frame) = s.loops.last_mut() {
-                        frame.breaks = join(frame.breaks.take(), cond.clone());
+                        frame.breaks = join(frame.breaks.take(), leaves);
                     }
-                    let r = s.block(&w.body, cond);
+                    let holds = s.assumed(&w.cond, true, cond);
+                    let r = s.block(&w.body, holds);
                     s.scopes.pop();
                     r
                 })?;
@@ -1085,6 +1096,35 @@ impl<A: Analysis> Solver<'_, A> {
                 Ok(state)
             }
             other => self.expr(other, state),
+        }
+    }
+
+    /// The state where `cond` evaluated to `holds`: each comparison known to hold or to fail
+    /// there is told to the analysis ([`Analysis::assume`]): `a && b` holds when both do, `a ||
+    /// b` fails when both fail, `!a` flips; `if let` patterns tell nothing.
+    fn assumed(&mut self, cond: &Expr, holds: bool, state: Option<A::State>) -> Option<A::State> {
+        let mut state = state?;
+        self.assume_in(cond, holds, &mut state);
+        Some(state)
+    }
+
+    fn assume_in(&mut self, cond: &Expr, holds: bool, state: &mut A::State) {
+        match strip_parens(cond) {
+            Expr::Unary(u) if matches!(u.op, syn::UnOp::Not(_)) => self.assume_in(&u.expr, !holds, state),
+            Expr::Binary(b) if matches!(b.op, syn::BinOp::And(_)) => {
+                if holds {
+                    self.assume_in(&b.left, true, state);
+                    self.assume_in(&b.right, true, state);
+                }
+            }
+            Expr::Binary(b) if matches!(b.op, syn::BinOp::Or(_)) => {
+                if !holds {
+                    self.assume_in(&b.left, false, state);
+                    self.assume_in(&b.right, false, state);
+                }
+            }
+            Expr::Let(_) => {}
+            atom => self.analysis.assume(&self.scopes, state, atom, holds),
         }
     }
 
@@ -1401,6 +1441,14 @@ mod tests {
             let (a, b) = exit.span;
             self.exit_at.push((exit.kind, exit.value.map(text), format!("{}..{}", a.start().column, b.end().column)));
         }
+        // `x == 2` known to hold: x is 2 there.
+        fn assume(&mut self, scopes: &Scopes, state: &mut Self::State, cond: &Expr, holds: bool) {
+            if let (Expr::Binary(b), true) = (cond, holds) {
+                if let (syn::BinOp::Eq(_), Some(p), Some(v)) = (b.op, scopes.place_of(&b.left), lit(&b.right)) {
+                    state.map.insert(p, Vals([v].into()));
+                }
+            }
+        }
         fn bind_from(&mut self, _: &Scopes, _: &mut Self::State, locals: &[LocalId], scrutinee: &Expr) {
             self.from.push((locals.to_vec(), quote::ToTokens::to_token_stream(scrutinee).to_string()));
         }
@@ -1586,6 +1634,22 @@ mod tests {
         // local 0: outer `x`; 1: the block's `x`, which the block's value names.
         let a = run("{ let x = 1; let y = { let x = 2; x }; }");
         assert_eq!(a.tails, vec![("x".to_string(), Some(1))]);
+    }
+
+    #[test]
+    fn a_condition_tells_each_branch_what_holds_there() {
+        let a = run("{ let mut x = 1; if c { x = 2; } if x == 2 && d { probe(); } }");
+        assert_eq!(at_probe(&a, 0), vec![2]);
+        let a = run("{ let mut x = 1; if c { x = 2; } if !(x == 2) || d { } else { probe(); } }");
+        assert_eq!(at_probe(&a, 0), vec![2]);
+        // Where an `&&` failed, neither part is known to.
+        let a = run("{ let mut x = 1; if c { x = 2; } if x == 2 && d { } else { probe(); } }");
+        assert_eq!(at_probe(&a, 0), vec![1, 2]);
+        let a = run("{ let mut x = 1; if c { x = 2; } while x == 2 { probe(); break; } }");
+        assert_eq!(at_probe(&a, 0), vec![2]);
+        // After the `if` without `else`: the branch that returned is gone, the other knows.
+        let a = run("{ let mut x = 1; if c { x = 2; } if !(x == 1) { return; } probe(); }");
+        assert_eq!(at_probe(&a, 0), vec![1]);
     }
 
     #[test]

@@ -8,7 +8,9 @@ declare_rule! {
     /// followed through locals (on any branch), struct fields and helpers that return it (of the
     /// same file, or of another file of the workspace reached by path: reported at the call of
     /// the helper, with a label where the helper falls back). Constants may be computed from
-    /// others (`const NO_BLOCK: usize = FIRST - 1;`). With `skip = S`, a fallback to `S` is the way to say "no write"; any other
+    /// others (`const NO_BLOCK: usize = FIRST - 1;`). Where a condition shows the index differs
+    /// from the fallback (`if b != NULL_BLOCK { pool.write(b, ..) }`, after `if b == NULL_BLOCK {
+    /// return; }`), the write does not take it. With `skip = S`, a fallback to `S` is the way to say "no write"; any other
     /// constant is a finding. Without `skip`, every constant fallback is.
     ///
     /// `unwrap_or_default()` of a whole index buffer (`tables.get(&seq).cloned()

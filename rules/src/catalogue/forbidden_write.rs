@@ -9,7 +9,9 @@ declare_rule! {
     /// through a reborrow or a slice of P (`let head = &mut P[..2];`) count where their positions
     /// are known. Not judged statically: a raw pointer handed to a kernel (`P.as_mut_ptr()`: what
     /// the kernel writes is its contract's statement, checked at run time) and growing P
-    /// (`push`, `extend`, `resize(P.len() + n, ..)` write past its end). At call
+    /// (`push`, `extend`, `resize(P.len() + n, ..)` write past its end). A loop over
+    /// `P.iter_mut().enumerate()` that skips the region's position (a leading `if i == C {
+    /// continue; }`, `.filter(|(i, _)| *i != C)`) writes every other position. At call
     /// sites: a caller that forbids a place and hands it to a writer, and any caller that passes a
     /// constant index (`pool.write(0, &row)`, `NULL_BLOCK as i64`) to a writer whose own contract
     /// forbids that position of the place it writes (`writes(self.blocks[block])` with

@@ -162,6 +162,31 @@ impl Analysis for Fallbacks<'_, '_> {
         self.store(scopes, state, &place, init, v);
     }
 
+    /// `if b != NULL_BLOCK { pool.write(b, ..) }`, `if b == NULL_BLOCK { return; }`: where the
+    /// index is known not to be a constant, that fallback is not there.
+    fn assume(&mut self, scopes: &Scopes, state: &mut State, cond: &Expr, holds: bool) {
+        let Expr::Binary(b) = strip(cond) else { return };
+        let differs = match b.op {
+            syn::BinOp::Ne(_) => holds,
+            syn::BinOp::Eq(_) => !holds,
+            _ => return,
+        };
+        if !differs {
+            return;
+        }
+        let (place, value) = match (scopes.place_of(&b.left), scopes.place_of(&b.right)) {
+            (Some(p), None) => (p, self.ctx.int_value(&b.right)),
+            (None, Some(p)) => (p, self.ctx.int_value(&b.left)),
+            _ => return,
+        };
+        let (Some(value), Some(srcs)) = (value, state.map.get_mut(&place)) else { return };
+        srcs.0.retain(|s| match s {
+            Src::Fallback { value: v, scaled: false, .. } => *v != value,
+            Src::Default { .. } => value != 0,
+            _ => true,
+        });
+    }
+
     fn exit(&mut self, scopes: &Scopes, state: &State, exit: &dataflow::Exit<'_>) {
         // A constant arm is a fallback only next to its siblings (`Some(&b) => b, None => 0`).
         if let (Some(_), Some(v)) = (self.def, exit.branch_of.or(exit.value)) {

@@ -15,7 +15,8 @@
 //! - a mutating method of a place (`fill`, `push`, `iter_mut`, ...; a raw pointer, `as_mut_ptr`,
 //!   and growing, `push`/`extend`, at positions not known); `swap`, `get_mut` and
 //!   `copy_within` write only the positions they take, and an `iter_mut()` narrowed by the chain
-//!   that consumes it (`.skip(k)`, `.take(k)`, through `enumerate`) only those;
+//!   that consumes it (`.skip(k)`, `.take(k)`, through `enumerate`; an enumerated index kept
+//!   away from one constant by `.filter(..)` or a leading `if i == K { continue; }`) only those;
 //! - a place passed to a contracted callee for a parameter it `writes`;
 //! - a place passed to a helper without a contract that writes its parameter (or a field of
 //!   `self`), by the helper's summary, bottom-up: what it writes at its parameters, at which
@@ -173,9 +174,10 @@ struct Writes<'c, 'a> {
     depth: usize,
     writes: Vec<Write<'a>>,
     /// Writes already recorded, by expression and place (loops revisit theirs).
-    seen: HashSet<(usize, usize, Place)>,
-    /// The `iter_mut()` calls that a consuming chain narrows, with the positions it keeps.
-    narrowed: Vec<(*const syn::ExprMethodCall, Positions, String)>,
+    seen: HashSet<(usize, usize, Place, Option<Positions>)>,
+    /// The `iter_mut()` calls that a consuming chain narrows, with the ranges of positions it
+    /// keeps (two for all but one).
+    narrowed: Vec<(*const syn::ExprMethodCall, Vec<Positions>, String)>,
     /// While the body of a closure kept for later is read: the names it binds itself.
     masked: HashSet<String>,
 }
@@ -386,7 +388,7 @@ impl<'c, 'a> Writes<'c, 'a> {
 
     fn record(&mut self, place: Place, positions: Option<Positions>, at: &Expr, how: How<'a>) {
         let at = self.ctx.expr_range(at);
-        if !self.seen.insert((at.start, at.end, place.clone())) {
+        if !self.seen.insert((at.start, at.end, place.clone(), positions)) {
             return;
         }
         self.writes.push(Write { place, positions, at, how });
@@ -486,16 +488,18 @@ impl<'c, 'a> Writes<'c, 'a> {
         if guard || ["split_at_mut", "chunks_mut", "chunks_exact_mut"].contains(&method.as_str()) || !MUTATING_METHODS.contains(&method.as_str()) {
             return;
         }
-        let narrowed = self.narrowed.iter().find(|(p, ..)| std::ptr::eq(*p, m)).map(|(_, r, how)| (*r, how.clone()));
+        let narrowed = self.narrowed.iter().find(|(p, ..)| std::ptr::eq(*p, m)).map(|(_, r, how)| (r.clone(), how.clone()));
         // Positions not known: what a raw pointer handed to a kernel writes is the contract's
         // to say (and the runtime shim's to check); growing writes only past the end; the last
         // entry's position is not known here.
         let unknown = ["as_mut_ptr", "as_mut_ptr_range", "push", "push_back", "extend", "extend_from_slice", "append", "last_mut"].contains(&method.as_str())
             || (method == "resize" && m.args.first().is_some_and(grows_from_len));
-        let (range, how) = narrowed.unwrap_or((ALL, method));
+        let (ranges, how) = narrowed.unwrap_or((vec![ALL], method));
         for t in self.designated(scopes, state, receiver, true).0 {
-            let at = if unknown && !t.element { None } else { t.within(Some(range)) };
-            self.record(t.place, at, receiver, How::Method(how.clone()));
+            for range in &ranges {
+                let at = if unknown && !t.element { None } else { t.within(Some(*range)) };
+                self.record(t.place.clone(), at, receiver, How::Method(how.clone()));
+            }
         }
     }
 
@@ -559,14 +563,73 @@ fn summarise<'a>(ctx: &FnCtx<'a>, def: &FnDef<'a>, depth: usize) -> Option<Arc<S
 
 /// The `iter_mut()` calls of a body that the chain consuming them narrows: `.skip(k)` from `k`
 /// on, `.take(k)` the first `k` (through adapters that keep positions).
-fn narrowed_iter_muts(ctx: &FnCtx, body: &syn::Block, out: &mut Vec<(*const syn::ExprMethodCall, Positions, String)>) {
+fn narrowed_iter_muts(ctx: &FnCtx, body: &syn::Block, out: &mut Vec<(*const syn::ExprMethodCall, Vec<Positions>, String)>) {
     struct Chains<'c, 'a, 'o> {
         ctx: &'c FnCtx<'a>,
-        out: &'o mut Vec<(*const syn::ExprMethodCall, Positions, String)>,
+        out: &'o mut Vec<(*const syn::ExprMethodCall, Vec<Positions>, String)>,
+    }
+    impl Chains<'_, '_, '_> {
+        /// `P.iter_mut().enumerate()` whose index `i` is kept away from a constant position: that
+        /// position is not written (`.filter(|(i, _)| *i != NULL_BLOCK)`, a loop body that starts
+        /// with `if i == NULL_BLOCK { continue; }`).
+        fn all_but_one(&mut self, enumerated: &Expr, skipped: i128, how: &str) {
+            let Expr::MethodCall(e) = strip_parens(enumerated) else { return };
+            let Expr::MethodCall(inner) = strip_parens(&e.receiver) else { return };
+            if e.method == "enumerate" && inner.method == "iter_mut" {
+                let ptr = inner as *const _;
+                if !self.out.iter().any(|(p, ..)| *p == ptr) {
+                    let kept = [(0, skipped), (skipped.saturating_add(1), i128::MAX)].into_iter().filter(|(lo, hi)| lo < hi).collect();
+                    self.out.push((ptr, kept, format!("iter_mut().enumerate(){how}")));
+                }
+            }
+        }
+
+        /// The constant `cond` (of a `filter` or of an `if .. { continue }`) compares the index
+        /// `i` with: `keep` for `!=` (kept where it differs), else `==` (skipped where equal).
+        fn compared_index(&self, cond: &Expr, index: &str, keep: bool) -> Option<i128> {
+            let Expr::Binary(b) = strip_parens(cond) else { return None };
+            let op = if keep { matches!(b.op, syn::BinOp::Ne(_)) } else { matches!(b.op, syn::BinOp::Eq(_)) };
+            let is_index = |e: &Expr| crate::rules::expr_text(crate::resolve::strip(e)) == index;
+            match op {
+                true if is_index(&b.left) => self.ctx.int_value(&b.right),
+                true if is_index(&b.right) => self.ctx.int_value(&b.left),
+                _ => None,
+            }
+        }
+    }
+    /// The name of the index of an `(i, x)` pattern (`&(i, _)`, `(i, x)`).
+    fn index_name(p: &syn::Pat) -> Option<String> {
+        match p {
+            syn::Pat::Reference(r) => index_name(&r.pat),
+            syn::Pat::Tuple(t) => match t.elems.first() {
+                Some(syn::Pat::Ident(i)) => Some(i.ident.to_string()),
+                _ => None,
+            },
+            _ => None,
+        }
     }
     impl<'ast> Visit<'ast> for Chains<'_, '_, '_> {
+        fn visit_expr_for_loop(&mut self, f: &'ast syn::ExprForLoop) {
+            let skipped = index_name(&f.pat).and_then(|i| match f.body.stmts.first() {
+                Some(syn::Stmt::Expr(Expr::If(c), _)) if c.else_branch.is_none() && matches!(c.then_branch.stmts.as_slice(), [syn::Stmt::Expr(Expr::Continue(_), _)]) => {
+                    self.compared_index(&c.cond, &i, false)
+                }
+                _ => None,
+            });
+            if let Some(k) = skipped {
+                self.all_but_one(&f.expr, k, "");
+            }
+            syn::visit::visit_expr_for_loop(self, f);
+        }
         fn visit_expr_method_call(&mut self, m: &'ast syn::ExprMethodCall) {
             let method = m.method.to_string();
+            if method == "filter" {
+                if let Some(Expr::Closure(c)) = m.args.first().map(strip_parens) {
+                    if let Some(k) = c.inputs.first().and_then(index_name).and_then(|i| self.compared_index(&c.body, &i, true)) {
+                        self.all_but_one(&m.receiver, k, ".filter(..)");
+                    }
+                }
+            }
             if method == "skip" || method == "take" {
                 if let Some(k) = m.args.first().and_then(|k| self.ctx.int_value(k)) {
                     let mut r = strip_parens(&m.receiver);
@@ -575,7 +638,7 @@ fn narrowed_iter_muts(ctx: &FnCtx, body: &syn::Block, out: &mut Vec<(*const syn:
                             let ptr = inner as *const _;
                             if !self.out.iter().any(|(p, ..)| *p == ptr) {
                                 let range = if method == "skip" { (k, i128::MAX) } else { (0, k) };
-                                self.out.push((ptr, range, format!("iter_mut().{method}(..)")));
+                                self.out.push((ptr, vec![range], format!("iter_mut().{method}(..)")));
                             }
                             break;
                         }
