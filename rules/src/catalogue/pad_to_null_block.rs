@@ -11,11 +11,15 @@ declare_rule! {
     /// `into_boxed_slice()`), struct literals, the value a `loop` breaks with, a `static` or
     /// `const` array of the file (`static DUMMY_SLOTS: [i64; 8] = [0; 8];`, reported where it is
     /// passed), a constant computed from others (`PAD_SLOT_ID + 1` is 0), helpers of the same
-    /// file or of another (a buffer they return, or a parameter they pad), and a persistent
+    /// file or of another (a buffer they return, or a parameter they pad, also with the value the
+    /// caller gives them: `pad_into(&mut slots, n, 0)`), and a persistent
     /// buffer (`self.field`) that another method of its type leaves with 0 (its constructor, or the
     /// method that prepares a replay). A field declared `#[reuse::index(skip = S)]` (on a struct with
     /// `#[reuse::indexes]`) is held to S wherever it is built or changed: a struct literal, and what a
-    /// function leaves in it. An index declared with `reads(P[IDX])` may be padded with 0. The
+    /// function leaves in it. Not flagged: zeros every entry of which is then replaced (a fill or
+    /// loop over the whole buffer; the real rows copied into `buf[..k]` and `buf[k..]` set to S by
+    /// `fill` or a loop to the end, or cut off by `truncate(k)`; `mem::replace(&mut buf, ..)` and
+    /// `mem::take` as resets). An index declared with `reads(P[IDX])` may be padded with 0. The
     /// null block is position 0 and the callee's `forbids_write` regions of P, except in a sanctioned
     /// writer of a region (`forbids_write(P[R], except(health_check))`): there R's positions are
     /// ordinary ones, statically in the function the `except` path names and at run time while it

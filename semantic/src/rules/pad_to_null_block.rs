@@ -437,6 +437,9 @@ struct Pad<'c, 'a> {
     block_tails: std::collections::HashMap<usize, Val>,
     /// How many statics deep [`Pad::static_value`] is (`static A: [[i64; 2]; 2] = [B; 2]`).
     static_depth: std::cell::Cell<usize>,
+    /// At the entry of a loop over `k..n` (by the range's position): the buffers whose first `k`
+    /// entries were copied in, with what was copied (the loop's stores end that fact inside it).
+    loop_prefixes: std::collections::HashMap<usize, Vec<(Place, BTreeSet<Origin>)>>,
     /// Counters bound to 0 and only ever stepped by one (`let mut i = 0; .. i += 1`): a `while
     /// i < n` loop over them walks the entries from the first on.
     zero_counters: std::collections::HashSet<LocalId>,
@@ -444,8 +447,8 @@ struct Pad<'c, 'a> {
 
 impl<'c, 'a> Pad<'c, 'a> {
     fn new(ctx: &'c FnCtx<'a>, mode: Mode, def: Option<&'c FnDef<'a>>, depth: usize) -> Self {
-        let (local_types, rebound, helpers, borrows, block_tails, zero_counters, static_depth) = Default::default();
-        Pad { ctx, mode, def, depth, summary: Summary::default(), local_types, rebound, helpers, borrows, block_tails, zero_counters, static_depth }
+        let (local_types, rebound, helpers, borrows, block_tails, zero_counters, static_depth, loop_prefixes) = Default::default();
+        Pad { ctx, mode, def, depth, summary: Summary::default(), local_types, rebound, helpers, borrows, block_tails, zero_counters, static_depth, loop_prefixes }
     }
 
     /// The element stores at a loop's counter (`buf[i] = v;`, at the body's top level) stored `v`
@@ -461,6 +464,57 @@ impl<'c, 'a> Pad<'c, 'a> {
                 let v = Val { own: self.eval(scopes, state, &a.right).put(&How::Put("store".into())), fields: BTreeMap::new() };
                 self.overwrite(scopes, state, &place, v, self.pos(&a.right), walked.clone());
             }
+        }
+    }
+
+    /// `buf[k..]` written with `origins` after `buf[..k].copy_from_slice(real)` put `copied` there:
+    /// every entry is now one of the two (`false`: no prefix was copied, nothing is changed).
+    fn fill_rest(&self, scopes: &Scopes, state: &mut State, place: &Place, copied: Option<BTreeSet<Origin>>, origins: BTreeSet<Origin>, at: usize) -> bool {
+        let Some(entries) = state.map.get(place) else { return false };
+        let Some(copied) = copied else { return false };
+        let len = entries.len.clone();
+        self.store(scopes, state, place, Val { own: copied.into_iter().chain(origins).collect(), fields: BTreeMap::new() }, at);
+        if let Some(entries) = state.map.get_mut(place) {
+            entries.len = len;
+        }
+        true
+    }
+
+    /// The element stores at a loop's counter that runs from `k` to `end`, the end of the buffer
+    /// (its built length or its `len()`), for the buffers whose first `k` entries were `copied`.
+    fn rest_stores(&self, scopes: &Scopes, state: &mut State, body: &syn::Block, var: &str, copied: &[(Place, BTreeSet<Origin>)], end: &str) {
+        for stmt in &body.stmts {
+            let syn::Stmt::Expr(Expr::Assign(a), _) = stmt else { continue };
+            let Expr::Index(ix) = &*a.left else { continue };
+            let Some(place) = scopes.place_of(&ix.expr).filter(|_| crate::rules::expr_text(strip(&ix.index)) == var) else { continue };
+            let to_end = end == format!("{}.len()", crate::rules::expr_text(&ix.expr)) || matches!(state.map.get(&place).map(|e| &e.len), Some(Len::Built(l)) if l == end);
+            if let (true, Some((_, copied))) = (to_end, copied.iter().find(|(p, _)| *p == place)) {
+                let v = self.eval(scopes, state, &a.right).put(&How::Put("store".into()));
+                self.fill_rest(scopes, state, &place, Some(copied.clone()), v, self.pos(&a.right));
+            }
+        }
+    }
+
+    /// `mem::replace(&mut buf, v)` and `mem::take(&mut buf)` replace the entries, as `buf = v` does.
+    fn replaced(&mut self, scopes: &Scopes, state: &mut State, c: &syn::ExprCall) {
+        let Expr::Path(p) = &*c.func else { return };
+        let segments: Vec<String> = p.path.segments.iter().map(|s| s.ident.to_string()).collect();
+        let Some((name, module)) = segments.split_last() else { return };
+        if !(module.is_empty() || module.last().is_some_and(|m| m == "mem")) {
+            return;
+        }
+        let Some(Expr::Reference(target)) = c.args.first().map(dataflow::strip_parens) else { return };
+        if target.mutability.is_none() {
+            return;
+        }
+        match (name.as_str(), c.args.len()) {
+            ("replace", 2) => self.assign(scopes, state, &target.expr, &c.args[1], self.pos(&c.args[1])),
+            ("take", 1) => {
+                if let Some(place) = scopes.place_of(&target.expr) {
+                    self.store(scopes, state, &place, Val::default(), self.pos(&target.expr));
+                }
+            }
+            _ => {}
         }
     }
 
@@ -486,8 +540,10 @@ impl Analysis for Pad<'_, '_> {
                     self.check_passed_index_fields(scopes, state, e);
                 }
                 self.apply_helper_effects(scopes, state, e);
-                if let Expr::MethodCall(m) = e {
-                    self.mutation(scopes, state, m);
+                match e {
+                    Expr::MethodCall(m) => self.mutation(scopes, state, m),
+                    Expr::Call(c) => self.replaced(scopes, state, c),
+                    _ => {}
                 }
             }
             Expr::Assign(a) => {
@@ -552,6 +608,12 @@ impl Analysis for Pad<'_, '_> {
 
     /// `for row in rows`: a row holds what the rows hold (entries of nested buffers are one set).
     fn bind_each(&mut self, scopes: &Scopes, state: &mut State, locals: &[LocalId], iterated: &Expr) {
+        if let Expr::Range(r) = strip(iterated) {
+            if let Some(start) = r.start.as_deref().map(crate::rules::expr_text) {
+                let copied = || state.map.iter().filter_map(|(p, e)| e.prefix.as_ref().filter(|(k, _)| *k == start).map(|(_, o)| (p.clone(), o.clone()))).collect();
+                self.loop_prefixes.entry(self.pos(iterated)).or_insert_with(copied);
+            }
+        }
         let [local] = locals else { return };
         let v = self.eval(scopes, state, buffer_of(iterated));
         if !v.own.is_empty() {
@@ -613,6 +675,13 @@ impl Analysis for Pad<'_, '_> {
                 } else {
                     self.add(scopes, state, &place, v.own);
                 }
+            }
+        }
+        // `for i in k..n { buf[i] = v; }` after `buf[..k].copy_from_slice(real)`, to the end.
+        if let (syn::Pat::Ident(p), Expr::Range(r)) = (&*f.pat, strip(&f.expr)) {
+            if let (Some(_), Some(end), syn::RangeLimits::HalfOpen(_)) = (&r.start, &r.end, r.limits) {
+                let copied = self.loop_prefixes.get(&self.pos(&f.expr)).cloned().unwrap_or_default();
+                self.rest_stores(scopes, state, &f.body, &p.ident.to_string(), &copied, &crate::rules::expr_text(end));
             }
         }
         // `for i in 0..n { buf[i] = v; }`, `for (i, r) in real.iter().enumerate() { buf[i] = *r; }`:
@@ -711,11 +780,12 @@ fn converts_its_argument(c: &syn::ExprClosure) -> bool {
 
 /// `Default::default()`, `i64::default()`: an integer's default, 0, where an entry is expected.
 fn is_default_call(e: &Expr) -> bool {
-    const OWNERS: &[&str] = &["Default", "i64", "i32", "u32", "u64", "usize", "isize"];
+    // Any owner: `Default::default()`, `i64::default()`, and `T::default()` of a generic helper
+    // (an entry of an index buffer is an integer, whose default is 0).
     let Expr::Call(c) = strip(e) else { return false };
     let Expr::Path(p) = &*c.func else { return false };
     let segs: Vec<String> = p.path.segments.iter().map(|s| s.ident.to_string()).collect();
-    c.args.is_empty() && matches!(segs.as_slice(), [owner, f] if f == "default" && OWNERS.contains(&owner.as_str()))
+    c.args.is_empty() && matches!(segs.as_slice(), [_, f] if f == "default")
 }
 
 /// How many entries a buffer is built with, as written: `vec![x; n]`, `[x; N]`.
@@ -1261,13 +1331,17 @@ impl<'c, 'a> Pad<'c, 'a> {
                 let Some(arg) = m.args.first() else { return };
                 let v = if method == "fill_with" { self.produced(scopes, state, arg) } else { self.eval(scopes, state, arg) };
                 let origins = if method.starts_with("fill") { v.put(&how) } else { v.own };
-                let bound = match strip(&m.receiver) {
-                    Expr::Index(ix) => prefix_bound(&ix.index),
-                    _ => None,
+                let (bound, rest) = match strip(&m.receiver) {
+                    Expr::Index(ix) => (prefix_bound(&ix.index), suffix_start(&ix.index)),
+                    _ => (None, None),
                 };
                 // `buf[..n]` of a buffer built with `n` entries is all of it.
                 let built = state.map.get(&place).map(|e| e.len.clone());
                 let all = whole || matches!((&bound, built), (Some(b), Some(Len::Built(len))) if *b == len);
+                let copied = rest.and_then(|k| state.map.get(&place).and_then(|e| e.prefix.clone()).filter(|(b, _)| *b == k)).map(|(_, o)| o);
+                if !all && self.fill_rest(scopes, state, &place, copied, origins.clone(), self.pos(&m.receiver)) {
+                    return;
+                }
                 if all {
                     let at = self.ctx.expr_range(&m.receiver).start;
                     let len = state.map.get(&place).map(|e| e.len.clone()).unwrap_or_default();
@@ -1325,6 +1399,13 @@ impl<'c, 'a> Pad<'c, 'a> {
             "clear" | "truncate" if whole && (method == "clear" || m.args.first().and_then(crate::index::int_value) == Some(0)) => {
                 let at = self.pos(&m.receiver);
                 self.store(scopes, state, &place, Val::default(), at);
+            }
+            // `truncate(k)` after `buf[..k].copy_from_slice(real)`: only what was copied is left.
+            "truncate" if whole => {
+                let k = m.args.first().map(crate::rules::expr_text);
+                if let Some((_, copied)) = state.map.get(&place).and_then(|e| e.prefix.clone()).filter(|(b, _)| Some(b) == k.as_ref()) {
+                    self.store(scopes, state, &place, Val { own: copied, fields: BTreeMap::new() }, self.pos(&m.receiver));
+                }
             }
             _ => {}
         }
@@ -1418,8 +1499,10 @@ impl<'c, 'a> Pad<'c, 'a> {
                     .with_note(format!("a reset placed after `{name}` was used leaves whatever was built from it with the zeros"));
             }
         }
-        // The value is written in another file: the fix there is not this call's to make.
-        if o.site.is_some() {
+        // The value is written in another file: the fix there is not this call's to make. A
+        // generic helper's `T::default()` has no sentinel of its type to write instead.
+        let generic_default = o.text.ends_with("::default()") && !["Default::", "i64::", "i32::", "u32::", "u64::", "usize::", "isize::"].iter().any(|t| o.text.starts_with(t));
+        if o.site.is_some() || generic_default {
             return f;
         }
         let fix = match &o.how {
@@ -1641,22 +1724,7 @@ impl<'c, 'a> Pad<'c, 'a> {
         let mut out = Val::default();
         for o in &v.own {
             match &o.entry {
-                Entry::Param(i, fields) => {
-                    if let Some(arg) = args.get(*i) {
-                        let arg_val = self.eval(scopes, state, buffer_of(arg)).project(fields);
-                        // A value the helper put into a buffer (`vec![pad; n]`, `x.resize(n, pad)`
-                        // with `pad` a parameter): the argument's value, put there as the helper did.
-                        out.own.extend(arg_val.own.into_iter().map(|mut a| {
-                            if o.in_buffer && !a.in_buffer {
-                                a.in_buffer = true;
-                                if a.how == How::Value {
-                                    a.how = o.how.clone();
-                                }
-                            }
-                            a
-                        }));
-                    }
-                }
+                Entry::Param(..) => out.own.extend(self.param_value(scopes, state, o, args)),
                 Entry::Kept => {}
                 _ => {
                     let mut o = o.clone();
@@ -1676,6 +1744,29 @@ impl<'c, 'a> Pad<'c, 'a> {
         out
     }
 
+    /// What a summary's `Param` origin `o` stands for at a call: the argument's value (at the
+    /// origin's field path). A value the helper put into a buffer (`vec![pad; n]`,
+    /// `x.resize(n, pad)` with `pad` a parameter) is the argument's value, put there as the
+    /// helper did.
+    fn param_value(&self, scopes: &Scopes, state: &mut State, o: &Origin, args: &[&Expr]) -> BTreeSet<Origin> {
+        let Entry::Param(i, fields) = &o.entry else { return BTreeSet::new() };
+        let Some(arg) = args.get(*i) else { return BTreeSet::new() };
+        let arg_val = self.eval(scopes, state, buffer_of(arg)).project(fields);
+        arg_val
+            .own
+            .into_iter()
+            .map(|mut a| {
+                if o.in_buffer && !a.in_buffer {
+                    a.in_buffer = true;
+                    if a.how == How::Value {
+                        a.how = o.how.clone();
+                    }
+                }
+                a
+            })
+            .collect()
+    }
+
     /// What a helper leaves in the buffers passed to it (`pad(&mut meta, n)`) and in `self`.
     fn apply_helper_effects(&self, scopes: &Scopes, state: &mut State, call: &Expr) {
         let Some((function, summary)) = self.helper(call) else { return };
@@ -1690,19 +1781,24 @@ impl<'c, 'a> Pad<'c, 'a> {
             targets.push((place, &summary.self_value));
         }
         for (place, v) in targets {
-            self.add_val(scopes, state, &place, v, &function, call);
+            self.add_val(scopes, state, &place, v, &function, call, &args);
         }
     }
 
-    fn add_val(&self, scopes: &Scopes, state: &mut State, place: &Place, v: &Val, function: &str, call: &Expr) {
+    #[allow(clippy::too_many_arguments)]
+    fn add_val(&self, scopes: &Scopes, state: &mut State, place: &Place, v: &Val, function: &str, call: &Expr, args: &[&Expr]) {
         let own: BTreeSet<Origin> = v.own.iter().filter(|o| !o.entry.is_symbolic()).cloned().collect();
-        if !own.is_empty() {
+        // What the caller passed and the helper put there (`pad_into(&mut s, n, 0)`): the
+        // caller's value, where the caller wrote it.
+        let passed: BTreeSet<Origin> = v.own.iter().filter(|o| matches!(o.entry, Entry::Param(..)) && o.in_buffer).flat_map(|o| self.param_value(scopes, state, o, args)).collect();
+        if !own.is_empty() || !passed.is_empty() {
             let own: BTreeSet<Origin> = own.into_iter().map(|mut o| {
                 o.holder = None;
                 o.function.get_or_insert_with(|| function.to_string());
                 self.at_call(&mut o, call);
                 o
             })
+            .chain(passed)
             .collect();
             // A helper that replaced the entries on every path (no origin stands for what they
             // held before) leaves only what it put there.
@@ -1719,7 +1815,7 @@ impl<'c, 'a> Pad<'c, 'a> {
             }
         }
         for (f, fv) in &v.fields {
-            self.add_val(scopes, state, &place.field(f), fv, function, call);
+            self.add_val(scopes, state, &place.field(f), fv, function, call, args);
         }
     }
 
@@ -1815,6 +1911,14 @@ fn tag_via(v: &mut Val, place: &Place, at: usize) {
         .collect();
     for fv in v.fields.values_mut() {
         tag_via(fv, place, at);
+    }
+}
+
+/// `k` of a range to the end `k..`, as written.
+fn suffix_start(index: &Expr) -> Option<String> {
+    match strip(index) {
+        Expr::Range(r) if r.end.is_none() => r.start.as_deref().map(crate::rules::expr_text),
+        _ => None,
     }
 }
 
