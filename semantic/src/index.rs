@@ -200,6 +200,11 @@ impl Index {
         for r in decl.reexports {
             if r.name != "*" && r.target.last() != Some(&r.name) {
                 self.renames.insert(r.name.clone());
+                // `use kv::NULL_BLOCK as NULL;`: a constant of that name is the one it renames
+                // (a rename of anything else names no constant, and so has no value).
+                if r.name.chars().all(|c| !c.is_lowercase()) {
+                    self.consts.entry(r.name.clone()).or_default().push((decl.krate.clone(), ConstExpr::Alias(r.target.clone())));
+                }
             }
             self.reexports.entry(r.module.clone()).or_default().push(r);
         }
@@ -469,8 +474,14 @@ impl Index {
         let values = self.consts.get(name)?;
         let agreed = |vs: Vec<i128>| vs.first().copied().filter(|v| vs.iter().all(|x| x == v));
         let value = |krate: &Option<String>, e: &ConstExpr| {
+            // A renamed import names its target as the target's crate sees it (its first
+            // segment, when that is a crate), then as the importing crate does.
+            let first = match e {
+                ConstExpr::Alias(path) if path.len() > 1 => path.first(),
+                _ => None,
+            };
             e.eval(&mut |n| {
-                let mut seen_by: Vec<&str> = krate.iter().map(String::as_str).collect();
+                let mut seen_by: Vec<&str> = first.into_iter().chain(krate).map(String::as_str).collect();
                 seen_by.extend(crates);
                 (depth < MAX_CONST_DEPTH).then(|| self.const_value_at_depth(n, &seen_by, depth + 1)).flatten()
             })
@@ -1313,6 +1324,9 @@ pub enum ConstExpr {
     Int(i128),
     /// Another constant, by its last path segment (`kv::PAD_SLOT_ID`, `Self::BLOCK`).
     Name(String),
+    /// The constant a renamed import names (`use kv::NULL_BLOCK as NULL;`), by the path written
+    /// there (`crate`/`self`/`super` expanded).
+    Alias(Vec<String>),
     Neg(Box<ConstExpr>),
     Binary(ConstOp, Box<ConstExpr>, Box<ConstExpr>),
 }
@@ -1375,6 +1389,7 @@ impl ConstExpr {
         match self {
             ConstExpr::Int(v) => Some(*v),
             ConstExpr::Name(n) => name(n),
+            ConstExpr::Alias(path) => name(path.last()?),
             ConstExpr::Neg(e) => e.eval(name)?.checked_neg(),
             ConstExpr::Binary(op, l, r) => {
                 let (l, r) = (l.eval(name)?, r.eval(name)?);
@@ -1431,6 +1446,11 @@ mod tests {
         // A crate with its own definition sees it in the constants computed from it.
         index.add(FileDecls { krate: Some("eng".into()), consts: scan_int_consts("const PAD_SLOT_ID: i64 = 7;"), ..Default::default() });
         assert_eq!(index.const_value_in("FIRST", &["eng"]), Some(8));
+        // A renamed import of a constant (`use kv::PAD_SLOT_ID as NONE;`) has its value.
+        let (reexports, _) = scan_use_facts("use kv::PAD_SLOT_ID as NONE;\nuse kv::write as put;", &p("eng::m"));
+        index.add(FileDecls { krate: Some("eng".into()), reexports, ..Default::default() });
+        assert_eq!(index.const_value_in("NONE", &["eng"]), Some(-1));
+        assert_eq!(index.const_value_in("put", &["eng"]), None);
         assert_eq!(int_value(&syn::parse_quote!((2 * 8) as usize)), Some(16));
         assert_eq!(int_value(&syn::parse_quote!(PAD_SLOT_ID + 1)), None);
     }
