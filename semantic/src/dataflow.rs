@@ -249,7 +249,7 @@ pub trait Analysis {
     /// known only here (the bindings end before the value is used).
     fn block_value(&mut self, _scopes: &Scopes, _state: &mut Self::State, _value: &Expr) {}
 
-    /// Where a condition decided a branch (`if`, `while`): `cond`, a comparison or another
+    /// Where a condition decided a branch (`if`, `while`, a `match` arm's guard): `cond`, a comparison or another
     /// expression that is not `&&`, `||` or `!` (the solver takes those apart), is known to
     /// evaluate to `holds` in `state` (`if b != NULL_BLOCK { write(b) }`: `b` is not the fallback).
     fn assume(&mut self, _scopes: &Scopes, _state: &mut Self::State, _cond: &Expr, _holds: bool) {}
@@ -680,7 +680,10 @@ impl<A: Analysis> Solver<'_, A> {
         let mut s = state;
         self.bind_pattern(&arm.pat, None, Some(scrutinee), &mut s);
         match &arm.guard {
-            Some((_, guard)) => self.expr(guard, s),
+            Some((_, guard)) => {
+                let s = self.expr(guard, s)?;
+                Ok(self.assumed(guard, true, s))
+            }
             None => Ok(s),
         }
     }

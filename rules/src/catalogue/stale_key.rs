@@ -11,7 +11,10 @@ declare_rule! {
     /// `match` arm) is that component (a part of it taken apart by a tuple or struct pattern,
     /// `let (h, v) = ..`, only that part), a key built up in place covers what was fed into it
     /// (`p.hash.hash(&mut hasher)`, `hasher.write_u32(v)`, `key.push_str(..)`), and a key built by
-    /// a helper of the same file covers what that helper builds it from.
+    /// a helper of the same file covers what that helper builds it from. A hit validated for a
+    /// component counts as keyed by it: an entry stamped with the version it was built for and
+    /// compared with it on the hit (`Some(e) if e.version == self.adapter_version`, `if e.version
+    /// != self.adapter_version { return None; }`).
     ///
     /// ## Why it matters
     /// An entry is valid only for the inputs it was computed from. A key that leaves one out

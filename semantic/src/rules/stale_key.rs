@@ -17,7 +17,9 @@
 //! of it, or a local bound to one; they are found where they run (closures run in place) and in
 //! closures kept for later. A search of a cache kept as a list (`self.entries.iter().find(|e|
 //! e.hash == h)`, `position`, `any`, `find_map`) is a lookup whose key is what the predicate
-//! compares. Evictions (`remove`) are not lookups.
+//! compares. A hit whose entry is compared with a component (a guard or a condition on a local
+//! bound to what the lookup found: `Keys::entries`, through [`Analysis::assume`]) is validated
+//! for it. Evictions (`remove`) are not lookups.
 
 use std::collections::{BTreeMap, BTreeSet, HashMap, HashSet};
 use std::ops::Range;
@@ -116,14 +118,18 @@ pub(super) fn check(ctx: &FnCtx, contract: &FileContract, out: &mut Vec<Finding>
     if reuses.is_empty() {
         return;
     }
-    let mut a = Keys { ctx, def: None, depth: 0, reuses: &reuses, stale: BTreeMap::new(), returns: Built::default(), unvalued: HashSet::new(), tails: HashMap::new() };
+    let mut a = Keys { ctx, def: None, depth: 0, reuses: &reuses, stale: BTreeMap::new(), returns: Built::default(), unvalued: HashSet::new(), tails: HashMap::new(), entries: HashMap::new(), validated: HashMap::new() };
     let params = dataflow::param_names(ctx.sig);
     if let Err(dataflow::TooComplex) = dataflow::solve(&mut a, &params, ctx.body, State::default()) {
         return out.push(super::analysis_limit(ctx, "dataflow", dataflow::MAX_STEPS, "its cache keys are"));
     }
     for ((start, end), s) in a.stale {
         let r = &reuses[s.reuse];
-        let missing: Vec<&str> = r.key.iter().map(|(_, t)| t.as_str()).filter(|t| s.missing.contains(*t)).collect();
+        let validated = a.validated.get(&(start, end));
+        let missing: Vec<&str> = r.key.iter().map(|(_, t)| t.as_str()).filter(|t| s.missing.contains(*t) && !validated.is_some_and(|v| v.contains(*t))).collect();
+        if missing.is_empty() {
+            continue;
+        }
         let all: Vec<&str> = r.key.iter().map(|(_, t)| t.as_str()).collect();
         out.push(
             Finding::new(
@@ -153,6 +159,11 @@ struct Keys<'c, 'a> {
     /// What the value a block ends with is built from, by its range, read while the block's
     /// locals were in scope (`{ let v = self.ver; (h, v) }` builds `self.ver`).
     tails: HashMap<Range<usize>, BTreeSet<Place>>,
+    /// Locals that hold what a lookup found, by the range of that lookup's key: comparing a
+    /// field of the entry with a component validates the hit for it ([`Analysis::assume`]).
+    entries: HashMap<LocalId, (usize, usize)>,
+    /// The components each lookup's hit is validated for, by the range of its key.
+    validated: HashMap<(usize, usize), BTreeSet<String>>,
 }
 
 impl Analysis for Keys<'_, '_> {
@@ -183,6 +194,11 @@ impl Analysis for Keys<'_, '_> {
     }
 
     fn bind(&mut self, scopes: &Scopes, state: &mut State, local: LocalId, init: Option<&Expr>) {
+        self.entries.remove(&local);
+        if let Some(key) = init.and_then(|i| self.found_by(i)) {
+            let r = self.ctx.expr_range(key);
+            self.entries.insert(local, (r.start, r.end));
+        }
         let place = Place { base: Base::Local(local), fields: Vec::new() };
         match init {
             Some(init) => self.assign(scopes, state, &place, init),
@@ -204,6 +220,10 @@ impl Analysis for Keys<'_, '_> {
     /// `match` arm) is built from that value, and designates the caches it designates (`if let
     /// Ok(map) = self.kv.lock()`).
     fn bind_from(&mut self, scopes: &Scopes, state: &mut State, locals: &[LocalId], scrutinee: &Expr) {
+        if let Some(key) = self.found_by(scrutinee) {
+            let r = self.ctx.expr_range(key);
+            self.entries.extend(locals.iter().map(|l| (*l, (r.start, r.end))));
+        }
         let taken: Vec<LocalId> = locals.iter().copied().filter(|l| self.unvalued.contains(l)).collect();
         self.unvalued.clear();
         if taken.is_empty() {
@@ -216,6 +236,33 @@ impl Analysis for Keys<'_, '_> {
             state.built.map.insert(place.clone(), Built(Some(built.clone())));
             if !caches.is_empty() {
                 state.caches.map.insert(place, MaySet(caches.clone()));
+            }
+        }
+    }
+
+    /// `Some(e) if e.version == self.adapter_version =>`, `if e.version != self.adapter_version {
+    /// return None; }`: a hit whose entry is compared with a component is validated for it (an
+    /// entry stamped with the version it was built for), as if the key held it.
+    fn assume(&mut self, scopes: &Scopes, state: &mut State, cond: &Expr, _holds: bool) {
+        let Expr::Binary(b) = strip(cond) else { return };
+        if !matches!(b.op, syn::BinOp::Eq(_) | syn::BinOp::Ne(_)) {
+            return;
+        }
+        let entry_of = |e: &Expr| match scopes.place_of(e) {
+            Some(Place { base: Base::Local(id), .. }) => self.entries.get(&id).copied(),
+            _ => None,
+        };
+        let (key, other) = match (entry_of(&b.left), entry_of(&b.right)) {
+            (Some(k), None) => (k, &*b.right),
+            (None, Some(k)) => (k, &*b.left),
+            _ => return,
+        };
+        let compared = self.built_from(scopes, state, other, &HashSet::new());
+        let Some(stale) = self.stale.get(&key) else { return };
+        let reuse = &self.reuses[stale.reuse];
+        for (k, text) in &reuse.key {
+            if compared.iter().any(|m| k.starts_with(m) || m.starts_with(k)) {
+                self.validated.entry(key).or_default().insert(text.clone());
             }
         }
     }
@@ -333,9 +380,9 @@ impl<'c, 'a> Keys<'c, 'a> {
         }
     }
 
-    /// A lookup on a cache at `e`: the key's components, recorded when some are missing.
-    fn lookup(&mut self, scopes: &Scopes, state: &State, e: &Expr, masked: &HashSet<String>) {
-        let (receiver, key, lookup) = match e {
+    /// The receiver, the key and the name of a lookup at `e`, if it is one.
+    fn lookup_parts(e: &Expr) -> Option<(&Expr, &Expr, String)> {
+        Some(match e {
             Expr::MethodCall(m) if KEYED_METHODS.contains(&m.method.to_string().as_str()) && !m.args.is_empty() => (&*m.receiver, &m.args[0], format!("`{}`", m.method)),
             Expr::Index(i) => (&*i.expr, &*i.index, "indexing".to_string()),
             // `self.entries.iter().find(|e| e.key == key)`: a search of a cache kept as a list of
@@ -344,10 +391,26 @@ impl<'c, 'a> Keys<'c, 'a> {
                 Expr::MethodCall(it) if ["iter", "iter_mut", "into_iter"].contains(&it.method.to_string().as_str()) && it.args.is_empty() => {
                     (&*it.receiver, &m.args[0], format!("`{}(..)`", m.method))
                 }
-                _ => return,
+                _ => return None,
             },
-            _ => return,
-        };
+            _ => return None,
+        })
+    }
+
+    /// The key of the lookup whose result `e` is (through `?`, `cloned()`, `unwrap()`, ..).
+    fn found_by<'e>(&self, e: &'e Expr) -> Option<&'e Expr> {
+        match strip(e) {
+            Expr::Try(t) => self.found_by(&t.expr),
+            Expr::MethodCall(m) if m.args.len() <= 1 && ["cloned", "copied", "unwrap", "expect", "as_ref", "as_mut"].contains(&m.method.to_string().as_str()) => {
+                Self::lookup_parts(strip(e)).map(|(_, k, _)| k).or_else(|| self.found_by(&m.receiver))
+            }
+            other => Self::lookup_parts(other).map(|(_, k, _)| k),
+        }
+    }
+
+    /// A lookup on a cache at `e`: the key's components, recorded when some are missing.
+    fn lookup(&mut self, scopes: &Scopes, state: &State, e: &Expr, masked: &HashSet<String>) {
+        let Some((receiver, key, lookup)) = Self::lookup_parts(e) else { return };
         if root_is_masked(scopes, receiver, masked) {
             return;
         }
@@ -489,7 +552,7 @@ impl<'c, 'a> Keys<'c, 'a> {
     fn helper_built(&self, scopes: &Scopes, state: &State, call: &Expr, masked: &HashSet<String>, out: &mut BTreeSet<Place>, depth: usize) -> bool {
         let Some((idx, def)) = self.ctx.helper_of(call, self.def, self.depth) else { return false };
         let summary = dataflow::memoized(&self.ctx.summaries.stale.helpers, idx, || {
-            let mut inner = Keys { ctx: self.ctx, def: Some(def), depth: self.depth + 1, reuses: &[], stale: BTreeMap::new(), returns: Built::default(), unvalued: HashSet::new(), tails: HashMap::new() };
+            let mut inner = Keys { ctx: self.ctx, def: Some(def), depth: self.depth + 1, reuses: &[], stale: BTreeMap::new(), returns: Built::default(), unvalued: HashSet::new(), tails: HashMap::new(), entries: HashMap::new(), validated: HashMap::new() };
             let params = dataflow::param_names(def.sig);
             dataflow::solve(&mut inner, &params, def.body, State::default()).ok()?;
             Some(Rc::new(inner.returns.0.unwrap_or_default()))
