@@ -412,6 +412,12 @@ impl<'a> FnCtx<'a> {
     /// the call is written: a function of that name in another module is not it. `None` where
     /// that module's imports are not at hand (a helper in another inline module calls it): then
     /// a plain name is matched by name, and any other path names no helper.
+    /// Whether a method receiver's type is known (a typed binding, a field of a known struct, a
+    /// typed return), so that a method call on it is that type's method.
+    pub fn receiver_type_known(&self, receiver: &Expr) -> bool {
+        self.resolver.type_of(receiver, self.self_type, self.env()).is_some_and(|t| t.name != crate::resolve::BUILTIN)
+    }
+
     /// The functions of this file of the name a renamed import or re-export gives a called
     /// path (`use local::emit as flush;` .. `flush()`, `crate::done()` through `pub use local::emit
     /// as done;`): those of the name it resolves to. Only names a `use` renames are resolved.

@@ -634,6 +634,9 @@ fn constructed_type(expr: &Expr) -> Option<String> {
 #[derive(Debug, Default)]
 pub struct FieldTypes {
     types: HashMap<(String, String), String>,
+    /// A field's type as written when it is a path through modules (`stream: st::Stream`): the
+    /// paths it may have are resolved where it is read, not guessed from its last segment.
+    written: HashMap<(String, String), Vec<String>>,
     /// The named fields of each struct of the file (`None`: a tuple struct, or two structs of
     /// that name in the file).
     declared: HashMap<String, Option<Vec<String>>>,
@@ -698,6 +701,11 @@ impl FieldTypes {
                         let key = (st.ident.to_string(), name.to_string());
                         if let Some(ty) = type_name(&field.ty).and_then(known) {
                             self.types.insert(key.clone(), ty);
+                            if let Type::Path(p) = content_type(&field.ty) {
+                                if p.path.segments.len() > 1 && p.qself.is_none() {
+                                    self.written.insert(key.clone(), p.path.segments.iter().map(|s| s.ident.to_string()).collect());
+                                }
+                            }
                         }
                         if let Some(el) = element_type_name(&field.ty).and_then(known) {
                             self.elements.insert(key, el);
@@ -985,7 +993,11 @@ impl<'a> Resolver<'a> {
                 let syn::Member::Named(name) = &f.member else { return None };
                 let name = name.to_string();
                 if owner.paths.is_none() && self.fields.defines(&owner.name) {
-                    return self.fields.get(&owner.name, &name).map(TypeRef::here);
+                    let ty = self.fields.get(&owner.name, &name)?;
+                    return Some(match self.fields.written.get(&(owner.name.clone(), name)) {
+                        Some(written) => TypeRef { name: ty.to_string(), paths: Some(self.type_paths(written, self_type)) },
+                        None => TypeRef::here(ty),
+                    });
                 }
                 self.owner_paths(&owner, self_type).iter().find_map(|o| self.items.field(self.index, o, &name))
             }

@@ -307,9 +307,13 @@ pub(super) fn always_run_by_helper(ctx: &FnCtx, call: &Expr) -> Option<AlwaysRun
     // Only calls that name a function of this file for sure: a free function, `self.f()`,
     // `Self::f()`; `x.build()` on a receiver of unknown type is no method of this file's types.
     // A helper of another file is found by its path or its receiver's type, never by its name.
+    // So is a method on a receiver whose type is known (`self.planner.plan(bs)`, a `&mut
+    // Planner` parameter) and `Planner::plan(p, bs)`: the candidates are that type's methods.
     let certain = match call {
-        Expr::Call(c) => matches!(strip(&c.func), Expr::Path(p) if p.path.segments.len() == 1 || p.path.segments.first().is_some_and(|s| s.ident == "Self")),
-        Expr::MethodCall(m) => matches!(strip(&m.receiver), Expr::Path(p) if p.path.is_ident("self")),
+        Expr::Call(c) => matches!(strip(&c.func), Expr::Path(p) if p.path.segments.len() == 1
+            || p.path.segments.first().is_some_and(|s| s.ident == "Self")
+            || p.path.segments.iter().rev().nth(1).is_some_and(|owner| owner.ident.to_string().starts_with(|c: char| c.is_ascii_uppercase()))),
+        Expr::MethodCall(m) => matches!(strip(&m.receiver), Expr::Path(p) if p.path.is_ident("self")) || ctx.receiver_type_known(&m.receiver),
         _ => false,
     };
     let mut names: Vec<String> = ctx.index.effects.keys().cloned().collect();
