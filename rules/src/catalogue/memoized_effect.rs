@@ -3,9 +3,11 @@ declare_rule! {
     /// A caller that caches the result of a call that is an effect (`#[reuse::effect]`), whose
     /// contract `preserves` effects, or of a helper without a contract (of the same file, or of
     /// another file found by the call's path or its receiver's type) that runs effects on every
-    /// one of its paths: `entry(k).or_insert_with(|| f())`, `get_or_insert_with`,
-    /// `OnceCell`/`OnceLock::get_or_init`, or a lookup on a map (`get`, `contains_key`) on a path
-    /// to an `insert` of `f()`'s result into the same map.
+    /// one of its paths (a method of this file where the receiver's type is known):
+    /// `entry(k).or_insert_with(|| f())`, `get_or_insert_with`, `OnceCell`/`OnceLock::get_or_init`,
+    /// the `Vacant(v) => v.insert(f())` arm of a `match` on `entry(k)`, or a lookup on a map
+    /// (`get`, `contains_key`; through its lock guards, `memo.read().unwrap().get(..)`) on a path to
+    /// an `insert` of `f()`'s result (awaited or not) into the same map.
     ///
     /// ## Why it matters
     /// The callee promises that its effects run on every call. Memoizing it in the caller turns

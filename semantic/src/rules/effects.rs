@@ -304,15 +304,14 @@ pub(super) struct AlwaysRun {
 /// a helper of this file, or of another file reached by its path. `None`: not such a helper, or
 /// it runs none on every path.
 pub(super) fn always_run_by_helper(ctx: &FnCtx, call: &Expr) -> Option<AlwaysRun> {
-    // Only calls that name a function of this file for sure: a free function, `self.f()`,
-    // `Self::f()`; `x.build()` on a receiver of unknown type is no method of this file's types.
-    // A helper of another file is found by its path or its receiver's type, never by its name.
-    // So is a method on a receiver whose type is known (`self.planner.plan(bs)`, a `&mut
-    // Planner` parameter) and `Planner::plan(p, bs)`: the candidates are that type's methods.
+    // Only calls that name a function of this file for sure: a path, resolved to its definition
+    // (`compile(g)`, `helpers::compile(g)`, a renamed import, `Self::f()`), `self.f()`, and a
+    // method on a receiver whose type is known (`self.planner.plan(bs)`, a `&mut Planner`
+    // parameter: that type's methods); `x.build()` on a receiver of unknown type is no method of
+    // this file's types. A helper of another file is found by its path or its receiver's type,
+    // never by its name.
     let certain = match call {
-        Expr::Call(c) => matches!(strip(&c.func), Expr::Path(p) if p.path.segments.len() == 1
-            || p.path.segments.first().is_some_and(|s| s.ident == "Self")
-            || p.path.segments.iter().rev().nth(1).is_some_and(|owner| owner.ident.to_string().starts_with(|c: char| c.is_ascii_uppercase()))),
+        Expr::Call(c) => matches!(strip(&c.func), Expr::Path(_)),
         Expr::MethodCall(m) => matches!(strip(&m.receiver), Expr::Path(p) if p.path.is_ident("self")) || ctx.receiver_type_known(&m.receiver),
         _ => false,
     };

@@ -27,6 +27,11 @@ const CACHING_METHODS: &[&str] =
 const LOOKUPS: &[&str] = &["get", "get_mut", "contains_key", "peek"];
 
 pub(super) fn check<'a>(ctx: &FnCtx<'a>, calls: &[&'a Expr], out: &mut Vec<Finding>) {
+    if calls.iter().any(|c| matches!(c, Expr::MethodCall(m) if m.method == "entry")) {
+        for (call, how) in vacant_inserts(ctx.body) {
+            report(ctx, call, &how, out);
+        }
+    }
     for &call in calls {
         let Expr::MethodCall(m) = call else { continue };
         let method = m.method.to_string();
@@ -83,12 +88,12 @@ impl Analysis for Memo<'_, '_> {
     fn transfer(&mut self, scopes: &Scopes, state: &mut LookedUp, e: &Expr) {
         match e {
             Expr::MethodCall(m) if LOOKUPS.contains(&m.method.to_string().as_str()) => {
-                if let Some(map) = self.aliases.place_of(scopes, &m.receiver) {
+                if let Some(map) = self.aliases.place_of(scopes, through_guards(&m.receiver)) {
                     state.0.insert(map);
                 }
             }
             Expr::MethodCall(m) if m.method == "insert" && m.args.len() == 2 => {
-                let Some(map) = self.aliases.place_of(scopes, &m.receiver) else { return };
+                let Some(map) = self.aliases.place_of(scopes, through_guards(&m.receiver)) else { return };
                 if !state.0.contains(&map) {
                     return;
                 }
@@ -138,11 +143,55 @@ impl Memo<'_, '_> {
     }
 }
 
-/// Strips `.clone()`, `?` and references around a value.
+/// `match map.entry(k) { Entry::Occupied(o) => *o.get(), Entry::Vacant(v) => *v.insert(step(k)) }`:
+/// the calls of what a vacant entry is filled with run only on a miss.
+fn vacant_inserts(body: &syn::Block) -> Vec<(&Expr, String)> {
+    use syn::visit::Visit;
+    struct Vacant<'ast>(Vec<(&'ast Expr, String)>);
+    impl<'ast> Visit<'ast> for Vacant<'ast> {
+        fn visit_expr_match(&mut self, m: &'ast syn::ExprMatch) {
+            if matches!(strip(&m.expr), Expr::MethodCall(e) if e.method == "entry") {
+                for arm in &m.arms {
+                    let syn::Pat::TupleStruct(t) = &arm.pat else { continue };
+                    let (Some(last), Some(syn::Pat::Ident(v))) = (t.path.segments.last(), t.elems.first()) else { continue };
+                    if last.ident != "Vacant" {
+                        continue;
+                    }
+                    for call in calls_in_expr(&arm.body) {
+                        let Expr::MethodCall(ins) = call else { continue };
+                        if ins.method == "insert" && ins.args.len() == 1 && matches!(strip(&ins.receiver), Expr::Path(p) if p.path.is_ident(&v.ident)) {
+                            let how = format!("the vacant `{}` of a `match` on `entry`", v.ident);
+                            self.0.extend(calls_in_expr(&ins.args[0]).into_iter().map(|c| (c, how.clone())));
+                        }
+                    }
+                }
+            }
+            syn::visit::visit_expr_match(self, m);
+        }
+        fn visit_item(&mut self, _: &'ast syn::Item) {}
+    }
+    let mut v = Vacant(Vec::new());
+    v.visit_block(body);
+    v.0
+}
+
+/// Strips `.clone()`, `?`, `.await` and references around a value.
 fn peel(e: &Expr) -> &Expr {
     match strip(e) {
         Expr::MethodCall(m) if m.method == "clone" && m.args.is_empty() => peel(&m.receiver),
         Expr::Try(t) => peel(&t.expr),
+        Expr::Await(a) => peel(&a.base),
+        other => other,
+    }
+}
+
+/// The map behind its lock and borrow guards: `memo.read().unwrap()` and `memo.write().unwrap()`
+/// are `memo` (the double-checked shared cache).
+fn through_guards(e: &Expr) -> &Expr {
+    match strip(e) {
+        Expr::MethodCall(m) if m.args.is_empty() && ["read", "write", "lock", "unwrap", "expect", "borrow", "borrow_mut"].contains(&m.method.to_string().as_str()) => through_guards(&m.receiver),
+        Expr::MethodCall(m) if m.method == "expect" && m.args.len() == 1 => through_guards(&m.receiver),
+        Expr::Try(t) => through_guards(&t.expr),
         other => other,
     }
 }
