@@ -3,7 +3,8 @@ declare_rule! {
     /// In a function with `reuses(PLACE, ..)`, `preserves(.., E, ..)` and `fresh(OUT, after = E)`,
     /// the value a serving path returns as OUT must be produced by the effect E of this call, or
     /// read after E ran from storage that E writes. The checker reports a returned value that comes
-    /// from the cache entry (a binding of a lookup on PLACE, or PLACE itself) and is
+    /// from the cache entry (a binding of a lookup on PLACE, also through a method of the type
+    /// whose value is that lookup, `let g = self.lookup(bs)?;`, or PLACE itself) and is
     ///
     /// - read before E ran on its path (`let out = g.output.clone(); g.replay(); Ok(out)`: a
     ///   snapshot of what an earlier call left there), or

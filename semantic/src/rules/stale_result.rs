@@ -219,17 +219,32 @@ impl<'c, 'a> Tracker<'c, 'a> {
     }
 
     fn is_lookup(&self, scopes: &Scopes, e: &Expr) -> bool {
+        self.is_lookup_in(scopes, e, true)
+    }
+
+    /// [`Self::is_lookup`]; `helpers`: a call of a method of this file on `self` whose value is a
+    /// lookup on the cache counts (`let g = self.lookup(bs)?;` with `fn lookup(&mut self, bs:
+    /// usize) -> Option<&mut Graph> { self.graphs.get_mut(&bs) }`), one level deep.
+    fn is_lookup_in(&self, scopes: &Scopes, e: &Expr, helpers: bool) -> bool {
         match strip(e) {
-            Expr::Try(t) => self.is_lookup(scopes, &t.expr),
-            Expr::Reference(r) => self.is_lookup(scopes, &r.expr),
-            Expr::MethodCall(m) => {
+            Expr::Try(t) => self.is_lookup_in(scopes, &t.expr, helpers),
+            Expr::Reference(r) => self.is_lookup_in(scopes, &r.expr, helpers),
+            call @ Expr::MethodCall(m) => {
                 let name = m.method.to_string();
-                (LOOKUPS.contains(&name.as_str()) && (self.is_cache(scopes, &m.receiver) || self.is_lookup(scopes, &m.receiver)))
-                    || (["unwrap", "expect", "ok_or", "ok_or_else", "as_mut", "as_ref"].contains(&name.as_str()) && self.is_lookup(scopes, &m.receiver))
+                (LOOKUPS.contains(&name.as_str()) && (self.is_cache(scopes, &m.receiver) || self.is_lookup_in(scopes, &m.receiver, helpers)))
+                    || (["unwrap", "expect", "ok_or", "ok_or_else", "as_mut", "as_ref"].contains(&name.as_str()) && self.is_lookup_in(scopes, &m.receiver, helpers))
+                    || (helpers && matches!(strip(&m.receiver), Expr::Path(p) if p.path.is_ident("self")) && self.looks_up(scopes, call))
             }
             Expr::Index(i) => self.is_cache(scopes, &i.expr),
             _ => false,
         }
+    }
+
+    /// Whether `call` is of a helper of this file whose value (its body's tail) is a lookup on
+    /// the cache. Its `self` is this function's.
+    fn looks_up(&self, scopes: &Scopes, call: &Expr) -> bool {
+        let Some((_, def)) = self.ctx.helper_of(call, None, 0) else { return false };
+        matches!(def.body.stmts.last(), Some(syn::Stmt::Expr(tail, None)) if self.is_lookup_in(scopes, tail, false))
     }
 
     /// Whether `e`'s value is the cache entry: a lookup on the cache, or a `match`/`if` whose
