@@ -282,6 +282,10 @@ struct Binding {
     /// Visible from here (the end of its `let`) to `scope_end` (the end of its block).
     from: usize,
     scope_end: usize,
+    /// The initializer of a `let` without a written or constructed type, when it is a call or
+    /// a method chain: the binding has the type its value has (`let g = self.lookup(bs)?;`,
+    /// `let mut pool = self.pool.lock().unwrap();`), as [`Resolver::type_of`] reads it.
+    init: Option<std::rc::Rc<Expr>>,
 }
 
 impl TypeEnv {
@@ -314,6 +318,11 @@ impl TypeEnv {
     }
 
     /// The written path of the type of `var` where it is used, when it has a module part.
+    /// The initializer a binding takes its type from (see `Binding::init`).
+    pub fn init_at(&self, var: &str, at: usize) -> Option<&Expr> {
+        self.binding(var, at)?.init.as_deref()
+    }
+
     pub fn written_type_at(&self, var: &str, at: usize) -> Option<&[String]> {
         self.binding(var, at)?.written.as_deref()
     }
@@ -332,7 +341,7 @@ impl TypeEnv {
         let Expr::Path(p) = strip(init) else { return None };
         let ident = p.path.get_ident()?;
         let old = self.binding(&ident.to_string(), ident.span().byte_range().start)?;
-        Some(Binding { ty: old.ty.clone(), written: old.written.clone(), element: old.element.clone(), from: 0, scope_end: 0 })
+        Some(Binding { ty: old.ty.clone(), written: old.written.clone(), element: old.element.clone(), from: 0, scope_end: 0, init: old.init.clone() })
     }
 
     /// Where the bindings made now end: with the innermost block being visited.
@@ -355,6 +364,7 @@ impl TypeEnv {
             element: ty.and_then(element_type_name).and_then(known),
             from,
             scope_end,
+            init: None,
         };
         self.bindings.entry(name).or_default().push(binding);
     }
@@ -399,7 +409,15 @@ impl<'ast> Visit<'ast> for TypeEnv {
                     return;
                 }
                 let constructed = local.init.as_ref().and_then(|i| constructed_type(&i.expr));
+                let typed_by_value = constructed.is_none();
                 self.bind(pi.ident.to_string(), None, constructed, from, scope_end);
+                if let (true, Some(init)) = (typed_by_value, &local.init) {
+                    if matches!(strip(&init.expr), Expr::MethodCall(_) | Expr::Call(_) | Expr::Try(_) | Expr::Await(_) | Expr::Field(_)) {
+                        if let Some(b) = self.bindings.get_mut(&pi.ident.to_string()).and_then(|v| v.last_mut()) {
+                            b.init = Some(std::rc::Rc::new((*init.expr).clone()));
+                        }
+                    }
+                }
             }
             // `let (a, b) = ..`, `let Some(x) = .. else`: names of unknown type.
             other => self.visit_pat(other),
@@ -948,7 +966,10 @@ impl<'a> Resolver<'a> {
             Expr::Path(p) => {
                 let ident = p.path.get_ident()?;
                 let (var, at) = (ident.to_string(), ident.span().byte_range().start);
-                let name = env.type_of_at(&var, at)?;
+                let Some(name) = env.type_of_at(&var, at) else {
+                    // The type of its value: its initializer names only bindings made before it.
+                    return env.init_at(&var, at).and_then(|init| self.type_of(init, self_type, env));
+                };
                 match env.written_type_at(&var, at) {
                     Some(written) if name != BUILTIN => Some(TypeRef { name: name.to_string(), paths: Some(self.type_paths(written, self_type)) }),
                     _ => Some(TypeRef::here(name)),
