@@ -5,7 +5,9 @@ declare_rule! {
     /// `iter_mut`, ...), a write anywhere in the element at C (`P[NULL_BLOCK].fill(0.0)`,
     /// `P[0].data.clear()`, a method of the element's type that writes it, a borrow `let b = &mut
     /// P[0];` written through), and passing P to a callee whose contract `writes` it or to a
-    /// helper that writes it (of the same file, or of another file reached by path); writes
+    /// helper that writes it (of the same file, or of another file reached by path; a helper
+    /// that writes the position it is given, `zero_block(pool, NULL_BLOCK)` with
+    /// `pool[b] = 0.0` or `self.blocks[b].fill(..)` in it, writes the argument's); writes
     /// through a reborrow or a slice of P (`let head = &mut P[..2];`) count where their positions
     /// are known. Not judged statically: a raw pointer handed to a kernel (`P.as_mut_ptr()`: what
     /// the kernel writes is its contract's statement, checked at run time) and growing P

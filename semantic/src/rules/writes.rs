@@ -20,7 +20,8 @@
 //! - a place passed to a contracted callee for a parameter it `writes`;
 //! - a place passed to a helper without a contract that writes its parameter (or a field of
 //!   `self`), by the helper's summary, bottom-up: what it writes at its parameters, at which
-//!   positions, and which contracted writer it hands them to; a helper of this file, or of
+//!   positions (or at the position one of its parameters names: `HelperWrite::at_param`), and
+//!   which contracted writer it hands them to; a helper of this file, or of
 //!   another file reached by path (summarised in that file's context, shared by the check);
 //! - `&mut place` passed to any other call (positions unknown).
 //!
@@ -118,6 +119,9 @@ pub(super) struct Write<'a> {
     /// The expression that writes: the target, the receiver, the argument.
     pub at: Range<usize>,
     pub how: How<'a>,
+    /// The name the target indexes its place with (`pool[b] = v`, `self.blocks[b].fill(..)`):
+    /// in a helper's summary, a parameter whose value at a call is the position written.
+    index: Option<String>,
 }
 
 /// What a helper writes.
@@ -136,6 +140,9 @@ struct HelperWrite {
     /// The contracted writer it hands the storage to (by its place in the index's functions),
     /// with the writer's parameter, when that is how it writes it.
     writer: Option<(usize, String)>,
+    /// The parameter (by position) whose value is the position written, when `positions` are
+    /// not known otherwise (`fn zero_block(pool: &mut [f32], b: usize) { pool[b] = 0.0; }`).
+    at_param: Option<usize>,
 }
 
 /// Per-file memo of the helpers' summaries, by definition.
@@ -386,12 +393,13 @@ impl<'c, 'a> Writes<'c, 'a> {
         }
     }
 
-    fn record(&mut self, place: Place, positions: Option<Positions>, at: &Expr, how: How<'a>) {
-        let at = self.ctx.expr_range(at);
+    fn record(&mut self, place: Place, positions: Option<Positions>, target: &Expr, how: How<'a>) {
+        let at = self.ctx.expr_range(target);
         if !self.seen.insert((at.start, at.end, place.clone(), positions)) {
             return;
         }
-        self.writes.push(Write { place, positions, at, how });
+        let index = index_name(target);
+        self.writes.push(Write { place, positions, at, how, index });
     }
 
     /// The writes one expression makes (its operands were seen before it).
@@ -428,11 +436,13 @@ impl<'c, 'a> Writes<'c, 'a> {
         }
         if let Some((name, summary)) = self.helper_summary(e) {
             let (receiver, args) = call_args(e);
-            for HelperWrite { param, fields, positions, writer } in &summary.writes {
+            for HelperWrite { param, fields, positions, writer, at_param } in &summary.writes {
                 let arg = match param {
                     Some(i) => args.get(*i).copied(),
                     None => receiver,
                 };
+                // `zero_block(pool, NULL_BLOCK)`: the position is the argument's value.
+                let positions = &positions.or_else(|| at_param.and_then(|j| args.get(j)).and_then(|a| ctx.int_value(a)).map(|k| (k, k.saturating_add(1))));
                 let Some(arg) = arg else { continue };
                 // A receiver is taken by reference; an argument must be one.
                 for t in self.designated(scopes, state, arg, param.is_none()).0 {
@@ -529,6 +539,21 @@ impl<'c, 'a> Writes<'c, 'a> {
             })
             .collect();
         let self_mut = def.sig.receiver().is_some_and(|r| matches!(&*r.ty, syn::Type::Reference(t) if t.mutability.is_some()));
+        // The parameters by position, by name; one the body binds again is not known to hold
+        // the caller's value where it is used.
+        let rebound = pattern_idents(def.body);
+        let params: Vec<Option<String>> = def
+            .sig
+            .inputs
+            .iter()
+            .filter_map(|a| match a {
+                syn::FnArg::Typed(t) => Some(match &*t.pat {
+                    syn::Pat::Ident(i) if !rebound.contains(&i.ident.to_string()) && i.mutability.is_none() => Some(i.ident.to_string()),
+                    _ => None,
+                }),
+                syn::FnArg::Receiver(_) => None,
+            })
+            .collect();
         let mut s = Summary::default();
         for w in &self.writes {
             let param = match w.place.base {
@@ -542,10 +567,43 @@ impl<'c, 'a> Writes<'c, 'a> {
                 }
                 _ => None,
             };
-            s.writes.push(HelperWrite { param, fields: w.place.fields.clone(), positions: w.positions, writer });
+            let at_param = w.index.as_ref().filter(|_| w.positions.is_none()).and_then(|n| params.iter().position(|p| p.as_deref() == Some(n.as_str())));
+            s.writes.push(HelperWrite { param, fields: w.place.fields.clone(), positions: w.positions, writer, at_param });
         }
         s
     }
+}
+
+/// The name a write's target indexes its place with: `pool[b]`, `self.blocks[b].data`,
+/// `pool[b][j]` (the element `pool[b]`).
+fn index_name(target: &Expr) -> Option<String> {
+    match strip_parens(target) {
+        Expr::Index(ix) => match strip_parens(&ix.expr) {
+            inner @ Expr::Index(_) => index_name(inner),
+            Expr::Field(f) if matches!(strip_parens(&f.base), Expr::Index(_)) => index_name(&f.base),
+            _ => match strip_parens(&ix.index) {
+                Expr::Path(p) => p.path.get_ident().map(|i| i.to_string()),
+                _ => None,
+            },
+        },
+        Expr::Field(f) => index_name(&f.base),
+        Expr::Reference(r) => index_name(&r.expr),
+        _ => None,
+    }
+}
+
+/// Every name a pattern of the block binds (`let`s, arms, closures' parameters).
+fn pattern_idents(body: &syn::Block) -> HashSet<String> {
+    struct Idents(HashSet<String>);
+    impl<'ast> Visit<'ast> for Idents {
+        fn visit_pat_ident(&mut self, p: &'ast syn::PatIdent) {
+            self.0.insert(p.ident.to_string());
+            syn::visit::visit_pat_ident(self, p);
+        }
+    }
+    let mut v = Idents(HashSet::new());
+    v.visit_block(body);
+    v.0
 }
 
 /// `len() + n`, `x.len() + 1`: a new length past the current one (a `resize` that only grows).
