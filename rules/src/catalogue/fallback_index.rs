@@ -4,7 +4,8 @@ declare_rule! {
     /// default: `unwrap_or(c)` (`unwrap_or(&c)` too), `unwrap_or_default()`, `map_or(c, ..)`,
     /// `map_or_else(|| c, ..)`, `unwrap_or_else(|| c)`, or a branch of a `match`, `if let` or
     /// `if`/`else` that produces a constant while another branch does not (all constant: a
-    /// table, not a fallback), for a scalar index as for the entries of an index buffer,
+    /// table, not a fallback), for a scalar index as for the entries of an index buffer (also
+    /// one entry at a time: `for &b in &blocks { pool.write(b, ..) }`),
     /// followed through locals (on any branch), struct fields and helpers that return it (of the
     /// same file, or of another file of the workspace reached by path: reported at the call of
     /// the helper, with a label where the helper falls back). Constants may be computed from

@@ -162,6 +162,16 @@ impl Analysis for Fallbacks<'_, '_> {
         self.store(scopes, state, &place, init, v);
     }
 
+    /// `for &b in &blocks { pool.write(b, ..) }`: each round's block is an entry of the buffer,
+    /// with the fallbacks its entries may hold.
+    fn bind_each(&mut self, scopes: &Scopes, state: &mut State, locals: &[LocalId], iterated: &Expr) {
+        let [local] = locals else { return };
+        let entries: BTreeSet<Src> = self.eval(scopes, state, iterated).into_iter().filter(|s| *s != Src::Buffer).collect();
+        if !entries.is_empty() {
+            state.map.insert(Place { base: Base::Local(*local), fields: Vec::new() }, MaySet(entries));
+        }
+    }
+
     /// `if b != NULL_BLOCK { pool.write(b, ..) }`, `if b == NULL_BLOCK { return; }`: where the
     /// index is known not to be a constant, that fallback is not there.
     fn assume(&mut self, scopes: &Scopes, state: &mut State, cond: &Expr, holds: bool) {
