@@ -6,7 +6,8 @@ declare_rule! {
     /// `if`/`else` that produces a constant while another branch does not (all constant: a
     /// table, not a fallback), for a scalar index as for the entries of an index buffer (also
     /// one entry at a time: `for &b in &blocks { pool.write(b, ..) }`),
-    /// followed through locals (on any branch), struct fields and helpers that return it (of the
+    /// followed through locals (on any branch), struct fields (nested ones, `s.pos.block`) and
+    /// tuple elements (`p.0`), and helpers that return it (of the
     /// same file, or of another file of the workspace reached by path: reported at the call of
     /// the helper, with a label where the helper falls back). Constants may be computed from
     /// others (`const NO_BLOCK: usize = FIRST - 1;`). Where a condition shows the index differs

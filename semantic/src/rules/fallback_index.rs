@@ -207,21 +207,28 @@ impl Analysis for Fallbacks<'_, '_> {
 }
 
 impl<'c, 'a> Fallbacks<'c, 'a> {
-    /// `place` holds `v`, the value of `init`; a struct literal's fields go to the place's fields.
+    /// `place` holds `v`, the value of `init`; the fields of a struct literal and the elements of a
+    /// tuple go to the place's fields (`.pos.block` of `Step { pos: Pos { block: .. } }`, `.0`).
     fn store(&self, scopes: &Scopes, state: &mut State, place: &Place, init: &Expr, v: BTreeSet<Src>) {
         state.clear_under(place);
         if !v.is_empty() {
             state.map.insert(place.clone(), MaySet(v));
         }
-        if let Expr::Struct(s) = strip(init) {
-            for f in &s.fields {
-                if let syn::Member::Named(name) = &f.member {
-                    let fv = self.eval(scopes, state, &f.expr);
-                    if !fv.is_empty() {
-                        state.map.insert(place.field(&name.to_string()), MaySet(fv));
-                    }
-                }
-            }
+        let parts: Vec<(String, &Expr)> = match strip(init) {
+            Expr::Struct(s) => s
+                .fields
+                .iter()
+                .filter_map(|f| match &f.member {
+                    syn::Member::Named(name) => Some((name.to_string(), &f.expr)),
+                    syn::Member::Unnamed(_) => None,
+                })
+                .collect(),
+            Expr::Tuple(t) => t.elems.iter().enumerate().map(|(i, el)| (i.to_string(), el)).collect(),
+            _ => Vec::new(),
+        };
+        for (name, expr) in parts {
+            let fv = self.eval(scopes, state, expr);
+            self.store(scopes, state, &place.field(&name), expr, fv);
         }
     }
 
