@@ -1173,6 +1173,19 @@ impl<'c, 'a> Pad<'c, 'a> {
         if (name == "from_fn" || name == "repeat_with") && c.args.len() == 1 {
             return Val { own: self.produced(scopes, state, &c.args[0]).put(&How::Every), fields: BTreeMap::new() };
         }
+        // `Tensor::cat(&[&real, &pad], 0)`: the entries of every part.
+        if ["cat", "concat", "stack"].contains(&name.as_str()) && !c.args.is_empty() {
+            let parts: Vec<&Expr> = match strip(&c.args[0]) {
+                Expr::Array(a) => a.elems.iter().collect(),
+                Expr::Macro(m) if m.mac.path.is_ident("vec") => return self.eval(scopes, state, &c.args[0]),
+                other => vec![other],
+            };
+            let mut v = Val::default();
+            for part in parts {
+                v.join(self.eval(scopes, state, part));
+            }
+            return v;
+        }
         // `Tensor::full(0i64, (n,), &dev)` (candle: the value first; burn and tch put the shape
         // first): filled with the argument that is a constant, else with the first.
         if name == "full" && c.args.len() >= 2 {
@@ -1215,6 +1228,14 @@ impl<'c, 'a> Pad<'c, 'a> {
         let method = m.method.to_string();
         match method.as_str() {
             _ if ZEROS.contains(&method.as_str()) => Val::one(self.origin(e, Entry::Zero, How::Value)).put(&How::Filled).into(),
+            // candle's `pad_with_zeros(dim, left, right)`: the receiver's entries, and zeros.
+            "pad_with_zeros" => {
+                let mut v = self.eval(scopes, state, &m.receiver);
+                let r = self.ctx.range(m.method.span());
+                let zeros = Origin { start: r.start, end: r.end, text: "pad_with_zeros".into(), entry: Entry::Zero, how: How::Put(method.clone()), holder: None, function: None, in_buffer: true, via: None, file: None, site: None };
+                v.own.insert(zeros);
+                v
+            }
             "unwrap_or" | "map_or" => {
                 let Some(fallback) = m.args.first() else { return Val::default() };
                 let mut v = Val { own: self.eval(scopes, state, fallback).tag(&How::Fallback(method.clone())), fields: BTreeMap::new() };
@@ -1502,7 +1523,9 @@ impl<'c, 'a> Pad<'c, 'a> {
         // The value is written in another file: the fix there is not this call's to make. A
         // generic helper's `T::default()` has no sentinel of its type to write instead.
         let generic_default = o.text.ends_with("::default()") && !["Default::", "i64::", "i32::", "u32::", "u64::", "usize::", "isize::"].iter().any(|t| o.text.starts_with(t));
-        if o.site.is_some() || generic_default {
+        // Nor has a library call that pads with zeros (`pad_with_zeros`): the rows are the caller's to build.
+        let library_padding = matches!(&o.how, How::Put(m) if m == "pad_with_zeros");
+        if o.site.is_some() || generic_default || library_padding {
             return f;
         }
         let fix = match &o.how {
