@@ -412,7 +412,7 @@ impl<'ast> Visit<'ast> for TypeEnv {
                 let typed_by_value = constructed.is_none();
                 self.bind(pi.ident.to_string(), None, constructed, from, scope_end);
                 if let (true, Some(init)) = (typed_by_value, &local.init) {
-                    if matches!(strip(&init.expr), Expr::MethodCall(_) | Expr::Call(_) | Expr::Try(_) | Expr::Await(_) | Expr::Field(_)) {
+                    if matches!(strip(&init.expr), Expr::MethodCall(_) | Expr::Call(_) | Expr::Try(_) | Expr::Await(_) | Expr::Field(_) | Expr::Index(_) | Expr::Path(_)) {
                         if let Some(b) = self.bindings.get_mut(&pi.ident.to_string()).and_then(|v| v.last_mut()) {
                             b.init = Some(std::rc::Rc::new((*init.expr).clone()));
                         }
@@ -968,7 +968,15 @@ impl<'a> Resolver<'a> {
                 let (var, at) = (ident.to_string(), ident.span().byte_range().start);
                 let Some(name) = env.type_of_at(&var, at) else {
                     // The type of its value: its initializer names only bindings made before it.
-                    return env.init_at(&var, at).and_then(|init| self.type_of(init, self_type, env));
+                    if let Some(init) = env.init_at(&var, at) {
+                        return self.type_of(init, self_type, env);
+                    }
+                    // A unit struct's value (`Compiler`, `let c = Compiler;`): that type, if it is one.
+                    if env.binding(&var, at).is_none() && var.starts_with(|c: char| c.is_ascii_uppercase()) && var.chars().any(|c| c.is_ascii_lowercase()) {
+                        let paths = self.type_paths(std::slice::from_ref(&var), self_type);
+                        return (!paths.is_empty()).then(|| TypeRef { name: var.clone(), paths: Some(paths) });
+                    }
+                    return None;
                 };
                 match env.written_type_at(&var, at) {
                     Some(written) if name != BUILTIN => Some(TypeRef { name: name.to_string(), paths: Some(self.type_paths(written, self_type)) }),
@@ -978,6 +986,10 @@ impl<'a> Resolver<'a> {
             // A method chain: what the method returns (`self.lookup(b)?.execute(..)`).
             Expr::Try(t) => self.type_of(&t.expr, self_type, env),
             Expr::Await(a) => self.type_of(&a.base, self_type, env),
+            // `cs.first()`, `self.cs.get(i)`: an element (its `Option` unwrapped above).
+            Expr::MethodCall(m) if matches!(m.method.to_string().as_str(), "first" | "last" | "get" | "get_mut" | "first_mut" | "last_mut") && m.args.len() <= 1 => {
+                self.element_type_of(&m.receiver, self_type, env)
+            }
             Expr::MethodCall(m) if matches!(m.method.to_string().as_str(), "unwrap" | "expect" | "lock" | "borrow" | "borrow_mut" | "read" | "write" | "as_ref" | "as_mut" | "clone") => {
                 // Unwrapping, locking and borrowing give back the same content type here.
                 self.type_of(&m.receiver, self_type, env)
@@ -1023,19 +1035,24 @@ impl<'a> Resolver<'a> {
                 self.owner_paths(&owner, self_type).iter().find_map(|o| self.items.field(self.index, o, &name))
             }
             // `layers[i]` where `layers: &[Block]`, `self.layers[i]` where the field is `Vec<Block>`.
-            Expr::Index(i) => match strip(&i.expr) {
-                Expr::Path(p) => p.path.get_ident().and_then(|v| env.element_of_at(&v.to_string(), v.span().byte_range().start)).map(TypeRef::here),
-                Expr::Field(f) => {
-                    let owner = self.type_of(&f.base, self_type, env)?;
-                    let syn::Member::Named(name) = &f.member else { return None };
-                    let name = name.to_string();
-                    if owner.paths.is_none() && self.fields.defines(&owner.name) {
-                        return self.fields.element(&owner.name, &name).map(TypeRef::here);
-                    }
-                    self.owner_paths(&owner, self_type).iter().find_map(|o| self.items.element(self.index, o, &name))
+            Expr::Index(i) => self.element_type_of(&i.expr, self_type, env),
+            _ => None,
+        }
+    }
+
+    /// The type of an element of `base` (`layers` of type `&[Block]`, a field `Vec<Block>`).
+    fn element_type_of(&self, base: &Expr, self_type: Option<&str>, env: &TypeEnv) -> Option<TypeRef> {
+        match strip(base) {
+            Expr::Path(p) => p.path.get_ident().and_then(|v| env.element_of_at(&v.to_string(), v.span().byte_range().start)).map(TypeRef::here),
+            Expr::Field(f) => {
+                let owner = self.type_of(&f.base, self_type, env)?;
+                let syn::Member::Named(name) = &f.member else { return None };
+                let name = name.to_string();
+                if owner.paths.is_none() && self.fields.defines(&owner.name) {
+                    return self.fields.element(&owner.name, &name).map(TypeRef::here);
                 }
-                _ => None,
-            },
+                self.owner_paths(&owner, self_type).iter().find_map(|o| self.items.element(self.index, o, &name))
+            }
             _ => None,
         }
     }

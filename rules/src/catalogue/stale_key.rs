@@ -14,7 +14,9 @@ declare_rule! {
     /// a helper of the same file covers what that helper builds it from. A hit validated for a
     /// component counts as keyed by it: an entry stamped with the version it was built for and
     /// compared with it on the hit (`Some(e) if e.version == self.adapter_version`, `if e.version
-    /// != self.adapter_version { return None; }`).
+    /// != self.adapter_version { return None; }`, `.filter(|e| e.version == self.adapter_version)`),
+    /// and stored with the stamp (`insert(k, Entry { version: self.adapter_version, .. })`; a value
+    /// only computed from the component is no stamp).
     ///
     /// ## Why it matters
     /// An entry is valid only for the inputs it was computed from. A key that leaves one out

@@ -123,6 +123,10 @@ pub(super) fn check(ctx: &FnCtx, contract: &FileContract, out: &mut Vec<Finding>
     if let Err(dataflow::TooComplex) = dataflow::solve(&mut a, &params, ctx.body, State::default()) {
         return out.push(super::analysis_limit(ctx, "dataflow", dataflow::MAX_STEPS, "its cache keys are"));
     }
+    let components: Vec<String> = reuses.iter().flat_map(|r| r.key.iter().map(|(_, t)| t.clone())).collect();
+    for (key, validated) in validated_by_combinators(ctx, ctx.body, &components) {
+        a.validated.entry(key).or_default().extend(validated);
+    }
     for ((start, end), s) in a.stale {
         let r = &reuses[s.reuse];
         let validated = a.validated.get(&(start, end));
@@ -380,6 +384,25 @@ impl<'c, 'a> Keys<'c, 'a> {
         }
     }
 
+    /// What the parts of a stored value are built from: the fields of a struct literal, the
+    /// elements of a tuple, the fields of a local built as one.
+    fn stamped_with(&self, scopes: &Scopes, state: &State, value: &Expr, masked: &HashSet<String>) -> BTreeSet<Place> {
+        match strip(value) {
+            Expr::Struct(s) => s.fields.iter().flat_map(|f| self.built_from(scopes, state, &f.expr, masked)).collect(),
+            Expr::Tuple(t) => t.elems.iter().flat_map(|el| self.built_from(scopes, state, el, masked)).collect(),
+            other => match scopes.place_of(other) {
+                Some(p) => state
+                    .built
+                    .map
+                    .iter()
+                    .filter(|(q, _)| q.starts_with(&p) && q.fields.len() > p.fields.len())
+                    .flat_map(|(_, b)| b.0.iter().flatten().cloned())
+                    .collect(),
+                None => BTreeSet::new(),
+            },
+        }
+    }
+
     /// The receiver, the key and the name of a lookup at `e`, if it is one.
     fn lookup_parts(e: &Expr) -> Option<(&Expr, &Expr, String)> {
         Some(match e {
@@ -401,7 +424,7 @@ impl<'c, 'a> Keys<'c, 'a> {
     fn found_by<'e>(&self, e: &'e Expr) -> Option<&'e Expr> {
         match strip(e) {
             Expr::Try(t) => self.found_by(&t.expr),
-            Expr::MethodCall(m) if m.args.len() <= 1 && ["cloned", "copied", "unwrap", "expect", "as_ref", "as_mut"].contains(&m.method.to_string().as_str()) => {
+            Expr::MethodCall(m) if m.args.len() <= 1 && ["cloned", "copied", "unwrap", "expect", "as_ref", "as_mut", "or_insert_with", "or_insert", "or_default"].contains(&m.method.to_string().as_str()) => {
                 Self::lookup_parts(strip(e)).map(|(_, k, _)| k).or_else(|| self.found_by(&m.receiver))
             }
             other => Self::lookup_parts(other).map(|(_, k, _)| k),
@@ -419,7 +442,16 @@ impl<'c, 'a> Keys<'c, 'a> {
             if !caches.contains(&r.place) {
                 continue;
             }
-            let built = self.built_from(scopes, state, key, masked);
+            let mut built = self.built_from(scopes, state, key, masked);
+            // `insert(k, Entry { version: self.adapter_version, .. })`: an entry stamped with a
+            // component (a field of a struct or tuple literal, or of a local built as one) is
+            // checked against it on a hit; storing it keys nothing stale. A value computed from
+            // the component (`compile(g, self.adapter_version)`) is no stamp.
+            if let Expr::MethodCall(m) = e {
+                if ["insert", "put", "try_insert"].contains(&m.method.to_string().as_str()) && m.args.len() == 2 {
+                    built.extend(self.stamped_with(scopes, state, &m.args[1], masked));
+                }
+            }
             let missing: BTreeSet<String> = r
                 .key
                 .iter()
@@ -628,6 +660,75 @@ impl<'ast> Visit<'ast> for Children<'ast> {
 
 /// Whether the local an expression starts from is one of the names bound inside what is being
 /// read (so not the local of that name around it).
+/// Hits validated in a combinator on the lookup's result: `get(&k).filter(|e| e.version ==
+/// self.adapter_version)`, `.is_some_and(..)`, `.map_or(false, ..)`, `.take_if(..)`, a `find(..)`
+/// after a search. The comparison is between a field of the closure's parameter and a component,
+/// as written. By the range of the lookup's key, the components each is validated for.
+fn validated_by_combinators(ctx: &FnCtx, body: &syn::Block, components: &[String]) -> Vec<((usize, usize), BTreeSet<String>)> {
+    struct Combinators<'c, 'a> {
+        ctx: &'c FnCtx<'a>,
+        components: &'c [String],
+        out: Vec<((usize, usize), BTreeSet<String>)>,
+    }
+    impl Combinators<'_, '_> {
+        fn compared(&self, e: &Expr, param: &str, found: &mut BTreeSet<String>) {
+            match strip(e) {
+                Expr::Binary(b) if matches!(b.op, syn::BinOp::And(_)) => {
+                    self.compared(&b.left, param, found);
+                    self.compared(&b.right, param, found);
+                }
+                Expr::Binary(b) if matches!(b.op, syn::BinOp::Eq(_) | syn::BinOp::Ne(_)) => {
+                    let (l, r) = (crate::rules::expr_text(strip(&b.left)), crate::rules::expr_text(strip(&b.right)));
+                    let of_param = |t: &str| t.split('.').next() == Some(param) && t.contains('.');
+                    for (entry, other) in [(&l, &r), (&r, &l)] {
+                        if of_param(entry) && self.components.contains(other) {
+                            found.insert(other.clone());
+                        }
+                    }
+                }
+                Expr::Block(b) => {
+                    if let Some(syn::Stmt::Expr(tail, None)) = b.block.stmts.last() {
+                        self.compared(tail, param, found);
+                    }
+                }
+                _ => {}
+            }
+        }
+    }
+    impl<'ast> Visit<'ast> for Combinators<'_, '_> {
+        fn visit_expr_method_call(&mut self, m: &'ast syn::ExprMethodCall) {
+            let method = m.method.to_string();
+            if ["filter", "is_some_and", "map_or", "take_if", "find", "is_none_or"].contains(&method.as_str()) {
+                let mut receiver = strip(&m.receiver);
+                while let Expr::MethodCall(inner) = receiver {
+                    if Keys::lookup_parts(receiver).is_some() || !["cloned", "copied", "as_ref", "as_mut", "iter", "into_iter"].contains(&inner.method.to_string().as_str()) {
+                        break;
+                    }
+                    receiver = strip(&inner.receiver);
+                }
+                let closure = m.args.iter().rev().find_map(|a| match strip(a) {
+                    Expr::Closure(c) => Some(c),
+                    _ => None,
+                });
+                if let (Some((_, key, _)), Some(c)) = (Keys::lookup_parts(receiver), closure) {
+                    let param = c.inputs.first().map(|p| quote::ToTokens::to_token_stream(p).to_string().replace(' ', "")).unwrap_or_default();
+                    let mut found = BTreeSet::new();
+                    self.compared(&c.body, param.trim_start_matches('&'), &mut found);
+                    if !found.is_empty() {
+                        let r = self.ctx.expr_range(key);
+                        self.out.push(((r.start, r.end), found));
+                    }
+                }
+            }
+            syn::visit::visit_expr_method_call(self, m);
+        }
+        fn visit_item(&mut self, _: &'ast syn::Item) {}
+    }
+    let mut v = Combinators { ctx, components, out: Vec::new() };
+    v.visit_block(body);
+    v.out
+}
+
 fn root_is_masked(scopes: &Scopes, e: &Expr, masked: &HashSet<String>) -> bool {
     if masked.is_empty() {
         return false;
