@@ -270,8 +270,21 @@ pub trait Analysis {
 pub fn assigned_places(left: &Expr) -> Vec<&Expr> {
     match strip_parens(left) {
         Expr::Tuple(t) => t.elems.iter().flat_map(assigned_places).collect(),
+        // `St { h, s } = step(h)`, `P(h, s) = step(h)`.
+        Expr::Struct(s) if destructures(left) => s.fields.iter().flat_map(|f| assigned_places(&f.expr)).collect(),
+        Expr::Call(c) if destructures(left) => c.args.iter().flat_map(assigned_places).collect(),
         Expr::Infer(_) => Vec::new(),
         other => vec![other],
+    }
+}
+
+/// Whether an assignment's left side is a struct or tuple-struct pattern (`St { h, s }`,
+/// `P(h, s)`), not a place.
+fn destructures(left: &Expr) -> bool {
+    match left {
+        Expr::Struct(s) => s.rest.is_none(),
+        Expr::Call(c) => matches!(&*c.func, Expr::Path(_)),
+        _ => false,
     }
 }
 
@@ -1090,10 +1103,11 @@ impl<A: Analysis> Solver<'_, A> {
             Expr::Paren(p) => self.place_operands(&p.expr, state),
             Expr::Unary(u) => self.place_operands(&u.expr, state),
             Expr::Path(_) | Expr::Infer(_) => Ok(state),
-            // A destructuring assignment, `(kv, logits) = step(kv)`: each element is a place.
-            Expr::Tuple(t) => {
+            // A destructuring assignment, `(kv, logits) = step(kv)`, `St { kv, .. } = ..`,
+            // `P(kv, logits) = ..`: each element is a place.
+            _ if matches!(left, Expr::Tuple(_)) || destructures(left) => {
                 let mut state = state;
-                for el in &t.elems {
+                for el in assigned_places(left) {
                     state = self.place_operands(el, state)?;
                 }
                 Ok(state)
@@ -1215,7 +1229,21 @@ impl<A: Analysis> Solver<'_, A> {
     fn mac(&mut self, mac: &syn::Macro, state: Option<A::State>) -> Flow<A::State> {
         match lower_macro(mac) {
             LoweredMacro::Diverges => Ok(None),
-            LoweredMacro::Evaluates(exprs) => self.exprs(&exprs, state),
+            LoweredMacro::Evaluates(exprs) => {
+                let state = self.exprs(&exprs, state)?;
+                // Past `assert!(c)` (`assert_ne!(a, b)`, `assert_eq!(a, b)`), `c` holds.
+                let name = mac.path.segments.last().map(|s| s.ident.to_string()).unwrap_or_default();
+                let held: Option<Expr> = match (name.trim_start_matches("debug_"), exprs.as_slice()) {
+                    ("assert", [c, ..]) => Some(c.clone()),
+                    ("assert_ne", [a, b, ..]) => Some(syn::parse_quote!(#a != #b)),
+                    ("assert_eq", [a, b, ..]) => Some(syn::parse_quote!(#a == #b)),
+                    _ => None,
+                };
+                Ok(match held {
+                    Some(c) => self.assumed(&c, true, state),
+                    None => state,
+                })
+            }
             LoweredMacro::Tokens(calls) => {
                 let mut state = self.exprs(&calls, state)?;
                 if let Some(s) = state.as_mut() {

@@ -11,8 +11,8 @@ declare_rule! {
     /// same file, or of another file of the workspace reached by path: reported at the call of
     /// the helper, with a label where the helper falls back). Constants may be computed from
     /// others (`const NO_BLOCK: usize = FIRST - 1;`). Where a condition shows the index differs
-    /// from the fallback (`if b != NULL_BLOCK { pool.write(b, ..) }`, after `if b == NULL_BLOCK {
-    /// return; }`), the write does not take it. With `skip = S`, a fallback to `S` is the way to say "no write"; any other
+    /// from the fallback (`if b != NULL_BLOCK { pool.write(b, ..) }`, `if b > 0`, after `if b ==
+    /// NULL_BLOCK { return; }` or `assert_ne!(b, NULL_BLOCK)`), the write does not take it. With `skip = S`, a fallback to `S` is the way to say "no write"; any other
     /// constant is a finding. Without `skip`, every constant fallback is.
     ///
     /// `unwrap_or_default()` of a whole index buffer (`tables.get(&seq).cloned()

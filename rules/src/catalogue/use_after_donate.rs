@@ -7,7 +7,8 @@ declare_rule! {
     /// `bufs[1]` is another element; an index that is not a constant names no element) or what a
     /// reference points to (`&mut x`, `*x`). A donation on
     /// one branch counts after the branches join unless that branch re-binds the name
-    /// (`x = f(x)`, also each name of a destructuring assignment `(x, logits) = f(x)`);
+    /// (`x = f(x)`, also each name of a destructuring assignment `(x, logits) = f(x)`,
+    /// `Step { x, logits } = f(x)`);
     /// `let x = f(x)` names the output, and the old `x` is never named again. In a
     /// loop, a donation not re-bound before the end of the body is read by the next iteration.
     /// Another name for the same storage made before the call (`let before = x;`,

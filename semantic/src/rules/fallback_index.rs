@@ -175,24 +175,30 @@ impl Analysis for Fallbacks<'_, '_> {
     /// `if b != NULL_BLOCK { pool.write(b, ..) }`, `if b == NULL_BLOCK { return; }`: where the
     /// index is known not to be a constant, that fallback is not there.
     fn assume(&mut self, scopes: &Scopes, state: &mut State, cond: &Expr, holds: bool) {
+        use std::cmp::Ordering::{Equal, Greater, Less};
         let Expr::Binary(b) = strip(cond) else { return };
-        let differs = match b.op {
-            syn::BinOp::Ne(_) => holds,
-            syn::BinOp::Eq(_) => !holds,
+        // The orderings of the index against the constant under which the comparison holds,
+        // written with the index on the left.
+        let (place, value, flipped) = match (scopes.place_of(&b.left), scopes.place_of(&b.right)) {
+            (Some(p), None) => (p, self.ctx.int_value(&b.right), false),
+            (None, Some(p)) => (p, self.ctx.int_value(&b.left), true),
             _ => return,
         };
-        if !differs {
-            return;
-        }
-        let (place, value) = match (scopes.place_of(&b.left), scopes.place_of(&b.right)) {
-            (Some(p), None) => (p, self.ctx.int_value(&b.right)),
-            (None, Some(p)) => (p, self.ctx.int_value(&b.left)),
+        let true_for: &[std::cmp::Ordering] = match (b.op, flipped) {
+            (syn::BinOp::Eq(_), _) => &[Equal],
+            (syn::BinOp::Ne(_), _) => &[Less, Greater],
+            (syn::BinOp::Lt(_), false) | (syn::BinOp::Gt(_), true) => &[Less],
+            (syn::BinOp::Le(_), false) | (syn::BinOp::Ge(_), true) => &[Less, Equal],
+            (syn::BinOp::Gt(_), false) | (syn::BinOp::Lt(_), true) => &[Greater],
+            (syn::BinOp::Ge(_), false) | (syn::BinOp::Le(_), true) => &[Greater, Equal],
             _ => return,
         };
         let (Some(value), Some(srcs)) = (value, state.map.get_mut(&place)) else { return };
+        // A fallback stays where the index could be it: the comparison gives `holds` for it.
+        let possible = |v: i128| true_for.contains(&v.cmp(&value)) == holds;
         srcs.0.retain(|s| match s {
-            Src::Fallback { value: v, scaled: false, .. } => *v != value,
-            Src::Default { .. } => value != 0,
+            Src::Fallback { value: v, scaled: false, .. } => possible(*v),
+            Src::Default { .. } => possible(0),
             _ => true,
         });
     }

@@ -455,14 +455,34 @@ impl<'c, 'a> Pad<'c, 'a> {
     /// into entries `0..walked`.
     fn counter_stores(&self, scopes: &Scopes, state: &mut State, body: &syn::Block, var: &str, walked: Option<String>) {
         for stmt in &body.stmts {
-            let syn::Stmt::Expr(Expr::Assign(a), _) = stmt else { continue };
-            let Expr::Index(ix) = &*a.left else { continue };
+            let syn::Stmt::Expr(e, _) = stmt else { continue };
+            // `buf[i] = v;`, or one such store on each branch of an `if`/`else`
+            // (`if i < real.len() { buf[i] = real[i]; } else { buf[i] = PAD; }`).
+            let stores: Vec<&syn::ExprAssign> = match e {
+                Expr::Assign(a) => vec![a],
+                Expr::If(i) => match (&i.else_branch, i.then_branch.stmts.as_slice()) {
+                    (Some((_, els)), [syn::Stmt::Expr(Expr::Assign(t), _)]) => match &**els {
+                        Expr::Block(b) => match b.block.stmts.as_slice() {
+                            [syn::Stmt::Expr(Expr::Assign(f), _)] if crate::rules::expr_text(&t.left) == crate::rules::expr_text(&f.left) => vec![t, f],
+                            _ => continue,
+                        },
+                        _ => continue,
+                    },
+                    _ => continue,
+                },
+                _ => continue,
+            };
+            let Some(Expr::Index(ix)) = stores.first().map(|a| &*a.left) else { continue };
             if crate::rules::expr_text(strip(&ix.index)) != var {
                 continue;
             }
             if let Some(place) = scopes.place_of(&ix.expr) {
-                let v = Val { own: self.eval(scopes, state, &a.right).put(&How::Put("store".into())), fields: BTreeMap::new() };
-                self.overwrite(scopes, state, &place, v, self.pos(&a.right), walked.clone());
+                let mut own = BTreeSet::new();
+                for a in &stores {
+                    own.extend(self.eval(scopes, state, &a.right).put(&How::Put("store".into())));
+                }
+                let at = self.pos(&stores[0].right);
+                self.overwrite(scopes, state, &place, Val { own, fields: BTreeMap::new() }, at, walked.clone());
             }
         }
     }
@@ -891,7 +911,14 @@ impl<'c, 'a> Pad<'c, 'a> {
     fn overwrite(&self, scopes: &Scopes, state: &mut State, place: &Place, v: Val, at: usize, walked: Option<String>) {
         let len = state.map.get(place).map(|e| e.len.clone()).unwrap_or_default();
         match (&len, walked) {
-            (Len::Built(built), Some(walked)) if *built != walked => self.add(scopes, state, place, v.own),
+            // The first `walked` entries only: what `buf[..walked]` holds now, as after a copy
+            // into that prefix (a later `buf[walked..].fill(PAD)` completes it).
+            (Len::Built(built), Some(walked)) if *built != walked => {
+                self.add(scopes, state, place, v.own.clone());
+                if let Some(entries) = state.map.get_mut(place) {
+                    entries.prefix = Some((walked, v.own));
+                }
+            }
             _ => {
                 self.store(scopes, state, place, v, at);
                 if let Some(entries) = state.map.get_mut(place) {
