@@ -47,6 +47,9 @@ pub struct FnCtx<'a> {
     /// Every call's resolution, by where the call is written ([`crate::resolve::call_position`]):
     /// a call is resolved once, whichever rule, solver pass or helper summary asks.
     pub resolutions: std::cell::RefCell<HashMap<(usize, usize), Resolution<'a>>>,
+    /// The integer constants declared inside the body (`const SENT: i64 = -1;` in a block), on
+    /// first use: they shadow the module's of the same name.
+    pub local_consts: std::cell::OnceCell<HashMap<String, crate::index::ConstExpr>>,
 }
 
 impl<'a> FnCtx<'a> {
@@ -107,8 +110,30 @@ impl<'a> FnCtx<'a> {
     /// (`PAD_SLOT_ID + 1`).
     pub fn int_value(&self, e: &Expr) -> Option<i128> {
         let krate = [self.resolver.crate_name];
-        crate::index::ConstExpr::of(crate::resolve::strip(e))?.eval(&mut |name| self.index.const_value_in(name, &krate))
+        let local = self.local_consts.get_or_init(|| local_consts(self.body));
+        crate::index::ConstExpr::of(crate::resolve::strip(e))?.eval(&mut |name| match local.get(name) {
+            Some(c) => c.eval(&mut |inner| self.index.const_value_in(inner, &krate)),
+            None => self.index.const_value_in(name, &krate),
+        })
     }
+}
+
+/// The integer constants a function body declares, by name (a name declared twice is left out:
+/// which one a use sees depends on its block).
+fn local_consts(body: &syn::Block) -> HashMap<String, crate::index::ConstExpr> {
+    struct Consts(HashMap<String, Option<crate::index::ConstExpr>>);
+    impl<'ast> Visit<'ast> for Consts {
+        fn visit_item_const(&mut self, c: &'ast syn::ItemConst) {
+            let value = crate::index::ConstExpr::of(&c.expr);
+            self.0.entry(c.ident.to_string()).and_modify(|v| *v = None).or_insert(value);
+        }
+        // A nested function's constants are its own.
+        fn visit_item_fn(&mut self, _: &'ast syn::ItemFn) {}
+        fn visit_item_impl(&mut self, _: &'ast syn::ItemImpl) {}
+    }
+    let mut v = Consts(HashMap::new());
+    v.visit_block(body);
+    v.0.into_iter().filter_map(|(k, v)| Some((k, v?))).collect()
 }
 
 impl<'a> FnCtx<'a> {
@@ -381,6 +406,7 @@ impl<'a> FnCtx<'a> {
                 summaries: &summaries,
                 calls_memo: Default::default(),
                 resolutions: Default::default(),
+                local_consts: Default::default(),
             };
             out = f.take().map(|f| f(&ctx, def));
         });
@@ -630,6 +656,7 @@ pub fn analyze_file(file: &FileRef, ast: &syn::File, crate_name: &str, module: &
             summaries: &summaries,
             calls_memo: Default::default(),
             resolutions: Default::default(),
+            local_consts: Default::default(),
         };
         rules::check_fn(&ctx, &mut findings);
     });
@@ -996,6 +1023,7 @@ pub mod local {
                 summaries: &summaries,
                 calls_memo: Default::default(),
                 resolutions: Default::default(),
+                local_consts: Default::default(),
             };
             let syn::Stmt::Macro(m) = &body.stmts[0] else { panic!("the assert! statement") };
             let parse = || -> Expr {
