@@ -798,14 +798,15 @@ fn converts_its_argument(c: &syn::ExprClosure) -> bool {
     }
 }
 
-/// `Default::default()`, `i64::default()`: an integer's default, 0, where an entry is expected.
-fn is_default_call(e: &Expr) -> bool {
-    // Any owner: `Default::default()`, `i64::default()`, and `T::default()` of a generic helper
-    // (an entry of an index buffer is an integer, whose default is 0).
-    let Expr::Call(c) = strip(e) else { return false };
-    let Expr::Path(p) = &*c.func else { return false };
+/// The owner of a `default()` call (`Default`, `i64`, `T`), where an entry is expected.
+fn default_owner(e: &Expr) -> Option<String> {
+    let Expr::Call(c) = strip(e) else { return None };
+    let Expr::Path(p) = &*c.func else { return None };
     let segs: Vec<String> = p.path.segments.iter().map(|s| s.ident.to_string()).collect();
-    c.args.is_empty() && matches!(segs.as_slice(), [_, f] if f == "default")
+    match segs.as_slice() {
+        [owner, f] if f == "default" && c.args.is_empty() => Some(owner.clone()),
+        _ => None,
+    }
 }
 
 /// How many entries a buffer is built with, as written: `vec![x; n]`, `[x; N]`.
@@ -1156,12 +1157,23 @@ impl<'c, 'a> Pad<'c, 'a> {
     }
 
     /// The value put into an entry of a buffer (`vec![v; n]`, `push(v)`, `resize(n, v)`): an
-    /// index's `Default::default()` there is 0.
+    /// index's `Default::default()` there is 0 (an integer's, `i64::default()`, and a generic
+    /// helper's `T::default()`: an entry of an index buffer is an integer). A slot type of this
+    /// file with a `default` of its own (`impl Default for Slot { .. Slot(PAD_SLOT_ID) }`) is
+    /// not known to be 0.
     fn entry_value(&self, scopes: &Scopes, state: &mut State, value: &Expr) -> Val {
-        if is_default_call(value) {
+        if let Some(owner) = default_owner(value) {
+            if self.has_own_default(&owner) {
+                return Val::default();
+            }
             return Val::one(self.origin(value, Entry::Zero, How::Value));
         }
         self.eval(scopes, state, value)
+    }
+
+    /// Whether a type of this file has a `default` of its own (an `impl Default`).
+    fn has_own_default(&self, owner: &str) -> bool {
+        self.ctx.fns.by_name.get("default").is_some_and(|defs| defs.iter().any(|&i| self.ctx.fns.defs[i].self_type.as_deref() == Some(owner)))
     }
 
     fn vec_macro(&self, scopes: &Scopes, state: &mut State, mac: &syn::Macro) -> Val {
@@ -1246,7 +1258,13 @@ impl<'c, 'a> Pad<'c, 'a> {
     fn produced(&self, scopes: &Scopes, state: &mut State, producer: &Expr) -> Val {
         match strip(producer) {
             Expr::Closure(c) => self.eval(scopes, state, &c.body),
-            Expr::Path(p) if p.path.segments.last().is_some_and(|s| s.ident == "default") => Val::one(self.origin(producer, Entry::Zero, How::Producer)),
+            Expr::Path(p) if p.path.segments.last().is_some_and(|s| s.ident == "default") => {
+                let owner = p.path.segments.iter().rev().nth(1).map(|s| s.ident.to_string());
+                match owner.filter(|o| self.has_own_default(o)) {
+                    Some(_) => Val::default(),
+                    None => Val::one(self.origin(producer, Entry::Zero, How::Producer)),
+                }
+            }
             _ => Val::default(),
         }
     }
