@@ -288,6 +288,20 @@ fn destructures(left: &Expr) -> bool {
     }
 }
 
+/// The constant a pattern is, as an expression: a literal (`0`), a path (`Kind::Null`,
+/// `consts::NULL_BLOCK`), or a name that is a constant's (`NULL_BLOCK`: no lower case).
+fn constant_pattern(pat: &Pat) -> Option<Expr> {
+    match pat {
+        Pat::Lit(l) => Some(Expr::Lit(l.clone())),
+        Pat::Path(p) => Some(Expr::Path(p.clone())),
+        Pat::Ident(i) if i.subpat.is_none() && i.by_ref.is_none() && i.mutability.is_none() && !i.ident.to_string().chars().any(|c| c.is_lowercase()) => {
+            let ident = &i.ident;
+            Some(syn::parse_quote!(#ident))
+        }
+        _ => None,
+    }
+}
+
 /// The values a `loop` can end with: those of the `break`s that leave it (not those of a loop
 /// inside it, unless they name its label, nor those of closures and async blocks).
 pub fn break_values(l: &syn::ExprLoop) -> Vec<&Expr> {
@@ -657,8 +671,8 @@ impl<A: Analysis> Solver<'_, A> {
                 self.step()?;
                 let whole = whole.or(Some(e));
                 let state = self.expr(&m.expr, state)?;
-                for arm in &m.arms {
-                    let s = self.enter_arm(arm, &m.expr, state.clone())?;
+                for (k, arm) in m.arms.iter().enumerate() {
+                    let s = self.enter_arm(&m.arms[..k], arm, &m.expr, state.clone())?;
                     self.returned(&arm.body, s, kind, whole)?;
                     self.scopes.pop();
                 }
@@ -687,11 +701,25 @@ impl<A: Analysis> Solver<'_, A> {
     }
 
     /// A `match` arm entered: a scope of its own (the caller pops it), its pattern's bindings
-    /// taken from `scrutinee`, its guard evaluated.
-    fn enter_arm(&mut self, arm: &syn::Arm, scrutinee: &Expr, state: Option<A::State>) -> Flow<A::State> {
+    /// taken from `scrutinee`, its guard evaluated. A constant pattern is the value there, and
+    /// the constant patterns of the unguarded arms before it are not (`match b { NULL_BLOCK =>
+    /// {}, _ => pool.write(b, ..) }`): the analysis is told ([`Analysis::assume`]).
+    fn enter_arm(&mut self, earlier: &[syn::Arm], arm: &syn::Arm, scrutinee: &Expr, state: Option<A::State>) -> Flow<A::State> {
         self.scopes.push();
         let mut s = state;
         self.bind_pattern(&arm.pat, None, Some(scrutinee), &mut s);
+        let compared = |pat: &Pat| -> Option<Expr> {
+            let c = constant_pattern(pat)?;
+            Some(syn::parse_quote!(#scrutinee == #c))
+        };
+        for before in earlier.iter().filter(|a| a.guard.is_none()) {
+            if let Some(cond) = compared(&before.pat) {
+                s = self.assumed(&cond, false, s);
+            }
+        }
+        if let Some(cond) = compared(&arm.pat) {
+            s = self.assumed(&cond, true, s);
+        }
         match &arm.guard {
             Some((_, guard)) => {
                 let s = self.expr(guard, s)?;
@@ -856,8 +884,8 @@ impl<A: Analysis> Solver<'_, A> {
             Expr::Match(m) => {
                 let state = self.expr(&m.expr, state)?;
                 let mut out = None;
-                for arm in &m.arms {
-                    let s = self.enter_arm(arm, &m.expr, state.clone())?;
+                for (k, arm) in m.arms.iter().enumerate() {
+                    let s = self.enter_arm(&m.arms[..k], arm, &m.expr, state.clone())?;
                     let mut s = self.expr(&arm.body, s)?;
                     // An arm's value, like a block's, is read while the arm's bindings are in scope.
                     if let (Some(st), false) = (s.as_mut(), matches!(&*arm.body, Expr::Block(_))) {

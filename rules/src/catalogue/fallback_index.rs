@@ -12,7 +12,8 @@ declare_rule! {
     /// the helper, with a label where the helper falls back). Constants may be computed from
     /// others (`const NO_BLOCK: usize = FIRST - 1;`). Where a condition shows the index differs
     /// from the fallback (`if b != NULL_BLOCK { pool.write(b, ..) }`, `if b > 0`, after `if b ==
-    /// NULL_BLOCK { return; }` or `assert_ne!(b, NULL_BLOCK)`), the write does not take it. With `skip = S`, a fallback to `S` is the way to say "no write"; any other
+    /// NULL_BLOCK { return; }` or `assert_ne!(b, NULL_BLOCK)`, in the arms after `NULL_BLOCK =>
+    /// {}` of a `match b`), the write does not take it. With `skip = S`, a fallback to `S` is the way to say "no write"; any other
     /// constant is a finding. Without `skip`, every constant fallback is.
     ///
     /// `unwrap_or_default()` of a whole index buffer (`tables.get(&seq).cloned()
