@@ -425,15 +425,12 @@ impl<'c, 'a> Fallbacks<'c, 'a> {
     /// resolved by path), its parameters substituted by the arguments. The fallbacks of a helper
     /// of another file are reported at this call.
     fn helper_return(&self, scopes: &Scopes, state: &State, call: &Expr) -> Option<BTreeSet<Src>> {
-        let returns = match self.ctx.helper_of(call, self.def, self.depth) {
-            Some((idx, def)) => dataflow::memoized(&self.ctx.summaries.fallback.helpers, idx, || summarise(self.ctx, def, self.depth + 1))?,
-            None => {
-                let path = self.ctx.foreign_helper(call, self.def, self.depth)?;
-                let returns = dataflow::shared_memoized(&self.ctx.items.summaries.fallback, &path, self.depth + 1, || {
-                    self.ctx.with_foreign_fn(&path, |ctx, def| summarise(ctx, def, self.depth + 1)).flatten()
-                })?;
+        let (name, returns, elsewhere) = super::summarised_helper(self.ctx, call, self.def, self.depth, &self.ctx.summaries.fallback.helpers, &self.ctx.items.summaries.fallback, summarise)?;
+        let returns = match elsewhere {
+            false => returns,
+            true => {
                 let r = self.ctx.expr_range(call);
-                let name: Arc<str> = path.last()?.as_str().into();
+                let name: Arc<str> = name.into();
                 // Positions of this file: the call, whatever the helper's own calls were.
                 let via = |at: &At| At { via: Some((r.start, r.end, name.clone())), ..at.clone() };
                 Arc::new(Summary(

@@ -69,6 +69,29 @@ impl Ord for InFile {
     }
 }
 
+/// The summary of the helper a call designates, by the helper's name: a function of this file
+/// (memoized per file in `local`) or of another file reached by its path (summarised in that
+/// file's context, memoized per check in `shared`), `depth` helpers down; `true` for another
+/// file's. The two steps every rule that summarises helpers takes, in one place.
+#[allow(clippy::type_complexity)]
+pub(super) fn summarised_helper<'a, V: Clone>(
+    ctx: &FnCtx<'a>,
+    call: &syn::Expr,
+    within: Option<&crate::analysis::FnDef<'a>>,
+    depth: usize,
+    local: &dataflow::Memo<usize, Option<V>>,
+    shared: &dataflow::SharedMemo<V>,
+    summarise: impl for<'x> Fn(&FnCtx<'x>, &crate::analysis::FnDef<'x>, usize) -> Option<V>,
+) -> Option<(String, V, bool)> {
+    if let Some((idx, def)) = ctx.helper_of(call, within, depth) {
+        let summary = dataflow::memoized(local, idx, || summarise(ctx, def, depth + 1))?;
+        return Some((def.sig.ident.to_string(), summary, false));
+    }
+    let path = ctx.foreign_helper(call, within, depth)?;
+    let summary = dataflow::shared_memoized(shared, &path, depth + 1, || ctx.with_foreign_fn(&path, |theirs, def| summarise(theirs, def, depth + 1)).flatten())?;
+    Some((path.last()?.clone(), summary, true))
+}
+
 /// Runs every rule on one function.
 pub fn check_fn(ctx: &FnCtx, out: &mut Vec<Finding>) {
     if let Some(contract) = ctx.contract {

@@ -398,7 +398,8 @@ impl<'c, 'a> Writes<'c, 'a> {
         if !self.seen.insert((at.start, at.end, place.clone(), positions)) {
             return;
         }
-        let index = index_name(target);
+        // Only a summary maps an index to a parameter.
+        let index = self.def.and_then(|_| index_name(target));
         self.writes.push(Write { place, positions, at, how, index });
     }
 
@@ -516,15 +517,8 @@ impl<'c, 'a> Writes<'c, 'a> {
     /// The helper a call designates (a function of this file, or of another file of the
     /// workspace, resolved by path), by its name, and what it writes.
     fn helper_summary(&self, call: &Expr) -> Option<(String, Arc<Summary>)> {
-        if let Some((idx, def)) = self.ctx.helper_of(call, self.def, self.depth) {
-            let summary = dataflow::memoized(&self.ctx.summaries.writes.helpers, idx, || summarise(self.ctx, def, self.depth + 1))?;
-            return Some((def.sig.ident.to_string(), summary));
-        }
-        let path = self.ctx.foreign_helper(call, self.def, self.depth)?;
-        let summary = dataflow::shared_memoized(&self.ctx.items.summaries.writes, &path, self.depth + 1, || {
-            self.ctx.with_foreign_fn(&path, |ctx, def| summarise(ctx, def, self.depth + 1)).flatten()
-        })?;
-        Some((path.last()?.clone(), summary))
+        let (name, summary, _) = super::summarised_helper(self.ctx, call, self.def, self.depth, &self.ctx.summaries.writes.helpers, &self.ctx.items.summaries.writes, summarise)?;
+        Some((name, summary))
     }
 
     /// A helper's writes, in its caller's terms: those at its `&mut` parameters and at `self`.
