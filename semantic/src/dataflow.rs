@@ -254,6 +254,13 @@ pub trait Analysis {
     /// evaluate to `holds` in `state` (`if b != NULL_BLOCK { write(b) }`: `b` is not the fallback).
     fn assume(&mut self, _scopes: &Scopes, _state: &mut Self::State, _cond: &Expr, _holds: bool) {}
 
+    /// A call in a condition that is a predicate of its arguments: a helper whose body is one
+    /// condition of its parameters (`fn is_null(b: u32) -> bool { b == NULL_BLOCK }`). The solver
+    /// assumes that condition with the parameters bound to the arguments.
+    fn predicate(&mut self, _call: &Expr, _depth: usize) -> Option<Predicate> {
+        None
+    }
+
     /// A closure run in place binds its parameters: the analysis may say what they hold.
     fn closure_params(&mut self, _scopes: &Scopes, _state: &mut Self::State, _params: &[LocalId]) {}
 
@@ -468,10 +475,22 @@ struct LoopFrame<S> {
     continues: Option<S>,
 }
 
+/// A helper that is one condition of its parameters ([`Analysis::predicate`]).
+pub struct Predicate {
+    /// The parameters' names, in order, the receiver left out.
+    pub params: Vec<String>,
+    pub cond: Expr,
+    /// The condition reads `self`: the receiver's, the caller's only where it is called on `self`.
+    pub reads_self: bool,
+}
+
+/// How deep a condition is followed through locals bound to conditions and predicate helpers.
+const MAX_CONDITION_DEPTH: usize = 4;
+
 /// Runs `analysis` over a function body. `params` are bound first, in order (their values are
 /// unknown to the solver; the analysis learns of each through [`Analysis::bind`] with `None`).
 pub fn solve<A: Analysis>(analysis: &mut A, params: &[String], body: &syn::Block, entry: A::State) -> Result<(), TooComplex> {
-    let mut solver = Solver { analysis, scopes: Scopes::default(), loops: Vec::new(), closure_returns: Vec::new(), closures: HashMap::new(), running: Vec::new(), steps: 0 };
+    let mut solver = Solver { analysis, scopes: Scopes::default(), loops: Vec::new(), closure_returns: Vec::new(), closures: HashMap::new(), conditions: HashMap::new(), condition_depth: 0, foreign_self: false, running: Vec::new(), steps: 0 };
     solver.scopes.push();
     let mut state = entry;
     for p in params {
@@ -567,6 +586,9 @@ fn join<S: Domain>(a: Option<S>, b: Option<S>) -> Option<S> {
     }
 }
 
+/// The locals an expression reads, by name and binding.
+type LocalsRead = Vec<(String, LocalId)>;
+
 struct Solver<'a, A: Analysis> {
     analysis: &'a mut A,
     scopes: Scopes,
@@ -575,6 +597,14 @@ struct Solver<'a, A: Analysis> {
     closure_returns: Vec<Option<A::State>>,
     /// Locals bound to a closure (`let flush = || ..;`): a call of one (`flush()`) runs it there.
     closures: HashMap<LocalId, std::rc::Rc<syn::ExprClosure>>,
+    /// Locals bound to a condition (`let valid = b != NULL_BLOCK;`), with the locals it reads:
+    /// where one decides a branch, so does its condition, while each of those names is still the
+    /// local it read and no assignment or `&mut` borrow has changed it.
+    conditions: HashMap<LocalId, (std::rc::Rc<Expr>, LocalsRead)>,
+    /// How deep [`Self::assume_in`] is in conditions of locals and predicates.
+    condition_depth: usize,
+    /// The predicate being assumed is a method of another value than the caller's `self`.
+    foreign_self: bool,
     /// The closure locals whose calls are being walked: one that reaches itself again (only in
     /// code that does not compile) is not walked twice.
     running: Vec<LocalId>,
@@ -749,8 +779,14 @@ impl<A: Analysis> Solver<'_, A> {
                     // `let Some(x) = e else { return .. };`: the else block leaves.
                     let _ = self.expr(diverge, state.clone())?;
                 }
+                let reads = is_condition(&init.expr).then(|| self.locals_read(&init.expr));
                 let first = self.scopes.names.len();
                 self.bind_pattern(&l.pat, Some(&init.expr), Some(&init.expr), &mut state);
+                if let (Some(reads), Pat::Ident(p), true) = (reads, &l.pat, self.scopes.names.len() == first + 1) {
+                    if p.mutability.is_none() && p.subpat.is_none() {
+                        self.conditions.insert(first as LocalId, (std::rc::Rc::new((*init.expr).clone()), reads));
+                    }
+                }
                 if let (Some(closure), true) = (closure_of(&init.expr), self.scopes.names.len() == first + 1) {
                     self.closures.insert(first as LocalId, std::rc::Rc::new(closure.clone()));
                 }
@@ -836,6 +872,15 @@ impl<A: Analysis> Solver<'_, A> {
     }
 
     fn transfer(&mut self, e: &Expr, state: Option<A::State>) -> Option<A::State> {
+        let changed = match e {
+            Expr::Assign(a) => Some(&*a.left),
+            Expr::Binary(b) if is_compound_assign(&b.op) => Some(&*b.left),
+            Expr::Reference(r) if r.mutability.is_some() => Some(&*r.expr),
+            _ => None,
+        };
+        if let Some(Place { base: Base::Local(id), .. }) = changed.and_then(|c| self.scopes.place_of(c)) {
+            self.conditions.retain(|_, (_, reads)| reads.iter().all(|(_, r)| *r != id));
+        }
         let mut state = state?;
         self.analysis.transfer(&self.scopes, &mut state, e);
         Some(state)
@@ -1169,8 +1214,69 @@ impl<A: Analysis> Solver<'_, A> {
                 }
             }
             Expr::Let(_) => {}
-            atom => self.analysis.assume(&self.scopes, state, atom, holds),
+            atom => {
+                if self.condition_depth < MAX_CONDITION_DEPTH {
+                    self.condition_depth += 1;
+                    self.assume_through(atom, holds, state);
+                    self.condition_depth -= 1;
+                }
+                if !(self.foreign_self && names_read(atom).iter().any(|n| n == "self")) {
+                    self.analysis.assume(&self.scopes, state, atom, holds)
+                }
+            }
         }
+    }
+
+    /// `if valid` where `let valid = b != NULL_BLOCK;`, `if !is_null(b)`: the condition the local
+    /// holds or the predicate helper tests, assumed where it is still the same condition.
+    fn assume_through(&mut self, atom: &Expr, holds: bool, state: &mut A::State) {
+        if let Expr::Path(p) = atom {
+            let Some(id) = p.path.get_ident().and_then(|i| self.scopes.lookup(&i.to_string())) else { return };
+            let Some((cond, reads)) = self.conditions.get(&id).cloned() else { return };
+            if reads.iter().all(|(name, r)| self.scopes.lookup(name) == Some(*r)) {
+                self.assume_in(&cond, holds, state);
+            }
+            return;
+        }
+        let (args, on_caller_self): (Vec<&Expr>, bool) = match atom {
+            Expr::Call(c) => (c.args.iter().collect(), false),
+            Expr::MethodCall(m) => (m.args.iter().collect(), matches!(strip_parens(&m.receiver), Expr::Path(r) if r.path.is_ident("self"))),
+            _ => return,
+        };
+        let Some(pred) = self.analysis.predicate(atom, self.condition_depth) else { return };
+        if pred.params.len() != args.len() {
+            return;
+        }
+        // The helper's own names are its parameters; any other local of the caller's that its
+        // condition names would be read as the caller's, so such a condition is not assumed.
+        let reads = self.locals_read(&pred.cond);
+        if reads.iter().any(|(name, _)| !pred.params.contains(name)) {
+            return;
+        }
+        self.scopes.push();
+        for (param, arg) in pred.params.iter().zip(args) {
+            let arg_local = match strip_parens(arg) {
+                Expr::Path(a) => a.path.get_ident().and_then(|i| self.scopes.lookup(&i.to_string())),
+                _ => None,
+            };
+            match arg_local {
+                Some(id) => self.scopes.activate(param.clone(), id),
+                None => {
+                    self.scopes.bind(param);
+                }
+            }
+        }
+        // `pool.holds(b)`: the helper's `self` is `pool`, not the caller's `self`; the parts of
+        // its condition that read `self` tell nothing here.
+        let foreign_self = std::mem::replace(&mut self.foreign_self, pred.reads_self && !on_caller_self);
+        self.assume_in(&pred.cond, holds, state);
+        self.foreign_self = foreign_self;
+        self.scopes.pop();
+    }
+
+    /// The locals of the caller an expression names (plain names bound here), with their ids.
+    fn locals_read(&self, e: &Expr) -> LocalsRead {
+        names_read(e).into_iter().filter_map(|n| self.scopes.lookup(&n).map(|id| (n, id))).collect()
     }
 
     /// The closure a callee names when it is a local bound to one (not one being walked).
@@ -1289,6 +1395,38 @@ pub fn strip_parens(e: &Expr) -> &Expr {
         Expr::Paren(p) => strip_parens(&p.expr),
         other => other,
     }
+}
+
+/// The plain names an expression reads (`b`, `self`, `NULL_BLOCK`; not the segments of longer
+/// paths).
+pub fn names_read(e: &Expr) -> Vec<String> {
+    struct Names(Vec<String>);
+    impl<'ast> syn::visit::Visit<'ast> for Names {
+        fn visit_expr_path(&mut self, p: &'ast syn::ExprPath) {
+            if let Some(i) = p.path.get_ident() {
+                self.0.push(i.to_string());
+            }
+        }
+    }
+    let mut names = Names(Vec::new());
+    syn::visit::Visit::visit_expr(&mut names, e);
+    names.0
+}
+
+/// An expression that is a condition, worth remembering in the local it is bound to: a
+/// comparison, `&&`, `||` or `!` of them.
+pub fn is_condition(e: &Expr) -> bool {
+    use syn::BinOp::*;
+    match strip_parens(e) {
+        Expr::Binary(b) => matches!(b.op, Eq(_) | Ne(_) | Lt(_) | Le(_) | Gt(_) | Ge(_) | And(_) | Or(_)),
+        Expr::Unary(u) => matches!(u.op, syn::UnOp::Not(_)),
+        _ => false,
+    }
+}
+
+fn is_compound_assign(op: &syn::BinOp) -> bool {
+    use syn::BinOp::*;
+    matches!(op, AddAssign(_) | SubAssign(_) | MulAssign(_) | DivAssign(_) | RemAssign(_) | BitXorAssign(_) | BitAndAssign(_) | BitOrAssign(_) | ShlAssign(_) | ShrAssign(_))
 }
 
 /// A closure, through parentheses: `(|| ..)`.
@@ -1709,6 +1847,23 @@ mod tests {
         // After the `if` without `else`: the branch that returned is gone, the other knows.
         let a = run("{ let mut x = 1; if c { x = 2; } if !(x == 1) { return; } probe(); }");
         assert_eq!(at_probe(&a, 0), vec![1]);
+    }
+
+    #[test]
+    fn a_condition_kept_in_a_local_is_assumed_while_it_still_holds() {
+        let a = run("{ let mut x = 1; if c { x = 2; } let two = x == 2; if two { probe(); } }");
+        assert_eq!(at_probe(&a, 0), vec![2]);
+        let a = run("{ let mut x = 1; if c { x = 2; } let one = !(x == 2); if !one { probe(); } }");
+        assert_eq!(at_probe(&a, 0), vec![2]);
+        // `x` assigned after the condition was taken: it tells nothing of the new value.
+        let a = run("{ let mut x = 1; if c { x = 2; } let two = x == 2; x = 3; if two { probe(); } }");
+        assert_eq!(at_probe(&a, 0), vec![3]);
+        // Changed through a `&mut` borrow, or shadowed: not known either.
+        let a = run("{ let mut x = 1; if c { x = 2; } let two = x == 2; bump(&mut x); if two { probe(); } }");
+        assert_eq!(at_probe(&a, 0), vec![1, 2]);
+        // Locals 0: the first `x`; 1: `two`; 2: the second `x`, which the condition did not read.
+        let a = run("{ let mut x = 1; if c { x = 2; } let two = x == 2; let x = x; if two { probe(); } }");
+        assert_eq!(at_probe(&a, 2), vec![1, 2]);
     }
 
     #[test]

@@ -203,6 +203,10 @@ impl Analysis for Fallbacks<'_, '_> {
         });
     }
 
+    fn predicate(&mut self, call: &Expr, depth: usize) -> Option<dataflow::Predicate> {
+        super::predicate_of(self.ctx, call, self.def, self.depth + depth)
+    }
+
     fn exit(&mut self, scopes: &Scopes, state: &State, exit: &dataflow::Exit<'_>) {
         // A constant arm is a fallback only next to its siblings (`Some(&b) => b, None => 0`).
         if let (Some(_), Some(v)) = (self.def, exit.branch_of.or(exit.value)) {

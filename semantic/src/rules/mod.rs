@@ -92,6 +92,35 @@ pub(super) fn summarised_helper<'a, V: Clone>(
     Some((path.last()?.clone(), summary, true))
 }
 
+/// The helper of this file a call in a condition designates, when its body is one condition of
+/// its parameters (`fn is_null(b: u32) -> bool { b == NULL_BLOCK }`): what the solver assumes
+/// for the call ([`dataflow::Analysis::predicate`]).
+pub(super) fn predicate_of(ctx: &FnCtx, call: &syn::Expr, within: Option<&crate::analysis::FnDef>, depth: usize) -> Option<dataflow::Predicate> {
+    let (_, def) = ctx.helper_of(call, within, depth)?;
+    let cond = match def.body.stmts.as_slice() {
+        [syn::Stmt::Expr(e, None)] => e,
+        [syn::Stmt::Expr(syn::Expr::Return(syn::ExprReturn { expr: Some(e), .. }), _)] => &**e,
+        _ => return None,
+    };
+    if !dataflow::is_condition(cond) {
+        return None;
+    }
+    let params = def
+        .sig
+        .inputs
+        .iter()
+        .filter_map(|arg| match arg {
+            syn::FnArg::Receiver(_) => None,
+            syn::FnArg::Typed(t) => Some(match &*t.pat {
+                syn::Pat::Ident(p) if p.subpat.is_none() => Some(p.ident.to_string()),
+                _ => None,
+            }),
+        })
+        .collect::<Option<Vec<String>>>()?;
+    let reads_self = dataflow::names_read(cond).iter().any(|n| n == "self");
+    Some(dataflow::Predicate { params, cond: cond.clone(), reads_self })
+}
+
 /// Runs every rule on one function.
 pub fn check_fn(ctx: &FnCtx, out: &mut Vec<Finding>) {
     if let Some(contract) = ctx.contract {
