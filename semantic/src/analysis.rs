@@ -458,23 +458,53 @@ impl<'a> FnCtx<'a> {
         self.resolver.call_targets(&path, here).iter().find_map(|t| fns.by_name.get(t.last()?))
     }
 
+    /// The inline modules of this function within its file, and the file's module path.
+    fn own_modules(&self) -> Option<(&'a [String], &[String])> {
+        let own = self.fns.defs.iter().find(|d| std::ptr::eq(d.body, self.body))?;
+        let file_module = self.resolver.module.strip_suffix(own.modules.as_slice())?;
+        Some((own.modules.as_slice(), file_module))
+    }
+
+    /// The initializer of the static or constant of this file a path names (`ZEROS`,
+    /// `warm::DUMMY`, `crate::warm::DUMMY`, an import of one), resolved as Rust does; `None`
+    /// where it names none of this file's, or which one is not known.
+    pub fn static_init(&self, path: &syn::Path) -> Option<&'a Expr> {
+        let written: Vec<String> = path.segments.iter().map(|s| s.ident.to_string()).collect();
+        let name = written.last()?;
+        let same_name = self.fns.statics.get(name)?;
+        let (own, file_module) = self.own_modules()?;
+        // A plain name this module defines and does not import is its own item.
+        if written.len() == 1 && self.resolver.imports.get(name).is_none() {
+            let mut here = same_name.iter().filter(|(m, _)| m.as_slice() == own);
+            return match (here.next(), here.next()) {
+                (Some((_, init)), None) => Some(*init),
+                _ => None,
+            };
+        }
+        self.resolver.call_targets(&written, self.self_type).into_iter().find_map(|target| {
+            let mut found = same_name.iter().filter(|(m, _)| file_module.iter().chain(m).chain([name]).eq(target.iter()));
+            match (found.next(), found.next()) {
+                (Some((_, init)), None) => Some(*init),
+                _ => None,
+            }
+        })
+    }
+
     fn helpers_by_path(&self, call: &syn::ExprCall, candidates: &[(usize, &'a FnDef<'a>)], within: Option<&FnDef>) -> Option<Vec<(usize, &'a FnDef<'a>)>> {
         let Expr::Path(p) = &*call.func else { return Some(Vec::new()) };
         let path: Vec<String> = p.path.segments.iter().map(|s| s.ident.to_string()).collect();
         if path[0] == "Self" {
             return None;
         }
-        // The module of this function within the file, and so the file's module.
-        let own = self.fns.defs.iter().find(|d| std::ptr::eq(d.body, self.body))?;
-        let file_module = self.resolver.module.strip_suffix(own.modules.as_slice())?;
-        if within.is_some_and(|d| d.modules != own.modules) {
+        let (own, file_module) = self.own_modules()?;
+        if within.is_some_and(|d| d.modules != own) {
             return (path.len() > 1).then(Vec::new);
         }
         // A plain name that this module defines and does not import is its own item (it shadows
         // the globs): no path to follow.
         if let [name] = path.as_slice() {
             if self.resolver.imports.get(name).is_none() && self.resolver.imports.defines(name) {
-                return Some(candidates.iter().copied().filter(|(_, d)| d.modules == own.modules && d.self_type.is_none() && !d.trait_default).collect());
+                return Some(candidates.iter().copied().filter(|(_, d)| d.modules == own && d.self_type.is_none() && !d.trait_default).collect());
             }
         }
         let here = within.map_or(self.self_type, |d| d.self_type.as_deref());
@@ -535,8 +565,9 @@ pub struct FileFns<'a> {
     /// Positions in `defs` by function name.
     pub by_name: HashMap<String, Vec<usize>>,
     /// The initializers of the file's constants and statics by name (`static ZEROS: [i64; 8] =
-    /// [0; 8];`); `None` for a name the file defines more than once.
-    pub statics: HashMap<String, Option<&'a Expr>>,
+    /// [0; 8];`), each with the inline modules it is in ([`FnCtx::static_init`] finds the one a
+    /// path names).
+    pub statics: HashMap<String, Vec<(Vec<String>, &'a Expr)>>,
 }
 
 impl<'a> FileFns<'a> {
@@ -553,11 +584,11 @@ impl<'a> FileFns<'a> {
             self_type: Option<String>,
             modules: Vec<String>,
             defs: Vec<FnDef<'a>>,
-            statics: HashMap<String, Option<&'a Expr>>,
+            statics: HashMap<String, Vec<(Vec<String>, &'a Expr)>>,
         }
         impl<'a> Defs<'_, 'a> {
             fn define(&mut self, name: &syn::Ident, init: &'a Expr) {
-                self.statics.entry(name.to_string()).and_modify(|e| *e = None).or_insert(Some(init));
+                self.statics.entry(name.to_string()).or_default().push((self.modules.clone(), init));
             }
             fn push(&mut self, sig: &'a syn::Signature, body: &'a syn::Block, trait_default: bool) {
                 let range = self.file.join(sig.fn_token.span, body.brace_token.span.join());
@@ -688,6 +719,11 @@ impl<'a> FileScope<'a> {
         full_module.extend(f.modules.iter().cloned());
         let imports = self.imports.get(f.modules)?;
         let here = definition_path(&full_module, imports, f.self_type, &f.sig.ident);
+        // `use` items in the body are in scope in it, over the module's.
+        let imports = match f.body.and_then(|b| imports.with_body_uses(b, self.crate_name, &full_module)) {
+            Some(own) => std::borrow::Cow::Owned(own),
+            None => std::borrow::Cow::Borrowed(imports),
+        };
         Some((Resolver { index, items: self.items, crate_name: self.crate_name, module: full_module, imports, fields: &self.fields, current: Some(here.clone()) }, here))
     }
 }

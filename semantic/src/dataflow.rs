@@ -261,6 +261,11 @@ pub trait Analysis {
         None
     }
 
+    /// A call runs a closure (`(|k| vec![0; k])(n)`, `make(n)` of `let make = |k| ..;`) that ends
+    /// with `value` (its body, or its body block's tail): the call's value is that value, read
+    /// while the closure's parameters are in scope.
+    fn call_value(&mut self, _scopes: &Scopes, _state: &mut Self::State, _call: &Expr, _value: &Expr) {}
+
     /// A closure run in place binds its parameters: the analysis may say what they hold.
     fn closure_params(&mut self, _scopes: &Scopes, _state: &mut Self::State, _params: &[LocalId]) {}
 
@@ -1068,11 +1073,11 @@ impl<A: Analysis> Solver<'_, A> {
                 // `(|| ..)()`: the closure runs here, once; so does `flush()` of `let flush = || ..;`,
                 // with the names its body uses as they are here.
                 let state = match closure_of(&c.func) {
-                    Some(closure) => self.closure(closure, state, Runs::Once)?,
+                    Some(closure) => self.closure_at(closure, state, Runs::Once, Some(e))?,
                     None => match self.closure_local(&c.func) {
                         Some((id, closure)) => {
                             self.running.push(id);
-                            let ran = self.closure(&closure, state, Runs::Once);
+                            let ran = self.closure_at(&closure, state, Runs::Once, Some(e));
                             self.running.pop();
                             ran?
                         }
@@ -1291,6 +1296,12 @@ impl<A: Analysis> Solver<'_, A> {
 
     /// A closure walked in place, as often as it `runs`.
     fn closure(&mut self, c: &syn::ExprClosure, state: Option<A::State>, runs: Runs) -> Flow<A::State> {
+        self.closure_at(c, state, runs, None)
+    }
+
+    /// A closure walked in place; `call`: the call whose value is the closure's
+    /// ([`Analysis::call_value`]).
+    fn closure_at(&mut self, c: &syn::ExprClosure, state: Option<A::State>, runs: Runs, call: Option<&Expr>) -> Flow<A::State> {
         let run = |s: &mut Self, st: Option<A::State>| {
             s.scopes.push();
             let mut st = st;
@@ -1307,7 +1318,19 @@ impl<A: Analysis> Solver<'_, A> {
             // closure's end. Loops outside the closure are not the targets of its `break`s.
             let frames = std::mem::take(&mut s.loops);
             s.closure_returns.push(None);
-            let r = s.expr(&c.body, st);
+            let mut r = s.expr(&c.body, st);
+            if let (Some(call), Ok(Some(end))) = (call, r.as_mut()) {
+                let value = match &*c.body {
+                    Expr::Block(b) if b.label.is_none() => match b.block.stmts.last() {
+                        Some(Stmt::Expr(v, None)) => Some(v),
+                        _ => None,
+                    },
+                    body => Some(body),
+                };
+                if let Some(value) = value {
+                    s.analysis.call_value(&s.scopes, end, call, value);
+                }
+            }
             let returned = s.closure_returns.pop().flatten();
             s.loops = frames;
             s.scopes.pop();

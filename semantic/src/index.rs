@@ -331,7 +331,7 @@ impl Index {
             items,
             crate_name: &p.scope.crate_name,
             module: p.scope.module.clone(),
-            imports: &p.scope.imports,
+            imports: std::borrow::Cow::Borrowed(&p.scope.imports),
             fields: &no_fields,
             current: None,
         };

@@ -212,7 +212,7 @@ fn file_types(index: &Index, f: &ItemFile) -> FileTypes {
         items: &empty,
         crate_name: &f.crate_name,
         module: f.module.iter().chain(rel).cloned().collect(),
-        imports: imports.get(rel).unwrap_or(&no_imports),
+        imports: std::borrow::Cow::Borrowed(imports.get(rel).unwrap_or(&no_imports)),
         fields: &local,
         current: None,
     };
@@ -230,10 +230,10 @@ fn file_types(index: &Index, f: &ItemFile) -> FileTypes {
         let r = resolver(item.modules);
         let generics = crate::resolve::generic_names(item.sig, item.outer_generics);
         if item.body.is_some() {
-            out.fns.insert(crate::analysis::definition_path(&r.module, r.imports, item.self_type, &item.sig.ident));
+            out.fns.insert(crate::analysis::definition_path(&r.module, &r.imports, item.self_type, &item.sig.ident));
         }
         if let Some(ty) = crate::resolve::return_type(&item.sig.output).and_then(|t| r.type_ref(t, item.self_type, &generics)) {
-            let path = crate::analysis::definition_path(&r.module, r.imports, item.self_type, &item.sig.ident);
+            let path = crate::analysis::definition_path(&r.module, &r.imports, item.self_type, &item.sig.ident);
             out.returns.insert(path, ty);
         }
     });

@@ -86,6 +86,33 @@ impl Imports {
         self.defined.contains(name)
     }
 
+    /// These imports with the `use` items of a function body added (`fn f() { use kv::write as
+    /// w; .. }`), which shadow the module's of the same name; `None` when it has none. A `use`
+    /// in an inner block is taken for the whole body; a nested function's are its own.
+    pub fn with_body_uses(&self, body: &syn::Block, crate_name: &str, module: &[String]) -> Option<Imports> {
+        use syn::visit::Visit;
+        struct Uses<'b>(Vec<&'b syn::ItemUse>);
+        impl<'b> Visit<'b> for Uses<'b> {
+            fn visit_item_use(&mut self, u: &'b syn::ItemUse) {
+                self.0.push(u);
+            }
+            fn visit_item_fn(&mut self, _: &'b syn::ItemFn) {}
+            fn visit_item_impl(&mut self, _: &'b syn::ItemImpl) {}
+            fn visit_item_mod(&mut self, _: &'b syn::ItemMod) {}
+            fn visit_item_trait(&mut self, _: &'b syn::ItemTrait) {}
+        }
+        let mut uses = Uses(Vec::new());
+        uses.visit_block(body);
+        if uses.0.is_empty() {
+            return None;
+        }
+        let mut own = self.clone();
+        for u in uses.0 {
+            own.add_tree(&u.tree, &mut Vec::new(), crate_name, module);
+        }
+        Some(own)
+    }
+
     /// `prefix` holds the segments as written; `crate`, `self` and `super` are expanded at the
     /// leaves, so that `super::super::x` climbs two modules.
     fn add_tree(&mut self, tree: &UseTree, prefix: &mut Vec<String>, crate_name: &str, module: &[String]) {
@@ -758,7 +785,8 @@ pub struct Resolver<'a> {
     pub crate_name: &'a str,
     /// Full module path, crate name first, inline modules included.
     pub module: Vec<String>,
-    pub imports: &'a Imports,
+    /// The module's imports, with a function body's own `use` items where it has some.
+    pub imports: std::borrow::Cow<'a, Imports>,
     pub fields: &'a FieldTypes,
     /// The definition path of the function whose calls are resolved, if any.
     pub current: Option<Vec<String>>,
@@ -853,7 +881,7 @@ impl<'a> Resolver<'a> {
         let first = &path[0];
         let mut out = match first.as_str() {
             "Self" => match self_type {
-                Some(t) => crate::analysis::type_home(&self.module, self.imports, t),
+                Some(t) => crate::analysis::type_home(&self.module, &self.imports, t),
                 None => self.module.clone(),
             },
             "crate" | "self" | "super" => return expand_anchor(path, self.crate_name, &self.module).0,
@@ -1246,7 +1274,7 @@ mod tests {
             let Some(body) = f.body else { return };
             let mut module = job.module.clone();
             module.extend(f.modules.iter().cloned());
-            let resolver = Resolver { index: &index, items: &items, crate_name: &job.crate_name, module, imports: &imports[f.modules], fields: &fields, current: None };
+            let resolver = Resolver { index: &index, items: &items, crate_name: &job.crate_name, module, imports: std::borrow::Cow::Borrowed(&imports[f.modules]), fields: &fields, current: None };
             let env = TypeEnv::of(f.sig, f.outer_generics, Some(body));
             for call in crate::rules::calls_in(body) {
                 let site = CallSite::of(call).unwrap();
@@ -1281,7 +1309,7 @@ mod tests {
         let ast = job.file.parse().unwrap();
         let imports = crate::analysis::imports_by_module(&ast.items, &job.crate_name, &job.module);
         let fields = FieldTypes::of(&ast.items);
-        let resolver = Resolver { index: &index, items: &items, crate_name: &job.crate_name, module: job.module.clone(), imports: &imports[&Vec::new()], fields: &fields, current: None };
+        let resolver = Resolver { index: &index, items: &items, crate_name: &job.crate_name, module: job.module.clone(), imports: std::borrow::Cow::Borrowed(&imports[&Vec::new()]), fields: &fields, current: None };
         let syn::Item::Fn(f) = &ast.items[1] else { panic!("a function") };
         let found: Vec<(String, bool)> = crate::rules::calls_in(&f.block)
             .into_iter()

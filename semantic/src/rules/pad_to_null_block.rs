@@ -597,6 +597,12 @@ impl Analysis for Pad<'_, '_> {
         self.block_tails.insert(self.pos(value), v);
     }
 
+    /// `let make = |k| vec![0; k]; make(n)`: the call holds what the closure ends with.
+    fn call_value(&mut self, scopes: &Scopes, state: &mut State, call: &Expr, value: &Expr) {
+        let v = self.tail_value(scopes, state, value).out_of_block();
+        self.block_tails.insert(self.pos(call), v);
+    }
+
     /// `let Ok(slots) = helper(n) else { .. }`, `Some(s) => s`, `if let Ok(s) = ..`: a name a
     /// pattern takes from a `Result` or an `Option` holds what it holds.
     fn bind_from(&mut self, scopes: &Scopes, state: &mut State, locals: &[LocalId], scrutinee: &Expr) {
@@ -1110,11 +1116,8 @@ impl<'c, 'a> Pad<'c, 'a> {
     /// `static ZEROS: [i64; 8] = [0; 8];` of this file, named where a buffer is expected: the
     /// entries of its initializer (an array, a repeat, a reference to one), a few statics deep.
     fn static_value(&self, scopes: &Scopes, state: &mut State, p: &syn::ExprPath) -> Val {
-        // Only a path that stays in this file's items: `ZEROS`, `self::ZEROS`, `crate::ZEROS`.
-        let segments = &p.path.segments;
-        let in_file = segments.len() == 1 || (segments.len() == 2 && ["crate", "self"].iter().any(|a| segments[0].ident == a));
-        let Some(last) = segments.last().filter(|_| in_file && p.qself.is_none()) else { return Val::default() };
-        let Some(Some(init)) = self.ctx.fns.statics.get(&last.ident.to_string()) else { return Val::default() };
+        let Some(last) = p.path.segments.last().filter(|_| p.qself.is_none()) else { return Val::default() };
+        let Some(init) = self.ctx.static_init(&p.path) else { return Val::default() };
         if !matches!(strip(init), Expr::Array(_) | Expr::Repeat(_)) || self.static_depth.get() >= MAX_STATIC_DEPTH {
             return Val::default();
         }
@@ -1188,7 +1191,10 @@ impl<'c, 'a> Pad<'c, 'a> {
     }
 
     fn eval_call(&self, scopes: &Scopes, state: &mut State, e: &Expr, c: &syn::ExprCall) -> Val {
-        // `(|| vec![0; n])()`: what the closure returns.
+        // `(|| vec![0; n])()`, `make(n)` of `let make = |k| ..;`: what the closure returns.
+        if let Some(v) = self.block_tails.get(&self.pos(e)) {
+            return v.clone();
+        }
         if let Expr::Closure(closure) = strip(&c.func) {
             return self.eval(scopes, state, &closure.body);
         }
