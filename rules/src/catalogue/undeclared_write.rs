@@ -2,8 +2,13 @@ declare_rule! {
     /// ## What it checks
     /// A function whose contract declares a write set (`writes` or `aliases`) writes a parameter
     /// outside that set: assigns through it (or a reborrow of it, or a local bound to one of its
-    /// fields), calls a mutating method on it, passes it `&mut` on, or hands it to a contracted
-    /// writer or a helper of the same file that writes it.
+    /// fields), calls a mutating method on it, passes it `&mut` on, swaps or takes it
+    /// (`mem::swap`, `mem::take`, `mem::replace`), or hands it to a contracted writer or a helper
+    /// that writes it. The parameters that can be written are `&mut` ones, `Option<&mut T>`
+    /// ones, those behind a `Mutex`, `RwLock` or `RefCell`, and `&mut self` where the write set
+    /// names a field of `self`. The write set is a set of places: `writes(kv.key_cache[slots])`
+    /// declares `kv.key_cache`, so a write to `kv.value_cache` (or `self.value_cache` in a method
+    /// that declares `self.key_cache`) is outside it.
     ///
     /// ## Why it matters
     /// A declared write set is a frame condition: callers rely on everything else being untouched

@@ -1,17 +1,22 @@
 //! Check for `undeclared_write`: a function whose contract declares a write set (`writes` or
-//! `aliases`) writes a `&mut` parameter outside it.
+//! `aliases`) writes a parameter outside it.
 //!
 //! The writes are the facts of [`super::writes`]: a write counts for the parameter whose storage
 //! it reaches (directly, through a reborrow or a local bound to a field of it, through a helper
 //! that writes its argument, through a contracted writer), compared as the parameter's local, so
-//! a `let` that shadows the parameter is another local. One finding per parameter, at its first
-//! write.
+//! a `let` that shadows the parameter is another local. The parameters that can be written are
+//! `&mut` ones, `Option<&mut T>` ones, those behind a lock or a cell (`&Mutex<T>`, `&RwLock<T>`,
+//! `&RefCell<T>`, in an `Arc` or not) and `&mut self`. The write set is a set of places: a write
+//! to a field path that neither contains nor lies inside a declared place is outside it
+//! (`writes(kv.key_cache[slots])` declares `kv.key_cache`, not `kv.value_cache`; `self` is
+//! checked where the write set names a field of `self`). One finding per parameter field, at
+//! its first write.
 
 use syn::{FnArg, Type};
 
 use super::writes;
 use crate::analysis::FnCtx;
-use crate::dataflow::{self, Base, LocalId};
+use crate::dataflow::{self, Base, LocalId, Place};
 use crate::finding::{Finding, Label};
 use crate::index::FileContract;
 use reuse_rules::catalogue::UNDECLARED_WRITE;
@@ -20,41 +25,91 @@ pub(super) fn check<'a>(ctx: &FnCtx<'a>, contract: &FileContract, memo: &writes:
     if !contract.has_write_set() {
         return;
     }
-    // `&mut` parameters the write set does not declare, by their locals (the first ids).
+    let declared: Vec<Place> = contract
+        .writes()
+        .map(|(_, t, _)| &t.place)
+        .chain(contract.aliases().map(|(_, a)| &a.input))
+        .filter_map(|p| super::contract_place(ctx.sig, p))
+        .collect();
+    // The parameters that can be written, by their locals (the first ids), and `self` where the
+    // write set names a field of it.
     let names = dataflow::param_names(ctx.sig);
     let typed = ctx.sig.inputs.iter().filter_map(|a| match a {
         FnArg::Typed(pt) => Some(&*pt.ty),
         FnArg::Receiver(_) => None,
     });
-    let undeclared: Vec<(LocalId, &str)> = typed
+    let mut writable: Vec<(Base, &str)> = typed
         .zip(names.iter())
         .enumerate()
-        .filter(|(_, (ty, name))| matches!(ty, Type::Reference(r) if r.mutability.is_some()) && *name != "_" && !contract.declares_write_to(name))
-        .map(|(i, (_, name))| (i as LocalId, name.as_str()))
+        .filter(|(_, (ty, name))| writable_type(ty) && *name != "_")
+        .map(|(i, (_, name))| (Base::Local(i as LocalId), name.as_str()))
         .collect();
-    if undeclared.is_empty() {
+    let mut_self = ctx.sig.receiver().is_some_and(|r| r.reference.is_some() && r.mutability.is_some());
+    if mut_self && declared.iter().any(|p| p.base == Base::SelfValue && !p.fields.is_empty()) {
+        writable.push((Base::SelfValue, "self"));
+    }
+    if writable.is_empty() {
         return;
     }
     let Some(writes) = writes::writes_of(ctx, memo, out) else { return };
-    let mut reported = Vec::new();
+    let mut reported: Vec<Place> = Vec::new();
     for w in writes {
-        let Base::Local(id) = w.place.base else { continue };
-        let Some(&(_, param)) = undeclared.iter().find(|(p, _)| *p == id) else { continue };
-        if reported.contains(&id) {
+        let Some(&(_, param)) = writable.iter().find(|(b, _)| *b == w.place.base) else { continue };
+        let inside_declared = |d: &Place| d.base == w.place.base && (d.fields.starts_with(&w.place.fields) || w.place.fields.starts_with(&d.fields));
+        if declared.iter().any(inside_declared) {
             continue;
         }
-        reported.push(id);
-        let how = w.how.describe(param);
+        // One finding per parameter, or per field of it where the write set declares others.
+        let declares_some = declared.iter().any(|d| d.base == w.place.base);
+        let key = Place { base: w.place.base.clone(), fields: if declares_some { w.place.fields.iter().take(1).cloned().collect() } else { Vec::new() } };
+        if reported.contains(&key) {
+            continue;
+        }
+        let shown = std::iter::once(param.to_string()).chain(key.fields.iter().cloned()).collect::<Vec<_>>().join(".");
+        reported.push(key);
+        let how = w.how.describe(&shown);
         let attr = contract.clauses.first().map(|c| c.keyword.span.start..c.end.end);
+        let what = if shown == param { format!("the parameter `{param}`") } else { format!("`{shown}`") };
         let mut f = Finding::new(
             &UNDECLARED_WRITE,
-            format!("{how} writes the parameter `{param}`, which the contract's write set does not declare"),
-            Label::new(ctx.file, w.at.clone(), format!("writes `{param}`")),
+            format!("{how} writes {what}, which the contract's write set does not declare"),
+            Label::new(ctx.file, w.at.clone(), format!("writes `{shown}`")),
         )
-        .with_help(format!("declare it (`writes({param}[INDEX], skip = ..)`) or stop writing it"));
+        .with_help(format!("declare it (`writes({shown}[INDEX], skip = ..)`) or stop writing it"));
         if let Some(range) = attr {
             f = f.with_secondary(Label::new(ctx.contract_file, range, "the write set is declared here"));
         }
         out.push(f);
     }
+}
+
+/// A parameter type whose storage the function can write: `&mut T`, `Option<&mut T>`, and a
+/// lock or a cell (`&Mutex<T>`, `&RwLock<T>`, `&RefCell<T>`, `Arc<Mutex<T>>`), whose guard
+/// writes through a shared reference.
+fn writable_type(ty: &Type) -> bool {
+    match ty {
+        Type::Reference(r) => r.mutability.is_some() || interior(&r.elem),
+        Type::Paren(p) => writable_type(&p.elem),
+        Type::Path(p) => {
+            let Some(last) = p.path.segments.last() else { return false };
+            let inner = match &last.arguments {
+                syn::PathArguments::AngleBracketed(a) => a.args.iter().find_map(|g| match g {
+                    syn::GenericArgument::Type(t) => Some(t),
+                    _ => None,
+                }),
+                _ => None,
+            };
+            match (last.ident.to_string().as_str(), inner) {
+                ("Option", Some(t)) => matches!(t, Type::Reference(r) if r.mutability.is_some()),
+                ("Arc" | "Rc", Some(t)) => interior(t),
+                _ => false,
+            }
+        }
+        _ => false,
+    }
+}
+
+/// `Mutex<T>`, `RwLock<T>`, `RefCell<T>` (a path ending in one).
+fn interior(ty: &Type) -> bool {
+    matches!(ty, Type::Path(p) if p.path.segments.last().is_some_and(|s| ["Mutex", "RwLock", "RefCell"].iter().any(|n| s.ident == n)))
 }

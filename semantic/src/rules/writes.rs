@@ -224,6 +224,32 @@ impl Analysis for Writes<'_, '_> {
             state.map.insert(place, targets);
         }
     }
+
+    /// `if let Some(s) = scratch` of a `scratch: Option<&mut [T]>` (`scratch.as_deref_mut()`
+    /// too): `s` is the storage the parameter refers to.
+    fn bind_from(&mut self, scopes: &Scopes, state: &mut State, locals: &[LocalId], scrutinee: &Expr) {
+        let [local] = locals else { return };
+        let targets: BTreeSet<Target> = self
+            .designated(scopes, state, scrutinee, false)
+            .0
+            .into_iter()
+            .filter(|t| t.place.fields.is_empty() && matches!(t.place.base, Base::Local(id) if self.param_type(id).is_some_and(|ty| optional_mut_ref(ty).is_some())))
+            .collect();
+        if !targets.is_empty() {
+            state.map.insert(Place { base: Base::Local(*local), fields: Vec::new() }, MaySet(targets));
+        }
+    }
+}
+
+/// `T` of `Option<&mut T>`.
+fn optional_mut_ref(ty: &syn::Type) -> Option<&syn::Type> {
+    let syn::Type::Path(p) = ty else { return None };
+    let last = p.path.segments.last().filter(|s| s.ident == "Option")?;
+    let syn::PathArguments::AngleBracketed(a) = &last.arguments else { return None };
+    match a.args.first()? {
+        syn::GenericArgument::Type(syn::Type::Reference(r)) if r.mutability.is_some() => Some(&r.elem),
+        _ => None,
+    }
 }
 
 fn strip_parens(e: &Expr) -> &Expr {
@@ -235,7 +261,7 @@ fn strip_parens(e: &Expr) -> &Expr {
 }
 
 /// Methods that give access to the storage of their receiver.
-const VIEWS: &[&str] = &["as_mut_slice", "as_mut", "as_slice", "as_ref", "deref_mut", "borrow_mut", "lock", "write", "unwrap", "expect", "get_mut_slice"];
+const VIEWS: &[&str] = &["as_mut_slice", "as_mut", "as_deref_mut", "as_slice", "as_ref", "deref_mut", "borrow_mut", "lock", "write", "unwrap", "expect", "get_mut_slice"];
 
 /// Adapters of an iterator that keep its positions (`enumerate` numbers them, `rev` reorders).
 const SAME_POSITIONS: &[&str] = &["enumerate", "rev", "zip", "inspect", "by_ref"];
@@ -366,11 +392,14 @@ impl<'c, 'a> Writes<'c, 'a> {
         let sig = self.def.map_or(self.ctx.sig, |d| d.sig);
         match base {
             Base::SelfValue => sig.receiver().is_some_and(|r| matches!(&*r.ty, syn::Type::Reference(_))),
-            Base::Local(id) => {
-                let params: Vec<&syn::Type> = sig.inputs.iter().filter_map(|a| if let syn::FnArg::Typed(t) = a { Some(&*t.ty) } else { None }).collect();
-                params.get(*id as usize).is_some_and(|t| matches!(t, syn::Type::Reference(_)))
-            }
+            Base::Local(id) => self.param_type(*id).is_some_and(|t| matches!(t, syn::Type::Reference(_)) || optional_mut_ref(t).is_some()),
         }
+    }
+
+    /// The type of the parameter a local is, if it is one.
+    fn param_type(&self, id: LocalId) -> Option<&'a syn::Type> {
+        let sig: &'a syn::Signature = self.def.map_or(self.ctx.sig, |d| d.sig);
+        sig.inputs.iter().filter_map(|a| if let syn::FnArg::Typed(t) = a { Some(&*t.ty) } else { None }).nth(id as usize)
     }
 
     /// The places an assigned expression writes, at which positions: `p[i][j]` and `p[i].x`
@@ -461,6 +490,16 @@ impl<'c, 'a> Writes<'c, 'a> {
         if let Expr::MethodCall(m) = e {
             self.method(scopes, state, m);
         }
+        // `mem::swap(a, b)` writes both; `mem::replace(a, v)`, `mem::take(a)` their first.
+        if let Some((name, args)) = self.mem_call(e) {
+            let written = if name == "swap" { &args[..] } else { &args[..1.min(args.len())] };
+            for arg in written {
+                for t in self.designated(scopes, state, arg, false).0 {
+                    self.record(t.place, t.window, arg, How::Method(format!("mem::{name}")));
+                }
+            }
+            return;
+        }
         // `&mut x` handed to a call that is not known (a method's receiver is judged above).
         let (_, args) = call_args(e);
         for arg in args {
@@ -472,6 +511,28 @@ impl<'c, 'a> Writes<'c, 'a> {
                 }
             }
         }
+    }
+
+    /// `std::mem::swap(..)`, `mem::take(..)`, `replace(..)` imported from `std::mem`: the
+    /// function's name and arguments.
+    fn mem_call<'e>(&self, e: &'e Expr) -> Option<(String, Vec<&'e Expr>)> {
+        let Expr::Call(c) = e else { return None };
+        let Expr::Path(p) = &*c.func else { return None };
+        let written: Vec<String> = p.path.segments.iter().map(|s| s.ident.to_string()).collect();
+        let name = written.last()?.clone();
+        if !["swap", "replace", "take"].contains(&name.as_str()) {
+            return None;
+        }
+        let full = match written.as_slice() {
+            [one] => self.ctx.resolver.imports.get(one)?.to_vec(),
+            [first, rest @ ..] => match self.ctx.resolver.imports.get(first) {
+                Some(anchor) => anchor.iter().chain(rest).cloned().collect(),
+                None => written.clone(),
+            },
+            [] => return None,
+        };
+        let in_mem = full.len() >= 2 && full[full.len() - 2] == "mem" && (full.len() == 2 || full[0] == "std" || full[0] == "core");
+        in_mem.then(|| (name, c.args.iter().collect()))
     }
 
     fn method(&mut self, scopes: &Scopes, state: &State, m: &syn::ExprMethodCall) {
