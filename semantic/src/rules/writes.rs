@@ -17,6 +17,10 @@
 //!   `copy_within` write only the positions they take, and an `iter_mut()` narrowed by the chain
 //!   that consumes it (`.skip(k)`, `.take(k)`, through `enumerate`; an enumerated index kept
 //!   away from one constant by `.filter(..)` or a leading `if i == K { continue; }`) only those;
+//!   `chunks_mut(n)` is an `iter_mut()` of blocks of `n` positions (every block from position 0
+//!   on; narrowed the same way where `n` is a constant), and the two halves of a
+//!   `split_at_mut(k)`, taken apart by a `let`, designate the positions below `k` and from `k` on;
+//! - `mem::swap`, `mem::take` and `mem::replace` of a place;
 //! - a place passed to a contracted callee for a parameter it `writes`;
 //! - a place passed to a helper without a contract that writes its parameter (or a field of
 //!   `self`), by the helper's summary, bottom-up: what it writes at its parameters, at which
@@ -225,6 +229,32 @@ impl Analysis for Writes<'_, '_> {
         }
     }
 
+    /// `let (head, tail) = cache.split_at_mut(k)`: `head` is the cache's positions below `k`,
+    /// `tail` those from `k` on.
+    fn bind_parts(&mut self, scopes: &Scopes, state: &mut State, parts: &[(LocalId, Vec<String>)], scrutinee: &Expr) {
+        let Expr::MethodCall(m) = strip_parens(scrutinee) else { return };
+        if m.method != "split_at_mut" || m.args.len() != 1 {
+            return;
+        }
+        let at = self.ctx.int_value(&m.args[0]);
+        let targets = self.designated(scopes, state, &m.receiver, true);
+        for (local, part) in parts {
+            let range = match (part.as_slice(), at) {
+                ([p], Some(k)) if p == "0" => Some((0, k)),
+                ([p], Some(k)) if p == "1" => Some((k, i128::MAX)),
+                ([p], None) if p == "0" || p == "1" => None,
+                _ => continue,
+            };
+            let mut halves = BTreeSet::new();
+            for t in targets.0.iter().filter(|t| !t.element) {
+                halves.insert(Target { place: t.place.clone(), window: range.and_then(|r| narrow(t.window, r)), element: false });
+            }
+            if !halves.is_empty() {
+                state.map.insert(Place { base: Base::Local(*local), fields: Vec::new() }, MaySet(halves));
+            }
+        }
+    }
+
     /// `if let Some(s) = scratch` of a `scratch: Option<&mut [T]>` (`scratch.as_deref_mut()`
     /// too): `s` is the storage the parameter refers to.
     fn bind_from(&mut self, scopes: &Scopes, state: &mut State, locals: &[LocalId], scrutinee: &Expr) {
@@ -241,7 +271,7 @@ impl Analysis for Writes<'_, '_> {
     }
 }
 
-/// `T` of `Option<&mut T>`.
+/// `T` of `Option<&mut T>`: such a parameter designates the storage it refers to.
 fn optional_mut_ref(ty: &syn::Type) -> Option<&syn::Type> {
     let syn::Type::Path(p) = ty else { return None };
     let last = p.path.segments.last().filter(|s| s.ident == "Option")?;
@@ -556,8 +586,12 @@ impl<'c, 'a> Writes<'c, 'a> {
         }
         // Hands out parts to be written elsewhere: not judged here. `write()` without arguments
         // takes a lock's write guard: the writes through the guard are the writes (`VIEWS`).
+        // A `chunks_mut(n)` hands out every part, from position 0, whatever `n` is (narrowed by
+        // its chain as `iter_mut()` is); `split_at_mut(k)` hands out two, bound where they are
+        // taken apart (`bind_parts`).
         let guard = method == "write" && m.args.is_empty();
-        if guard || ["split_at_mut", "chunks_mut", "chunks_exact_mut"].contains(&method.as_str()) || !MUTATING_METHODS.contains(&method.as_str()) {
+        let parts = ["chunks_mut", "chunks_exact_mut"].contains(&method.as_str());
+        if guard || method == "split_at_mut" || (!parts && !MUTATING_METHODS.contains(&method.as_str())) {
             return;
         }
         let narrowed = self.narrowed.iter().find(|(p, ..)| std::ptr::eq(*p, m)).map(|(_, r, how)| (r.clone(), how.clone()));
@@ -688,11 +722,11 @@ fn narrowed_iter_muts(ctx: &FnCtx, body: &syn::Block, out: &mut Vec<(*const syn:
         fn all_but_one(&mut self, enumerated: &Expr, skipped: i128, how: &str) {
             let Expr::MethodCall(e) = strip_parens(enumerated) else { return };
             let Expr::MethodCall(inner) = strip_parens(&e.receiver) else { return };
-            if e.method == "enumerate" && inner.method == "iter_mut" {
+            if let (true, Some(size)) = (e.method == "enumerate", part_size(self.ctx, inner)) {
                 let ptr = inner as *const _;
                 if !self.out.iter().any(|(p, ..)| *p == ptr) {
-                    let kept = [(0, skipped), (skipped.saturating_add(1), i128::MAX)].into_iter().filter(|(lo, hi)| lo < hi).collect();
-                    self.out.push((ptr, kept, format!("iter_mut().enumerate(){how}")));
+                    let kept = [(0, skipped), (skipped.saturating_add(1), i128::MAX)].into_iter().filter(|(lo, hi)| lo < hi).map(|r| scaled(r, size)).collect();
+                    self.out.push((ptr, kept, format!("{}().enumerate(){how}", inner.method)));
                 }
             }
         }
@@ -747,11 +781,11 @@ fn narrowed_iter_muts(ctx: &FnCtx, body: &syn::Block, out: &mut Vec<(*const syn:
                 if let Some(k) = m.args.first().and_then(|k| self.ctx.int_value(k)) {
                     let mut r = strip_parens(&m.receiver);
                     while let Expr::MethodCall(inner) = r {
-                        if inner.method == "iter_mut" {
+                        if let Some(size) = part_size(self.ctx, inner) {
                             let ptr = inner as *const _;
                             if !self.out.iter().any(|(p, ..)| *p == ptr) {
                                 let range = if method == "skip" { (k, i128::MAX) } else { (0, k) };
-                                self.out.push((ptr, vec![range], format!("iter_mut().{method}(..)")));
+                                self.out.push((ptr, vec![scaled(range, size)], format!("{}().{method}(..)", inner.method)));
                             }
                             break;
                         }
@@ -767,6 +801,22 @@ fn narrowed_iter_muts(ctx: &FnCtx, body: &syn::Block, out: &mut Vec<(*const syn:
         fn visit_item(&mut self, _: &'ast syn::Item) {}
     }
     Chains { ctx, out }.visit_block(body);
+}
+
+/// How many positions of its receiver each item of an iterator of mutable parts covers:
+/// `iter_mut()` one, `chunks_mut(BLOCK_SIZE)` a block (a known constant).
+fn part_size(ctx: &FnCtx, m: &syn::ExprMethodCall) -> Option<i128> {
+    match m.method.to_string().as_str() {
+        "iter_mut" => Some(1),
+        "chunks_mut" | "chunks_exact_mut" => m.args.first().and_then(|n| ctx.int_value(n)).filter(|n| *n > 0),
+        _ => None,
+    }
+}
+
+/// Item positions `(lo, hi)` as positions of the receiver, `size` positions an item.
+fn scaled((lo, hi): Positions, size: i128) -> Positions {
+    let end = if hi == i128::MAX { hi } else { hi.saturating_mul(size) };
+    (lo.saturating_mul(size), end)
 }
 
 /// The positions an index range or an integer index covers, when its bounds are known.
