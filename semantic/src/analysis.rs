@@ -568,6 +568,8 @@ pub struct FileFns<'a> {
     /// [0; 8];`), each with the inline modules it is in ([`FnCtx::static_init`] finds the one a
     /// path names).
     pub statics: HashMap<String, Vec<(Vec<String>, &'a Expr)>>,
+    /// The file's `macro_rules!` definitions, which the solver expands where they are called.
+    pub macros: crate::macros::FileMacros,
 }
 
 impl<'a> FileFns<'a> {
@@ -585,6 +587,7 @@ impl<'a> FileFns<'a> {
             modules: Vec<String>,
             defs: Vec<FnDef<'a>>,
             statics: HashMap<String, Vec<(Vec<String>, &'a Expr)>>,
+            macros: crate::macros::FileMacros,
         }
         impl<'a> Defs<'_, 'a> {
             fn define(&mut self, name: &syn::Ident, init: &'a Expr) {
@@ -632,6 +635,10 @@ impl<'a> FileFns<'a> {
             fn visit_item_static(&mut self, s: &'a syn::ItemStatic) {
                 self.define(&s.ident, &s.expr);
             }
+            fn visit_item_macro(&mut self, m: &'a syn::ItemMacro) {
+                let range = self.file.join(m.mac.path.segments[0].ident.span(), m.mac.delimiter.span().close());
+                self.macros.define(m, range);
+            }
             fn visit_trait_item_fn(&mut self, f: &'a syn::TraitItemFn) {
                 if let Some(body) = &f.default {
                     self.push(&f.sig, body, true);
@@ -639,13 +646,13 @@ impl<'a> FileFns<'a> {
                 syn::visit::visit_trait_item_fn(self, f);
             }
         }
-        let mut v = Defs { file, self_type: None, modules: Vec::new(), defs: Vec::new(), statics: HashMap::new() };
+        let mut v = Defs { file, self_type: None, modules: Vec::new(), defs: Vec::new(), statics: HashMap::new(), macros: Default::default() };
         v.visit_file(ast);
         let mut by_name: HashMap<String, Vec<usize>> = HashMap::new();
         for (i, d) in v.defs.iter().enumerate() {
             by_name.entry(d.sig.ident.to_string()).or_default().push(i);
         }
-        FileFns { defs: v.defs, by_name, statics: v.statics }
+        FileFns { defs: v.defs, by_name, statics: v.statics, macros: v.macros }
     }
 }
 
@@ -691,6 +698,19 @@ pub fn analyze_file(file: &FileRef, ast: &syn::File, crate_name: &str, module: &
         };
         rules::check_fn(&ctx, &mut findings);
     });
+    // A finding inside an expansion of a macro of the file points into its definition, which
+    // every call of the macro shares: it gets no fix there.
+    // A range from a token of the definition to one of the call (`return $value`) ends with its
+    // first line.
+    for f in &mut findings {
+        if f.fix.as_ref().is_some_and(|fix| fns.macros.defines(&fix.range)) {
+            f.fix = None;
+        }
+        let r = &mut f.primary.range;
+        if fns.macros.defines(&(r.start..r.start)) && !fns.macros.defines(r) {
+            r.end = file.text[r.start..].find('\n').map_or(file.text.len(), |n| r.start + n);
+        }
+    }
     findings
 }
 

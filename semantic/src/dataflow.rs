@@ -30,7 +30,9 @@
 //! (`'a: { .. break 'a v; .. }`) joins its `break`s at its end. `.await` is transparent; an `async`
 //! block awaited where it is written (`async { .. }.await`) runs there, once. Macros are
 //! lowered in one place ([`lower_macro`]): their arguments are expressions; where they are not, the
-//! calls among their tokens run, and the tokens are handed to [`Analysis::macro_tokens`].
+//! calls among their tokens run, and the tokens are handed to [`Analysis::macro_tokens`]. A call of
+//! a `macro_rules!` of the file is walked as its expansion ([`crate::macros`], through
+//! [`Analysis::macros`]): a block where the call stands (`let v = m!(..)` binds its value).
 //!
 //! An [`Analysis`] supplies the state (a join-semilattice of finite height, so loops converge) and
 //! the transfer functions; the solver never looks at what the state means.
@@ -275,6 +277,12 @@ pub trait Analysis {
     /// A macro whose arguments the solver does not walk as expressions (not format-like, logging
     /// or diverging), where it runs: its tokens are all there is.
     fn macro_tokens(&mut self, _scopes: &Scopes, _state: &mut Self::State, _mac: &syn::Macro) {}
+
+    /// The `macro_rules!` definitions of the file, expanded where they are called (none: every
+    /// macro is lowered as [`lower_macro`] says).
+    fn macros(&self) -> Option<&crate::macros::FileMacros> {
+        None
+    }
 }
 
 /// The places an assignment's left side assigns: itself, or each element of a destructuring
@@ -495,7 +503,7 @@ const MAX_CONDITION_DEPTH: usize = 4;
 /// Runs `analysis` over a function body. `params` are bound first, in order (their values are
 /// unknown to the solver; the analysis learns of each through [`Analysis::bind`] with `None`).
 pub fn solve<A: Analysis>(analysis: &mut A, params: &[String], body: &syn::Block, entry: A::State) -> Result<(), TooComplex> {
-    let mut solver = Solver { analysis, scopes: Scopes::default(), loops: Vec::new(), closure_returns: Vec::new(), closures: HashMap::new(), conditions: HashMap::new(), condition_depth: 0, foreign_self: false, running: Vec::new(), steps: 0 };
+    let mut solver = Solver { analysis, scopes: Scopes::default(), loops: Vec::new(), closure_returns: Vec::new(), closures: HashMap::new(), conditions: HashMap::new(), condition_depth: 0, foreign_self: false, running: Vec::new(), expanding: 0, steps: 0 };
     solver.scopes.push();
     let mut state = entry;
     for p in params {
@@ -613,6 +621,8 @@ struct Solver<'a, A: Analysis> {
     /// The closure locals whose calls are being walked: one that reaches itself again (only in
     /// code that does not compile) is not walked twice.
     running: Vec<LocalId>,
+    /// How deep the walk is in expansions of the file's `macro_rules!`.
+    expanding: usize,
     steps: usize,
 }
 
@@ -779,27 +789,39 @@ impl<A: Analysis> Solver<'_, A> {
                     self.bind_pattern(&l.pat, None, None, &mut state);
                     return Ok(state);
                 };
-                let mut state = self.expr(&init.expr, state)?;
+                // `let v = m!(..)` of a macro of the file: `v` is bound to its expansion.
+                let expanded = match &*init.expr {
+                    Expr::Macro(m) => self.expansion(&m.mac),
+                    _ => None,
+                };
+                let init_expr: &Expr = expanded.as_ref().unwrap_or(&init.expr);
+                self.expanding += usize::from(expanded.is_some());
+                let state = self.expr(init_expr, state);
+                self.expanding -= usize::from(expanded.is_some());
+                let mut state = state?;
                 if let Some((_, diverge)) = &init.diverge {
                     // `let Some(x) = e else { return .. };`: the else block leaves.
                     let _ = self.expr(diverge, state.clone())?;
                 }
-                let reads = is_condition(&init.expr).then(|| self.locals_read(&init.expr));
+                let reads = is_condition(init_expr).then(|| self.locals_read(init_expr));
                 let first = self.scopes.names.len();
-                self.bind_pattern(&l.pat, Some(&init.expr), Some(&init.expr), &mut state);
+                self.bind_pattern(&l.pat, Some(init_expr), Some(init_expr), &mut state);
                 if let (Some(reads), Pat::Ident(p), true) = (reads, &l.pat, self.scopes.names.len() == first + 1) {
                     if p.mutability.is_none() && p.subpat.is_none() {
-                        self.conditions.insert(first as LocalId, (std::rc::Rc::new((*init.expr).clone()), reads));
+                        self.conditions.insert(first as LocalId, (std::rc::Rc::new(init_expr.clone()), reads));
                     }
                 }
-                if let (Some(closure), true) = (closure_of(&init.expr), self.scopes.names.len() == first + 1) {
+                if let (Some(closure), true) = (closure_of(init_expr), self.scopes.names.len() == first + 1) {
                     self.closures.insert(first as LocalId, std::rc::Rc::new(closure.clone()));
                 }
                 Ok(state)
             }
             Stmt::Item(_) => Ok(state),
             Stmt::Expr(e, _) => self.expr(e, state),
-            Stmt::Macro(m) => self.mac(&m.mac, state),
+            Stmt::Macro(m) => match self.expansion(&m.mac) {
+                Some(expanded) => self.expanded(&expanded, state),
+                None => self.mac(&m.mac, state),
+            },
         }
     }
 
@@ -1114,10 +1136,13 @@ impl<A: Analysis> Solver<'_, A> {
                 let state = self.expr(&b.right, state)?;
                 Ok(self.transfer(e, state))
             }
-            Expr::Macro(m) => {
-                let state = self.mac(&m.mac, state)?;
-                Ok(self.transfer(e, state))
-            }
+            Expr::Macro(m) => match self.expansion(&m.mac) {
+                Some(expanded) => self.expanded(&expanded, state),
+                None => {
+                    let state = self.mac(&m.mac, state)?;
+                    Ok(self.transfer(e, state))
+                }
+            },
             Expr::Struct(s) => {
                 let state = self.exprs(s.fields.iter().map(|f| &f.expr), state)?;
                 let state = match &s.rest {
@@ -1380,6 +1405,24 @@ impl<A: Analysis> Solver<'_, A> {
             None => self.loops.iter_mut().rev().find(|f| !f.is_block),
             Some(l) => self.loops.iter_mut().rev().find(|f| f.label.as_deref() == Some(l)),
         }
+    }
+
+    /// A call of one of the file's `macro_rules!`, expanded into a block (its braces spanning the
+    /// call's delimiters), while expansions nest no deeper than [`crate::macros::MAX_EXPANSION_DEPTH`].
+    fn expansion(&self, mac: &syn::Macro) -> Option<Expr> {
+        if self.expanding >= crate::macros::MAX_EXPANSION_DEPTH {
+            return None;
+        }
+        let stmts = self.analysis.macros()?.of(mac)?.expand(&mac.tokens)?;
+        let block = syn::Block { brace_token: syn::token::Brace { span: *mac.delimiter.span() }, stmts };
+        Some(Expr::Block(syn::ExprBlock { attrs: Vec::new(), label: None, block }))
+    }
+
+    fn expanded(&mut self, expanded: &Expr, state: Option<A::State>) -> Flow<A::State> {
+        self.expanding += 1;
+        let state = self.expr(expanded, state);
+        self.expanding -= 1;
+        state
     }
 
     /// A macro, as [`lower_macro`] lowers it (a `vec![..]` is also a value, for the analysis).

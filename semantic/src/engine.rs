@@ -485,7 +485,7 @@ impl Session {
 
 /// The top-level items of a parsed file (see [`crate::incremental::Chunk`]).
 fn chunks_of(file: &FileRef, ast: &syn::File) -> Option<Vec<Chunk>> {
-    crate::incremental::chunks(&ast.items, &|s| file.range(s).end, 0, file.text.len())
+    crate::incremental::chunks(&ast.items, &|s| file.range(s), 0, file.text.len())
 }
 
 /// Contracts of contracts files that bind no function: their crate (the first segment) is no crate

@@ -59,6 +59,13 @@ pub struct Chunk {
     /// A `const` or `static`: a name the module defines, which every item can name without a
     /// path (a fix spells a sentinel so).
     pub is_value: bool,
+    /// In an inline module: the text a masked copy keeps of it when it is blanked, the module
+    /// headers and braces and its constants and statics (nested ones too), which the items
+    /// checked name by path (`warm::DUMMY`).
+    pub values: Vec<Range<usize>>,
+    /// Defines a `macro_rules!` macro (itself, or in an inline module): the solver
+    /// expands its calls in every item ([`crate::macros`]).
+    pub defines_macro: bool,
     /// The functions and methods it defines, nested ones included: the helpers the rules follow
     /// by name ([`crate::analysis::FileFns`]).
     pub fns: Vec<String>,
@@ -81,18 +88,18 @@ impl Chunk {
 
     /// Context every masked copy keeps.
     fn is_context(&self) -> bool {
-        self.is_use || self.defines_struct || self.is_value
+        self.is_use || self.defines_struct || self.is_value || self.defines_macro
     }
 }
 
 /// The chunks of a file whose items are `items` (parsed from the text at `start..end`, where
-/// `at(span)` is the byte offset in the file of a span's end). `None` when an item's end cannot
+/// `at(span)` is the byte range in the file of a span). `None` when an item's end cannot
 /// be told.
-pub fn chunks(items: &[syn::Item], at: &dyn Fn(Span) -> usize, start: usize, end: usize) -> Option<Vec<Chunk>> {
+pub fn chunks(items: &[syn::Item], at: &dyn Fn(Span) -> Range<usize>, start: usize, end: usize) -> Option<Vec<Chunk>> {
     let mut out = Vec::with_capacity(items.len() + 1);
     let mut from = start;
     for item in items {
-        let to = at(item_end(item)?);
+        let to = at(item_end(item)?).end;
         if to < from || to > end {
             return None;
         }
@@ -100,13 +107,17 @@ pub fn chunks(items: &[syn::Item], at: &dyn Fn(Span) -> usize, start: usize, end
         names.visit_item(item);
         let mut binds = Vec::new();
         item_binds(item, &mut binds);
-        let bodies = item_bodies(item).into_iter().map(|b| at(b.span.open())..at(b.span.close()) - 1).collect();
+        let bodies = item_bodies(item).into_iter().map(|b| at(b.span.open()).end..at(b.span.close()).end - 1).collect();
+        let mut values = Vec::new();
+        if let syn::Item::Mod(_) = item {
+            value_skeleton(item, at, &mut values);
+        }
         let is_value = matches!(item, syn::Item::Const(_) | syn::Item::Static(_));
-        out.push(Chunk { range: from..to, is_use: matches!(item, syn::Item::Use(_)), defines_struct: defines_struct(item), is_value, fns: names.fns, types: names.types, binds, bodies });
+        out.push(Chunk { range: from..to, is_use: matches!(item, syn::Item::Use(_)), defines_struct: defines_struct(item), is_value, values, defines_macro: defines_macro(item), fns: names.fns, types: names.types, binds, bodies });
         from = to;
     }
     if from < end || out.is_empty() {
-        out.push(Chunk { range: from..end, is_use: false, defines_struct: false, is_value: false, fns: Vec::new(), types: Vec::new(), binds: Vec::new(), bodies: Vec::new() });
+        out.push(Chunk { range: from..end, is_use: false, defines_struct: false, is_value: false, values: Vec::new(), defines_macro: false, fns: Vec::new(), types: Vec::new(), binds: Vec::new(), bodies: Vec::new() });
     }
     Some(out)
 }
@@ -153,6 +164,50 @@ fn defines_struct(item: &syn::Item) -> bool {
     match item {
         syn::Item::Struct(_) => true,
         syn::Item::Mod(m) => m.content.as_ref().is_some_and(|(_, items)| items.iter().any(defines_struct)),
+        _ => false,
+    }
+}
+
+/// The parts of an item that declare constants and statics, with the inline modules around them
+/// (see [`Chunk::values`]). Whether there are any.
+fn value_skeleton(item: &syn::Item, at: &dyn Fn(Span) -> Range<usize>, out: &mut Vec<Range<usize>>) -> bool {
+    use syn::spanned::Spanned;
+    let from = |vis: &syn::Visibility, token: Span| match vis {
+        syn::Visibility::Inherited => at(token).start,
+        vis => at(vis.span()).start,
+    };
+    match item {
+        syn::Item::Mod(m) => {
+            let Some((brace, items)) = &m.content else { return false };
+            let mut inner = Vec::new();
+            let mut any = false;
+            for item in items {
+                any |= value_skeleton(item, at, &mut inner);
+            }
+            if any {
+                out.push(from(&m.vis, m.mod_token.span)..at(brace.span.open()).end);
+                out.extend(inner);
+                out.push(at(brace.span.close()));
+            }
+            any
+        }
+        syn::Item::Const(c) => {
+            out.push(from(&c.vis, c.const_token.span)..at(c.semi_token.span).end);
+            true
+        }
+        syn::Item::Static(s) => {
+            out.push(from(&s.vis, s.static_token.span)..at(s.semi_token.span).end);
+            true
+        }
+        _ => false,
+    }
+}
+
+/// Whether an item defines a `macro_rules!` macro that other items can call.
+fn defines_macro(item: &syn::Item) -> bool {
+    match item {
+        syn::Item::Macro(m) => m.mac.path.is_ident("macro_rules"),
+        syn::Item::Mod(m) => m.content.as_ref().is_some_and(|(_, items)| items.iter().any(defines_macro)),
         _ => false,
     }
 }
@@ -301,6 +356,10 @@ pub fn recheck(prev: &Previous, new: &FileRef, job: &FileJob, index: &Index, ite
             return None;
         }
     }
+    // A macro expands in any item that calls it: an edited one re-checks the file.
+    if old_run.iter().chain(&chunks[run_new.clone()]).any(|c| c.defines_macro) {
+        return None;
+    }
     // A contract names fields of the file's structs (`self.vars.slots`), checked when the file is
     // indexed: a struct edited in a declaring file re-indexes it.
     if old_run.iter().chain(&chunks[run_new.clone()]).any(|c| c.defines_struct) && (crate::engine::declares(&old.text) || crate::engine::declares(&new.text)) {
@@ -431,7 +490,7 @@ fn parse_run(file: &SourceFile, range: Range<usize>, at_start: bool, at_end: boo
             return None;
         }
         let base = range.start;
-        let chunks = chunks(&ast.items, &|s: Span| base + s.byte_range().end, range.start, range.end)?;
+        let chunks = chunks(&ast.items, &|s: Span| base + s.byte_range().start..base + s.byte_range().end, range.start, range.end)?;
         // A chunk after the last item (comments, blank lines) must be the end of the file.
         let open = chunks.len() > ast.items.len();
         Some(if open && !at_end { Run::Open } else { Run::Items(chunks) })
@@ -565,15 +624,17 @@ pub fn edited(old: &str, new: &str) -> (Range<usize>, Range<usize>) {
 }
 
 /// The masked text: the `keep` chunks and the context chunks (`use` items, structs) as they are,
-/// every other chunk blanked to spaces (newlines kept, so lines and offsets stay).
+/// every other chunk blanked to spaces (newlines kept, so lines and offsets stay) but for the
+/// constants and statics of its inline modules ([`Chunk::values`]).
 fn mask(text: &str, chunks: &[Chunk], keep: &BTreeSet<usize>) -> Option<String> {
     let mut bytes = text.as_bytes().to_vec();
     for (i, c) in chunks.iter().enumerate() {
         if keep.contains(&i) || c.is_context() {
             continue;
         }
-        for b in bytes.get_mut(c.range.clone())? {
-            if *b != b'\n' {
+        let start = c.range.start;
+        for (k, b) in bytes.get_mut(c.range.clone())?.iter_mut().enumerate() {
+            if *b != b'\n' && !c.values.iter().any(|v| v.contains(&(start + k))) {
                 *b = b' ';
             }
         }
@@ -620,7 +681,7 @@ pub(crate) mod tests {
     fn chunks_of_text(text: &str) -> Vec<Chunk> {
         let file: FileRef = Arc::new(SourceFile::new("x.rs".into(), "x.rs".into(), text.to_string()));
         let ast = file.parse().expect("parses");
-        let out = chunks(&ast.items, &|s| file.range(s).end, 0, text.len()).expect("every item has an end");
+        let out = chunks(&ast.items, &|s| file.range(s), 0, text.len()).expect("every item has an end");
         proc_macro2::extra::invalidate_current_thread_spans();
         out
     }

@@ -1,6 +1,6 @@
 //! The semantic core of reuse-check: what a workspace is ([`workspace`], [`config`]), its files
 //! ([`source`]), the contracts it declares ([`index`]), what a call names ([`resolve`]), paths and
-//! values through a body ([`dataflow`]), the rules ([`rules`], run per function by
+//! values through a body ([`dataflow`]; the file's `macro_rules!` expanded by [`macros`]), the rules ([`rules`], run per function by
 //! [`analysis`]), suppressions ([`suppress`]), the phases over a whole workspace ([`engine`]) and
 //! the re-check of edited items for the editor ([`incremental`]).
 //! It returns [`finding::Finding`]s and knows nothing of terminals, JSON, SARIF or LSP: the
@@ -15,6 +15,7 @@ pub mod finding;
 pub mod incremental;
 pub mod index;
 pub mod items;
+pub mod macros;
 pub mod resolve;
 pub mod rules;
 pub mod source;

@@ -368,6 +368,10 @@ struct Effects<'c, 'a> {
 impl Analysis for Effects<'_, '_> {
     type State = Traces;
 
+    fn macros(&self) -> Option<&crate::macros::FileMacros> {
+        Some(&self.ctx.fns.macros)
+    }
+
     fn transfer(&mut self, scopes: &Scopes, state: &mut Traces, e: &Expr) {
         match e {
             Expr::Call(_) | Expr::MethodCall(_) => match self.runs(e) {

@@ -110,6 +110,10 @@ struct Fallbacks<'c, 'a> {
 impl Analysis for Fallbacks<'_, '_> {
     type State = State;
 
+    fn macros(&self) -> Option<&crate::macros::FileMacros> {
+        Some(&self.ctx.fns.macros)
+    }
+
     fn transfer(&mut self, scopes: &Scopes, state: &mut State, e: &Expr) {
         // A closure kept for later (or an `async` block) calls what its body calls when it runs;
         // the names it binds itself read as unknown there.

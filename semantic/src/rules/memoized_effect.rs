@@ -85,6 +85,10 @@ struct Memo<'c, 'a> {
 impl Analysis for Memo<'_, '_> {
     type State = LookedUp;
 
+    fn macros(&self) -> Option<&crate::macros::FileMacros> {
+        Some(&self.ctx.fns.macros)
+    }
+
     fn transfer(&mut self, scopes: &Scopes, state: &mut LookedUp, e: &Expr) {
         match e {
             Expr::MethodCall(m) if LOOKUPS.contains(&m.method.to_string().as_str()) => {

@@ -552,6 +552,10 @@ type Helper = (String, Arc<Summary>);
 impl Analysis for Pad<'_, '_> {
     type State = State;
 
+    fn macros(&self) -> Option<&crate::macros::FileMacros> {
+        Some(&self.ctx.fns.macros)
+    }
+
     fn transfer(&mut self, scopes: &Scopes, state: &mut State, e: &Expr) {
         match e {
             Expr::Call(_) | Expr::MethodCall(_) => {
@@ -767,11 +771,16 @@ impl Analysis for Pad<'_, '_> {
     }
 }
 
-/// The buffer whose entries `buf.iter_mut()..` walks mutably, and whether it walks every entry
+/// The buffer whose entries `buf.iter_mut()..` (or `&mut buf`) walks mutably, and whether it walks every entry
 /// (`.zip(real)`, `.enumerate()` keep them all; `.skip(k)`, `.take(k)`, `.step_by(k)`,
 /// `.filter(..)` some).
 fn entries_walked(e: &Expr) -> Option<(&Expr, bool)> {
-    let Expr::MethodCall(m) = strip(e) else { return None };
+    let m = match dataflow::strip_parens(e) {
+        // `for s in &mut buf`, `for s in &mut buf[k..]`: `buf.iter_mut()`, `buf[k..].iter_mut()`.
+        Expr::Reference(r) if r.mutability.is_some() => return Some((&r.expr, true)),
+        Expr::MethodCall(m) => m,
+        _ => return None,
+    };
     match m.method.to_string().as_str() {
         "iter_mut" if m.args.is_empty() => Some((&m.receiver, true)),
         "zip" | "enumerate" | "rev" => entries_walked(&m.receiver),

@@ -173,6 +173,10 @@ struct Keys<'c, 'a> {
 impl Analysis for Keys<'_, '_> {
     type State = State;
 
+    fn macros(&self) -> Option<&crate::macros::FileMacros> {
+        Some(&self.ctx.fns.macros)
+    }
+
     fn transfer(&mut self, scopes: &Scopes, state: &mut State, e: &Expr) {
         match e {
             Expr::Assign(a) => {

@@ -131,6 +131,10 @@ struct Donate<'c, 'a> {
 impl Analysis for Donate<'_, '_> {
     type State = State;
 
+    fn macros(&self) -> Option<&crate::macros::FileMacros> {
+        Some(&self.ctx.fns.macros)
+    }
+
     fn transfer(&mut self, scopes: &Scopes, state: &mut State, e: &Expr) {
         match e {
             Expr::Path(_) | Expr::Field(_) | Expr::Index(_) => {

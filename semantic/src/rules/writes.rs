@@ -196,6 +196,10 @@ struct Writes<'c, 'a> {
 impl Analysis for Writes<'_, '_> {
     type State = State;
 
+    fn macros(&self) -> Option<&crate::macros::FileMacros> {
+        Some(&self.ctx.fns.macros)
+    }
+
     fn transfer(&mut self, scopes: &Scopes, state: &mut State, e: &Expr) {
         self.writes_in(scopes, state, e);
         // A closure kept for later (or an `async` block) writes what its body writes when it
@@ -252,6 +256,19 @@ impl Analysis for Writes<'_, '_> {
             if !halves.is_empty() {
                 state.map.insert(Place { base: Base::Local(*local), fields: Vec::new() }, MaySet(halves));
             }
+        }
+    }
+
+    /// `for s in &mut pool[k..]`: `s` is each of those positions in turn, so a store through it
+    /// writes them (`pool.iter_mut()` is a write of its own, where it is called).
+    fn bind_each(&mut self, scopes: &Scopes, state: &mut State, locals: &[LocalId], iterated: &Expr) {
+        let ([local], Expr::Reference(r)) = (locals, strip_parens(iterated)) else { return };
+        if r.mutability.is_none() {
+            return;
+        }
+        let targets = self.designated(scopes, state, iterated, false);
+        if !targets.0.is_empty() {
+            state.map.insert(Place { base: Base::Local(*local), fields: Vec::new() }, targets);
         }
     }
 
