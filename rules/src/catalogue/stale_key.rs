@@ -16,7 +16,12 @@ declare_rule! {
     /// compared with it on the hit (`Some(e) if e.version == self.adapter_version`, `if e.version
     /// != self.adapter_version { return None; }`, `.filter(|e| e.version == self.adapter_version)`),
     /// and stored with the stamp (`insert(k, Entry { version: self.adapter_version, .. })`; a value
-    /// only computed from the component is no stamp).
+    /// only computed from the component is no stamp); the component may be compared through a
+    /// local that holds it (`let v = self.adapter_version;`). So does a cache emptied whenever the
+    /// component changes: on every path to the lookup, it was cleared (`clear()`, a new empty
+    /// map, `mem::take`) or a stamp of the version it was filled under was seen equal to the
+    /// component (`if self.filled_under != self.adapter_version { self.kv.clear(); .. }`). PLACE
+    /// may be a `static` (a `LazyLock`/`OnceLock` of a locked map: `PLANS.lock().unwrap().get(..)`).
     ///
     /// ## Why it matters
     /// An entry is valid only for the inputs it was computed from. A key that leaves one out

@@ -49,7 +49,7 @@ const SEARCHES: &[&str] = &["find", "find_map", "position", "rposition", "any"];
 const FEEDING: &[&str] = &["write", "update", "chain_update", "push", "push_str", "extend", "extend_from_slice", "append"];
 
 /// Calls that give access to the same map: lock and borrow guards.
-const GUARDS: &[&str] = &["lock", "read", "write", "borrow", "borrow_mut", "unwrap", "expect", "as_mut", "as_ref", "deref", "deref_mut"];
+const GUARDS: &[&str] = &["lock", "read", "write", "borrow", "borrow_mut", "unwrap", "expect", "as_mut", "as_ref", "deref", "deref_mut", "get_or_init", "force"];
 
 /// The places a value is built from on every path (`None`: no path has been seen yet, the
 /// top of the lattice).
@@ -71,12 +71,22 @@ struct State {
     built: PlaceMap<Built>,
     /// The caches a local may designate.
     caches: PlaceMap<MaySet<Place>>,
+    /// The key components (as the contract writes them) for which, on every path here, the
+    /// cache holds only entries of the current value: it was emptied when a stamp of the
+    /// component differed, or the stamp was seen equal to it (`if self.cached_version !=
+    /// self.adapter_version { self.kv.clear(); .. }`). A lookup needs no such component.
+    flushed: Flushed,
 }
+
+/// A set of component texts that holds on every path (the join is the intersection).
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+struct Flushed(BTreeSet<String>);
 
 impl Domain for State {
     fn join(&mut self, other: &Self) {
         self.built.join(&other.built);
         self.caches.join(&other.caches);
+        self.flushed.0.retain(|c| other.flushed.0.contains(c));
     }
 }
 
@@ -91,9 +101,18 @@ pub(super) struct Summaries {
 struct Reuse<'a> {
     clause: &'a reuse_rules::contract::Clause<Range<usize>>,
     place: Place,
+    /// The path of a `static` cache (`reuses(PLANS, ..)`), whose place is [`static_cache`].
+    static_path: Option<Vec<String>>,
     place_text: String,
     /// The key components, with how they read.
     key: Vec<(Place, String)>,
+}
+
+/// The place that stands for the `i`-th `static` cache of a contract: a static is no place of the
+/// body, and this is one that no local can be (they are numbered from 0), so the caches a value
+/// designates (`let g = PLANS.lock().unwrap();`) can hold it.
+fn static_cache(i: usize) -> Place {
+    Place { base: Base::Local(LocalId::MAX - i as LocalId), fields: Vec::new() }
 }
 
 /// A lookup that leaves out components, gathered over the solver's visits.
@@ -104,6 +123,7 @@ struct Stale {
 }
 
 pub(super) fn check(ctx: &FnCtx, contract: &FileContract, out: &mut Vec<Finding>) {
+    let mut statics = 0;
     let reuses: Vec<Reuse> = contract
         .reuses()
         .filter_map(|(clause, place, key)| {
@@ -112,7 +132,12 @@ pub(super) fn check(ctx: &FnCtx, contract: &FileContract, out: &mut Vec<Finding>
                 .filter(|k| k.root != PlaceRoot::Static)
                 .filter_map(|k| Some((super::contract_place(ctx.sig, k)?, k.to_string())))
                 .collect();
-            Some(Reuse { clause, place: super::contract_place(ctx.sig, place)?, place_text: place.to_string(), key })
+            let (place_of_cache, static_path) = match place.root {
+                PlaceRoot::Static => (static_cache(statics), Some(place.segments.iter().map(|s| s.text.clone()).collect())),
+                _ => (super::contract_place(ctx.sig, place)?, None),
+            };
+            statics += usize::from(static_path.is_some());
+            Some(Reuse { clause, place: place_of_cache, static_path, place_text: place.to_string(), key })
         })
         .collect();
     if reuses.is_empty() {
@@ -122,10 +147,6 @@ pub(super) fn check(ctx: &FnCtx, contract: &FileContract, out: &mut Vec<Finding>
     let params = dataflow::param_names(ctx.sig);
     if let Err(dataflow::TooComplex) = dataflow::solve(&mut a, &params, ctx.body, State::default()) {
         return out.push(super::analysis_limit(ctx, "dataflow", dataflow::MAX_STEPS, "its cache keys are"));
-    }
-    let components: Vec<String> = reuses.iter().flat_map(|r| r.key.iter().map(|(_, t)| t.clone())).collect();
-    for (key, validated) in validated_by_combinators(ctx, ctx.body, &components) {
-        a.validated.entry(key).or_default().extend(validated);
     }
     for ((start, end), s) in a.stale {
         let r = &reuses[s.reuse];
@@ -178,6 +199,7 @@ impl Analysis for Keys<'_, '_> {
     }
 
     fn transfer(&mut self, scopes: &Scopes, state: &mut State, e: &Expr) {
+        self.flushes(scopes, state, e);
         match e {
             Expr::Assign(a) => {
                 if let Some(place) = scopes.place_of(&a.left) {
@@ -198,6 +220,9 @@ impl Analysis for Keys<'_, '_> {
         }
         if self.def.is_none() {
             self.lookup(scopes, state, e, &HashSet::new());
+            if let Expr::MethodCall(m) = e {
+                self.validated_by_combinator(scopes, state, m);
+            }
         }
     }
 
@@ -251,10 +276,13 @@ impl Analysis for Keys<'_, '_> {
     /// `Some(e) if e.version == self.adapter_version =>`, `if e.version != self.adapter_version {
     /// return None; }`: a hit whose entry is compared with a component is validated for it (an
     /// entry stamped with the version it was built for), as if the key held it.
-    fn assume(&mut self, scopes: &Scopes, state: &mut State, cond: &Expr, _holds: bool) {
+    fn assume(&mut self, scopes: &Scopes, state: &mut State, cond: &Expr, holds: bool) {
         let Expr::Binary(b) = strip(cond) else { return };
         if !matches!(b.op, syn::BinOp::Eq(_) | syn::BinOp::Ne(_)) {
             return;
+        }
+        if matches!(b.op, syn::BinOp::Eq(_)) == holds {
+            self.stamp_equal(scopes, state, &b.left, &b.right);
         }
         let entry_of = |e: &Expr| match scopes.place_of(e) {
             Some(Place { base: Base::Local(id), .. }) => self.entries.get(&id).copied(),
@@ -300,6 +328,96 @@ impl Analysis for Keys<'_, '_> {
 }
 
 impl<'c, 'a> Keys<'c, 'a> {
+    /// `self.kv.clear()`, `self.kv = HashMap::new()`, `mem::take(&mut self.kv)`: the cache is
+    /// empty, so it holds no entry of an old value of any component.
+    fn flushes(&self, scopes: &Scopes, state: &mut State, e: &Expr) {
+        let emptied = match e {
+            Expr::MethodCall(m) if m.method == "clear" && m.args.is_empty() => Some(&*m.receiver),
+            Expr::Assign(a) if is_empty_collection(&a.right) => Some(&*a.left),
+            Expr::Call(c) if c.args.len() == 1 && matches!(strip(&c.func), Expr::Path(p) if p.path.segments.last().is_some_and(|s| s.ident == "take")) => Some(&c.args[0]),
+            _ => None,
+        };
+        let Some(emptied) = emptied else { return };
+        let caches = self.caches_of(scopes, state, emptied);
+        for r in self.reuses.iter().filter(|r| caches.contains(&r.place)) {
+            state.flushed.0.extend(r.key.iter().map(|(_, t)| t.clone()));
+        }
+    }
+
+    /// `a == b` holds, one side a component and the other a field of `self` that is not built
+    /// from it (the stamp the cache was filled under): the cache is of the current value.
+    fn stamp_equal(&self, scopes: &Scopes, state: &mut State, a: &Expr, b: &Expr) {
+        for (component, stamp) in [(a, b), (b, a)] {
+            let Some(stamp_place) = scopes.place_of(stamp).filter(|p| p.base == Base::SelfValue && !p.fields.is_empty()) else { continue };
+            let built = self.built_from(scopes, state, component, &HashSet::new());
+            for (k, text) in self.reuses.iter().flat_map(|r| &r.key) {
+                if built.contains(k) && !stamp_place.starts_with(k) && !k.starts_with(&stamp_place) {
+                    state.flushed.0.insert(text.clone());
+                }
+            }
+        }
+    }
+
+    /// A hit validated in a combinator on the lookup's result: `get(&k).filter(|e| e.version ==
+    /// self.adapter_version)`, `.is_some_and(..)`, `.map_or(false, ..)`, `.take_if(..)`, a
+    /// `find(..)` after a search; the component compared may be a local that holds it (`let v =
+    /// self.adapter_version;`). Recorded by the range of the lookup's key.
+    fn validated_by_combinator(&mut self, scopes: &Scopes, state: &State, m: &syn::ExprMethodCall) {
+        if !["filter", "is_some_and", "map_or", "take_if", "find", "is_none_or"].contains(&m.method.to_string().as_str()) {
+            return;
+        }
+        let mut receiver = strip(&m.receiver);
+        while let Expr::MethodCall(inner) = receiver {
+            if Self::lookup_parts(receiver).is_some() || !["cloned", "copied", "as_ref", "as_mut", "iter", "into_iter"].contains(&inner.method.to_string().as_str()) {
+                break;
+            }
+            receiver = strip(&inner.receiver);
+        }
+        let closure = m.args.iter().rev().find_map(|a| match strip(a) {
+            Expr::Closure(c) => Some(c),
+            _ => None,
+        });
+        let (Some((_, key, _)), Some(c)) = (Self::lookup_parts(receiver), closure) else { return };
+        let param = c.inputs.first().map(|p| quote::ToTokens::to_token_stream(p).to_string().replace(' ', "")).unwrap_or_default();
+        let masked = super::names_bound_in(c);
+        let mut found = BTreeSet::new();
+        self.compared(scopes, state, &c.body, param.trim_start_matches('&'), &masked, &mut found);
+        if !found.is_empty() {
+            let r = self.ctx.expr_range(key);
+            self.validated.entry((r.start, r.end)).or_default().extend(found);
+        }
+    }
+
+    /// The components that a condition compares a field of the closure's parameter `param` with.
+    fn compared(&self, scopes: &Scopes, state: &State, e: &Expr, param: &str, masked: &HashSet<String>, found: &mut BTreeSet<String>) {
+        match strip(e) {
+            Expr::Binary(b) if matches!(b.op, syn::BinOp::And(_)) => {
+                self.compared(scopes, state, &b.left, param, masked, found);
+                self.compared(scopes, state, &b.right, param, masked, found);
+            }
+            Expr::Binary(b) if matches!(b.op, syn::BinOp::Eq(_) | syn::BinOp::Ne(_)) => {
+                let of_param = |e: &Expr| {
+                    let t = crate::rules::expr_text(strip(e));
+                    t.split('.').next() == Some(param) && t.contains('.')
+                };
+                for (entry, other) in [(&b.left, &b.right), (&b.right, &b.left)] {
+                    if !of_param(entry) {
+                        continue;
+                    }
+                    let built = self.built_from(scopes, state, other, masked);
+                    let keys = self.reuses.iter().flat_map(|r| &r.key);
+                    found.extend(keys.filter(|(k, _)| built.iter().any(|p| k.starts_with(p) || p.starts_with(k))).map(|(_, t)| t.clone()));
+                }
+            }
+            Expr::Block(b) => {
+                if let Some(syn::Stmt::Expr(tail, None)) = b.block.stmts.last() {
+                    self.compared(scopes, state, tail, param, masked, found);
+                }
+            }
+            _ => {}
+        }
+    }
+
     /// `place` holds the value of `init`: what it is built from (a tuple's elements also into
     /// `place.0`, `place.1`, ..), and the caches it designates.
     fn assign(&self, scopes: &Scopes, state: &mut State, place: &Place, init: &Expr) {
@@ -383,9 +501,21 @@ impl<'c, 'a> Keys<'c, 'a> {
             Expr::Try(t) => self.caches_of(scopes, state, &t.expr),
             other => match scopes.place_of(other) {
                 Some(p) => state.caches.map.get(&p).map(|c| c.0.clone()).unwrap_or_else(|| [p].into()),
-                None => BTreeSet::new(),
+                None => self.static_named(other).into_iter().collect(),
             },
         }
+    }
+
+    /// The `static` cache a path names (`PLANS`, `crate::cache::PLANS`): one whose path ends the
+    /// same way (a local of that name is a place, never this).
+    fn static_named(&self, e: &Expr) -> Option<Place> {
+        let Expr::Path(p) = e else { return None };
+        let written: Vec<String> = p.path.segments.iter().map(|s| s.ident.to_string()).filter(|s| s != "crate" && s != "self").collect();
+        self.reuses.iter().find_map(|r| {
+            let path = r.static_path.as_ref()?;
+            let n = written.len().min(path.len());
+            (n > 0 && written[written.len() - n..] == path[path.len() - n..]).then(|| r.place.clone())
+        })
     }
 
     /// What the parts of a stored value are built from: the fields of a struct literal, the
@@ -459,7 +589,7 @@ impl<'c, 'a> Keys<'c, 'a> {
             let missing: BTreeSet<String> = r
                 .key
                 .iter()
-                .filter(|(k, _)| !built.iter().any(|m| k.starts_with(m) || m.starts_with(k)))
+                .filter(|(k, t)| !built.iter().any(|m| k.starts_with(m) || m.starts_with(k)) && !state.flushed.0.contains(t))
                 .map(|(_, t)| t.clone())
                 .collect();
             if missing.is_empty() {
@@ -662,77 +792,15 @@ impl<'ast> Visit<'ast> for Children<'ast> {
     fn visit_item(&mut self, _: &'ast syn::Item) {}
 }
 
-/// Whether the local an expression starts from is one of the names bound inside what is being
-/// read (so not the local of that name around it).
-/// Hits validated in a combinator on the lookup's result: `get(&k).filter(|e| e.version ==
-/// self.adapter_version)`, `.is_some_and(..)`, `.map_or(false, ..)`, `.take_if(..)`, a `find(..)`
-/// after a search. The comparison is between a field of the closure's parameter and a component,
-/// as written. By the range of the lookup's key, the components each is validated for.
-fn validated_by_combinators(ctx: &FnCtx, body: &syn::Block, components: &[String]) -> Vec<((usize, usize), BTreeSet<String>)> {
-    struct Combinators<'c, 'a> {
-        ctx: &'c FnCtx<'a>,
-        components: &'c [String],
-        out: Vec<((usize, usize), BTreeSet<String>)>,
-    }
-    impl Combinators<'_, '_> {
-        fn compared(&self, e: &Expr, param: &str, found: &mut BTreeSet<String>) {
-            match strip(e) {
-                Expr::Binary(b) if matches!(b.op, syn::BinOp::And(_)) => {
-                    self.compared(&b.left, param, found);
-                    self.compared(&b.right, param, found);
-                }
-                Expr::Binary(b) if matches!(b.op, syn::BinOp::Eq(_) | syn::BinOp::Ne(_)) => {
-                    let (l, r) = (crate::rules::expr_text(strip(&b.left)), crate::rules::expr_text(strip(&b.right)));
-                    let of_param = |t: &str| t.split('.').next() == Some(param) && t.contains('.');
-                    for (entry, other) in [(&l, &r), (&r, &l)] {
-                        if of_param(entry) && self.components.contains(other) {
-                            found.insert(other.clone());
-                        }
-                    }
-                }
-                Expr::Block(b) => {
-                    if let Some(syn::Stmt::Expr(tail, None)) = b.block.stmts.last() {
-                        self.compared(tail, param, found);
-                    }
-                }
-                _ => {}
-            }
-        }
-    }
-    impl<'ast> Visit<'ast> for Combinators<'_, '_> {
-        fn visit_expr_method_call(&mut self, m: &'ast syn::ExprMethodCall) {
-            let method = m.method.to_string();
-            if ["filter", "is_some_and", "map_or", "take_if", "find", "is_none_or"].contains(&method.as_str()) {
-                let mut receiver = strip(&m.receiver);
-                while let Expr::MethodCall(inner) = receiver {
-                    if Keys::lookup_parts(receiver).is_some() || !["cloned", "copied", "as_ref", "as_mut", "iter", "into_iter"].contains(&inner.method.to_string().as_str()) {
-                        break;
-                    }
-                    receiver = strip(&inner.receiver);
-                }
-                let closure = m.args.iter().rev().find_map(|a| match strip(a) {
-                    Expr::Closure(c) => Some(c),
-                    _ => None,
-                });
-                if let (Some((_, key, _)), Some(c)) = (Keys::lookup_parts(receiver), closure) {
-                    let param = c.inputs.first().map(|p| quote::ToTokens::to_token_stream(p).to_string().replace(' ', "")).unwrap_or_default();
-                    let mut found = BTreeSet::new();
-                    self.compared(&c.body, param.trim_start_matches('&'), &mut found);
-                    if !found.is_empty() {
-                        let r = self.ctx.expr_range(key);
-                        self.out.push(((r.start, r.end), found));
-                    }
-                }
-            }
-            syn::visit::visit_expr_method_call(self, m);
-        }
-        fn visit_item(&mut self, _: &'ast syn::Item) {}
-    }
-    let mut v = Combinators { ctx, components, out: Vec::new() };
-    v.visit_block(body);
-    v.out
+/// `HashMap::new()`, `Default::default()`, `Vec::new()`: an empty collection.
+fn is_empty_collection(e: &Expr) -> bool {
+    let Expr::Call(c) = strip(e) else { return false };
+    let Expr::Path(p) = strip(&c.func) else { return false };
+    c.args.is_empty() && p.path.segments.last().is_some_and(|s| s.ident == "new" || s.ident == "default")
 }
 
+/// Whether the local an expression starts from is one of the names bound inside what is being
+/// read (so not the local of that name around it).
 fn root_is_masked(scopes: &Scopes, e: &Expr, masked: &HashSet<String>) -> bool {
     if masked.is_empty() {
         return false;
