@@ -235,6 +235,10 @@ pub trait Analysis {
     /// path (a slice element) are left out.
     fn bind_parts(&mut self, _scopes: &Scopes, _state: &mut Self::State, _parts: &[(LocalId, Vec<String>)], _scrutinee: &Expr) {}
 
+    /// The one local of a variant pattern (`Entry::Vacant(v)`, `Some(x)`) takes the variant's
+    /// content from `scrutinee`: `variant` is its last name (`Vacant`).
+    fn bind_variant(&mut self, _scopes: &Scopes, _state: &mut Self::State, _local: LocalId, _variant: &syn::Ident, _scrutinee: &Expr) {}
+
     /// The locals of a `for` pattern (after [`Analysis::bind`] of each) take an element of
     /// `iterated` each round: `for row in rows` holds what the rows hold.
     fn bind_each(&mut self, _scopes: &Scopes, _state: &mut Self::State, _locals: &[LocalId], _iterated: &Expr) {}
@@ -513,6 +517,16 @@ pub fn solve<A: Analysis>(analysis: &mut A, params: &[String], body: &syn::Block
     // The body's block, with the tail read while its locals are in scope.
     solver.scopes.push();
     solver.returned_block(body, Some(state), ExitKind::Tail, None)
+}
+
+/// The variant a pattern of one binding matches (`Entry::Vacant(v)`, `&Some(x)`): its last name.
+fn variant_of(pat: &Pat) -> Option<&syn::Ident> {
+    match pat {
+        Pat::Reference(r) => variant_of(&r.pat),
+        Pat::Paren(p) => variant_of(&p.pat),
+        Pat::TupleStruct(t) if t.elems.len() == 1 && matches!(&t.elems[0], Pat::Ident(i) if i.subpat.is_none()) => t.path.segments.last().map(|s| &s.ident),
+        _ => None,
+    }
 }
 
 /// The part of the matched value each name of `pat` binds, in the order `collect_bindings`
@@ -846,6 +860,9 @@ impl<A: Analysis> Solver<'_, A> {
                 if paths.len() == ids.len() {
                     let parts: Vec<(LocalId, Vec<String>)> = ids.iter().zip(paths).filter_map(|(id, p)| Some((*id, p?))).collect();
                     self.analysis.bind_parts(&self.scopes, s, &parts, scrutinee);
+                }
+                if let Some(variant) = variant_of(pat).filter(|_| ids.len() == 1) {
+                    self.analysis.bind_variant(&self.scopes, s, ids[0], variant, scrutinee);
                 }
             }
         }

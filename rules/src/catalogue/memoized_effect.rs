@@ -5,9 +5,12 @@ declare_rule! {
     /// another file found by the call's path or its receiver's type) that runs effects on every
     /// one of its paths (a method of this file where the receiver's type is known):
     /// `entry(k).or_insert_with(|| f())`, `get_or_insert_with`, `OnceCell`/`OnceLock::get_or_init`,
-    /// the `Vacant(v) => v.insert(f())` arm of a `match` on `entry(k)`, or a lookup on a map
+    /// the `insert` of a vacant entry (`Entry::Vacant(v)` of `entry(k)`, in a `match` arm or an
+    /// `if let`) with `f()` or a local bound to it, or a lookup on a map
     /// (`get`, `contains_key`; through its lock guards, `memo.read().unwrap().get(..)`) on a path to
-    /// an `insert` of `f()`'s result (awaited or not) into the same map.
+    /// an `insert` of `f()`'s result (awaited or not) into the same map; also where `f()` is
+    /// called in a `macro_rules!` macro of the file. A function called on every path to a normal
+    /// exit is not cached (the lookup only counted hits, or a hit computes it again).
     ///
     /// ## Why it matters
     /// The callee promises that its effects run on every call. Memoizing it in the caller turns

@@ -2,9 +2,11 @@
 //! contract preserves effects, so later calls skip them.
 //!
 //! Two forms: the closure of a caching method (`or_insert_with(|| step())`, `get_or_init`), which
-//! runs only when nothing is cached; and a get-then-insert memo, an analysis on the dataflow
+//! runs only when nothing is cached; and a hand-written memo, an analysis on the dataflow
 //! solver: an `insert(k, v)` into a map that was looked up (`get`, `contains_key`, ..) on a path
-//! reaching it, where `v` is the result of the call (itself, or the local bound to it there).
+//! reaching it, or the `insert(v)` of a vacant entry (`Entry::Vacant(e)` of `map.entry(k)`, in a
+//! `match` arm or an `if let`), where `v` is the result of the call (itself, or the local bound
+//! to it there), unless the call runs on every path to a normal exit (the lookup only counted).
 //! Maps are the solver's places through re-borrows (`let seen = &mut *memo;` is `memo`), so a
 //! name re-bound to another map is another map.
 
@@ -27,11 +29,6 @@ const CACHING_METHODS: &[&str] =
 const LOOKUPS: &[&str] = &["get", "get_mut", "contains_key", "peek"];
 
 pub(super) fn check<'a>(ctx: &FnCtx<'a>, calls: &[&'a Expr], out: &mut Vec<Finding>) {
-    if calls.iter().any(|c| matches!(c, Expr::MethodCall(m) if m.method == "entry")) {
-        for (call, how) in vacant_inserts(ctx.body) {
-            report(ctx, call, &how, out);
-        }
-    }
     for &call in calls {
         let Expr::MethodCall(m) = call else { continue };
         let method = m.method.to_string();
@@ -39,36 +36,53 @@ pub(super) fn check<'a>(ctx: &FnCtx<'a>, calls: &[&'a Expr], out: &mut Vec<Findi
             for arg in &m.args {
                 if let Expr::Closure(c) = strip(arg) {
                     for inner in calls_in_expr(&c.body) {
-                        report(ctx, inner, &format!("`{method}`"), out);
+                        report(ctx, inner, inner, &format!("`{method}`"), out);
+                    }
+                    // Reported at the macro's call, in the closure.
+                    for (inner, at) in super::calls_in_expansions(ctx, &c.body) {
+                        report(ctx, &inner, at, &format!("`{method}`"), out);
                     }
                 }
             }
         }
     }
-    // Only a function with a lookup and an insert can memoize by hand.
+    // Only a function with a lookup and an insert, or an entry, can memoize by hand.
     let method_is = |c: &&Expr, names: &[&str]| matches!(c, Expr::MethodCall(m) if names.contains(&m.method.to_string().as_str()));
-    if !calls.iter().any(|c| method_is(c, LOOKUPS)) || !calls.iter().any(|c| matches!(c, Expr::MethodCall(m) if m.method == "insert" && m.args.len() == 2)) {
+    let inserts = calls.iter().any(|c| matches!(c, Expr::MethodCall(m) if m.method == "insert" && m.args.len() == 2));
+    let memoizes = calls.iter().any(|c| method_is(c, &["entry"])) || (inserts && calls.iter().any(|c| method_is(c, LOOKUPS)));
+    if !memoizes {
         return;
     }
-    let mut memo = Memo { ctx, aliases: Aliases::default(), results: HashMap::new(), found: Vec::new(), seen: HashSet::new() };
-    if dataflow::solve(&mut memo, &dataflow::param_names(ctx.sig), ctx.body, LookedUp::default()).is_err() {
+    let mut memo = Memo { ctx, aliases: Aliases::default(), results: HashMap::new(), vacant: HashSet::new(), found: Vec::new(), seen: HashSet::new(), exits: Vec::new() };
+    if dataflow::solve(&mut memo, &dataflow::param_names(ctx.sig), ctx.body, MemoState::default()).is_err() {
         out.push(super::analysis_limit(ctx, "dataflow", dataflow::MAX_STEPS, "its memoized calls are"));
         return;
     }
     for (range, how) in memo.found {
-        if let Some(call) = calls.iter().find(|c| ctx.expr_range(c) == range) {
-            report(ctx, call, &how, out);
+        let Some(call) = calls.iter().find(|c| ctx.expr_range(c) == range) else { continue };
+        // A function called on every path to a normal exit is not cached: the lookup only
+        // counted (`if memo.contains_key(&g) { hits += 1 }`), or a hit computes it again.
+        if let Some(name) = callee_name(call) {
+            if !memo.exits.is_empty() && memo.exits.iter().all(|ran| ran.contains(&name)) {
+                continue;
+            }
         }
+        report(ctx, call, call, &how, out);
     }
 }
 
-/// The maps looked up on some path that reaches a point.
+/// The maps looked up on some path that reaches a point, and the functions called on every
+/// path to it (by name).
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
-struct LookedUp(BTreeSet<Place>);
+struct MemoState {
+    looked_up: BTreeSet<Place>,
+    ran: BTreeSet<String>,
+}
 
-impl Domain for LookedUp {
+impl Domain for MemoState {
     fn join(&mut self, other: &Self) {
-        self.0.extend(other.0.iter().cloned());
+        self.looked_up.extend(other.looked_up.iter().cloned());
+        self.ran.retain(|r| other.ran.contains(r));
     }
 }
 
@@ -77,34 +91,53 @@ struct Memo<'c, 'a> {
     aliases: Aliases,
     /// The call whose result a local was bound to, by the call's range.
     results: HashMap<LocalId, Range<usize>>,
+    /// Locals that hold a vacant entry (`Entry::Vacant(v)` of a `map.entry(k)`): what they are
+    /// filled with is computed only on a miss.
+    vacant: HashSet<LocalId>,
     /// Calls whose result is inserted after a lookup, and how (for the message).
     found: Vec<(Range<usize>, String)>,
     seen: HashSet<Range<usize>>,
+    /// The functions called on every path, at each normal exit.
+    exits: Vec<BTreeSet<String>>,
 }
 
 impl Analysis for Memo<'_, '_> {
-    type State = LookedUp;
+    type State = MemoState;
 
     fn macros(&self) -> Option<&crate::macros::FileMacros> {
         Some(&self.ctx.fns.macros)
     }
 
-    fn transfer(&mut self, scopes: &Scopes, state: &mut LookedUp, e: &Expr) {
+    fn transfer(&mut self, scopes: &Scopes, state: &mut MemoState, e: &Expr) {
+        state.ran.extend(callee_name(e));
         match e {
             Expr::MethodCall(m) if LOOKUPS.contains(&m.method.to_string().as_str()) => {
                 if let Some(map) = self.aliases.place_of(scopes, through_guards(&m.receiver)) {
-                    state.0.insert(map);
+                    state.looked_up.insert(map);
                 }
             }
             Expr::MethodCall(m) if m.method == "insert" && m.args.len() == 2 => {
                 let Some(map) = self.aliases.place_of(scopes, through_guards(&m.receiver)) else { return };
-                if !state.0.contains(&map) {
+                if !state.looked_up.contains(&map) {
                     return;
                 }
                 if let Some(call) = self.value_source(scopes, &m.args[1]) {
-                    if self.seen.insert(call.clone()) {
-                        self.found.push((call, format!("`{}.insert` after a lookup", expr_text(&m.receiver))));
-                    }
+                    self.found(call, format!("`{}.insert` after a lookup", expr_text(&m.receiver)));
+                }
+            }
+            // `Entry::Vacant(v) => *v.insert(step(k))`, `let out = step(k); v.insert(out)`.
+            Expr::MethodCall(m) if m.method == "insert" && m.args.len() == 1 => {
+                let Some(Place { base: Base::Local(v), fields }) = scopes.place_of(&m.receiver) else { return };
+                if !fields.is_empty() || !self.vacant.contains(&v) {
+                    return;
+                }
+                let how = format!("the vacant `{}` of an `entry`", scopes.name(v));
+                let sources: Vec<Range<usize>> = match self.value_source(scopes, &m.args[0]) {
+                    Some(call) if matches!(peel(&m.args[0]), Expr::Path(_)) => vec![call],
+                    _ => calls_in_expr(&m.args[0]).into_iter().map(|c| self.ctx.expr_range(c)).collect(),
+                };
+                for call in sources {
+                    self.found(call, how.clone());
                 }
             }
             Expr::Assign(a) => {
@@ -119,13 +152,30 @@ impl Analysis for Memo<'_, '_> {
         }
     }
 
-    fn bind(&mut self, scopes: &Scopes, _state: &mut LookedUp, local: LocalId, init: Option<&Expr>) {
+    fn bind(&mut self, scopes: &Scopes, _state: &mut MemoState, local: LocalId, init: Option<&Expr>) {
         self.aliases.bind(scopes, local, init);
         self.bind_result(local, init);
+        self.vacant.remove(&local);
+    }
+
+    fn bind_variant(&mut self, _scopes: &Scopes, _state: &mut MemoState, local: LocalId, variant: &syn::Ident, scrutinee: &Expr) {
+        if variant == "Vacant" && matches!(through_guards(scrutinee), Expr::MethodCall(m) if m.method == "entry") {
+            self.vacant.insert(local);
+        }
+    }
+
+    fn exit(&mut self, _scopes: &Scopes, state: &MemoState, _exit: &dataflow::Exit<'_>) {
+        self.exits.push(state.ran.clone());
     }
 }
 
 impl Memo<'_, '_> {
+    fn found(&mut self, call: Range<usize>, how: String) {
+        if self.seen.insert(call.clone()) {
+            self.found.push((call, how));
+        }
+    }
+
     fn bind_result(&mut self, local: LocalId, value: Option<&Expr>) {
         match value.map(peel) {
             Some(call @ (Expr::Call(_) | Expr::MethodCall(_))) => self.results.insert(local, self.ctx.expr_range(call)),
@@ -147,36 +197,16 @@ impl Memo<'_, '_> {
     }
 }
 
-/// `match map.entry(k) { Entry::Occupied(o) => *o.get(), Entry::Vacant(v) => *v.insert(step(k)) }`:
-/// the calls of what a vacant entry is filled with run only on a miss.
-fn vacant_inserts(body: &syn::Block) -> Vec<(&Expr, String)> {
-    use syn::visit::Visit;
-    struct Vacant<'ast>(Vec<(&'ast Expr, String)>);
-    impl<'ast> Visit<'ast> for Vacant<'ast> {
-        fn visit_expr_match(&mut self, m: &'ast syn::ExprMatch) {
-            if matches!(strip(&m.expr), Expr::MethodCall(e) if e.method == "entry") {
-                for arm in &m.arms {
-                    let syn::Pat::TupleStruct(t) = &arm.pat else { continue };
-                    let (Some(last), Some(syn::Pat::Ident(v))) = (t.path.segments.last(), t.elems.first()) else { continue };
-                    if last.ident != "Vacant" {
-                        continue;
-                    }
-                    for call in calls_in_expr(&arm.body) {
-                        let Expr::MethodCall(ins) = call else { continue };
-                        if ins.method == "insert" && ins.args.len() == 1 && matches!(strip(&ins.receiver), Expr::Path(p) if p.path.is_ident(&v.ident)) {
-                            let how = format!("the vacant `{}` of a `match` on `entry`", v.ident);
-                            self.0.extend(calls_in_expr(&ins.args[0]).into_iter().map(|c| (c, how.clone())));
-                        }
-                    }
-                }
-            }
-            syn::visit::visit_expr_match(self, m);
-        }
-        fn visit_item(&mut self, _: &'ast syn::Item) {}
+/// The name a call calls (`step` of `engine.step(g)` and of `Engine::step(e, g)`).
+fn callee_name(e: &Expr) -> Option<String> {
+    match e {
+        Expr::MethodCall(m) => Some(m.method.to_string()),
+        Expr::Call(c) => match strip(&c.func) {
+            Expr::Path(p) => p.path.segments.last().map(|s| s.ident.to_string()),
+            _ => None,
+        },
+        _ => None,
     }
-    let mut v = Vacant(Vec::new());
-    v.visit_block(body);
-    v.0
 }
 
 /// Strips `.clone()`, `?`, `.await` and references around a value.
@@ -200,12 +230,13 @@ fn through_guards(e: &Expr) -> &Expr {
     }
 }
 
-fn report(ctx: &FnCtx, call_expr: &Expr, how: &str, out: &mut Vec<Finding>) {
+/// Reports the call `call_expr` as cached, at `at` (the call, or the macro call it is in).
+fn report(ctx: &FnCtx, call_expr: &Expr, at: &Expr, how: &str, out: &mut Vec<Finding>) {
     let Some(call) = CallSite::of(call_expr) else { return };
     let name = call.name.clone();
     if let Some(effect) = ctx.resolver.effect(&call, ctx.self_type) {
         out.push(
-            Finding::new(&MEMOIZED_EFFECT, format!("the effect `{name}` is cached by {how}: later calls skip it"), ctx.label(call_expr, "runs only on the first call"))
+            Finding::new(&MEMOIZED_EFFECT, format!("the effect `{name}` is cached by {how}: later calls skip it"), ctx.label(at, "runs only on the first call"))
                 .with_secondary(Label::new(&effect.file, effect.range.clone(), "declared as an effect here"))
                 .with_help(format!("call `{name}` on every call instead of caching its result")),
         );
@@ -236,7 +267,7 @@ fn report(ctx: &FnCtx, call_expr: &Expr, how: &str, out: &mut Vec<Finding>) {
         Finding::new(
             &MEMOIZED_EFFECT,
             format!("the result of `{name}` is cached by {how}, so {its} {} {are} skipped on every later call", names(&effect_names)),
-            ctx.label(call_expr, format!("`{name}` runs only on a miss of this cache")),
+            ctx.label(at, format!("`{name}` runs only on a miss of this cache")),
         )
         .with_secondary(said)
         .with_help(help),

@@ -193,6 +193,32 @@ pub fn calls_in_expr(e: &Expr) -> Vec<&Expr> {
 
 struct Calls<'ast>(Vec<&'ast Expr>);
 
+/// The calls that the file's `macro_rules!` macros called within an expression expand to
+/// (nested expansions too, to [`crate::macros::MAX_EXPANSION_DEPTH`]), each with the outermost
+/// macro call it comes from: for the rules that read a closure's calls where it is written (the
+/// solver walks expansions itself).
+pub fn calls_in_expansions<'e>(ctx: &FnCtx, e: &'e Expr) -> Vec<(Expr, &'e Expr)> {
+    fn expand(ctx: &FnCtx, e: &Expr, depth: usize, out: &mut Vec<Expr>) {
+        if depth >= crate::macros::MAX_EXPANSION_DEPTH {
+            return;
+        }
+        for inner in exprs_in(e) {
+            let Expr::Macro(m) = inner else { continue };
+            let Some(stmts) = ctx.fns.macros.of(&m.mac).and_then(|r| r.expand(&m.mac.tokens)) else { continue };
+            let block = Expr::Block(syn::ExprBlock { attrs: Vec::new(), label: None, block: syn::Block { brace_token: Default::default(), stmts } });
+            out.extend(calls_in_expr(&block).into_iter().cloned());
+            expand(ctx, &block, depth + 1, out);
+        }
+    }
+    let mut out = Vec::new();
+    for at in exprs_in(e).into_iter().filter(|x| matches!(x, Expr::Macro(_))) {
+        let mut calls = Vec::new();
+        expand(ctx, at, 0, &mut calls);
+        out.extend(calls.into_iter().map(|c| (c, at)));
+    }
+    out
+}
+
 /// Every expression within an expression, itself included, in source order (the body of a
 /// closure kept for later, read where it is created).
 pub fn exprs_in(e: &Expr) -> Vec<&Expr> {
@@ -222,8 +248,6 @@ impl<'ast> Visit<'ast> for Calls<'ast> {
     fn visit_item(&mut self, _: &'ast syn::Item) {}
 }
 
-/// The place of a contract's place in the function `sig` (`pool` → its parameter's local,
-/// `meta.pool` → a field of it, `self.kv` → `self`'s field).
 /// Whether evaluating `e` never gives a value: `return`, `break`, `continue`, a diverging macro
 /// (`panic!`, `unreachable!`, ..), or a block that ends in one.
 pub fn diverges(e: &Expr) -> bool {
@@ -315,6 +339,8 @@ pub fn branches(e: &Expr) -> Option<Vec<Branch<'_>>> {
     Some(out)
 }
 
+/// The place of a contract's place in the function `sig` (`pool` → its parameter's local,
+/// `meta.pool` → a field of it, `self.kv` → `self`'s field).
 pub(crate) fn contract_place<S>(sig: &syn::Signature, place: &reuse_rules::contract::Place<S>) -> Option<Place> {
     use reuse_rules::contract::PlaceRoot;
     let fields = place.segments[1..].iter().map(|s| s.text.clone()).collect();
