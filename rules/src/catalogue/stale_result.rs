@@ -4,7 +4,10 @@ declare_rule! {
     /// the value a serving path returns as OUT must be produced by the effect E of this call, or
     /// read after E ran from storage that E writes. The checker reports a returned value that comes
     /// from the cache entry (a binding of a lookup on PLACE, also through a method of the type
-    /// whose value is that lookup, `let g = self.lookup(bs)?;`, or PLACE itself) and is
+    /// whose value is that lookup, `let g = self.lookup(bs)?;`, a search of a cache kept as a
+    /// list, `PLACE.iter_mut().find(..)`, an `Arc` entry cloned out and its lock guard, `let g =
+    /// PLACE.get(&k)?.clone(); let g = g.lock().unwrap();`, or PLACE itself; a copy made by
+    /// `clone`, `to_vec`, `Vec::from`, .. is a read) and is
     ///
     /// - read before E ran on its path (`let out = g.output.clone(); g.replay(); Ok(out)`: a
     ///   snapshot of what an earlier call left there), or

@@ -232,7 +232,12 @@ impl<'c, 'a> Tracker<'c, 'a> {
             call @ Expr::MethodCall(m) => {
                 let name = m.method.to_string();
                 (LOOKUPS.contains(&name.as_str()) && (self.is_cache(scopes, &m.receiver) || self.is_lookup_in(scopes, &m.receiver, helpers)))
-                    || (["unwrap", "expect", "ok_or", "ok_or_else", "as_mut", "as_ref"].contains(&name.as_str()) && self.is_lookup_in(scopes, &m.receiver, helpers))
+                    // A search of a cache kept as a list: `self.list.iter_mut().find(|g| g.bs == bs)`.
+                    || (name == "find" && matches!(strip(&m.receiver), Expr::MethodCall(it) if ["iter", "iter_mut"].contains(&it.method.to_string().as_str()) && self.is_cache(scopes, &it.receiver)))
+                    // `.cloned()`/`.clone()` of an `Arc` entry is the same entry, and its lock
+                    // guard holds it.
+                    || (["unwrap", "expect", "ok_or", "ok_or_else", "as_mut", "as_ref", "clone", "cloned", "lock", "read", "write", "borrow", "borrow_mut"].contains(&name.as_str())
+                        && self.is_lookup_in(scopes, &m.receiver, helpers))
                     || (helpers && matches!(strip(&m.receiver), Expr::Path(p) if p.path.is_ident("self")) && self.looks_up(scopes, call))
             }
             Expr::Index(i) => self.is_cache(scopes, &i.expr),
@@ -252,6 +257,17 @@ impl<'c, 'a> Tracker<'c, 'a> {
     /// return None }`).
     fn holds_entry(&self, scopes: &Scopes, e: &Expr) -> bool {
         if self.is_lookup(scopes, e) {
+            return true;
+        }
+        // The entry behind its lock guard: `let mut g = g.lock().unwrap();`.
+        let mut guarded = strip(e);
+        while let Expr::MethodCall(m) = guarded {
+            if !["lock", "read", "write", "borrow", "borrow_mut", "unwrap", "expect"].contains(&m.method.to_string().as_str()) {
+                break;
+            }
+            guarded = strip(&m.receiver);
+        }
+        if !std::ptr::eq(guarded, strip(e)) && matches!(guarded, Expr::Path(_)) && self.is_entry(scopes, guarded) {
             return true;
         }
         let Some(branches) = super::branches(strip(e)) else { return false };
@@ -289,8 +305,9 @@ impl<'c, 'a> Tracker<'c, 'a> {
                 _ => self.origin(scopes, b.value, at_let, depth + 1),
             });
         }
-        // A value taken out of its place (`std::mem::take(&mut g.output)`): read like a copy.
-        if let Some(from) = taken_from(e) {
+        // A value taken out of its place (`std::mem::take(&mut g.output)`), or converted into a
+        // new one (`Vec::from(&g.output[..])`): read like a copy.
+        if let Some(from) = taken_from(e).or_else(|| converted_from(e)) {
             return self.origin(scopes, from, at_let, depth + 1).map(|read| Read { range: self.ctx.expr_range(e), ..read });
         }
         // A local (or a copy of one, `out.clone()`): the entry itself, or read where it was bound.
@@ -398,6 +415,14 @@ fn taken_from(e: &Expr) -> Option<&Expr> {
     let names: Vec<String> = p.path.segments.iter().rev().take(2).map(|s| s.ident.to_string()).collect();
     let takes = matches!(names.first().map(String::as_str), Some("take" | "replace")) && matches!(names.get(1).map(String::as_str), Some("mem" | "Option"));
     takes.then(|| c.args.first()).flatten()
+}
+
+/// The value a conversion copies: `Vec::from(x)`, `String::from(x)`, `T::from_iter(x)`.
+fn converted_from(e: &Expr) -> Option<&Expr> {
+    let Expr::Call(c) = strip(e) else { return None };
+    let Expr::Path(p) = strip(&c.func) else { return None };
+    let converts = p.path.segments.len() >= 2 && p.path.segments.last().is_some_and(|s| s.ident == "from" || s.ident == "from_iter");
+    (converts && c.args.len() == 1).then(|| &c.args[0])
 }
 
 enum Step {
