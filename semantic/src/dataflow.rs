@@ -27,7 +27,8 @@
 //! in place is also a value where it is created ([`Analysis::transfer`] of the `Expr::Closure`,
 //! for what it captures); an `async` block not awaited where it is written likewise (its
 //! `Expr::Async`). A labelled block
-//! (`'a: { .. break 'a v; .. }`) joins its `break`s at its end. `.await` is transparent; an `async`
+//! (`'a: { .. break 'a v; .. }`) joins its `break`s at its end. `.await` is transparent (the analysis hears of it after its
+//! base, where the future runs); an `async`
 //! block awaited where it is written (`async { .. }.await`) runs there, once. Macros are
 //! lowered in one place ([`lower_macro`]): their arguments are expressions; where they are not, the
 //! calls among their tokens run, and the tokens are handed to [`Analysis::macro_tokens`]. A call of
@@ -1098,7 +1099,11 @@ impl<A: Analysis> Solver<'_, A> {
                     self.loops = frames;
                     Ok(join(out?, returned))
                 }
-                base => self.expr(base, state),
+                // The awaited future runs here (an analysis hears of the `.await` after its base).
+                base => {
+                    let state = self.expr(base, state)?;
+                    Ok(self.transfer(e, state))
+                }
             },
             // A closure not run in place: a value created here; its body runs elsewhere.
             Expr::Closure(_) => Ok(self.transfer(e, state)),

@@ -9,7 +9,10 @@ declare_rule! {
     /// its receiver's type, never by its name alone. A closure counts where it runs: called where
     /// it is written, there; the callback of `or_insert_with`, `unwrap_or_else` and the like on
     /// some paths only (it runs on a miss only); a closure that is stored, or returned by a
-    /// helper, not at all.
+    /// helper, not at all. An `async` helper runs where its future is awaited (`flush().await`,
+    /// also through a local) or handed to a call that drives it (`block_on(flush())`); a future
+    /// that is dropped (`let _ = flush();`, `drop(flush())`) runs nothing. A `macro_rules!` macro
+    /// of the file runs what its expansion runs.
     ///
     /// Paths that serve nothing are exempt: error exits (`?`, a returned `Err(..)`) and misses that
     /// decline, returning a value that matches `reuses(.., miss = PATTERN)` (without a pattern, in a

@@ -26,7 +26,7 @@ use quote::ToTokens;
 use syn::Expr;
 
 use crate::analysis::{FnCtx, FnDef};
-use crate::dataflow::{self, Analysis, Domain, ExitKind, LocalId, Scopes, TooComplex};
+use crate::dataflow::{self, strip_parens, Analysis, Domain, ExitKind, LocalId, Scopes, TooComplex};
 use crate::resolve::{strip, CallSite, Resolution};
 use crate::source::FileRef;
 use reuse_rules::contract::Effect;
@@ -325,7 +325,7 @@ pub(super) fn always_run_by_helper(ctx: &FnCtx, call: &Expr) -> Option<AlwaysRun
     probe.resolved = true;
     let (file, name, traces) = if !ctx.helper_candidates(call, None, 0).is_empty() {
         let (_, def) = ctx.helper_of(call, None, 0).filter(|_| certain)?;
-        (ctx.file.clone(), ctx.range(def.sig.ident.span()), probe.helper_summary(call)?)
+        (ctx.file.clone(), ctx.range(def.sig.ident.span()), probe.helper_summary(call)?.0)
     } else {
         let path = ctx.foreign_helper(call, None, 0)?;
         let traces = probe.foreign_summary(&path)?;
@@ -344,6 +344,9 @@ enum Runs {
     Effects(Vec<u8>),
     /// One of these traces (a helper's normal exits).
     OneOf(Arc<Traces>),
+    /// One of these traces, where the future the call returns (an `async` helper's) is awaited
+    /// or handed to a call or macro that drives it (`spawn`, `join!`); dropped, it runs nothing.
+    WhenAwaited(Arc<Traces>),
 }
 
 struct Effects<'c, 'a> {
@@ -362,6 +365,10 @@ struct Effects<'c, 'a> {
     calls: HashMap<(usize, usize), Runs>,
     exits: Vec<Exit>,
     fresh: Option<stale_result::Tracker<'c, 'a>>,
+    /// What the futures of calls of `async` helpers run when driven, by the call's position.
+    futures: HashMap<(usize, usize), Arc<Traces>>,
+    /// Locals bound to such a future (`let f = self.flush();`), with the call's position.
+    future_locals: HashMap<LocalId, (usize, usize)>,
     bound: HashMap<LocalId, Traces>,
 }
 
@@ -374,11 +381,28 @@ impl Analysis for Effects<'_, '_> {
 
     fn transfer(&mut self, scopes: &Scopes, state: &mut Traces, e: &Expr) {
         match e {
-            Expr::Call(_) | Expr::MethodCall(_) => match self.runs(e) {
-                Runs::Nothing => {}
-                Runs::Effects(effects) => state.then(&effects),
-                Runs::OneOf(paths) => state.then_any(&paths),
-            },
+            Expr::Call(_) | Expr::MethodCall(_) => {
+                // `drop(fut)` and `mem::forget(fut)` run nothing; any other call is taken to
+                // drive the futures it is handed (`spawn`, `block_on`).
+                let discards = matches!(e, Expr::Call(c) if matches!(strip_parens(&c.func), Expr::Path(p) if p.path.segments.last().is_some_and(|s| s.ident == "drop" || s.ident == "forget")));
+                if !discards {
+                    self.drive(scopes, state, crate::analysis::call_args(e).1);
+                }
+                match self.runs(e) {
+                    Runs::Nothing => {}
+                    Runs::Effects(effects) => state.then(&effects),
+                    Runs::OneOf(paths) => state.then_any(&paths),
+                    Runs::WhenAwaited(paths) => {
+                        self.futures.extend(crate::resolve::call_position(e).map(|at| (at, paths)));
+                    }
+                }
+            }
+            Expr::Await(a) => self.drive(scopes, state, [&*a.base]),
+            Expr::Macro(m) => {
+                if let dataflow::LoweredMacro::Evaluates(args) = dataflow::lower_macro(&m.mac) {
+                    self.drive(scopes, state, &args);
+                }
+            }
             Expr::Assign(a) => {
                 if let Some(fresh) = self.fresh.as_mut() {
                     fresh.assigned(scopes, &a.left, &a.right);
@@ -389,6 +413,10 @@ impl Analysis for Effects<'_, '_> {
     }
 
     fn bind(&mut self, scopes: &Scopes, state: &mut Traces, local: LocalId, init: Option<&Expr>) {
+        match init.and_then(|i| crate::resolve::call_position(strip_parens(i))).filter(|at| self.futures.contains_key(at)) {
+            Some(at) => self.future_locals.insert(local, at),
+            None => self.future_locals.remove(&local),
+        };
         if let Some(fresh) = self.fresh.as_mut() {
             fresh.bind(scopes, local, init);
             self.bound.entry(local).or_default().join(state);
@@ -427,7 +455,21 @@ impl Analysis for Effects<'_, '_> {
 
 impl<'c, 'a> Effects<'c, 'a> {
     fn new(ctx: &'c FnCtx<'a>, names: Arc<[String]>, def: Option<&'c FnDef<'a>>, depth: usize, declining: Declining, fresh: Option<stale_result::Tracker<'c, 'a>>) -> Self {
-        Effects { ctx, names, def, depth, declining, resolved: false, calls: HashMap::new(), exits: Vec::new(), fresh, bound: HashMap::new() }
+        Effects { ctx, names, def, depth, declining, resolved: false, calls: HashMap::new(), exits: Vec::new(), fresh, bound: HashMap::new(), futures: HashMap::new(), future_locals: HashMap::new() }
+    }
+
+    /// The futures among `exprs` (a call of an `async` helper, or a local bound to one) run here.
+    fn drive<'e>(&self, scopes: &Scopes, state: &mut Traces, exprs: impl IntoIterator<Item = &'e Expr>) {
+        for e in exprs {
+            let e = strip_parens(e);
+            let at = match scopes.place_of(e) {
+                Some(dataflow::Place { base: dataflow::Base::Local(id), fields }) if fields.is_empty() && matches!(e, Expr::Path(_)) => self.future_locals.get(&id).copied(),
+                _ => crate::resolve::call_position(e),
+            };
+            if let Some(paths) = at.and_then(|at| self.futures.get(&at)) {
+                state.then_any(paths);
+            }
+        }
     }
 
     fn position(&self, name: &str) -> Option<u8> {
@@ -465,7 +507,11 @@ impl<'c, 'a> Effects<'c, 'a> {
                 }
             }
             Resolution::Ambiguous(_) => Runs::Nothing,
-            Resolution::None => self.helper_summary(e).map_or(Runs::Nothing, Runs::OneOf),
+            Resolution::None => match self.helper_summary(e) {
+                None => Runs::Nothing,
+                Some((paths, true)) => Runs::WhenAwaited(paths),
+                Some((paths, false)) => Runs::OneOf(paths),
+            },
         }
     }
 
@@ -474,11 +520,16 @@ impl<'c, 'a> Effects<'c, 'a> {
     /// name several functions of the file (`self.obs.record()`, with `record` on two types) runs
     /// what they all run, when their summaries agree. A call that names no function of this file
     /// may name one of another file, by its path.
-    fn helper_summary(&self, call: &Expr) -> Option<Arc<Traces>> {
+    /// With whether the helper is an `async fn` (its call returns a future).
+    fn helper_summary(&self, call: &Expr) -> Option<(Arc<Traces>, bool)> {
         let candidates = self.ctx.helper_candidates(call, self.def, self.depth);
         if candidates.is_empty() {
-            return self.foreign_summary(&self.ctx.foreign_helper(call, self.def, self.depth)?);
+            let path = self.ctx.foreign_helper(call, self.def, self.depth)?;
+            let summary = self.foreign_summary(&path)?;
+            let is_async = self.ctx.with_foreign_fn(&path, |_, def| def.sig.asyncness.is_some()).unwrap_or(false);
+            return Some((summary, is_async));
         }
+        let is_async = candidates.iter().all(|(_, def)| def.sig.asyncness.is_some());
         let mut agreed: Option<Arc<Traces>> = None;
         for (idx, def) in candidates {
             let summary = self.summary_of(idx, def)?;
@@ -487,7 +538,7 @@ impl<'c, 'a> Effects<'c, 'a> {
                 _ => agreed = Some(summary),
             }
         }
-        agreed
+        agreed.map(|a| (a, is_async))
     }
 
     fn counted(&self) -> Counted {
