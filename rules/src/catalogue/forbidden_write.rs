@@ -9,7 +9,11 @@ declare_rule! {
     /// that writes the position it is given, `zero_block(pool, NULL_BLOCK)` with
     /// `pool[b] = 0.0` or `self.blocks[b].fill(..)` in it, writes the argument's); writes
     /// through a reborrow or a slice of P (`let head = &mut P[..2];`) count where their positions
-    /// are known. Not judged statically: a raw pointer handed to a kernel (`P.as_mut_ptr()`: what
+    /// are known, and so do one element taken from P (`P.iter_mut().next()`, `.nth(k)`, the head
+    /// of `P.split_first_mut()`, `P.as_mut_slice()[k]`) and a write through a raw pointer into P
+    /// in the body (`ptr::write(P.as_mut_ptr(), ..)`, `*P.as_mut_ptr().add(k) = ..`,
+    /// `ptr::write_bytes`, `ptr::copy_nonoverlapping`). Not judged statically: a raw pointer
+    /// handed to a kernel (`P.as_mut_ptr()`: what
     /// the kernel writes is its contract's statement, checked at run time) and growing P
     /// (`push`, `extend`, `resize(P.len() + n, ..)` write past its end). A loop over
     /// `P.iter_mut().enumerate()` that skips the region's position (a leading `if i == C {

@@ -20,6 +20,14 @@
 //!   `chunks_mut(n)` is an `iter_mut()` of blocks of `n` positions (every block from position 0
 //!   on; narrowed the same way where `n` is a constant), and the two halves of a
 //!   `split_at_mut(k)`, taken apart by a `let`, designate the positions below `k` and from `k` on;
+//!   `iter_mut().next()` and `.nth(k)` write the one position they yield, and the head of a
+//!   `split_first_mut()` (through `unwrap`, `expect` or `?`) is position 0, its rest from 1 on;
+//! - a view taken only to be indexed or called on (`p.as_mut_slice()[1] = ..`,
+//!   `p.as_mut().fill(..)`) writes what the index or the method writes, not the whole place;
+//!   a view kept in a `let` may write any position;
+//! - a write through a raw pointer into a place (`p.as_mut_ptr()` at 0, `.add(k)` or `.offset(k)`
+//!   from there): `ptr::write` (and `_volatile`, `_unaligned`), `ptr::write_bytes(p, v, n)`,
+//!   `ptr::copy[_nonoverlapping](src, p, n)`, the method forms `p.write(v)`, and `*p = v`;
 //! - `mem::swap`, `mem::take` and `mem::replace` of a place;
 //! - a place passed to a contracted callee for a parameter it `writes`;
 //! - a place passed to a helper without a contract that writes its parameter (or a field of
@@ -191,6 +199,9 @@ struct Writes<'c, 'a> {
     narrowed: Vec<(*const syn::ExprMethodCall, Vec<Positions>, String)>,
     /// While the body of a closure kept for later is read: the names it binds itself.
     masked: HashSet<String>,
+    /// Views of a place (`as_mut_slice()`, `as_mut()`) that an enclosing expression writes
+    /// through (`p.as_mut_slice()[1] = v`, `p.as_mut().fill(..)`): the view itself writes nothing, the write through it is judged where it happens.
+    viewed: HashSet<*const syn::ExprMethodCall>,
 }
 
 impl Analysis for Writes<'_, '_> {
@@ -234,24 +245,39 @@ impl Analysis for Writes<'_, '_> {
     }
 
     /// `let (head, tail) = cache.split_at_mut(k)`: `head` is the cache's positions below `k`,
-    /// `tail` those from `k` on.
+    /// `tail` those from `k` on; `let (head, rest) = cache.split_first_mut().unwrap()` (or in an
+    /// `if let Some(..)`): `head` is the element at 0, `rest` the positions from 1 on;
+    /// `split_last_mut` the same at an end whose position is not known.
     fn bind_parts(&mut self, scopes: &Scopes, state: &mut State, parts: &[(LocalId, Vec<String>)], scrutinee: &Expr) {
-        let Expr::MethodCall(m) = strip_parens(scrutinee) else { return };
-        if m.method != "split_at_mut" || m.args.len() != 1 {
-            return;
+        let mut call = strip_parens(scrutinee);
+        while let Expr::Try(_) | Expr::MethodCall(_) = call {
+            match call {
+                Expr::Try(t) => call = strip_parens(&t.expr),
+                Expr::MethodCall(m) if ["unwrap", "expect"].contains(&m.method.to_string().as_str()) => call = strip_parens(&m.receiver),
+                _ => break,
+            }
         }
-        let at = self.ctx.int_value(&m.args[0]);
+        let Expr::MethodCall(m) = call else { return };
+        // Each part's positions (`None`: not known), and whether it is one element.
+        let split: [(Option<Positions>, bool); 2] = match (m.method.to_string().as_str(), m.args.len()) {
+            ("split_at_mut", 1) => match self.ctx.int_value(&m.args[0]) {
+                Some(k) => [(Some((0, k)), false), (Some((k, i128::MAX)), false)],
+                None => [(None, false), (None, false)],
+            },
+            ("split_first_mut", 0) => [(Some((0, 1)), true), (Some((1, i128::MAX)), false)],
+            ("split_last_mut", 0) => [(None, true), (None, false)],
+            _ => return,
+        };
         let targets = self.designated(scopes, state, &m.receiver, true);
         for (local, part) in parts {
-            let range = match (part.as_slice(), at) {
-                ([p], Some(k)) if p == "0" => Some((0, k)),
-                ([p], Some(k)) if p == "1" => Some((k, i128::MAX)),
-                ([p], None) if p == "0" || p == "1" => None,
+            let (range, element) = match part.as_slice() {
+                [p] if p == "0" => split[0],
+                [p] if p == "1" => split[1],
                 _ => continue,
             };
             let mut halves = BTreeSet::new();
             for t in targets.0.iter().filter(|t| !t.element) {
-                halves.insert(Target { place: t.place.clone(), window: range.and_then(|r| narrow(t.window, r)), element: false });
+                halves.insert(Target { place: t.place.clone(), window: range.and_then(|r| narrow(t.window, r)), element });
             }
             if !halves.is_empty() {
                 state.map.insert(Place { base: Base::Local(*local), fields: Vec::new() }, MaySet(halves));
@@ -318,7 +344,8 @@ impl<'c, 'a> Writes<'c, 'a> {
         let body = def.map_or(ctx.body, |d| d.body);
         let mut narrowed = Vec::new();
         narrowed_iter_muts(ctx, body, &mut narrowed);
-        Writes { ctx, def, depth, writes: Vec::new(), seen: HashSet::new(), narrowed, masked: HashSet::new() }
+        let viewed = views_written_through(body);
+        Writes { ctx, def, depth, writes: Vec::new(), seen: HashSet::new(), narrowed, masked: HashSet::new(), viewed }
     }
 
     /// What an expression designates: the places (and their positions) whose storage it is.
@@ -452,6 +479,15 @@ impl<'c, 'a> Writes<'c, 'a> {
     /// The places an assigned expression writes, at which positions: `p[i][j]` and `p[i].x`
     /// write within `p[i]`.
     fn written(&self, scopes: &Scopes, state: &State, target: &Expr) -> Vec<(Place, Option<Positions>)> {
+        // `*p.as_mut_ptr().add(k) = v`: the position `k`.
+        if let Expr::Unary(syn::ExprUnary { op: syn::UnOp::Deref(_), expr, .. }) = strip_parens(target) {
+            if let Some((targets, at)) = self.pointer_into(scopes, state, expr) {
+                return targets.0.into_iter().map(|t| {
+                    let at = t.within(at.map(|a| (a, a.saturating_add(1))));
+                    (t.place, at)
+                }).collect();
+            }
+        }
         match strip_parens(target) {
             Expr::Index(ix) => match strip_parens(&ix.expr) {
                 Expr::Index(_) => self.written(scopes, state, &ix.expr),
@@ -537,8 +573,21 @@ impl<'c, 'a> Writes<'c, 'a> {
         if let Expr::MethodCall(m) = e {
             self.method(scopes, state, m);
         }
+        // `ptr::write(p.as_mut_ptr().add(k), v)`: the position `k`; `write_bytes(p, v, n)` and a
+        // copy to `p` of `n`, the `n` from it.
+        if let Some((name, args)) = self.std_call(e, "ptr", &["write", "write_volatile", "write_unaligned", "write_bytes", "copy", "copy_nonoverlapping"]) {
+            let (pointer, count) = match name.as_str() {
+                "write_bytes" => (args.first(), args.get(2)),
+                "copy" | "copy_nonoverlapping" => (args.get(1), args.get(2)),
+                _ => (args.first(), None),
+            };
+            if let Some(pointer) = pointer {
+                self.record_pointer_write(scopes, state, pointer, count.copied(), format!("ptr::{name}"));
+            }
+            return;
+        }
         // `mem::swap(a, b)` writes both; `mem::replace(a, v)`, `mem::take(a)` their first.
-        if let Some((name, args)) = self.mem_call(e) {
+        if let Some((name, args)) = self.std_call(e, "mem", &["swap", "replace", "take"]) {
             let written = if name == "swap" { &args[..] } else { &args[..1.min(args.len())] };
             for arg in written {
                 for t in self.designated(scopes, state, arg, false).0 {
@@ -560,14 +609,15 @@ impl<'c, 'a> Writes<'c, 'a> {
         }
     }
 
-    /// `std::mem::swap(..)`, `mem::take(..)`, `replace(..)` imported from `std::mem`: the
-    /// function's name and arguments.
-    fn mem_call<'e>(&self, e: &'e Expr) -> Option<(String, Vec<&'e Expr>)> {
+    /// A call of a function of `std::{module}` (`std::mem::swap(..)`, `mem::take(..)`,
+    /// `ptr::write(..)`, `replace(..)` imported from `std::mem`) among `names`: its name and
+    /// arguments.
+    fn std_call<'e>(&self, e: &'e Expr, module: &str, names: &[&str]) -> Option<(String, Vec<&'e Expr>)> {
         let Expr::Call(c) = e else { return None };
         let Expr::Path(p) = &*c.func else { return None };
         let written: Vec<String> = p.path.segments.iter().map(|s| s.ident.to_string()).collect();
         let name = written.last()?.clone();
-        if !["swap", "replace", "take"].contains(&name.as_str()) {
+        if !names.contains(&name.as_str()) {
             return None;
         }
         let full = match written.as_slice() {
@@ -578,13 +628,46 @@ impl<'c, 'a> Writes<'c, 'a> {
             },
             [] => return None,
         };
-        let in_mem = full.len() >= 2 && full[full.len() - 2] == "mem" && (full.len() == 2 || full[0] == "std" || full[0] == "core");
-        in_mem.then(|| (name, c.args.iter().collect()))
+        let in_module = full.len() >= 2 && full[full.len() - 2] == module && (full.len() == 2 || full[0] == "std" || full[0] == "core");
+        in_module.then(|| (name, c.args.iter().collect()))
+    }
+
+    /// The storage a raw pointer points into and the position it points at: `p.as_mut_ptr()` at
+    /// 0, `.add(k)` / `.offset(k)` of one `k` further (`None`: a position not known).
+    fn pointer_into(&self, scopes: &Scopes, state: &State, e: &Expr) -> Option<(Targets, Option<i128>)> {
+        let Expr::MethodCall(m) = strip_parens(e) else { return None };
+        match (m.method.to_string().as_str(), m.args.len()) {
+            ("as_mut_ptr", 0) => Some((self.designated(scopes, state, &m.receiver, true), Some(0))),
+            ("add" | "offset", 1) => {
+                let (targets, at) = self.pointer_into(scopes, state, &m.receiver)?;
+                Some((targets, at.zip(self.ctx.int_value(&m.args[0])).map(|(a, k)| a.saturating_add(k))))
+            }
+            _ => None,
+        }
+    }
+
+    /// A store through a raw pointer into a place: `count` positions from where it points.
+    fn record_pointer_write(&mut self, scopes: &Scopes, state: &State, pointer: &Expr, count: Option<&Expr>, how: String) {
+        let Some((targets, at)) = self.pointer_into(scopes, state, pointer) else { return };
+        let count = match count {
+            Some(n) => self.ctx.int_value(n),
+            None => Some(1),
+        };
+        let at = at.zip(count).map(|(a, n)| (a, a.saturating_add(n)));
+        for t in targets.0 {
+            self.record(t.place.clone(), at.and_then(|a| t.within(Some(a))), pointer, How::Method(how.clone()));
+        }
     }
 
     fn method(&mut self, scopes: &Scopes, state: &State, m: &syn::ExprMethodCall) {
         let method = m.method.to_string();
         let receiver = &*m.receiver;
+        // A store through a raw pointer: `p.as_mut_ptr().add(k).write(v)`, `.write_bytes(v, n)`.
+        if let ("write" | "write_volatile" | "write_unaligned", 1) | ("write_bytes", 2) = (method.as_str(), m.args.len()) {
+            if self.pointer_into(scopes, state, receiver).is_some() {
+                return self.record_pointer_write(scopes, state, receiver, m.args.get(1), method);
+            }
+        }
         // Methods that take the positions they write.
         let positions: Option<Vec<&Expr>> = match method.as_str() {
             "swap" => Some(m.args.iter().collect()),
@@ -608,7 +691,7 @@ impl<'c, 'a> Writes<'c, 'a> {
         // taken apart (`bind_parts`).
         let guard = method == "write" && m.args.is_empty();
         let parts = ["chunks_mut", "chunks_exact_mut"].contains(&method.as_str());
-        if guard || method == "split_at_mut" || (!parts && !MUTATING_METHODS.contains(&method.as_str())) {
+        if guard || method == "split_at_mut" || self.viewed.contains(&(m as *const _)) || (!parts && !MUTATING_METHODS.contains(&method.as_str())) {
             return;
         }
         let narrowed = self.narrowed.iter().find(|(p, ..)| std::ptr::eq(*p, m)).map(|(_, r, how)| (r.clone(), how.clone()));
@@ -726,7 +809,8 @@ fn summarise<'a>(ctx: &FnCtx<'a>, def: &FnDef<'a>, depth: usize) -> Option<Arc<S
 }
 
 /// The `iter_mut()` calls of a body that the chain consuming them narrows: `.skip(k)` from `k`
-/// on, `.take(k)` the first `k` (through adapters that keep positions).
+/// on, `.take(k)` the first `k`, `.nth(k)` the one at `k` (`.next()` the first), through
+/// adapters that keep positions.
 fn narrowed_iter_muts(ctx: &FnCtx, body: &syn::Block, out: &mut Vec<(*const syn::ExprMethodCall, Vec<Positions>, String)>) {
     struct Chains<'c, 'a, 'o> {
         ctx: &'c FnCtx<'a>,
@@ -794,23 +878,31 @@ fn narrowed_iter_muts(ctx: &FnCtx, body: &syn::Block, out: &mut Vec<(*const syn:
                     }
                 }
             }
-            if method == "skip" || method == "take" {
-                if let Some(k) = m.args.first().and_then(|k| self.ctx.int_value(k)) {
-                    let mut r = strip_parens(&m.receiver);
-                    while let Expr::MethodCall(inner) = r {
-                        if let Some(size) = part_size(self.ctx, inner) {
-                            let ptr = inner as *const _;
-                            if !self.out.iter().any(|(p, ..)| *p == ptr) {
-                                let range = if method == "skip" { (k, i128::MAX) } else { (0, k) };
-                                self.out.push((ptr, vec![scaled(range, size)], format!("{}().{method}(..)", inner.method)));
-                            }
-                            break;
+            // `.next()` is `.nth(0)`.
+            let count = match method.as_str() {
+                "skip" | "take" | "nth" => m.args.first().and_then(|k| self.ctx.int_value(k)),
+                "next" if m.args.is_empty() => Some(0),
+                _ => None,
+            };
+            if let Some(k) = count {
+                let mut r = strip_parens(&m.receiver);
+                while let Expr::MethodCall(inner) = r {
+                    if let Some(size) = part_size(self.ctx, inner) {
+                        let ptr = inner as *const _;
+                        if !self.out.iter().any(|(p, ..)| *p == ptr) {
+                            let range = match method.as_str() {
+                                "skip" => (k, i128::MAX),
+                                "take" => (0, k),
+                                _ => (k, k.saturating_add(1)),
+                            };
+                            self.out.push((ptr, vec![scaled(range, size)], format!("{}().{method}({})", inner.method, if m.args.is_empty() { "" } else { ".." })));
                         }
-                        if !SAME_POSITIONS.contains(&inner.method.to_string().as_str()) {
-                            break;
-                        }
-                        r = strip_parens(&inner.receiver);
+                        break;
                     }
+                    if !SAME_POSITIONS.contains(&inner.method.to_string().as_str()) {
+                        break;
+                    }
+                    r = strip_parens(&inner.receiver);
                 }
             }
             syn::visit::visit_expr_method_call(self, m);
@@ -818,6 +910,40 @@ fn narrowed_iter_muts(ctx: &FnCtx, body: &syn::Block, out: &mut Vec<(*const syn:
         fn visit_item(&mut self, _: &'ast syn::Item) {}
     }
     Chains { ctx, out }.visit_block(body);
+}
+
+/// The view calls of a body (`as_mut_slice()`, `as_mut()`) whose storage an enclosing
+/// expression designates: the base of an index, the receiver of a method, a field's base. (One
+/// bound by a `let` stays a write of every position: where the local goes is not followed.)
+fn views_written_through(body: &syn::Block) -> HashSet<*const syn::ExprMethodCall> {
+    struct Views(HashSet<*const syn::ExprMethodCall>);
+    impl Views {
+        fn through(&mut self, e: &Expr) {
+            if let Expr::MethodCall(m) = strip_parens(e) {
+                if ["as_mut_slice", "as_mut"].contains(&m.method.to_string().as_str()) && m.args.is_empty() {
+                    self.0.insert(m as *const _);
+                }
+            }
+        }
+    }
+    impl<'ast> Visit<'ast> for Views {
+        fn visit_expr_index(&mut self, ix: &'ast syn::ExprIndex) {
+            self.through(&ix.expr);
+            syn::visit::visit_expr_index(self, ix);
+        }
+        fn visit_expr_method_call(&mut self, m: &'ast syn::ExprMethodCall) {
+            self.through(&m.receiver);
+            syn::visit::visit_expr_method_call(self, m);
+        }
+        fn visit_expr_field(&mut self, f: &'ast syn::ExprField) {
+            self.through(&f.base);
+            syn::visit::visit_expr_field(self, f);
+        }
+        fn visit_item(&mut self, _: &'ast syn::Item) {}
+    }
+    let mut v = Views(HashSet::new());
+    v.visit_block(body);
+    v.0
 }
 
 /// How many positions of its receiver each item of an iterator of mutable parts covers:
