@@ -276,8 +276,22 @@ pub trait Analysis {
     /// A closure run in place binds its parameters: the analysis may say what they hold.
     fn closure_params(&mut self, _scopes: &Scopes, _state: &mut Self::State, _params: &[LocalId]) {}
 
-    /// The function returns normally (see [`Exit`]); `scopes` are those where it returns.
+    /// The function returns normally (see [`Exit`]); `scopes` are those where it returns. With
+    /// [`Analysis::DROPS`], `state` is after the drops of the locals in scope.
     fn exit(&mut self, _scopes: &Scopes, _state: &Self::State, _exit: &Exit<'_>) {}
+
+    /// Whether the analysis hears values dropped ([`Analysis::dropped`],
+    /// [`Analysis::discarded`]): a `Drop` guard runs code where its scope ends.
+    const DROPS: bool = false;
+
+    /// `local` goes out of scope with its value, which is dropped: at the end of its block, or at
+    /// a normal exit (innermost scope first, the latest binding first; a local the exit returns
+    /// is moved out, not dropped). A `break` or `continue` out of a block drops nothing here.
+    fn dropped(&mut self, _scopes: &Scopes, _state: &mut Self::State, _local: LocalId) {}
+
+    /// The value of `value` is dropped where it is made: `let _ = value;`, or a statement
+    /// `value;`. (A bare local there is not moved: `let _ = guard;` keeps it.)
+    fn discarded(&mut self, _scopes: &Scopes, _state: &mut Self::State, _value: &Expr) {}
 
     /// A macro whose arguments the solver does not walk as expressions (not format-like, logging
     /// or diverging), where it runs: its tokens are all there is.
@@ -664,8 +678,33 @@ impl<A: Analysis> Solver<'_, A> {
         if let (Some(s), Some(Stmt::Expr(value, None))) = (state.as_mut(), b.stmts.last()) {
             self.analysis.block_value(&self.scopes, s, value);
         }
+        if let (true, Some(s), Some(frame)) = (A::DROPS, state.as_mut(), self.scopes.frames.last()) {
+            for (_, id) in frame.iter().rev() {
+                self.analysis.dropped(&self.scopes, s, *id);
+            }
+        }
         self.scopes.pop();
         Ok(state)
+    }
+
+    /// Tells the analysis of a normal exit, after the values of the locals in scope are dropped
+    /// (with [`Analysis::DROPS`]).
+    fn exit(&mut self, state: &A::State, exit: &Exit<'_>) {
+        if !A::DROPS {
+            self.analysis.exit(&self.scopes, state, exit);
+            return;
+        }
+        let returned = exit.value.map(strip_parens).filter(|v| matches!(v, Expr::Path(_))).and_then(|v| match self.scopes.place_of(v) {
+            Some(Place { base: Base::Local(id), fields }) if fields.is_empty() => Some(id),
+            _ => None,
+        });
+        let mut s = state.clone();
+        for frame in self.scopes.frames.iter().rev() {
+            for (_, id) in frame.iter().rev().filter(|(_, id)| Some(*id) != returned) {
+                self.analysis.dropped(&self.scopes, &mut s, *id);
+            }
+        }
+        self.analysis.exit(&self.scopes, &s, exit);
     }
 
     /// A block whose value the function returns: its statements, then its tail value as
@@ -688,7 +727,7 @@ impl<A: Analysis> Solver<'_, A> {
             None => {
                 if let Some(s) = &state {
                     let close = b.brace_token.span.close();
-                    self.analysis.exit(&self.scopes, s, &Exit { kind, value: None, span: (close, close), unrun: false, branch_of: whole });
+                    self.exit(s, &Exit { kind, value: None, span: (close, close), unrun: false, branch_of: whole });
                 }
             }
         }
@@ -745,7 +784,7 @@ impl<A: Analysis> Solver<'_, A> {
                 let (receiver, closure) = combinator(e).expect("a combinator");
                 let state = self.expr(receiver, state)?;
                 if let Some(s) = &state {
-                    self.analysis.exit(&self.scopes, s, &Exit { kind, value: Some(e), span: expr_span(e), unrun: true, branch_of: whole });
+                    self.exit(s, &Exit { kind, value: Some(e), span: expr_span(e), unrun: true, branch_of: whole });
                 }
                 let ran = self.closure(closure, state, Runs::Once)?;
                 let state = self.transfer(e, ran);
@@ -792,7 +831,7 @@ impl<A: Analysis> Solver<'_, A> {
     /// A normal exit with the value `e`, unless `e` is an `Err(..)`.
     fn leave<'x>(&mut self, e: &'x Expr, state: Option<A::State>, kind: ExitKind, whole: Option<&'x Expr>) {
         if let (Some(s), false) = (&state, is_err_value(e)) {
-            self.analysis.exit(&self.scopes, s, &Exit { kind, value: Some(e), span: expr_span(e), unrun: false, branch_of: whole });
+            self.exit(s, &Exit { kind, value: Some(e), span: expr_span(e), unrun: false, branch_of: whole });
         }
     }
 
@@ -818,6 +857,9 @@ impl<A: Analysis> Solver<'_, A> {
                     // `let Some(x) = e else { return .. };`: the else block leaves.
                     let _ = self.expr(diverge, state.clone())?;
                 }
+                if let (true, Some(s), Pat::Wild(_)) = (A::DROPS, state.as_mut(), &l.pat) {
+                    self.analysis.discarded(&self.scopes, s, init_expr);
+                }
                 let reads = is_condition(init_expr).then(|| self.locals_read(init_expr));
                 let first = self.scopes.names.len();
                 self.bind_pattern(&l.pat, Some(init_expr), Some(init_expr), &mut state);
@@ -832,7 +874,13 @@ impl<A: Analysis> Solver<'_, A> {
                 Ok(state)
             }
             Stmt::Item(_) => Ok(state),
-            Stmt::Expr(e, _) => self.expr(e, state),
+            Stmt::Expr(e, semi) => {
+                let mut state = self.expr(e, state)?;
+                if let (true, Some(s), Some(_)) = (A::DROPS, state.as_mut(), semi) {
+                    self.analysis.discarded(&self.scopes, s, e);
+                }
+                Ok(state)
+            }
             Stmt::Macro(m) => match self.expansion(&m.mac) {
                 Some(expanded) => self.expanded(&expanded, state),
                 None => self.mac(&m.mac, state),
@@ -1073,7 +1121,7 @@ impl<A: Analysis> Solver<'_, A> {
                 if let Some(s) = &state {
                     if !r.expr.as_deref().is_some_and(is_err_value) {
                         let span = (r.return_token.span, r.expr.as_deref().map_or(r.return_token.span, |v| expr_span(v).1));
-                        self.analysis.exit(&self.scopes, s, &Exit { kind: ExitKind::Return, value: r.expr.as_deref(), span, unrun: false, branch_of: None });
+                        self.exit(s, &Exit { kind: ExitKind::Return, value: r.expr.as_deref(), span, unrun: false, branch_of: None });
                     }
                 }
                 Ok(None)

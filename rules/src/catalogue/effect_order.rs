@@ -1,8 +1,10 @@
 declare_rule! {
     /// ## What it checks
     /// In a function with `preserves(A, B, ...)`, the effects run in the listed order on every path:
-    /// the first call of `B` never comes before the first call of `A`. At run time, the effect trace
-    /// of a hit must also equal the trace of a miss.
+    /// the first call of `B` never comes before the first call of `A`. Effects are counted where
+    /// `hit_skips_effect` counts them: a drop guard runs its effects where it is dropped, so a
+    /// `LogOnDrop` guard made after `check_errors()` logs after it, and two guards drop latest
+    /// first. At run time, the effect trace of a hit must also equal the trace of a miss.
     ///
     /// ## Why it matters
     /// Ordered effects are ordered for a reason: an error check that runs before the step it checks

@@ -18,7 +18,7 @@
 //! ([`Declining`]: the contract's decision, the same the runtime takes on the returned value);
 //! error exits (`?`, `return Err(..)`) are not exits here.
 
-use std::collections::{BTreeSet, HashMap};
+use std::collections::{BTreeSet, HashMap, HashSet};
 use std::ops::Range;
 use std::sync::Arc;
 
@@ -370,6 +370,15 @@ struct Effects<'c, 'a> {
     /// Locals bound to such a future (`let f = self.flush();`), with the call's position.
     future_locals: HashMap<LocalId, (usize, usize)>,
     bound: HashMap<LocalId, Traces>,
+    /// Locals holding a `Drop` guard, with what its `drop` runs (its summary) where the local's
+    /// scope ends.
+    guards: HashMap<LocalId, Arc<Traces>>,
+    /// Guards moved out of their local (`drop(g)`, passed or bound by value): their scope's end
+    /// drops nothing. Flow-insensitive: a guard moved on one path is taken as moved on all.
+    moved: HashSet<LocalId>,
+    /// The types of the locals of the helper being summarised (the function being checked has
+    /// `FnCtx::env`).
+    helper_env: std::cell::OnceCell<crate::resolve::TypeEnv>,
 }
 
 impl Analysis for Effects<'_, '_> {
@@ -385,8 +394,17 @@ impl Analysis for Effects<'_, '_> {
                 // `drop(fut)` and `mem::forget(fut)` run nothing; any other call is taken to
                 // drive the futures it is handed (`spawn`, `block_on`).
                 let discards = matches!(e, Expr::Call(c) if matches!(strip_parens(&c.func), Expr::Path(p) if p.path.segments.last().is_some_and(|s| s.ident == "drop" || s.ident == "forget")));
+                let args = crate::analysis::call_args(e).1;
                 if !discards {
-                    self.drive(scopes, state, crate::analysis::call_args(e).1);
+                    self.drive(scopes, state, args.iter().copied());
+                }
+                // A guard handed over by value is moved; `drop(g)` runs its `drop` here.
+                let is_drop = matches!(e, Expr::Call(c) if matches!(strip_parens(&c.func), Expr::Path(p) if p.path.segments.last().is_some_and(|s| s.ident == "drop")));
+                let handed: Vec<LocalId> = args.iter().filter_map(|a| self.guard_local(scopes, a)).collect();
+                for g in handed {
+                    if self.moved.insert(g) && is_drop {
+                        state.then_any(&self.guards[&g]);
+                    }
                 }
                 match self.runs(e) {
                     Runs::Nothing => {}
@@ -413,6 +431,18 @@ impl Analysis for Effects<'_, '_> {
     }
 
     fn bind(&mut self, scopes: &Scopes, state: &mut Traces, local: LocalId, init: Option<&Expr>) {
+        // `let g = Guard::new();` holds a guard; `let h = g;` moves it to `h`.
+        let guard = init.and_then(|i| match self.guard_local(scopes, i) {
+            Some(from) => {
+                self.moved.insert(from);
+                self.guards.get(&from).cloned()
+            }
+            None => self.guard_of(i),
+        });
+        match guard {
+            Some(runs) => self.guards.insert(local, runs),
+            None => self.guards.remove(&local),
+        };
         match init.and_then(|i| crate::resolve::call_position(strip_parens(i))).filter(|at| self.futures.contains_key(at)) {
             Some(at) => self.future_locals.insert(local, at),
             None => self.future_locals.remove(&local),
@@ -432,6 +462,23 @@ impl Analysis for Effects<'_, '_> {
     fn block_value(&mut self, scopes: &Scopes, _state: &mut Traces, value: &Expr) {
         if let Some(fresh) = self.fresh.as_mut() {
             fresh.block_value(scopes, value);
+        }
+    }
+
+    const DROPS: bool = true;
+
+    fn dropped(&mut self, _scopes: &Scopes, state: &mut Traces, local: LocalId) {
+        if let Some(runs) = self.guards.get(&local).filter(|_| !self.moved.contains(&local)) {
+            state.then_any(runs);
+        }
+    }
+
+    fn discarded(&mut self, scopes: &Scopes, state: &mut Traces, value: &Expr) {
+        if self.guard_local(scopes, value).is_some() || matches!(strip_parens(value), Expr::Path(p) if p.path.get_ident().is_some_and(|i| scopes.lookup(&i.to_string()).is_some())) {
+            return;
+        }
+        if let Some(runs) = self.guard_of(value) {
+            state.then_any(&runs);
         }
     }
 
@@ -455,7 +502,7 @@ impl Analysis for Effects<'_, '_> {
 
 impl<'c, 'a> Effects<'c, 'a> {
     fn new(ctx: &'c FnCtx<'a>, names: Arc<[String]>, def: Option<&'c FnDef<'a>>, depth: usize, declining: Declining, fresh: Option<stale_result::Tracker<'c, 'a>>) -> Self {
-        Effects { ctx, names, def, depth, declining, resolved: false, calls: HashMap::new(), exits: Vec::new(), fresh, bound: HashMap::new(), futures: HashMap::new(), future_locals: HashMap::new() }
+        Effects { ctx, names, def, depth, declining, resolved: false, calls: HashMap::new(), exits: Vec::new(), fresh, bound: HashMap::new(), futures: HashMap::new(), future_locals: HashMap::new(), guards: HashMap::new(), moved: HashSet::new(), helper_env: Default::default() }
     }
 
     /// The futures among `exprs` (a call of an `async` helper, or a local bound to one) run here.
@@ -470,6 +517,55 @@ impl<'c, 'a> Effects<'c, 'a> {
                 state.then_any(paths);
             }
         }
+    }
+
+    /// The guard local `e` names, bare (`g`, not `&g` or `g.field`).
+    fn guard_local(&self, scopes: &Scopes, e: &Expr) -> Option<LocalId> {
+        let e = strip_parens(e);
+        match scopes.place_of(e) {
+            Some(dataflow::Place { base: dataflow::Base::Local(id), fields }) if fields.is_empty() && matches!(e, Expr::Path(_)) && self.guards.contains_key(&id) => Some(id),
+            _ => None,
+        }
+    }
+
+    /// What dropping the value of `e` runs, when its type has a `Drop` impl whose `drop` runs
+    /// effects (its summary): a unit struct (`CheckOnDrop`), a struct literal, or a call or
+    /// method whose return type is such a type (`CheckOnDrop::new()`, `self.span()`). The impl
+    /// is one of this file, or of the type's file where the type is another file's.
+    fn guard_of(&self, e: &Expr) -> Option<Arc<Traces>> {
+        let e = strip_parens(e);
+        let here = self.def.map_or(self.ctx.self_type, |d| d.self_type.as_deref());
+        let ty = match e {
+            Expr::Struct(st) => {
+                let last = st.path.segments.last()?.ident.to_string();
+                crate::resolve::TypeRef::here(if last == "Self" { here? } else { &last })
+            }
+            // A unit struct by its path (`guards::CheckOnDrop`).
+            Expr::Path(p) if p.path.segments.len() > 1 => {
+                let written: Vec<String> = p.path.segments.iter().map(|s| s.ident.to_string()).collect();
+                let paths = self.ctx.resolver.type_paths(&written, here);
+                crate::resolve::TypeRef { name: written.last()?.clone(), paths: (!paths.is_empty()).then_some(paths) }
+            }
+            Expr::Path(_) | Expr::Call(_) | Expr::MethodCall(_) => {
+                let env = match self.def {
+                    None => self.ctx.env(),
+                    Some(def) => self.helper_env.get_or_init(|| crate::resolve::TypeEnv::of(def.sig, None, Some(def.body))),
+                };
+                self.ctx.resolver.type_of(e, here, env)?
+            }
+            _ => return None,
+        };
+        let fns = self.ctx.fns;
+        let local: Vec<usize> = fns.by_name.get("drop").into_iter().flatten().copied().filter(|i| {
+            let d = &fns.defs[*i];
+            d.self_type.as_deref() == Some(ty.name.as_str()) && d.has_receiver() && d.sig.inputs.len() == 1
+        }).collect();
+        if let [idx] = local[..] {
+            return self.summary_of(idx, &fns.defs[idx]);
+        }
+        // The type's file is parsed only where its text can hold a `Drop` impl.
+        let may_drop = |p: &[String]| self.ctx.items.file_of(p).is_some_and(|(_, f)| f.file.text.contains("Drop"));
+        ty.paths?.iter().filter(|p| may_drop(p)).find_map(|p| self.foreign_summary(&[p.as_slice(), &["drop".to_string()]].concat()))
     }
 
     fn position(&self, name: &str) -> Option<u8> {
@@ -764,5 +860,24 @@ mod tests {
         for (src, declines) in [("(false, x, y, z)", true), ("(true, x)", false), ("Some(2)", true), ("Some(4)", false), ("[a, 0]", true), ("[a, 1]", false)] {
             assert_eq!(shaped.declines(&e(src)), declines, "{src}");
         }
+    }
+
+    #[test]
+    fn drop_guards_run_where_their_values_are_dropped() {
+        let guard = "struct Gd;\nimpl Drop for Gd { fn drop(&mut self) { b(); } }\n";
+        let at = |body: &str| check(&format!("{guard}{AB}\nfn f(h: bool) -> u8 {{\n    {body}\n}}")).into_iter().map(|(r, l)| (r, l - 2)).collect::<Vec<_>>();
+        // At the end of its scope, on each exit, after the exit's value.
+        assert!(at("let _g = Gd; a(); if h { return 1; } 2").is_empty());
+        assert_eq!(at("a(); if h { return 1; } let _g = Gd; 2"), vec![("hit_skips_effect", 3)]);
+        // An inner block ends it; `let _ =` drops it at once; `drop(g)` where it stands, once.
+        assert_eq!(at("{ let _g = Gd; } a(); 2"), vec![("effect_order", 3)]);
+        assert_eq!(at("let _ = Gd; a(); 2"), vec![("effect_order", 3)]);
+        assert_eq!(at("let g = Gd; drop(g); a(); 2"), vec![("effect_order", 3)]);
+        assert!(at("let g = Gd; a(); drop(g); 2").is_empty());
+        // Moved to another local, or bound by `let _ = g;` (no move): dropped once, at the end.
+        assert!(at("let g = Gd; let k = g; a(); 2").is_empty());
+        assert!(at("let g = Gd; let _ = g; a(); 2").is_empty());
+        // Latest binding first.
+        assert!(check(&format!("struct Ad;\nimpl Drop for Ad {{ fn drop(&mut self) {{ a(); }} }}\n{guard}{AB}\nfn f() {{\n    let _b = Gd;\n    let _a = Ad;\n}}")).is_empty());
     }
 }
