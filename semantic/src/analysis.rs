@@ -318,8 +318,20 @@ impl<'a> FnCtx<'a> {
             if !on_self {
                 let empty = TypeEnv::default();
                 let env = if within.is_none() { self.env() } else { &empty };
-                if let Some(ty) = self.resolver.type_of(&m.receiver, here, env).filter(|t| t.name != crate::resolve::BUILTIN) {
-                    return candidates.into_iter().filter(|(_, d)| d.self_type.as_deref() == Some(ty.name.as_str())).collect();
+                match self.resolver.type_of(&m.receiver, here, env) {
+                    // A std type (`self.plans.get(&k)` on a `HashMap`): this file's method only
+                    // where the file implements a trait for a std type (`impl Ext for Vec<i64>`).
+                    Some(ty) if ty.name == crate::resolve::BUILTIN => {
+                        return candidates.into_iter().filter(|(_, d)| d.self_type.as_deref().is_none_or(crate::resolve::is_std_type)).collect();
+                    }
+                    Some(ty) => return candidates.into_iter().filter(|(_, d)| d.self_type.as_deref() == Some(ty.name.as_str())).collect(),
+                    // An unknown receiver is not `self`: never the function being checked or the
+                    // helper being summarised, and never for a name std types use everywhere.
+                    None if crate::resolve::is_common_method(&name) => return Vec::new(),
+                    None => {
+                        let current = |d: &FnDef| std::ptr::eq(d.sig, self.sig) || within.is_some_and(|w| std::ptr::eq(d.sig, w.sig));
+                        return candidates.into_iter().filter(|(_, d)| !current(d)).collect();
+                    }
                 }
             }
         }

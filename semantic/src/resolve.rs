@@ -470,7 +470,7 @@ pub fn type_name(ty: &Type) -> Option<String> {
                     return type_name(inner);
                 }
             }
-            Some(if STD_TYPES.contains(&last.as_str()) { BUILTIN.to_string() } else { last })
+            Some(if is_std_type(&last) { BUILTIN.to_string() } else { last })
         }
         // `&dyn PagedKernel`, `impl PagedKernel`: its methods are the trait's.
         Type::TraitObject(t) => trait_bound(&t.bounds),
@@ -647,6 +647,16 @@ const STD_TYPES: &[&str] = &[
     "Result", "Cell", "RefCell", "Mutex", "RwLock", "OnceCell", "OnceLock", "File", "Path", "PathBuf", "u8", "u16", "u32",
     "u64", "u128", "usize", "i8", "i16", "i32", "i64", "i128", "isize", "f32", "f64", "bool", "char",
 ];
+
+/// Whether a type written with this last segment is std's (`Vec`, `HashMap`, `u32`).
+pub fn is_std_type(name: &str) -> bool {
+    STD_TYPES.contains(&name)
+}
+
+/// Whether std types have a method of this name that engines call everywhere (`get`, `insert`).
+pub fn is_common_method(name: &str) -> bool {
+    COMMON_METHODS.contains(&name)
+}
 
 /// Method names that std types use everywhere: through a receiver of unknown type, such a call is
 /// far more often `Vec::get` than the workspace's contracted `get`, so it is not resolved.
@@ -1135,7 +1145,7 @@ impl<'a> Resolver<'a> {
             // Unknown receiver type: methods of this crate, of crates this file names, and of
             // contracts files (which the user wrote for exactly these calls); never a name that
             // std types use everywhere.
-            if methods.first().is_some_and(|f| COMMON_METHODS.contains(&f.name.as_str())) {
+            if methods.first().is_some_and(|f| is_common_method(&f.name)) {
                 return Vec::new();
             }
             // Never the function being checked: an unknown receiver is not `self`.
