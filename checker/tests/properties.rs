@@ -132,6 +132,7 @@ proptest! {
             unreadable: None,
             report: true,
             reach: None,
+            renames: Default::default(),
         };
         let jobs = vec![
             job("src/lib.rs", kernel.to_string(), vec!["fixture_paged_kv".into()]),

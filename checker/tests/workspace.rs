@@ -103,3 +103,45 @@ fn the_warm_cache_sees_a_changed_contract() {
     write(&root, "engine/src/extra.rs", "pub fn f(h: u64) -> u64 { let o = crate::donate(h); h + o }\n");
     assert_eq!(findings(&root, &cached).len(), 2);
 }
+
+/// A library with a name of its own (`[lib] name = "pk"`) and a dependency renamed in the
+/// manifest (`kern = { package = "kernels" }`): the code names the crates so, and their
+/// contracts hold there (with and without a lock file, where only the manifests say it).
+#[test]
+fn a_lib_name_and_a_renamed_dependency_name_the_contracted_crate() {
+    let root = std::env::temp_dir().join(format!("reuse-check-ws-renamed-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&root);
+    write(&root, "Cargo.toml", "[workspace]\nmembers = [\"kernels\", \"engine\"]\nresolver = \"2\"\n");
+    write(&root, "kernels/Cargo.toml", "[package]\nname = \"kernels\"\nversion = \"0.1.0\"\nedition = \"2021\"\n\n[lib]\nname = \"pk\"\n");
+    write(
+        &root,
+        "kernels/src/lib.rs",
+        "#[reuse::contract(writes(cache[slots], skip = -1))]\npub fn reshape_and_cache(cache: &mut [f32], slots: &[i64]) {}\n",
+    );
+    write(
+        &root,
+        "engine/Cargo.toml",
+        "[package]\nname = \"engine\"\nversion = \"0.1.0\"\nedition = \"2021\"\n\n[dependencies]\nkern = { package = \"kernels\", path = \"../kernels\" }\n",
+    );
+    // `kern` in every module (an extern prelude name), under an import's rename too; a module of
+    // the engine's own named like the crate is not it.
+    write(
+        &root,
+        "engine/src/lib.rs",
+        "pub mod step;\n\npub fn dummy(cache: &mut [f32], n: usize) {\n    kern::reshape_and_cache(cache, &vec![0; n]);\n}\n",
+    );
+    write(
+        &root,
+        "engine/src/step.rs",
+        "use kern::reshape_and_cache as write_kv;\n\npub fn step(cache: &mut [f32], n: usize) {\n    write_kv(cache, &vec![0; n]);\n    kernels::reshape_and_cache(cache, &vec![0; n]);\n}\n\nmod kernels {\n    pub fn reshape_and_cache(_: &mut [f32], _: &[i64]) {}\n}\n",
+    );
+    let expected = vec!["engine/src/lib.rs:4 pad_to_null_block", "engine/src/step.rs:4 pad_to_null_block"];
+    // Without a lock file: `cargo metadata --no-deps` and the manifests.
+    assert_eq!(findings(&root, &CheckOptions::default()), expected);
+    write(
+        &root,
+        "Cargo.lock",
+        "version = 3\n\n[[package]]\nname = \"engine\"\nversion = \"0.1.0\"\ndependencies = [\n \"kernels\",\n]\n\n[[package]]\nname = \"kernels\"\nversion = \"0.1.0\"\n",
+    );
+    assert_eq!(findings(&root, &CheckOptions::default()), expected, "with the lock file: cargo's resolution");
+}

@@ -24,6 +24,7 @@ fn job(rel: &str, text: String, module: &[&str]) -> FileJob {
         unreadable: None,
         report: true,
         reach: None,
+        renames: Default::default(),
     }
 }
 

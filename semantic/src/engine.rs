@@ -47,6 +47,9 @@ pub struct FileJob {
     /// The crates whose contracted functions this file can call: its own and those its package
     /// reaches through dependencies. `None`: unknown, any.
     pub reach: Option<Arc<std::collections::HashSet<String>>>,
+    /// The names its crate's code gives renamed dependencies, with their crate names
+    /// ([`crate::workspace::Package::renames`]).
+    pub renames: Arc<Vec<(String, String)>>,
 }
 
 #[derive(Debug, Default)]
@@ -87,10 +90,11 @@ const SUPPRESSION_MARKERS: &[&str] = &["reuse-check:", "reuse::allow"];
 pub fn read_jobs(ws: &Workspace) -> Vec<FileJob> {
     // (path, crate name, module path, config, is a contracts file, is reported, reach)
     type Reach = Option<Arc<std::collections::HashSet<String>>>;
-    type Wanted = (PathBuf, String, Vec<String>, Arc<Config>, bool, bool, Reach);
+    type Wanted = (PathBuf, String, Vec<String>, Arc<Config>, bool, bool, Reach, Arc<Vec<(String, String)>>);
     let mut wanted: Vec<Wanted> = Vec::new();
     let reaches = reach(ws);
     for (p, reach) in ws.packages.iter().zip(reaches) {
+        let renames = Arc::new(p.renames.clone());
         for f in &p.files {
             let mut parts = module_path(&p.dir, f);
             if p.flat {
@@ -107,27 +111,27 @@ pub fn read_jobs(ws: &Workspace) -> Vec<FileJob> {
             if in_lib {
                 module.extend(parts);
             }
-            wanted.push((f.clone(), crate_name, module, p.config.clone(), false, p.report, reach.clone()));
+            wanted.push((f.clone(), crate_name, module, p.config.clone(), false, p.report, reach.clone(), renames.clone()));
         }
     }
     for f in &ws.contracts_files {
-        wanted.push((f.clone(), String::new(), Vec::new(), Arc::new(Config::default()), true, true, None));
+        wanted.push((f.clone(), String::new(), Vec::new(), Arc::new(Config::default()), true, true, None, Arc::default()));
     }
     let mut jobs: Vec<FileJob> = wanted
         .into_par_iter()
-        .map(|(path, crate_name, module, config, external, report, reach)| {
+        .map(|(path, crate_name, module, config, external, report, reach, renames)| {
             let rel = rel_path(&ws.root, &path);
             let (text, problem) = match read_source(&path) {
                 Ok(text) => (text, None),
                 Err(e) => (String::new(), Some(e)),
             };
             let file = Arc::new(SourceFile::new(path, rel, text));
-            FileJob { unreadable: problem, file, crate_name, module, config, external, report, reach }
+            FileJob { unreadable: problem, file, crate_name, module, config, external, report, reach, renames }
         })
         .collect();
     for (path, reason) in &ws.unreadable {
         let file = Arc::new(SourceFile::new(path.clone(), rel_path(&ws.root, path), String::new()));
-        jobs.push(FileJob { file, crate_name: String::new(), module: Vec::new(), config: Arc::new(Config::default()), external: false, unreadable: Some(reason.clone()), report: true, reach: None });
+        jobs.push(FileJob { file, crate_name: String::new(), module: Vec::new(), config: Arc::new(Config::default()), external: false, unreadable: Some(reason.clone()), report: true, reach: None, renames: Arc::default() });
     }
     jobs
 }
@@ -361,7 +365,7 @@ impl Session {
             None => {
                 let (crate_name, module, config) = self.placement(path);
                 let rel = rel_path(&self.root, path);
-                self.jobs.push(FileJob { file: Arc::new(SourceFile::new(path.to_path_buf(), rel, String::new())), crate_name, module, config, external: false, unreadable: None, report: true, reach: None });
+                self.jobs.push(FileJob { file: Arc::new(SourceFile::new(path.to_path_buf(), rel, String::new())), crate_name, module, config, external: false, unreadable: None, report: true, reach: None, renames: Arc::default() });
                 self.jobs.len() - 1
             }
         };
@@ -632,6 +636,7 @@ pub fn uses_something(text: &str) -> bool {
 /// The index of all files' declarations, and the well-formedness findings of each file.
 fn merge_decls<'a>(decls: impl Iterator<Item = (&'a String, &'a FileDecls)>, items: &WorkspaceItems) -> (Index, HashMap<String, Vec<Finding>>) {
     let mut index = Index::default();
+    index.crate_renames = items.crate_renames.clone();
     let mut findings: HashMap<String, Vec<Finding>> = HashMap::new();
     for (rel, d) in decls {
         findings.entry(rel.clone()).or_default().extend(d.findings.iter().cloned());

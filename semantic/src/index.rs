@@ -162,6 +162,9 @@ pub struct Index {
     /// Effect names in `preserves` that are misspellings: no function of the check has the
     /// name, and one has a name two edits away ([`Index::misspelled_effects`]).
     misspelled_effects: std::collections::HashSet<String>,
+    /// Per crate, the names its code gives renamed dependencies (`kern` for `kern = { package =
+    /// "kernels" }`), with their crate names: `kern::f` written in that crate is `kernels::f`.
+    pub crate_renames: HashMap<String, HashMap<String, String>>,
 }
 
 /// A `use` item: `name` (or `*` for a glob) in `module` stands for `target`.
@@ -376,6 +379,9 @@ impl Index {
     /// that name nor imports it by name: those shadow the glob.
     pub fn aliases_from(&self, path: &[String], from: Option<&[String]>) -> Vec<Vec<String>> {
         let mut out: Vec<Vec<String>> = vec![path.to_vec()];
+        if let Some(renamed) = from.and_then(|f| self.crate_renamed(f.first()?, path)) {
+            out.push(renamed);
+        }
         let mut next = 0;
         while next < out.len() && out.len() < MAX_ALIASES {
             let p = out[next].clone();
@@ -399,7 +405,10 @@ impl Index {
                         continue;
                     };
                     let local = r.relative.then(|| r.module.iter().chain(&head).cloned().collect::<Vec<String>>());
-                    for mut full in std::iter::once(head.clone()).chain(local) {
+                    // A re-export through a renamed dependency (`pub use kern::write;`) names it
+                    // as the re-exporting crate does.
+                    let renamed = r.module.first().and_then(|krate| self.crate_renamed(krate, &head));
+                    for mut full in std::iter::once(head.clone()).chain(local).chain(renamed) {
                         full.extend(rest.iter().cloned());
                         if !out.contains(&full) {
                             out.push(full);
@@ -409,6 +418,13 @@ impl Index {
             }
         }
         out
+    }
+
+    /// `path` with its first segment read as a dependency `krate` renames (`kern::f` → `kernels::f`).
+    fn crate_renamed(&self, krate: &str, path: &[String]) -> Option<Vec<String>> {
+        let (first, rest) = path.split_first()?;
+        let real = self.crate_renames.get(krate)?.get(first)?;
+        Some(std::iter::once(real.clone()).chain(rest.iter().cloned()).collect())
     }
 
     /// Records that a call resolved to `f` (only contracts-file contracts are tracked: an

@@ -31,6 +31,8 @@ pub struct WorkspaceItems {
     by_module: HashMap<Vec<String>, usize>,
     types: Vec<OnceLock<Arc<FileTypes>>>,
     pub(crate) summaries: crate::rules::SharedSummaries,
+    /// Per crate, the names its code gives renamed dependencies ([`crate::engine::FileJob::renames`]).
+    pub crate_renames: HashMap<String, HashMap<String, String>>,
 }
 
 /// The light types one file declares, by definition path.
@@ -86,7 +88,7 @@ impl WorkspaceItems {
             by_module.entry(f.module.clone()).or_insert(i);
         }
         let types = files.iter().map(|_| OnceLock::new()).collect();
-        WorkspaceItems { files, by_module, types, summaries: Default::default() }
+        WorkspaceItems { files, by_module, types, summaries: Default::default(), crate_renames: HashMap::new() }
     }
 
     /// The items of the engine's jobs.
@@ -97,14 +99,19 @@ impl WorkspaceItems {
     /// The items of the engine's jobs, with the text of one file replaced by `edited` (an editor
     /// buffer checked before the session takes it).
     pub fn of_jobs_with(jobs: &[crate::engine::FileJob], edited: Option<&crate::source::FileRef>) -> WorkspaceItems {
-        WorkspaceItems::new(jobs.iter().filter(|j| !j.external && j.unreadable.is_none() && !j.module.is_empty()).map(|j| ItemFile {
+        let mut crate_renames: HashMap<String, HashMap<String, String>> = HashMap::new();
+        for j in jobs.iter().filter(|j| !j.renames.is_empty()) {
+            crate_renames.entry(j.crate_name.clone()).or_default().extend(j.renames.iter().cloned());
+        }
+        let items = WorkspaceItems::new(jobs.iter().filter(|j| !j.external && j.unreadable.is_none() && !j.module.is_empty()).map(|j| ItemFile {
             file: match edited {
                 Some(e) if e.path == j.file.path => e.clone(),
                 _ => j.file.clone(),
             },
             crate_name: j.crate_name.clone(),
             module: j.module.clone(),
-        }))
+        }));
+        WorkspaceItems { crate_renames, ..items }
     }
 
     /// The file that may define the item at `path`: the file of its longest module prefix (the
@@ -320,6 +327,7 @@ pub(crate) mod tests {
                     unreadable: None,
                     report: true,
                     reach: None,
+                    renames: Default::default(),
                 }
             })
             .collect()

@@ -40,6 +40,10 @@ pub struct Package {
     /// (a plain directory). A file can call a contracted function only of its own crate or of a
     /// crate it reaches through these (see `engine::reach`).
     pub deps: Option<Vec<String>>,
+    /// The names its code gives dependencies that differ from their crate names, with those
+    /// names (`kern` for `kern = { package = "kernels" }`): an extern prelude entry of every
+    /// module of the crate, as `extern crate kernels as kern;` would be.
+    pub renames: Vec<(String, String)>,
 }
 
 /// A package as cargo names it: the `package_id` and `target` of cargo's JSON messages.
@@ -290,10 +294,26 @@ fn path_dependencies(meta: &cargo_metadata::Metadata, known: &[PathBuf], warning
         let src = lib_path.parent().map(Path::to_path_buf).unwrap_or_else(|| dir.join("src"));
         let files = rust_files(&src, &[], &dir, None, &mut WalkLog::default());
         let info = PackageInfo::from_dir(&dir, &crate_name);
-        let deps = tables.iter().flat_map(|t| t.keys()).map(|k| k.replace('-', "_")).collect();
-        out.push(Package { crate_name, dir, files, config: Arc::new(Config::default()), info, report: false, flat: false, deps: Some(deps) });
+        let (deps, renames) = manifest_dependency_names(&tables);
+        out.push(Package { crate_name, dir, files, config: Arc::new(Config::default()), info, report: false, flat: false, deps: Some(deps), renames });
     }
     out
+}
+
+/// [`dependency_names`] read from a manifest's dependency tables: a key is the name the code
+/// uses, `package = ".."` the crate's when it differs (its `[lib] name` is not read).
+fn manifest_dependency_names(tables: &[&toml::Table]) -> (Vec<String>, Vec<(String, String)>) {
+    let mut crates = Vec::new();
+    let mut renames = Vec::new();
+    for (key, dep) in tables.iter().flat_map(|t| t.iter()) {
+        let code = key.replace('-', "_");
+        let krate = dep.get("package").and_then(|p| p.as_str()).map_or_else(|| code.clone(), |p| p.replace('-', "_"));
+        if code != krate {
+            renames.push((code, krate.clone()));
+        }
+        crates.push(krate);
+    }
+    (crates, renames)
 }
 
 /// `[dependencies]`, `[build-dependencies]`, `[dev-dependencies]` and their `[target.*]` forms.
@@ -378,7 +398,10 @@ fn discover_cargo(manifest: Option<&Path>, target: &Target) -> Result<Workspace,
             files = rust_files(&dir, &nested, &root, None, &mut log);
         }
         let info = PackageInfo::from_cargo(p, &dir);
-        packages.push(Package { crate_name: p.name.replace('-', "_"), dir, files, config, info, report, flat: false, deps: Some(code_names(p)) });
+        let (deps, renames) = dependency_names(p, &meta);
+        // The crate's name is its library's (`[lib] name = "pk"`), else the package's.
+        let crate_name = lib_target(p).map_or(p.name.as_str(), |l| l.name.as_str()).replace('-', "_");
+        packages.push(Package { crate_name, dir, files, config, info, report, flat: false, deps: Some(deps), renames });
     }
     let mut sources = Vec::new();
     let member_dirs: Vec<PathBuf> = packages.iter().map(|p| p.dir.clone()).collect();
@@ -393,7 +416,8 @@ fn discover_cargo(manifest: Option<&Path>, target: &Target) -> Result<Workspace,
         let info = PackageInfo::from_cargo(p, &dir);
         let crate_name = lib.name.replace('-', "_");
         resolved_dirs.push(dir.clone());
-        packages.push(Package { crate_name, dir, files, config: Arc::new(Config::default()), info, report: false, flat: false, deps: Some(code_names(p)) });
+        let (deps, renames) = dependency_names(p, &meta);
+        packages.push(Package { crate_name, dir, files, config: Arc::new(Config::default()), info, report: false, flat: false, deps: Some(deps), renames });
     }
     for p in path_dependencies(&meta, &resolved_dirs, &mut warnings) {
         sources.push(format!("{} ({}, path): {} files read for contracts", p.info.name, p.dir.display(), p.files.len()));
@@ -457,9 +481,22 @@ fn lib_target(p: &cargo_metadata::Package) -> Option<&cargo_metadata::Target> {
     p.targets.iter().find(|t| t.is_lib() || t.is_rlib() || t.is_proc_macro())
 }
 
-/// The names a package's code uses for its dependencies (a `package = ".."` rename included).
-fn code_names(p: &cargo_metadata::Package) -> Vec<String> {
-    p.dependencies.iter().map(|d| d.rename.as_deref().unwrap_or(d.name.as_str()).replace('-', "_")).collect()
+/// The crates a package depends on (by their library's name: `[lib] name = "pk"` is `pk`), and
+/// the names its code gives those it renames (`kern = { package = "kernels" }`).
+fn dependency_names(p: &cargo_metadata::Package, meta: &cargo_metadata::Metadata) -> (Vec<String>, Vec<(String, String)>) {
+    let mut crates = Vec::new();
+    let mut renames = Vec::new();
+    for d in &p.dependencies {
+        // The package cargo resolved it to, when the metadata lists it (not under `--no-deps`).
+        let lib = meta.packages.iter().filter(|q| q.name.as_str() == d.name && d.req.matches(&q.version)).find_map(lib_target);
+        let krate = lib.map_or(d.name.as_str(), |l| l.name.as_str()).replace('-', "_");
+        let code = d.rename.as_deref().map_or_else(|| krate.clone(), |r| r.replace('-', "_"));
+        if code != krate {
+            renames.push((code, krate.clone()));
+        }
+        crates.push(krate);
+    }
+    (crates, renames)
 }
 
 /// The dependencies (not members) that can declare contracts: those that depend on `reuse` (or
@@ -561,7 +598,7 @@ fn discover_dir(dir: &Path) -> Result<Workspace, DiscoverError> {
                 // A folder of loose files is a crate only when it has a root (`lib.rs`, `main.rs`);
                 // otherwise each file stands alone (a folder of examples or fixtures).
                 let flat = !pkg_dir.join("src").is_dir() && (pkg_dir.join("lib.rs").is_file() || pkg_dir.join("main.rs").is_file());
-                ws.packages.push(Package { crate_name, dir: pkg_dir, files: vec![file], config: config.clone(), info, report: true, flat, deps: None })
+                ws.packages.push(Package { crate_name, dir: pkg_dir, files: vec![file], config: config.clone(), info, report: true, flat, deps: None, renames: Vec::new() })
             }
         }
     }
