@@ -318,7 +318,10 @@ impl<'a> FnCtx<'a> {
             if !on_self {
                 let empty = TypeEnv::default();
                 let env = if within.is_none() { self.env() } else { &empty };
-                match self.resolver.type_of(&m.receiver, here, env) {
+                // What an `Option` or a `Result` holds (`self.obs.as_mut().expect(..)`) is light-typed
+                // as the std type itself: its content is not known.
+                let ty = self.resolver.type_of(&m.receiver, here, env).filter(|t| t.name != crate::resolve::BUILTIN || !unwraps(&m.receiver));
+                match ty {
                     // A std type (`self.plans.get(&k)` on a `HashMap`): this file's method only
                     // where the file implements a trait for a std type (`impl Ext for Vec<i64>`).
                     Some(ty) if ty.name == crate::resolve::BUILTIN => {
@@ -326,8 +329,7 @@ impl<'a> FnCtx<'a> {
                     }
                     Some(ty) => return candidates.into_iter().filter(|(_, d)| d.self_type.as_deref() == Some(ty.name.as_str())).collect(),
                     // An unknown receiver is not `self`: never the function being checked or the
-                    // helper being summarised, and never for a name std types use everywhere.
-                    None if crate::resolve::is_common_method(&name) => return Vec::new(),
+                    // helper being summarised.
                     None => {
                         let current = |d: &FnDef| std::ptr::eq(d.sig, self.sig) || within.is_some_and(|w| std::ptr::eq(d.sig, w.sig));
                         return candidates.into_iter().filter(|(_, d)| !current(d)).collect();
@@ -336,6 +338,15 @@ impl<'a> FnCtx<'a> {
             }
         }
         candidates
+    }
+}
+
+/// Whether a receiver is the content of an `Option` or a `Result` (`x.unwrap()`, `x?`).
+fn unwraps(receiver: &Expr) -> bool {
+    match crate::resolve::strip(receiver) {
+        Expr::Try(_) => true,
+        Expr::MethodCall(m) => matches!(m.method.to_string().as_str(), "unwrap" | "expect" | "unwrap_or" | "unwrap_or_else" | "unwrap_or_default" | "unwrap_unchecked"),
+        _ => false,
     }
 }
 

@@ -653,11 +653,6 @@ pub fn is_std_type(name: &str) -> bool {
     STD_TYPES.contains(&name)
 }
 
-/// Whether std types have a method of this name that engines call everywhere (`get`, `insert`).
-pub fn is_common_method(name: &str) -> bool {
-    COMMON_METHODS.contains(&name)
-}
-
 /// Method names that std types use everywhere: through a receiver of unknown type, such a call is
 /// far more often `Vec::get` than the workspace's contracted `get`, so it is not resolved.
 const COMMON_METHODS: &[&str] = &[
@@ -1145,7 +1140,7 @@ impl<'a> Resolver<'a> {
             // Unknown receiver type: methods of this crate, of crates this file names, and of
             // contracts files (which the user wrote for exactly these calls); never a name that
             // std types use everywhere.
-            if methods.first().is_some_and(|f| is_common_method(&f.name)) {
+            if methods.first().is_some_and(|f| COMMON_METHODS.contains(&f.name.as_str())) {
                 return Vec::new();
             }
             // Never the function being checked: an unknown receiver is not `self`.

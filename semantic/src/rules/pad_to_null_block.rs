@@ -443,12 +443,33 @@ struct Pad<'c, 'a> {
     /// Counters bound to 0 and only ever stepped by one (`let mut i = 0; .. i += 1`): a `while
     /// i < n` loop over them walks the entries from the first on.
     zero_counters: std::collections::HashSet<LocalId>,
+    /// Locals bound to a length (`let n = real.len();`), with it as written: a buffer built with
+    /// `n` entries and a loop to `real.len()` (or to the buffer's own `len()`) walk the same.
+    len_inits: std::collections::HashMap<LocalId, String>,
 }
 
 impl<'c, 'a> Pad<'c, 'a> {
     fn new(ctx: &'c FnCtx<'a>, mode: Mode, def: Option<&'c FnDef<'a>>, depth: usize) -> Self {
-        let (local_types, rebound, helpers, borrows, block_tails, zero_counters, static_depth, loop_prefixes) = Default::default();
-        Pad { ctx, mode, def, depth, summary: Summary::default(), local_types, rebound, helpers, borrows, block_tails, zero_counters, static_depth, loop_prefixes }
+        let (local_types, rebound, helpers, borrows, block_tails, zero_counters, static_depth, loop_prefixes, len_inits) = Default::default();
+        Pad { ctx, mode, def, depth, summary: Summary::default(), local_types, rebound, helpers, borrows, block_tails, zero_counters, static_depth, loop_prefixes, len_inits }
+    }
+
+    /// A length as written, a local bound to one read as what it was bound to (`n` for `let n =
+    /// real.len();` is `real.len()`), so that two ways of writing one length compare equal.
+    fn len_text(&self, scopes: &Scopes, text: String) -> String {
+        let mut text = text;
+        for _ in 0..4 {
+            let Some(init) = scopes.lookup(&text).and_then(|id| self.len_inits.get(&id)) else { break };
+            text = init.clone();
+        }
+        text
+    }
+
+    /// Whether walking `walked` entries of `place`, built with `built`, walks all of them: the
+    /// same length, or the buffer's own (`for i in 0..slots.len()`: its length never changed).
+    fn walks_all(&self, scopes: &Scopes, place: &Place, built: &str, walked: &str) -> bool {
+        let walked = self.len_text(scopes, walked.to_string());
+        walked == built || walked == format!("{}.len()", scopes.display(place))
     }
 
     /// The element stores at a loop's counter (`buf[i] = v;`, at the body's top level) stored `v`
@@ -507,7 +528,7 @@ impl<'c, 'a> Pad<'c, 'a> {
             let syn::Stmt::Expr(Expr::Assign(a), _) = stmt else { continue };
             let Expr::Index(ix) = &*a.left else { continue };
             let Some(place) = scopes.place_of(&ix.expr).filter(|_| crate::rules::expr_text(strip(&ix.index)) == var) else { continue };
-            let to_end = end == format!("{}.len()", crate::rules::expr_text(&ix.expr)) || matches!(state.map.get(&place).map(|e| &e.len), Some(Len::Built(l)) if l == end);
+            let to_end = matches!(state.map.get(&place).map(|e| &e.len), Some(Len::Built(l)) if self.walks_all(scopes, &place, l, end)) || end == format!("{}.len()", crate::rules::expr_text(&ix.expr));
             if let (true, Some((_, copied))) = (to_end, copied.iter().find(|(p, _)| *p == place)) {
                 let v = self.eval(scopes, state, &a.right).put(&How::Put("store".into()));
                 self.fill_rest(scopes, state, &place, Some(copied.clone()), v, self.pos(&a.right));
@@ -665,9 +686,13 @@ impl Analysis for Pad<'_, '_> {
         // parameter, a pattern) holds what is not known.
         state.clear_under(&place);
         self.zero_counters.remove(&local);
+        self.len_inits.remove(&local);
         let Some(init) = init else { return };
         if crate::index::int_value(strip(init)) == Some(0) {
             self.zero_counters.insert(local);
+        }
+        if matches!(strip(init), Expr::MethodCall(m) if m.method == "len" && m.args.is_empty()) || matches!(strip(init), Expr::Path(p) if p.path.get_ident().is_some()) {
+            self.len_inits.insert(local, crate::rules::expr_text(strip(init)));
         }
         if let Expr::Struct(st) = strip(init) {
             if let Some(ty) = self.literal_type(st) {
@@ -689,8 +714,11 @@ impl Analysis for Pad<'_, '_> {
         }
         let val = self.eval(scopes, state, init);
         self.store(scopes, state, &place, val, self.pos(init));
-        if let (Some(len), Some(entries)) = (built_len(init), state.map.get_mut(&place)) {
-            entries.len = Len::Built(len);
+        if let Some(len) = built_len(init) {
+            let len = self.len_text(scopes, len);
+            if let Some(entries) = state.map.get_mut(&place) {
+                entries.len = Len::Built(len);
+            }
         }
     }
 
@@ -929,7 +957,7 @@ impl<'c, 'a> Pad<'c, 'a> {
         match (&len, walked) {
             // The first `walked` entries only: what `buf[..walked]` holds now, as after a copy
             // into that prefix (a later `buf[walked..].fill(PAD)` completes it).
-            (Len::Built(built), Some(walked)) if *built != walked => {
+            (Len::Built(built), Some(walked)) if !self.walks_all(scopes, place, built, &walked) => {
                 self.add(scopes, state, place, v.own.clone());
                 if let Some(entries) = state.map.get_mut(place) {
                     entries.prefix = Some((walked, v.own));
@@ -1418,7 +1446,7 @@ impl<'c, 'a> Pad<'c, 'a> {
                 };
                 // `buf[..n]` of a buffer built with `n` entries is all of it.
                 let built = state.map.get(&place).map(|e| e.len.clone());
-                let all = whole || matches!((&bound, built), (Some(b), Some(Len::Built(len))) if *b == len);
+                let all = whole || matches!((&bound, built), (Some(b), Some(Len::Built(len))) if self.walks_all(scopes, &place, &len, b));
                 let copied = rest.and_then(|k| state.map.get(&place).and_then(|e| e.prefix.clone()).filter(|(b, _)| *b == k)).map(|(_, o)| o);
                 if !all && self.fill_rest(scopes, state, &place, copied, origins.clone(), self.pos(&m.receiver)) {
                     return;
