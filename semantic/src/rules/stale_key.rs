@@ -249,6 +249,13 @@ impl Analysis for Keys<'_, '_> {
         self.tails.insert(self.ctx.expr_range(value), built);
     }
 
+    /// A `for` loop's names take an element of what it walks, each built from it: `for h in
+    /// hashes` (the blocks of a prefix, looked up one by one) is built from `hashes`, `for c in
+    /// prompt.tokens.chunks(16)` from `prompt.tokens`.
+    fn bind_each(&mut self, scopes: &Scopes, state: &mut State, locals: &[LocalId], iterated: &Expr) {
+        self.bind_from(scopes, state, locals, iterated);
+    }
+
     /// A name a pattern takes from a value (`if let Some(h) = h`, `let Req { hash } = r`, a
     /// `match` arm) is built from that value, and designates the caches it designates (`if let
     /// Ok(map) = self.kv.lock()`).
