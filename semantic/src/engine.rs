@@ -677,7 +677,7 @@ fn forget_spans() {
 /// Phases 2 and 3.
 fn analyze(jobs: &[FileJob], index: &Index, index_findings: &HashMap<String, Vec<Finding>>, items: &WorkspaceItems, options: &CheckOptions) -> (Vec<Finding>, usize) {
     let filter = AnalysisFilter::new(index);
-    let per_file: Vec<(Vec<Finding>, bool)> = jobs
+    let mut per_file: Vec<(Vec<Finding>, bool)> = jobs
         .par_iter()
         .map(|j| {
             // Read for its contracts only: never analysed, never reported on.
@@ -689,6 +689,26 @@ fn analyze(jobs: &[FileJob], index: &Index, index_findings: &HashMap<String, Vec
             (findings, parsed)
         })
         .collect();
+    // Functions that hand a parameter on to a kernel's index were found in the files analysed:
+    // the files that call them are analysed next (a runner that pads and calls `layer.forward`
+    // names no kernel), and so on for those they turn out to hand it on to, a few rounds deep.
+    let mut seen = 0;
+    for _ in 0..crate::dataflow::MAX_SUMMARY_DEPTH {
+        let forwarders = items.new_forwarders(&mut seen);
+        if forwarders.is_empty() {
+            break;
+        }
+        let filter = AnalysisFilter::of_forwarders(&forwarders);
+        let next: Vec<(usize, Vec<Finding>)> = jobs
+            .par_iter()
+            .enumerate()
+            .filter(|(i, j)| j.report && !per_file[*i].1 && filter.wants(j))
+            .map(|(i, j)| (i, check_parsed(j, index, items, index_findings)))
+            .collect();
+        for (i, findings) in next {
+            per_file[i] = (findings, true);
+        }
+    }
     let parsed = per_file.iter().filter(|(_, p)| *p).count();
     let mut all: Vec<Finding> = per_file.into_iter().flat_map(|(f, _)| f).collect();
     all.sort_by(|a, b| a.sort_key().cmp(&b.sort_key()));
@@ -749,6 +769,15 @@ impl AnalysisFilter {
             owners.push(None);
             free_only.push(false);
         }
+        let automaton = AhoCorasick::builder().build(&patterns).expect("plain string patterns");
+        AnalysisFilter { automaton, owners, free_only }
+    }
+
+    /// A filter for the files that call these functions ([`crate::rules::Forwarder`]).
+    fn of_forwarders(forwarders: &[crate::rules::Forwarder]) -> AnalysisFilter {
+        let patterns: Vec<&str> = forwarders.iter().map(|f| f.name.as_str()).collect();
+        let owners = forwarders.iter().map(|f| Some(vec![Some(f.krate.clone())])).collect();
+        let free_only = forwarders.iter().map(|f| !f.method).collect();
         let automaton = AhoCorasick::builder().build(&patterns).expect("plain string patterns");
         AnalysisFilter { automaton, owners, free_only }
     }

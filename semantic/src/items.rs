@@ -114,6 +114,15 @@ impl WorkspaceItems {
         WorkspaceItems { crate_renames, ..items }
     }
 
+    /// The functions found so far to hand a parameter on to a kernel's index (see
+    /// [`crate::rules::SharedSummaries`]), once each: those not returned before.
+    pub(crate) fn new_forwarders(&self, seen: &mut usize) -> Vec<crate::rules::Forwarder> {
+        let all = self.summaries.forwarders.lock().map(|f| f.clone()).unwrap_or_default();
+        let new = all.get(*seen..).map(<[_]>::to_vec).unwrap_or_default();
+        *seen = all.len();
+        new
+    }
+
     /// The file that may define the item at `path`: the file of its longest module prefix (the
     /// rest is inline modules, an `impl` type and the name).
     pub fn file_of(&self, path: &[String]) -> Option<(usize, &ItemFile)> {

@@ -41,6 +41,18 @@ pub struct SharedSummaries {
     effects: dataflow::SharedMemo<std::sync::Arc<effects::Traces>, effects::Counted>,
     writes: dataflow::SharedMemo<std::sync::Arc<writes::Summary>>,
     fallback: dataflow::SharedMemo<std::sync::Arc<fallback_index::Summary>>,
+    /// The functions found to hand a parameter on to a kernel's index (`pad_to_null_block`'s
+    /// forwarders): files that call them are analysed too, though they name no contract.
+    pub(crate) forwarders: std::sync::Mutex<Vec<Forwarder>>,
+}
+
+/// A function without a contract that hands a parameter on as a kernel's index, by its crate and
+/// name (how the prefilter finds the files that call it).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub(crate) struct Forwarder {
+    pub krate: String,
+    pub name: String,
+    pub method: bool,
 }
 
 use crate::analysis::FnCtx;

@@ -38,7 +38,7 @@ use crate::index::ContractedFn;
 use crate::resolve::strip;
 use super::InFile;
 use reuse_rules::catalogue::PAD_TO_NULL_BLOCK;
-use reuse_rules::contract::{Clause, PlaceRoot, Sentinel};
+use reuse_rules::contract::{Clause, ClauseKind, PlaceRoot, Sentinel};
 
 /// Calls that turn one buffer into another with the same entries.
 const CONVERSIONS: &[&str] = &[
@@ -331,11 +331,34 @@ pub(crate) struct Summary {
     self_value: Val,
     /// Struct literals built in the function, by type name.
     literals: BTreeMap<String, Val>,
+    /// The indexes it hands on to writers that skip a sentinel: it writes as if it had their
+    /// `writes` clauses, with its parameter as the index.
+    forwards: Vec<Forwarded>,
+}
+
+/// A parameter (or a field path in one) that a helper hands on, as it was given, as the index of
+/// a writer that skips a sentinel (`fn forward(&mut self, m: &Meta) { reshape_and_cache(k, c,
+/// &m.slot_mapping) }`): at a call of the helper, the argument is checked as the writer's index.
+#[derive(Clone, Debug, PartialEq)]
+struct Forwarded {
+    param: usize,
+    fields: Vec<String>,
+    /// The parameter as the helper names it (`m.slot_mapping`).
+    shown: String,
+    /// The writer, by definition path, and its `writes` clause, by position among its clauses.
+    writer: Vec<String>,
+    clause: usize,
+    /// Where the helper hands it on, in the helper's file (`None`: the caller's).
+    at: Range<usize>,
+    file: Option<InFile>,
 }
 
 impl Summary {
     /// Marks the origins put in this file's positions as positions of `file`.
     fn in_file(&mut self, file: &crate::source::FileRef) {
+        for f in &mut self.forwards {
+            f.file.get_or_insert_with(|| InFile(file.clone()));
+        }
         self.returns.in_file(file);
         self.self_value.in_file(file);
         self.params.values_mut().chain(self.literals.values_mut()).for_each(|v| v.in_file(file));
@@ -359,11 +382,29 @@ struct WriteIndex<'a> {
     /// Positions that belong to the null block (0, and the callee's forbidden region of P).
     null: Vec<(i128, i128)>,
     param: String,
+    /// The helper the index is passed to, which hands it on to `callee` ([`Forwarded`]).
+    via: Option<Via>,
+}
+
+/// A helper between a call and the writer: its name, what it hands on (its parameter, at a field
+/// path), and where.
+struct Via {
+    helper: String,
+    handed: String,
+    at: Label,
 }
 
 impl WriteIndex<'_> {
     fn is_null(&self, e: &Entry) -> bool {
         is_null(e, self.sentinel, &self.null)
+    }
+}
+
+/// The parameter (and field path) whose entries a summary's origin stands for.
+fn param_of(o: &Origin) -> Option<(usize, Vec<String>)> {
+    match &o.entry {
+        Entry::Param(i, fields) => Some((*i, fields.clone())),
+        _ => None,
     }
 }
 
@@ -382,10 +423,12 @@ pub(super) fn check(ctx: &FnCtx, calls: &[&Expr], out: &mut Vec<Finding>) {
     let calls_kernel = calls.iter().any(|c| ctx.callee(c).is_some_and(|(_, f)| f.contract.writes().any(|(_, _, skip)| skip.is_some())));
     let body = &ctx.file.text[ctx.range(ctx.body.brace_token.span.join())];
     let touches_index_field = ctx.index.index_fields.iter().any(|f| body.contains(&f.field) || body.contains(&f.type_name));
-    if !calls_kernel && !touches_index_field {
+    let mut pad = Pad::new(ctx, Mode::Check { findings: Vec::new(), seen: HashSet::new() }, None, 0);
+    // A helper that hands an argument on to such a kernel is one too.
+    let calls_forwarder = || calls.iter().any(|c| !call_args(c).1.is_empty() && pad.helper(c).is_some_and(|(_, s)| !s.forwards.is_empty()));
+    if !calls_kernel && !touches_index_field && !calls_forwarder() {
         return;
     }
-    let mut pad = Pad::new(ctx, Mode::Check { findings: Vec::new(), seen: HashSet::new() }, None, 0);
     let params = dataflow::param_names(ctx.sig);
     // The fields of `self` hold what the type's functions leave in them until this function
     // writes them, on every path (one that writes a field on one branch only joins it there).
@@ -397,6 +440,9 @@ pub(super) fn check(ctx: &FnCtx, calls: &[&Expr], out: &mut Vec<Finding>) {
             }
         }
     }
+    if (calls_kernel || calls_forwarder()) && ctx.contract.is_none() {
+        record_forwarder(&pad);
+    }
     match dataflow::solve(&mut pad, &params, ctx.body, entry) {
         Ok(()) => {
             if let Mode::Check { findings, .. } = pad.mode {
@@ -404,6 +450,22 @@ pub(super) fn check(ctx: &FnCtx, calls: &[&Expr], out: &mut Vec<Finding>) {
             }
         }
         Err(dataflow::TooComplex) => out.push(super::analysis_limit(ctx, "dataflow", dataflow::MAX_STEPS, "its write indexes are")),
+    }
+}
+
+/// Tells the check that the function being checked hands a parameter on to a kernel's index, so
+/// that the files calling it are analysed ([`super::Forwarder`]).
+fn record_forwarder(pad: &Pad) {
+    let ctx = pad.ctx;
+    let Some((idx, def)) = ctx.fns.defs.iter().enumerate().find(|(_, d)| std::ptr::eq(d.sig, ctx.sig)) else { return };
+    if dataflow::param_count(def.sig) == 0 || pad.summary(idx, def).is_none_or(|s| s.forwards.is_empty()) {
+        return;
+    }
+    let f = super::Forwarder { krate: ctx.resolver.crate_name.to_string(), name: def.sig.ident.to_string(), method: def.has_receiver() };
+    if let Ok(mut all) = ctx.items.summaries.forwarders.lock() {
+        if !all.contains(&f) {
+            all.push(f);
+        }
     }
 }
 
@@ -580,8 +642,9 @@ impl Analysis for Pad<'_, '_> {
     fn transfer(&mut self, scopes: &Scopes, state: &mut State, e: &Expr) {
         match e {
             Expr::Call(_) | Expr::MethodCall(_) => {
+                self.check_kernel(scopes, state, e);
+                self.check_forwarded(scopes, state, e);
                 if let Mode::Check { .. } = self.mode {
-                    self.check_kernel(scopes, state, e);
                     self.check_passed_index_fields(scopes, state, e);
                 }
                 self.apply_helper_effects(scopes, state, e);
@@ -1521,15 +1584,14 @@ impl<'c, 'a> Pad<'c, 'a> {
     }
 
     /// The kernel check: what the index argument may hold at this call.
+    /// At a call of a kernel with `writes(P[IDX], skip = S)`: what the IDX argument's entries may
+    /// hold (in a summary: which parameter of the helper it hands on).
     fn check_kernel(&mut self, scopes: &Scopes, state: &mut State, call: &Expr) {
         let ctx = self.ctx;
         let Some((site, callee)) = ctx.callee(call) else { return };
-        for (clause, target, skip) in callee.contract.writes() {
-            let Some(skip) = skip else { continue };
-            let sentinel = ctx.sentinel_value(skip, callee);
-            let null = ctx.null_positions(callee, &target.place);
-            let sentinel_here = sentinel_in_caller(ctx, callee, skip, sentinel);
-            let w = WriteIndex { callee, clause, sentinel_text: skip.to_string(), sentinel_here, sentinel, null, param: target.index.to_string() };
+        for (position, clause) in callee.contract.clauses.iter().enumerate() {
+            let Some(w) = self.write_index(callee, clause, None) else { continue };
+            let ClauseKind::Writes { target, .. } = &clause.kind else { continue };
             // The index is a parameter, a field path of one (`meta.slot_mapping`), or of the
             // receiver (`self.vars.slots`).
             let fields: Vec<String> = target.index.segments[1..].iter().map(|s| s.text.clone()).collect();
@@ -1539,25 +1601,89 @@ impl<'c, 'a> Pad<'c, 'a> {
                 PlaceRoot::Static => None,
             };
             let Some(arg) = arg else { continue };
-            let val = self.eval(scopes, state, buffer_of(arg)).project(&fields);
-            let shown = scopes.place_of(buffer_of(arg)).map(|p| scopes.display(&p.fields_then(&fields)));
-            // An index field that a helper padded (`pad(&mut meta, n)`) is the helper's finding.
-            let index_field = match (scopes.place_of(buffer_of(arg)), fields.as_slice()) {
-                (Some(p), [.., last]) if p.fields.is_empty() => {
-                    self.base_type(scopes, &p.base).is_some_and(|ty| self.ctx.index_field(&ty, last).is_some())
-                }
-                _ => false,
+            let at = ctx.expr_range(call);
+            self.check_index(scopes, state, arg, &fields, &w, (&callee.path, position, at));
+        }
+    }
+
+    /// What a `writes(P[IDX], skip = S)` clause of `callee` says of its index (`None`: another
+    /// clause, or no sentinel to skip).
+    fn write_index<'w>(&self, callee: &'w ContractedFn, clause: &'w Clause<Range<usize>>, via: Option<Via>) -> Option<WriteIndex<'w>> {
+        let ClauseKind::Writes { target, skip: Some(skip) } = &clause.kind else { return None };
+        let ctx = self.ctx;
+        let sentinel = ctx.sentinel_value(skip, callee);
+        let null = ctx.null_positions(callee, &target.place);
+        let sentinel_here = sentinel_in_caller(ctx, callee, skip, sentinel);
+        Some(WriteIndex { callee, clause, sentinel_text: skip.to_string(), sentinel_here, sentinel, null, param: target.index.to_string(), via })
+    }
+
+    /// At a call of a helper that hands an argument on to a kernel ([`Forwarded`]): the
+    /// argument is checked as the kernel's index (in a summary: handed on again).
+    fn check_forwarded(&mut self, scopes: &Scopes, state: &mut State, call: &Expr) {
+        let (_, args) = call_args(call);
+        if args.is_empty() {
+            return;
+        }
+        let Some((helper, summary)) = self.helper(call) else { return };
+        for f in &summary.forwards {
+            let Some(arg) = args.get(f.param) else { continue };
+            let Some(writer) = f.writer.last().and_then(|name| self.ctx.index.candidates(name).find(|c| c.path == f.writer)) else { continue };
+            let Some(clause) = writer.contract.clauses.get(f.clause) else { continue };
+            let file = f.file.as_ref().map_or(self.ctx.file, |file| &file.0);
+            let via = Via {
+                helper: helper.clone(),
+                handed: f.shown.clone(),
+                at: Label::new(file, f.at.clone(), format!("`{helper}` hands `{}` to `{}` here", f.shown, writer.name)),
             };
-            for o in &val.own {
-                if !o.in_buffer || !w.is_null(&o.entry) || (index_field && o.function.is_some()) {
-                    continue;
+            let Some(w) = self.write_index(writer, clause, Some(via)) else { continue };
+            let at = self.ctx.expr_range(call);
+            self.check_index(scopes, state, arg, &f.fields, &w, (&f.writer, f.clause, at));
+        }
+    }
+
+    /// The entries of `arg` (at the field path `fields`) passed as the index `w` describes: in
+    /// the function checked, each one of the null block is a finding; in a summary, each that is
+    /// a parameter's makes the helper a [`Forwarded`] of the writer (`writer`, its clause, where).
+    fn check_index(&mut self, scopes: &Scopes, state: &mut State, arg: &Expr, fields: &[String], w: &WriteIndex, writer: (&Vec<String>, usize, Range<usize>)) {
+        let whole = self.eval(scopes, state, buffer_of(arg));
+        if let Some(def) = self.def {
+            // A parameter's entries, at the field path the writer reads.
+            let names = dataflow::param_names(def.sig);
+            let mut handed: Vec<(usize, Vec<String>)> = whole.clone().project(fields).own.iter().filter_map(param_of).collect();
+            handed.extend(whole.own.iter().filter_map(param_of).map(|(i, at)| (i, at.into_iter().chain(fields.iter().cloned()).collect())));
+            // A parameter the helper added to (`s.resize(n, PAD)`) still holds the caller's entries.
+            let params = names.len();
+            if let Some(Place { base: Base::Local(id), fields: at }) = scopes.place_of(buffer_of(arg)).map(|p| self.borrowed(&p)) {
+                let kept = whole.clone().project(fields).own.iter().any(|o| o.entry == Entry::Kept);
+                if kept && (id as usize) < params {
+                    handed.push((id as usize, at.into_iter().chain(fields.iter().cloned()).collect()));
                 }
-                let finding = self.finding(scopes, state, o, arg, shown.as_deref(), &w);
-                let key = (finding.primary.range.start, finding.primary.range.end, finding.message.clone());
-                if let Mode::Check { findings, seen } = &mut self.mode {
-                    if !seen.contains(&(key.0, key.1, INDEX_FIELD.into())) && seen.insert(key) {
-                        findings.push(finding);
-                    }
+            }
+            for (param, at) in handed {
+                let shown = std::iter::once(names.get(param).cloned().unwrap_or_default()).chain(at.iter().cloned()).collect::<Vec<_>>().join(".");
+                let f = Forwarded { param, fields: at, shown, writer: writer.0.clone(), clause: writer.1, at: writer.2.clone(), file: None };
+                if !self.summary.forwards.contains(&f) {
+                    self.summary.forwards.push(f);
+                }
+            }
+            return;
+        }
+        let val = whole.project(fields);
+        let shown = scopes.place_of(buffer_of(arg)).map(|p| scopes.display(&p.fields_then(fields)));
+        // An index field that a helper padded (`pad(&mut meta, n)`) is the helper's finding.
+        let index_field = match (scopes.place_of(buffer_of(arg)), fields) {
+            (Some(p), [.., last]) if p.fields.is_empty() => self.base_type(scopes, &p.base).is_some_and(|ty| self.ctx.index_field(&ty, last).is_some()),
+            _ => false,
+        };
+        for o in &val.own {
+            if !o.in_buffer || !w.is_null(&o.entry) || (index_field && o.function.is_some()) {
+                continue;
+            }
+            let finding = self.finding(scopes, state, o, arg, shown.as_deref(), w);
+            let key = (finding.primary.range.start, finding.primary.range.end, finding.message.clone());
+            if let Mode::Check { findings, seen } = &mut self.mode {
+                if !seen.contains(&(key.0, key.1, INDEX_FIELD.into())) && seen.insert(key) {
+                    findings.push(finding);
                 }
             }
         }
@@ -1584,14 +1710,20 @@ impl<'c, 'a> Pad<'c, 'a> {
         }
         let (buffer, label) = origin_label(o, shown, || self.text(buffer_of(arg)));
         let (primary, elsewhere) = self.origin_labels(o, &buffer, label);
-        let mut f = Finding::new(
-            &PAD_TO_NULL_BLOCK,
-            format!(
+        let message = match &w.via {
+            Some(via) => format!(
+                "`{buffer}` reaches `{}` as `{}` through `{}` (its `{}`), whose padding must be {}; {} maps a row into the null block",
+                w.callee.name, w.param, via.helper, via.handed, w.sentinel_text, o.text
+            ),
+            None => format!(
                 "`{buffer}` is passed as `{}` of `{}`, whose padding must be {}; {} maps a row into the null block",
                 w.param, w.callee.name, w.sentinel_text, o.text
             ),
-            primary,
-        );
+        };
+        let mut f = Finding::new(&PAD_TO_NULL_BLOCK, message, primary);
+        if let Some(via) = &w.via {
+            f = f.with_secondary(via.at.clone());
+        }
         if let Some(l) = elsewhere {
             f = f.with_secondary(l);
         }
