@@ -17,7 +17,11 @@ declare_rule! {
     /// buffer (`self.field`) that another method of its type leaves with 0 (its constructor, or the
     /// method that prepares a replay). A field declared `#[reuse::index(skip = S)]` (on a struct with
     /// `#[reuse::indexes]`) is held to S wherever it is built or changed: a struct literal, and what a
-    /// function leaves in it. Not flagged: zeros every entry of which is then replaced (a fill or
+    /// function leaves in it. A helper without a contract that hands its parameter (or a field
+    /// path in one) on to such a kernel's index, as given or added to, is checked as if it had the
+    /// kernel's `writes` clause: `layer.forward(&key, &meta)` where `forward` passes
+    /// `&meta.slot_mapping` to `reshape_and_cache`, through helpers, files and crates, and in files
+    /// that never name the kernel. Not flagged: zeros every entry of which is then replaced (a fill or
     /// loop over the whole buffer; the real rows copied into `buf[..k]` and `buf[k..]` set to S by
     /// `fill` or a loop to the end, or cut off by `truncate(k)`; `mem::replace(&mut buf, ..)` and
     /// `mem::take` as resets). An index declared with `reads(P[IDX])` may be padded with 0. The

@@ -1606,6 +1606,17 @@ impl<'c, 'a> Pad<'c, 'a> {
         }
     }
 
+    /// `&buf[..k]` where the first `k` entries of `buf` were copied in (`buf[..k].copy_from_slice(real)`):
+    /// only what was copied, not the padding past it (a batch-sized buffer whose real rows alone
+    /// are passed).
+    fn copied_prefix(&self, scopes: &Scopes, state: &State, arg: &Expr) -> Option<Val> {
+        let Expr::Index(ix) = strip(arg) else { return None };
+        let bound = prefix_bound(&ix.index)?;
+        let place = self.borrowed(&scopes.place_of(&ix.expr)?);
+        let (walked, copied) = state.map.get(&place)?.prefix.as_ref()?;
+        (self.len_text(scopes, bound) == self.len_text(scopes, walked.clone())).then(|| Val::from(copied.clone()))
+    }
+
     /// What a `writes(P[IDX], skip = S)` clause of `callee` says of its index (`None`: another
     /// clause, or no sentinel to skip).
     fn write_index<'w>(&self, callee: &'w ContractedFn, clause: &'w Clause<Range<usize>>, via: Option<Via>) -> Option<WriteIndex<'w>> {
@@ -1645,7 +1656,10 @@ impl<'c, 'a> Pad<'c, 'a> {
     /// the function checked, each one of the null block is a finding; in a summary, each that is
     /// a parameter's makes the helper a [`Forwarded`] of the writer (`writer`, its clause, where).
     fn check_index(&mut self, scopes: &Scopes, state: &mut State, arg: &Expr, fields: &[String], w: &WriteIndex, writer: (&Vec<String>, usize, Range<usize>)) {
-        let whole = self.eval(scopes, state, buffer_of(arg));
+        let whole = match self.copied_prefix(scopes, state, arg) {
+            Some(prefix) => prefix,
+            None => self.eval(scopes, state, buffer_of(arg)),
+        };
         if let Some(def) = self.def {
             // A parameter's entries, at the field path the writer reads.
             let names = dataflow::param_names(def.sig);
