@@ -17,7 +17,9 @@
 //! own), and a returned `lookup.map(|g| ..)` leaves where the closure ran and where it did not
 //! ([`Exit::unrun`]).
 //!
-//! Closures run where they run: one called where it is written (`(|| ..)()`) runs there once; the
+//! Closures run where they run: one called where it is written (`(|| ..)()`), or handed to a call
+//! that runs it before returning (`span.in_scope(|| ..)`, `std::thread::scope(|s| ..)`), runs
+//! there once; the
 //! callbacks of iterator adaptors (`for_each`, `map(..)` on an iterator) are walked in place zero or
 //! more times, those of `Option`/`Result` combinators (`map` on anything not seen to be an
 //! iterator; once after `?`), the entry API and synchronous callbacks
@@ -400,6 +402,13 @@ const RUNS_AT_MOST_ONCE: &[&str] = &[
     "update", "with", "with_borrow", "with_borrow_mut", "and_then", "or_else", "map_err", "unwrap_or_else", "map_or",
     "map_or_else", "get_or_insert_with", "or_insert_with",
 ];
+
+/// Method names whose closure argument runs during the call exactly once (tracing's
+/// `span.in_scope(|| ..)`).
+const RUNS_ONCE: &[&str] = &["in_scope"];
+/// Functions whose closure argument runs during the call exactly once (`std::thread::scope(|s|
+/// ..)`, `rayon::scope`, `catch_unwind`): the closure's body is where the call is.
+const RUNS_ONCE_FNS: &[&str] = &["scope", "in_place_scope", "catch_unwind"];
 
 /// Adaptors that `Option` and `Result` have too: their closure runs any number of times on an
 /// iterator ([`is_iterator`]), at most once on anything else (`mask.map(|m| ..)`).
@@ -1161,7 +1170,14 @@ impl<A: Analysis> Solver<'_, A> {
                     func if closure_of(func).is_some() => state,
                     other => self.expr(other, state)?,
                 };
-                let state = self.exprs(&c.args, state)?;
+                let runs_once = matches!(&*c.func, Expr::Path(p) if p.path.segments.last().is_some_and(|s| RUNS_ONCE_FNS.contains(&s.ident.to_string().as_str())));
+                let mut state = state;
+                for arg in &c.args {
+                    state = match closure_of(arg) {
+                        Some(closure) if runs_once => self.closure(closure, state, Runs::Once)?,
+                        _ => self.expr(arg, state)?,
+                    };
+                }
                 // `(|| ..)()`: the closure runs here, once; so does `flush()` of `let flush = || ..;`,
                 // with the names its body uses as they are here.
                 let state = match closure_of(&c.func) {
@@ -1183,7 +1199,9 @@ impl<A: Analysis> Solver<'_, A> {
             Expr::MethodCall(m) => {
                 let mut state = self.expr(&m.receiver, state)?;
                 let method = m.method.to_string();
-                let runs = if RUNS_AT_MOST_ONCE.contains(&method.as_str()) || (OPTION_OR_ITERATOR.contains(&method.as_str()) && !is_iterator(&m.receiver)) {
+                let runs = if RUNS_ONCE.contains(&method.as_str()) {
+                    Some(Runs::Once)
+                } else if RUNS_AT_MOST_ONCE.contains(&method.as_str()) || (OPTION_OR_ITERATOR.contains(&method.as_str()) && !is_iterator(&m.receiver)) {
                     Some(Runs::AtMostOnce)
                 } else {
                     RUNS_IN_PLACE.contains(&method.as_str()).then_some(Runs::AnyTimes)
