@@ -13,7 +13,8 @@
 //! [`Place`] is a local or `self` with a field path.
 //!
 //! The value a function returns is read branch by branch: a returned `match`, `if`/`else` or
-//! block leaves once per branch, with that branch's value (so `None => Ok(None)` is an exit of its
+//! block leaves once per branch (a returned `async` block, or `Box::pin` of one, is the future
+//! the caller runs: its exits are the function's), with that branch's value (so `None => Ok(None)` is an exit of its
 //! own), and a returned `lookup.map(|g| ..)` leaves where the closure ran and where it did not
 //! ([`Exit::unrun`]).
 //!
@@ -385,6 +386,11 @@ pub fn break_values(l: &syn::ExprLoop) -> Vec<&Expr> {
     let mut b = Breaks { label: l.label.as_ref().map(|l| l.name.ident.to_string()), inner: 0, out: Vec::new() };
     b.visit_block(&l.body);
     b.out
+}
+
+/// `Box::pin` (a future boxed to be returned).
+fn is_box_pin(func: &Expr) -> bool {
+    matches!(strip_parens(func), Expr::Path(p) if p.path.segments.len() >= 2 && p.path.segments.iter().rev().take(2).map(|s| s.ident.to_string()).eq(["pin", "Box"]))
 }
 
 /// Method names whose closure arguments run during the call any number of times (iterator
@@ -764,6 +770,14 @@ impl<A: Analysis> Solver<'_, A> {
                 self.scopes.push();
                 self.returned_block(&b.block, state, kind, whole)
             }
+            // A function that returns a future it builds (`-> impl Future`, tower's `call`): the
+            // block is what the caller runs by awaiting it, and its exits are the function's.
+            Expr::Async(a) => {
+                self.step()?;
+                self.scopes.push();
+                self.returned_block(&a.block, state, kind, whole)
+            }
+            Expr::Call(c) if c.args.len() == 1 && matches!(strip_parens(&c.args[0]), Expr::Async(_)) && is_box_pin(&c.func) => self.returned(&c.args[0], state, kind, whole),
             Expr::If(i) if i.else_branch.is_some() => {
                 self.step()?;
                 self.scopes.push();
