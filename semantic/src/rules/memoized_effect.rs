@@ -24,7 +24,13 @@ use reuse_rules::catalogue::MEMOIZED_EFFECT;
 
 /// Methods that run their closure only when nothing is cached yet.
 const CACHING_METHODS: &[&str] =
-    &["or_insert_with", "or_insert_with_key", "get_or_insert_with", "get_or_init", "get_or_try_init", "or_try_insert_with", "get_or_insert_with_key"];
+    &[
+        "or_insert_with", "or_insert_with_key", "get_or_insert_with", "get_or_init", "get_or_try_init", "or_try_insert_with", "get_or_insert_with_key",
+        // `lru::LruCache`, `moka`'s caches.
+        "get_or_insert", "get_or_insert_mut", "try_get_or_insert", "get_with", "try_get_with", "optionally_get_with",
+    ];
+/// Inserts of a key and a value: a map's, `lru::LruCache`'s `put` and `push`.
+const INSERTS: &[&str] = &["insert", "put", "push"];
 /// Lookups that make a later `insert` a get-then-insert memo.
 const LOOKUPS: &[&str] = &["get", "get_mut", "contains_key", "peek"];
 
@@ -48,7 +54,7 @@ pub(super) fn check<'a>(ctx: &FnCtx<'a>, calls: &[&'a Expr], out: &mut Vec<Findi
     }
     // Only a function with a lookup and an insert, or an entry, can memoize by hand.
     let method_is = |c: &&Expr, names: &[&str]| matches!(c, Expr::MethodCall(m) if names.contains(&m.method.to_string().as_str()));
-    let inserts = calls.iter().any(|c| matches!(c, Expr::MethodCall(m) if m.method == "insert" && m.args.len() == 2));
+    let inserts = calls.iter().any(|c| matches!(c, Expr::MethodCall(m) if INSERTS.contains(&m.method.to_string().as_str()) && m.args.len() == 2));
     let memoizes = calls.iter().any(|c| method_is(c, &["entry"])) || (inserts && calls.iter().any(|c| method_is(c, LOOKUPS)));
     if !memoizes {
         return;
@@ -116,13 +122,13 @@ impl Analysis for Memo<'_, '_> {
                     state.looked_up.insert(map);
                 }
             }
-            Expr::MethodCall(m) if m.method == "insert" && m.args.len() == 2 => {
+            Expr::MethodCall(m) if INSERTS.contains(&m.method.to_string().as_str()) && m.args.len() == 2 => {
                 let Some(map) = self.aliases.place_of(scopes, through_guards(&m.receiver)) else { return };
                 if !state.looked_up.contains(&map) {
                     return;
                 }
                 if let Some(call) = self.value_source(scopes, &m.args[1]) {
-                    self.found(call, format!("`{}.insert` after a lookup", expr_text(&m.receiver)));
+                    self.found(call, format!("`{}.{}` after a lookup", expr_text(&m.receiver), m.method));
                 }
             }
             // `Entry::Vacant(v) => *v.insert(step(k))`, `let out = step(k); v.insert(out)`.

@@ -58,6 +58,11 @@ pub(crate) const MUTATING_METHODS: &[&str] = &[
     "sort_unstable", "reverse", "rotate_left", "rotate_right", "copy_within", "get_mut", "last_mut", "first_mut",
     "chunks_mut", "split_at_mut", "push", "insert", "clear", "truncate", "resize", "resize_with", "extend", "extend_from_slice", "write",
     "set", "zero_", "fill_", "copy_", "as_mut",
+    // Removing, reordering and moving entries writes the positions they leave or take.
+    "pop", "pop_back", "pop_front", "push_back", "push_front", "retain", "retain_mut", "drain", "remove", "swap_remove",
+    "split_off", "append", "splice", "extend_from_within", "dedup", "dedup_by", "dedup_by_key", "sort_by", "sort_by_key",
+    "sort_by_cached_key", "sort_unstable_by", "sort_unstable_by_key", "select_nth_unstable", "select_nth_unstable_by",
+    "select_nth_unstable_by_key", "swap_with_slice", "rchunks_mut", "rchunks_exact_mut", "get_or_insert", "get_or_insert_with",
 ];
 
 /// Positions `lo..hi` of a place; `hi == i128::MAX`: to its end.
@@ -698,7 +703,7 @@ impl<'c, 'a> Writes<'c, 'a> {
         // Positions not known: what a raw pointer handed to a kernel writes is the contract's
         // to say (and the runtime shim's to check); growing writes only past the end; the last
         // entry's position is not known here.
-        let unknown = ["as_mut_ptr", "as_mut_ptr_range", "push", "push_back", "extend", "extend_from_slice", "append", "last_mut"].contains(&method.as_str())
+        let unknown = ["as_mut_ptr", "as_mut_ptr_range", "push", "push_back", "extend", "extend_from_slice", "append", "last_mut", "pop", "pop_back", "split_off", "extend_from_within"].contains(&method.as_str())
             || (method == "resize" && m.args.first().is_some_and(grows_from_len));
         let (ranges, how) = narrowed.unwrap_or((vec![ALL], method));
         for t in self.designated(scopes, state, receiver, true).0 {
