@@ -334,6 +334,10 @@ pub(crate) struct Summary {
     /// The indexes it hands on to writers that skip a sentinel: it writes as if it had their
     /// `writes` clauses, with its parameter as the index.
     forwards: Vec<Forwarded>,
+    /// A method's receiver is its parameter at this position, after the others ([`Entry::Param`]
+    /// of it: a field of `self` the method read and did not write, `&self.slot_mapping` of a
+    /// getter, `self.slots` of a replay).
+    receiver_at: Option<usize>,
 }
 
 /// A parameter (or a field path in one) that a helper hands on, as it was given, as the index of
@@ -513,7 +517,8 @@ struct Pad<'c, 'a> {
 impl<'c, 'a> Pad<'c, 'a> {
     fn new(ctx: &'c FnCtx<'a>, mode: Mode, def: Option<&'c FnDef<'a>>, depth: usize) -> Self {
         let (local_types, rebound, helpers, borrows, block_tails, zero_counters, static_depth, loop_prefixes, len_inits) = Default::default();
-        Pad { ctx, mode, def, depth, summary: Summary::default(), local_types, rebound, helpers, borrows, block_tails, zero_counters, static_depth, loop_prefixes, len_inits }
+        let summary = Summary { receiver_at: def.filter(|d| d.has_receiver()).map(|d| dataflow::param_count(d.sig)), ..Summary::default() };
+        Pad { ctx, mode, def, depth, summary, local_types, rebound, helpers, borrows, block_tails, zero_counters, static_depth, loop_prefixes, len_inits }
     }
 
     /// A length as written, a local bound to one read as what it was bound to (`n` for `let n =
@@ -750,7 +755,12 @@ impl Analysis for Pad<'_, '_> {
         state.clear_under(&place);
         self.zero_counters.remove(&local);
         self.len_inits.remove(&local);
-        let Some(init) = init else { return };
+        let Some(init) = init else {
+            // A parameter that is an object with persistent index fields.
+            let ty = self.base_type(scopes, &Base::Local(local));
+            self.bind_object(state, local, ty);
+            return;
+        };
         if crate::index::int_value(strip(init)) == Some(0) {
             self.zero_counters.insert(local);
         }
@@ -782,6 +792,10 @@ impl Analysis for Pad<'_, '_> {
             if let Some(entries) = state.map.get_mut(&place) {
                 entries.len = Len::Built(len);
             }
+        }
+        if state.map.keys().all(|k| k.base != Base::Local(local)) {
+            let ty = self.ctx.resolver.type_of(init, self.ctx.self_type, self.ctx.env()).map(|t| t.name);
+            self.bind_object(state, local, ty);
         }
     }
 
@@ -1079,15 +1093,20 @@ impl<'c, 'a> Pad<'c, 'a> {
         let place = &self.borrowed(place);
         self.materialize(state, place);
         let mut val = self.read_concrete(state, place);
-        // In a summary, a parameter's entries not written here are the caller's.
-        if let (Some(_), Base::Local(id)) = (self.def, &place.base) {
-            let params = self.def.map_or(0, |d| dataflow::param_count(d.sig));
-            if (*id as usize) < params && !state.map.contains_key(place) {
+        // In a summary, a parameter's entries not written here are the caller's; so are those of
+        // a field of the receiver.
+        let param = match (self.def, &place.base) {
+            (Some(d), Base::Local(id)) if (*id as usize) < dataflow::param_count(d.sig) => Some(*id as usize),
+            (Some(_), Base::SelfValue) if !place.fields.is_empty() => self.summary.receiver_at,
+            _ => None,
+        };
+        if let Some(id) = param {
+            if !state.map.contains_key(place) && !state.map.keys().any(|k| place.starts_with(k) && k.base == Base::SelfValue && !k.fields.is_empty()) {
                 let o = Origin {
                     start: 0,
                     end: 0,
                     text: "".into(),
-                    entry: Entry::Param(*id as usize, place.fields.clone()),
+                    entry: Entry::Param(id, place.fields.clone()),
                     how: How::Value,
                     holder: None,
                     function: None,
@@ -1617,6 +1636,43 @@ impl<'c, 'a> Pad<'c, 'a> {
         (self.len_text(scopes, bound) == self.len_text(scopes, walked.clone())).then(|| Val::from(copied.clone()))
     }
 
+    /// The fields of an object of type `ty` that a contracted method of the type writes at
+    /// (`writes(self.kv[self.slot_mapping], ..)`): persistent buffers, like those of `self`.
+    fn persistent_indexes(&self, ty: &str) -> Vec<Vec<String>> {
+        if !self.ctx.resolver.fields.defines(ty) {
+            return Vec::new();
+        }
+        let mut out = Vec::new();
+        for f in self.ctx.index.fns.iter().filter(|f| f.has_receiver && f.self_type.as_deref() == Some(ty)) {
+            for (_, target, skip) in f.contract.writes() {
+                if skip.is_some() && target.index.root == PlaceRoot::SelfField {
+                    let fields: Vec<String> = target.index.segments[1..].iter().map(|s| s.text.clone()).collect();
+                    if !out.contains(&fields) {
+                        out.push(fields);
+                    }
+                }
+            }
+        }
+        out
+    }
+
+    /// An object of a type of this file bound to `local` (a parameter, `let g =
+    /// graph_runners.get_mut(&bs).unwrap();`) whose kernel writes at its own fields: those fields
+    /// hold what the type's constructors and methods leave in them until this function writes
+    /// them, as for `self` (vLLM's graph runner, looked up by batch size and replayed).
+    fn bind_object(&self, state: &mut State, local: LocalId, ty: Option<String>) {
+        let Some(ty) = ty.filter(|_| self.def.is_none()) else { return };
+        let indexes = self.persistent_indexes(&ty);
+        if indexes.is_empty() {
+            return;
+        }
+        let Some(summary) = self.field_summary(&ty) else { return };
+        for fields in indexes {
+            let place = Place { base: Base::Local(local), fields: fields.clone() };
+            insert_absent(state, &place, (*summary).clone().project(&fields));
+        }
+    }
+
     /// What a `writes(P[IDX], skip = S)` clause of `callee` says of its index (`None`: another
     /// clause, or no sentinel to skip).
     fn write_index<'w>(&self, callee: &'w ContractedFn, clause: &'w Clause<Range<usize>>, via: Option<Via>) -> Option<WriteIndex<'w>> {
@@ -1628,14 +1684,26 @@ impl<'c, 'a> Pad<'c, 'a> {
         Some(WriteIndex { callee, clause, sentinel_text: skip.to_string(), sentinel_here, sentinel, null, param: target.index.to_string(), via })
     }
 
+    /// The arguments of a call of a helper by the positions of its summary's parameters: the
+    /// receiver last, at [`Summary::receiver_at`] (first among the arguments of `Type::f(x, ..)`).
+    fn summary_args<'e>(call: &'e Expr, summary: &Summary) -> Vec<&'e Expr> {
+        let (receiver, mut args) = call_args(call);
+        match (summary.receiver_at, receiver) {
+            (Some(at), Some(r)) if at == args.len() => args.push(r),
+            (Some(at), None) if at + 1 == args.len() => args.rotate_left(1),
+            _ => {}
+        }
+        args
+    }
+
     /// At a call of a helper that hands an argument on to a kernel ([`Forwarded`]): the
     /// argument is checked as the kernel's index (in a summary: handed on again).
     fn check_forwarded(&mut self, scopes: &Scopes, state: &mut State, call: &Expr) {
-        let (_, args) = call_args(call);
-        if args.is_empty() {
+        if matches!(call, Expr::Call(c) if c.args.is_empty()) {
             return;
         }
         let Some((helper, summary)) = self.helper(call) else { return };
+        let args = Self::summary_args(call, &summary);
         for f in &summary.forwards {
             let Some(arg) = args.get(f.param) else { continue };
             let Some(writer) = f.writer.last().and_then(|name| self.ctx.index.candidates(name).find(|c| c.path == f.writer)) else { continue };
@@ -1662,7 +1730,10 @@ impl<'c, 'a> Pad<'c, 'a> {
         };
         if let Some(def) = self.def {
             // A parameter's entries, at the field path the writer reads.
-            let names = dataflow::param_names(def.sig);
+            let mut names = dataflow::param_names(def.sig);
+            if def.has_receiver() {
+                names.push("self".into());
+            }
             let mut handed: Vec<(usize, Vec<String>)> = whole.clone().project(fields).own.iter().filter_map(param_of).collect();
             handed.extend(whole.own.iter().filter_map(param_of).map(|(i, at)| (i, at.into_iter().chain(fields.iter().cloned()).collect())));
             // A parameter the helper added to (`s.resize(n, PAD)`) still holds the caller's entries.
@@ -1706,7 +1777,8 @@ impl<'c, 'a> Pad<'c, 'a> {
     fn finding(&self, scopes: &Scopes, state: &State, o: &Origin, arg: &Expr, shown: Option<&str>, w: &WriteIndex) -> Finding {
         let ctx = self.ctx;
         let contract_label = clause_label(w.callee, w.clause, format!("`{}` skips only entries equal to {}", w.callee.name, w.sentinel_text));
-        let persistent = scopes.place_of(buffer_of(arg)).is_some_and(|p| p.base == Base::SelfValue);
+        // A field of `self`, or of another object whose kernel reads its own field.
+        let persistent = scopes.place_of(buffer_of(arg)).is_some_and(|p| p.base == Base::SelfValue) || w.param.starts_with("self.");
         if let (Some(function), true) = (&o.function, persistent) {
             // A persistent field: what another function of the type left in it.
             let field = shown.unwrap_or("the buffer").to_string();
@@ -1962,7 +2034,7 @@ impl<'c, 'a> Pad<'c, 'a> {
     /// The buffer a helper returns, its parameters' entries substituted by the arguments'.
     fn helper_return(&self, scopes: &Scopes, state: &mut State, call: &Expr) -> Option<Val> {
         let (name, summary) = self.helper(call)?;
-        let (_, args) = call_args(call);
+        let args = Self::summary_args(call, &summary);
         Some(self.substitute(scopes, state, &summary.returns, &args, &How::Helper(name), call))
     }
 
@@ -2027,7 +2099,8 @@ impl<'c, 'a> Pad<'c, 'a> {
     /// What a helper leaves in the buffers passed to it (`pad(&mut meta, n)`) and in `self`.
     fn apply_helper_effects(&self, scopes: &Scopes, state: &mut State, call: &Expr) {
         let Some((function, summary)) = self.helper(call) else { return };
-        let (receiver, args) = call_args(call);
+        let (receiver, _) = call_args(call);
+        let args = Self::summary_args(call, &summary);
         let mut targets: Vec<(Place, &Val)> = Vec::new();
         for (i, v) in &summary.params {
             if let Some(place) = args.get(*i).and_then(|a| self.buffer_place(scopes, a)) {
