@@ -292,8 +292,8 @@ pub struct TypeEnv {
     /// The function's type parameters: a binding of type `K` (`fn f<K: Get>(k: K)`) has no known
     /// type, never the type of that name elsewhere.
     generics: Vec<String>,
-    /// The trait bound of those that have one (see [`generic_bounds`]).
-    bounds: HashMap<String, String>,
+    /// The trait bound of those that have one, as written (see [`generic_bounds`]).
+    bounds: HashMap<String, Vec<String>>,
     /// Ends of the blocks being visited (while building).
     blocks: Vec<usize>,
 }
@@ -378,11 +378,15 @@ impl TypeEnv {
 
     fn bind(&mut self, name: String, ty: Option<&Type>, constructed: Option<String>, from: usize, scope_end: usize) {
         let known = |t: String| match self.bounds.get(&t) {
-            Some(bound) => Some(bound.clone()),
+            Some(bound) => bound.last().cloned(),
             None => (!self.generics.contains(&t)).then_some(t),
         };
+        // A type parameter is its bound's trait, as the bound is written (`B: kv::Backend`).
         let written = ty.map(content_type).and_then(|t| match t {
-            Type::Path(p) if p.qself.is_none() && p.path.segments.len() > 1 => Some(p.path.segments.iter().map(|s| s.ident.to_string()).collect()),
+            Type::Path(p) if p.qself.is_none() && p.path.segments.len() == 1 => self.bounds.get(&p.path.segments[0].ident.to_string()).filter(|b| b.len() > 1).cloned(),
+            Type::Path(p) if p.qself.is_none() => Some(p.path.segments.iter().map(|s| s.ident.to_string()).collect()),
+            Type::TraitObject(o) => trait_bound_path(&o.bounds).filter(|b| b.len() > 1),
+            Type::ImplTrait(i) => trait_bound_path(&i.bounds).filter(|b| b.len() > 1),
             _ => None,
         });
         let binding = Binding {
@@ -485,13 +489,18 @@ const MARKER_TRAITS: &[&str] = &["Send", "Sync", "Sized", "Unpin", "Copy", "Clon
 /// The trait of a bound list (`dyn PagedKernel + Send`, `K: PagedKernel`): the one that is not a
 /// marker, when there is exactly one.
 fn trait_bound<'b>(bounds: impl IntoIterator<Item = &'b syn::TypeParamBound>) -> Option<String> {
-    let traits: Vec<String> = bounds
+    trait_bound_path(bounds)?.pop()
+}
+
+/// [`trait_bound`] as written (`kv::traits::KvBackend`), every segment.
+fn trait_bound_path<'b>(bounds: impl IntoIterator<Item = &'b syn::TypeParamBound>) -> Option<Vec<String>> {
+    let traits: Vec<Vec<String>> = bounds
         .into_iter()
         .filter_map(|b| match b {
-            syn::TypeParamBound::Trait(t) => t.path.segments.last().map(|s| s.ident.to_string()),
+            syn::TypeParamBound::Trait(t) => Some(t.path.segments.iter().map(|s| s.ident.to_string()).collect::<Vec<String>>()),
             _ => None,
         })
-        .filter(|t| !MARKER_TRAITS.contains(&t.as_str()))
+        .filter(|t| t.last().is_some_and(|l| !MARKER_TRAITS.contains(&l.as_str())))
         .collect();
     match traits.as_slice() {
         [one] => Some(one.clone()),
@@ -500,18 +509,18 @@ fn trait_bound<'b>(bounds: impl IntoIterator<Item = &'b syn::TypeParamBound>) ->
 }
 
 /// The trait bound of each type parameter in scope that has one (`fn f<K: PagedKernel>`, `where
-/// K: PagedKernel`, an `impl`'s): a receiver of type `K` reaches that trait's methods.
-pub fn generic_bounds(sig: &syn::Signature, outer: Option<&syn::Generics>) -> HashMap<String, String> {
+/// K: PagedKernel`, an `impl`'s), as written: a receiver of type `K` reaches that trait's methods.
+pub fn generic_bounds(sig: &syn::Signature, outer: Option<&syn::Generics>) -> HashMap<String, Vec<String>> {
     let mut out = HashMap::new();
     for g in std::iter::once(&sig.generics).chain(outer) {
         for tp in g.type_params() {
-            if let Some(t) = trait_bound(&tp.bounds) {
+            if let Some(t) = trait_bound_path(&tp.bounds) {
                 out.insert(tp.ident.to_string(), t);
             }
         }
         for pred in g.where_clause.iter().flat_map(|w| &w.predicates) {
             if let syn::WherePredicate::Type(pt) = pred {
-                if let (Type::Path(p), Some(t)) = (&pt.bounded_ty, trait_bound(&pt.bounds)) {
+                if let (Type::Path(p), Some(t)) = (&pt.bounded_ty, trait_bound_path(&pt.bounds)) {
                     if let Some(id) = p.path.get_ident() {
                         out.insert(id.to_string(), t);
                     }
@@ -639,6 +648,9 @@ impl TypeRef {
         TypeRef { name: name.to_string(), paths: None }
     }
 }
+
+/// The definition paths one type may have at most, aliases followed (a cycle of aliases ends).
+const MAX_TYPE_PATHS: usize = 16;
 
 /// Receivers of these types are not the workspace's: a contracted `Cache::get` is not `vec.get(i)`.
 pub const BUILTIN: &str = "<builtin>";
@@ -1093,11 +1105,24 @@ impl<'a> Resolver<'a> {
     /// The definition paths a light type may have: where it was resolved, or its name looked up
     /// in this module. A builtin type has none.
     pub fn owner_paths(&self, ty: &TypeRef, self_type: Option<&str>) -> Vec<Vec<String>> {
-        match &ty.paths {
+        let mut paths = match &ty.paths {
             Some(p) => p.clone(),
             None if ty.name == BUILTIN => Vec::new(),
             None => self.type_paths(std::slice::from_ref(&ty.name), self_type),
+        };
+        // `type Be = kv::CudaBackend;`: the aliased type's paths too, a few aliases deep.
+        let mut next = 0;
+        while next < paths.len() && paths.len() < MAX_TYPE_PATHS {
+            if let Some(aliased) = self.items.type_alias(self.index, &paths[next]).and_then(|t| t.paths) {
+                for p in aliased {
+                    if !paths.contains(&p) {
+                        paths.push(p);
+                    }
+                }
+            }
+            next += 1;
         }
+        paths
     }
 
     /// The definition paths a type written here may have (`StepMeta`, `crate::meta::StepMeta`,
@@ -1150,21 +1175,25 @@ impl<'a> Resolver<'a> {
                 .filter(|f| self.current.as_ref() != Some(&f.path))
                 .collect();
         };
-        // A type resolved where it was declared: the methods of that very type, if it has any.
-        if let Some(paths) = &ty.paths {
-            let exact: Vec<&ContractedFn> = methods.iter().copied().filter(|f| paths.iter().any(|p| f.path[..f.path.len() - 1] == p[..])).collect();
-            if !exact.is_empty() {
-                return exact;
-            }
-            // A type found where it is defined has no contracted method of this name (its own would
-            // be exact): a same-named type elsewhere is another type; only a trait's contract binds it.
-            if paths.iter().any(|p| self.items.defines_type(self.index, p)) {
-                return methods.into_iter().filter(|f| f.in_trait).collect();
-            }
+        // The definition paths of the type: where it was resolved, or the name written here
+        // looked up as Rust does (an import, a rename, an item of this module, a glob), through
+        // type aliases. The methods of that very type, if it has any.
+        let paths = self.owner_paths(&ty, self_type);
+        let exact: Vec<&ContractedFn> = methods.iter().copied().filter(|f| paths.iter().any(|p| f.path[..f.path.len() - 1] == p[..])).collect();
+        if !exact.is_empty() {
+            return exact;
         }
-        // A trait of the workspace (`&dyn Sink`, `K: Sink`): only its own methods' contracts;
-        // another trait's contract for the same name is not its.
-        if self.fields.traits.contains(&ty.name) || self.owner_paths(&ty, self_type).iter().any(|p| self.items.defines_trait(self.index, p)) {
+        // A type found where it is defined has no contracted method of this name (its own would
+        // be exact): a same-named type elsewhere is another type; only a trait's contract binds it.
+        if paths.iter().any(|p| self.items.defines_type(self.index, p)) {
+            return methods.into_iter().filter(|f| f.in_trait).collect();
+        }
+        // A trait of the workspace (`&dyn Sink`, `K: Sink`) found where it is defined: only its
+        // own methods' contracts, which would be exact; a same-named trait's are not its.
+        if paths.iter().any(|p| self.items.defines_trait(self.index, p)) {
+            return Vec::new();
+        }
+        if self.fields.traits.contains(&ty.name) {
             return methods.into_iter().filter(|f| f.in_trait && f.self_type.as_deref() == Some(ty.name.as_str())).collect();
         }
         let ty = ty.name;
@@ -1368,6 +1397,32 @@ mod tests {
                 ("batch", ".replay", "c::graph::Graph::replay"),
                 // A type nobody declares: unknown, so both `replay`s, and the call is ambiguous.
                 ("unknown", ".replay", "ambiguous"),
+            ])
+        );
+    }
+
+    /// A type or trait resolved to its definition binds only its own contracts: the engine's own
+    /// `CudaBackend` and `Backend`, named like another crate's contracted ones, bind nothing; the
+    /// contracted ones under a rename, a type alias or a bound written by its path bind theirs.
+    #[test]
+    fn a_type_resolved_to_its_definition_binds_only_its_own_contracts() {
+        let kernels = "pub struct CudaBackend;\nimpl CudaBackend {\n    #[reuse::contract(writes(c[s], skip = -1))]\n    pub fn reshape(&self, c: &mut [u8], s: &[i64]) {}\n}\npub trait Backend {\n    #[reuse::contract(writes(c[s], skip = -1))]\n    fn write_kv(&self, c: &mut [u8], s: &[i64]);\n}\npub mod traits { pub use crate::Backend as KvBackend; }\n";
+        let wrap = "pub struct CudaBackend;\nimpl CudaBackend { pub fn reshape(&self, c: &mut [u8], s: &[i64]) {} }\npub trait Backend { fn write_kv(&self, c: &mut [u8], s: &[i64]); }\n";
+        let own = "use crate::wrap::{Backend, CudaBackend};\nfn own(b: &CudaBackend, c: &mut [u8]) { b.reshape(c, &[0]); }\nfn own_bound<B: Backend>(b: &B, c: &mut [u8]) { b.write_kv(c, &[0]); }\nfn own_dyn(b: &dyn Backend, c: &mut [u8]) { b.write_kv(c, &[0]); }\n";
+        let renamed = "use kernels::CudaBackend as Cuda;\nuse kernels::Backend as KvB;\npub type Be = kernels::CudaBackend;\nstruct H { b: Cuda }\nfn by_rename(b: &Cuda, c: &mut [u8]) { b.reshape(c, &[0]); }\nfn by_alias(b: &Be, c: &mut [u8]) { b.reshape(c, &[0]); }\nfn by_field(h: &H, c: &mut [u8]) { h.b.reshape(c, &[0]); }\nfn by_bound<B: KvB>(b: &B, c: &mut [u8]) { b.write_kv(c, &[0]); }\nfn by_path<B: kernels::traits::KvBackend>(b: &B, c: &mut [u8]) { b.write_kv(c, &[0]); }\n";
+        let files = [("kernels", kernels), ("engine", "mod wrap;\nmod own;\nmod renamed;\n"), ("engine::wrap", wrap), ("engine::own", own), ("engine::renamed", renamed)];
+        let got: Vec<(String, String, String)> = [resolutions(&files, "engine::own"), resolutions(&files, "engine::renamed")].concat();
+        assert_eq!(
+            got,
+            triples(&[
+                ("own", ".reshape", "-"),
+                ("own_bound", ".write_kv", "-"),
+                ("own_dyn", ".write_kv", "-"),
+                ("by_rename", ".reshape", "kernels::CudaBackend::reshape"),
+                ("by_alias", ".reshape", "kernels::CudaBackend::reshape"),
+                ("by_field", ".reshape", "kernels::CudaBackend::reshape"),
+                ("by_bound", ".write_kv", "kernels::Backend::write_kv"),
+                ("by_path", ".write_kv", "kernels::Backend::write_kv"),
             ])
         );
     }
