@@ -448,18 +448,30 @@ impl Index {
         self.renames.contains(name)
     }
 
-    /// `(new name, crate)` of every re-export that renames one of `names`.
+    /// `(new name, crate)` of every re-export that renames one of `names`, or a name one of
+    /// them was renamed to (`pub use crate::a::w1 as w2;` after `pub use crate::f as w1;`),
+    /// closed transitively: a file that calls only `w2` never writes `f` nor `w1`.
     pub fn renamed_reexports(&self, names: &[String]) -> Vec<(String, String)> {
-        let mut out: Vec<(String, String)> = self
-            .reexports
-            .values()
-            .flatten()
-            .filter(|r| r.name != "*" && r.target.last().is_some_and(|t| *t != r.name && names.contains(t)))
-            .filter_map(|r| Some((r.name.clone(), r.module.first()?.clone())))
-            .collect();
-        out.sort();
-        out.dedup();
-        out
+        let mut known: std::collections::HashSet<&str> = names.iter().map(String::as_str).collect();
+        let mut out: std::collections::BTreeSet<(String, String)> = std::collections::BTreeSet::new();
+        loop {
+            let found: Vec<&Reexport> = self
+                .reexports
+                .values()
+                .flatten()
+                .filter(|r| r.name != "*" && r.target.last().is_some_and(|t| *t != r.name && known.contains(t.as_str())))
+                .filter(|r| r.module.first().is_some_and(|k| !out.contains(&(r.name.clone(), k.clone()))))
+                .collect();
+            if found.is_empty() {
+                return out.into_iter().collect();
+            }
+            for r in found {
+                known.insert(&r.name);
+                if let Some(krate) = r.module.first() {
+                    out.insert((r.name.clone(), krate.clone()));
+                }
+            }
+        }
     }
 
     /// The contracts-file contract for a function defined at `path`.
@@ -1544,6 +1556,19 @@ mod tests {
         // Not from another crate, and not without a module to see it from.
         assert!(!from("d", "c::new").contains(&p("c::zz::new")));
         assert!(!index.aliases(&p("c::new")).contains(&p("c::zz::new")));
+    }
+
+    /// The prefilter's second names are closed transitively: a rename of a rename (`w2` of
+    /// `w1` of `reshape`) is a name a file may call the kernel by, in the crate that gives it.
+    #[test]
+    fn renames_of_renames_are_second_names_too() {
+        let index = index_with(&[
+            ("kv", "pub mod a { pub use crate::reshape as w1; }\npub mod b { pub use crate::a::w1 as w2; }\npub mod c { pub use crate::b::*; }\n"),
+            ("mid", "pub mod shim { pub use kv::b::w2 as write; }\n"),
+        ]);
+        let got = index.renamed_reexports(&["reshape".to_string()]);
+        let want: Vec<(String, String)> = [("w1", "kv"), ("w2", "kv"), ("write", "mid")].iter().map(|(n, k)| (n.to_string(), k.to_string())).collect();
+        assert_eq!(got, want);
     }
 
     #[test]
