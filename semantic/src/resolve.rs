@@ -46,6 +46,9 @@ pub struct Imports {
     names: HashMap<String, Vec<String>>,
     globs: Vec<Vec<String>>,
     defined: std::collections::HashSet<String>,
+    /// The modules, types and traits it defines (`mod kv;`, `struct Pool`): a path that starts
+    /// with one of them (`kv::write(..)`) starts there, not at a crate of that name.
+    defined_types: std::collections::HashSet<String>,
 }
 
 impl Imports {
@@ -64,6 +67,12 @@ impl Imports {
                     }
                 }
                 syn::Item::Fn(f) => _ = imports.defined.insert(f.sig.ident.to_string()),
+                syn::Item::Mod(m) => _ = imports.defined_types.insert(m.ident.to_string()),
+                syn::Item::Struct(st) => _ = imports.defined_types.insert(st.ident.to_string()),
+                syn::Item::Enum(e) => _ = imports.defined_types.insert(e.ident.to_string()),
+                syn::Item::Union(u) => _ = imports.defined_types.insert(u.ident.to_string()),
+                syn::Item::Trait(t) => _ = imports.defined_types.insert(t.ident.to_string()),
+                syn::Item::Type(t) => _ = imports.defined_types.insert(t.ident.to_string()),
                 syn::Item::Const(c) => _ = imports.defined.insert(c.ident.to_string()),
                 syn::Item::Static(st) => _ = imports.defined.insert(st.ident.to_string()),
                 syn::Item::ForeignMod(m) => {
@@ -84,6 +93,11 @@ impl Imports {
     /// Whether the module defines a function, constant or static of this name.
     pub fn defines(&self, name: &str) -> bool {
         self.defined.contains(name)
+    }
+
+    /// Whether the module defines a module, a type or a trait of this name.
+    pub fn defines_type(&self, name: &str) -> bool {
+        self.defined_types.contains(name)
     }
 
     /// These imports with the `use` items of a function body added (`fn f() { use kv::write as
@@ -215,6 +229,8 @@ pub struct CallSite<'e> {
     pub name: String,
     /// The written path of a path call (`["kv", "write"]`); `None` for method calls.
     pub path: Option<Vec<String>>,
+    /// The path starts with `::` (`::kv::write(..)`): a crate's, never an item of the module.
+    pub global: bool,
     pub receiver: Option<&'e Expr>,
     /// Arguments, receiver excluded (for `Type::method(recv, a)` the receiver is split off once the
     /// callee is known to take `self`; see [`CallSite::args_for`]).
@@ -228,11 +244,12 @@ impl<'e> CallSite<'e> {
             Expr::Call(c) => {
                 let Expr::Path(p) = &*c.func else { return None };
                 let path: Vec<String> = p.path.segments.iter().map(|s| s.ident.to_string()).collect();
-                Some(CallSite { name: path.last()?.clone(), path: Some(path), receiver: None, args: c.args.iter().collect(), expr })
+                Some(CallSite { name: path.last()?.clone(), path: Some(path), global: p.path.leading_colon.is_some(), receiver: None, args: c.args.iter().collect(), expr })
             }
             Expr::MethodCall(m) => Some(CallSite {
                 name: m.method.to_string(),
                 path: None,
+                global: false,
                 receiver: Some(&m.receiver),
                 args: m.args.iter().collect(),
                 expr,
@@ -296,6 +313,11 @@ pub struct TypeEnv {
     bounds: HashMap<String, Vec<String>>,
     /// Ends of the blocks being visited (while building).
     blocks: Vec<usize>,
+    /// Functions defined inside the body (`fn helper() {}` in a block), with the block they are
+    /// visible in: they shadow every item and import of their name there.
+    fn_items: Vec<(String, std::ops::Range<usize>)>,
+    /// Starts of the blocks being visited (while building).
+    block_starts: Vec<usize>,
 }
 
 #[derive(Debug)]
@@ -342,6 +364,11 @@ impl TypeEnv {
     /// Whether `var` names a local binding (a parameter or a `let`) where it is used.
     pub fn is_local_at(&self, var: &str, at: usize) -> bool {
         self.binding(var, at).is_some()
+    }
+
+    /// Whether `name` names a function defined in a block of the body around `at`.
+    pub fn is_fn_item_at(&self, name: &str, at: usize) -> bool {
+        self.fn_items.iter().any(|(n, block)| n == name && block.contains(&at))
     }
 
     /// The written path of the type of `var` where it is used, when it has a module part.
@@ -404,8 +431,17 @@ impl TypeEnv {
 impl<'ast> Visit<'ast> for TypeEnv {
     fn visit_block(&mut self, b: &'ast syn::Block) {
         self.blocks.push(b.brace_token.span.close().byte_range().end);
+        self.block_starts.push(b.brace_token.span.open().byte_range().start);
         syn::visit::visit_block(self, b);
         self.blocks.pop();
+        self.block_starts.pop();
+    }
+
+    /// A function defined in the body is visible in its whole block; its own parameters and
+    /// locals are not this function's.
+    fn visit_item_fn(&mut self, f: &'ast syn::ItemFn) {
+        let block = self.block_starts.last().copied().unwrap_or(0)..self.scope_end();
+        self.fn_items.push((f.sig.ident.to_string(), block));
     }
 
     /// Names bound by patterns other than a `let`'s (`for e in ..`, `if let Some(e)`, match arms,
@@ -826,7 +862,8 @@ impl<'a> Resolver<'a> {
         // binding shadows every item of that name, as in Rust.
         if let (Some([_]), Expr::Call(c)) = (call.path.as_deref(), call.expr) {
             if let Expr::Path(p) = &*c.func {
-                if p.path.get_ident().is_some_and(|i| env.is_local_at(&call.name, i.span().byte_range().start)) {
+                let at = |i: &syn::Ident| i.span().byte_range().start;
+                if p.path.get_ident().is_some_and(|i| env.is_local_at(&call.name, at(i)) || env.is_fn_item_at(&call.name, at(i))) {
                     return Resolution::None;
                 }
             }
@@ -834,6 +871,7 @@ impl<'a> Resolver<'a> {
         // What a path call may name, through imports (renames included) and `pub use` re-exports:
         // its candidates are found by the names at the end of those paths, not only the name written.
         let targets = match &call.path {
+            Some(path) if call.global => vec![self.index.aliases_from(path, Some(&self.module))],
             Some(path) if path.len() >= 2 => vec![self.path_targets(path, self_type)],
             Some(_) => self.plain_targets(&call.name),
             None => Vec::new(),
@@ -882,6 +920,12 @@ impl<'a> Resolver<'a> {
     /// `super` or `Self` starts with a crate or an item of this module (Rust 2018): both.
     fn path_targets(&self, path: &[String], self_type: Option<&str>) -> Vec<Vec<String>> {
         let expanded = self.expand(path, self_type);
+        // A module, type or trait of this module shadows a crate of its name (`mod kernels` and
+        // `kernels::write(..)` written beside it): the path is that item's.
+        if self.imports.get(&path[0]).is_none() && self.imports.defines_type(&path[0]) {
+            let local: Vec<String> = self.module.iter().chain(&expanded).cloned().collect();
+            return self.index.aliases_from(&local, Some(&self.module));
+        }
         let mut out = self.index.aliases_from(&expanded, Some(&self.module));
         if !matches!(path[0].as_str(), "crate" | "self" | "super" | "Self") {
             let local: Vec<String> = self.module.iter().chain(&expanded).cloned().collect();
@@ -1423,6 +1467,29 @@ mod tests {
                 ("by_field", ".reshape", "kernels::CudaBackend::reshape"),
                 ("by_bound", ".write_kv", "kernels::Backend::write_kv"),
                 ("by_path", ".write_kv", "kernels::Backend::write_kv"),
+            ])
+        );
+    }
+
+    /// A module of the module named like a crate (`mod kernels` beside `kernels::write(..)`) is
+    /// where the path starts, as rustc reads it; `::kernels::write` is the crate's. A function
+    /// defined in a block of the body shadows an imported one of its name in that block only.
+    #[test]
+    fn a_local_module_or_a_body_function_shadows_a_crate_or_an_import_of_its_name() {
+        let kernels = "#[reuse::contract(writes(c[s], skip = -1))]\npub fn write(c: &mut [u8], s: &[i64]) {}\n";
+        let engine = "mod kernels { pub fn write(c: &mut [u8], s: &[i64]) {} }\nmod user;\nfn local(c: &mut [u8]) { kernels::write(c, &[0]); }\nfn global(c: &mut [u8]) { ::kernels::write(c, &[0]); crate::kernels::write(c, &[0]); }\n";
+        let user = "use kernels::write;\nfn crate_path(c: &mut [u8]) { kernels::write(c, &[0]); }\nfn body(c: &mut [u8]) { { fn write(c: &mut [u8], s: &[i64]) {} write(c, &[0]); } write(c, &[0]); }\n";
+        let files = [("kernels", kernels), ("engine", engine), ("engine::user", user)];
+        let got = [resolutions(&files, "engine"), resolutions(&files, "engine::user")].concat();
+        assert_eq!(
+            got,
+            triples(&[
+                ("local", "kernels::write", "-"),
+                ("global", "kernels::write", "kernels::write"),
+                ("global", "crate::kernels::write", "-"),
+                ("crate_path", "kernels::write", "kernels::write"),
+                ("body", "write", "-"),
+                ("body", "write", "kernels::write"),
             ])
         );
     }
