@@ -150,6 +150,8 @@ impl Imports {
                     self.names.insert(name.clone(), full(prefix, Some(name)));
                 }
             }
+            // `use kv::{self as k};` names `kv`.
+            UseTree::Rename(r) if r.ident == "self" => _ = self.names.insert(r.rename.to_string(), full(prefix, None)),
             UseTree::Rename(r) => {
                 self.names.insert(r.rename.to_string(), full(prefix, Some(r.ident.to_string())));
             }
