@@ -628,9 +628,10 @@ fn with_file_facts(j: &FileJob, mut decls: FileDecls) -> FileDecls {
     decls
 }
 
-/// Whether a text may hold a `use` item (the prefilter for imports and re-exports).
+/// Whether a text may hold a `use` or `extern crate` item (the prefilter for imports and
+/// re-exports).
 pub fn uses_something(text: &str) -> bool {
-    text.contains("use ") || text.contains("use\t")
+    text.contains("use ") || text.contains("use\t") || text.contains("extern crate")
 }
 
 /// The index of all files' declarations, and the well-formedness findings of each file.

@@ -179,6 +179,8 @@ pub struct Reexport {
     /// A private import (`use` without `pub`): it names something only in `module` and the
     /// modules inside it (`use super::*` in a child, `crate::name` anywhere for the crate root).
     pub private: bool,
+    /// An `extern crate` item: at the crate root, its name is in every module's extern prelude.
+    pub extern_crate: bool,
 }
 
 /// The paths one path may name through re-exports, at most (chains through crates are short;
@@ -207,6 +209,13 @@ impl Index {
                 // (a rename of anything else names no constant, and so has no value).
                 if r.name.chars().all(|c| !c.is_lowercase()) {
                     self.consts.entry(r.name.clone()).or_default().push((decl.krate.clone(), ConstExpr::Alias(r.target.clone())));
+                }
+            }
+            // `extern crate kernels as k;` at the crate root: `k` is in the extern prelude of
+            // every module of the crate, as a dependency renamed in the manifest is.
+            if let (true, [krate], [real]) = (r.extern_crate, r.module.as_slice(), r.target.as_slice()) {
+                if *real != r.name {
+                    self.crate_renames.entry(krate.clone()).or_default().insert(r.name.clone(), real.clone());
                 }
             }
             self.reexports.entry(r.module.clone()).or_default().push(r);
@@ -448,18 +457,30 @@ impl Index {
         self.renames.contains(name)
     }
 
-    /// `(new name, crate)` of every re-export that renames one of `names`.
+    /// `(new name, crate)` of every re-export that renames one of `names`, or a name one of
+    /// them was renamed to (`pub use crate::a::w1 as w2;` after `pub use crate::f as w1;`),
+    /// closed transitively: a file that calls only `w2` never writes `f` nor `w1`.
     pub fn renamed_reexports(&self, names: &[String]) -> Vec<(String, String)> {
-        let mut out: Vec<(String, String)> = self
-            .reexports
-            .values()
-            .flatten()
-            .filter(|r| r.name != "*" && r.target.last().is_some_and(|t| *t != r.name && names.contains(t)))
-            .filter_map(|r| Some((r.name.clone(), r.module.first()?.clone())))
-            .collect();
-        out.sort();
-        out.dedup();
-        out
+        let mut known: std::collections::HashSet<&str> = names.iter().map(String::as_str).collect();
+        let mut out: std::collections::BTreeSet<(String, String)> = std::collections::BTreeSet::new();
+        loop {
+            let found: Vec<&Reexport> = self
+                .reexports
+                .values()
+                .flatten()
+                .filter(|r| r.name != "*" && r.target.last().is_some_and(|t| *t != r.name && known.contains(t.as_str())))
+                .filter(|r| r.module.first().is_some_and(|k| !out.contains(&(r.name.clone(), k.clone()))))
+                .collect();
+            if found.is_empty() {
+                return out.into_iter().collect();
+            }
+            for r in found {
+                known.insert(&r.name);
+                if let Some(krate) = r.module.first() {
+                    out.insert((r.name.clone(), krate.clone()));
+                }
+            }
+        }
     }
 
     /// The contracts-file contract for a function defined at `path`.
@@ -1215,10 +1236,17 @@ pub fn scan_use_facts(text: &str, module: &[String]) -> (Vec<Reexport>, Vec<Modu
         }
         let before = &text[..at];
         let trimmed = before.trim_end_matches([' ', '\t']);
-        let vis = ["pub(crate)", "pub(super)", "pub"]
-            .into_iter()
-            .find(|v| trimmed.ends_with(v) && !is_word(trimmed[..trimmed.len() - v.len()].chars().next_back()));
-        let start = vis.map_or(at, |v| trimmed.len() - v.len());
+        // `pub`, `pub(crate)`, `pub(in crate::a)`: where the visibility starts (what it says is
+        // read from the parsed item).
+        let vis_start = || {
+            let head = match trimmed.strip_suffix(')') {
+                Some(inner) => inner[..inner.rfind('(')?].trim_end(),
+                None => trimmed,
+            };
+            let start = head.strip_suffix("pub")?.len();
+            (!is_word(head[..start].chars().next_back())).then_some(start)
+        };
+        let start = vis_start().unwrap_or(at);
         // At the start of a statement (`#[cfg(..)] pub use` included), not inside a word.
         let prefix = before[..start].trim_end_matches([' ', '\t', '\r']);
         if !(prefix.is_empty() || prefix.ends_with(['\n', ';', '{', '}', ']'])) {
@@ -1228,13 +1256,14 @@ pub fn scan_use_facts(text: &str, module: &[String]) -> (Vec<Reexport>, Vec<Modu
         let module = full(inner);
         if *is_use {
             if let Ok(item) = syn::parse_str::<syn::ItemUse>(&text[start..=end]) {
-                use_tree_reexports(&item.tree, &mut Vec::new(), &module, vis.is_none(), &mut out);
+                use_tree_reexports(&item.tree, &mut Vec::new(), &module, is_private(&item.vis), &mut out);
             }
         } else if let Ok(item) = syn::parse_str::<syn::ItemExternCrate>(&text[start..=end]) {
-            // `extern crate kv as kvc;`: `kvc` names the crate `kv` in this module.
+            // `extern crate kv as kvc;`: `kvc` names the crate `kv` in this module (at the crate
+            // root, in every module of the crate: [`Index::add`]).
             let name = item.rename.as_ref().map_or(&item.ident, |(_, r)| r).to_string();
             if name != "_" && item.ident != "self" {
-                out.push(Reexport { module, name, target: vec![item.ident.to_string()], relative: false, private: vis.is_none() });
+                out.push(Reexport { module, name, target: vec![item.ident.to_string()], relative: false, private: is_private(&item.vis), extern_crate: true });
             }
         }
         from = end + 1;
@@ -1254,6 +1283,16 @@ pub fn scan_use_facts(text: &str, module: &[String]) -> (Vec<Reexport>, Vec<Modu
         }
     }
     (out, items)
+}
+
+/// Whether an import's visibility keeps it in its module (no `pub`, or `pub(self)`); any other
+/// `pub(..)` is taken as visible wherever it is named (rustc rejects the rest).
+fn is_private(vis: &syn::Visibility) -> bool {
+    match vis {
+        syn::Visibility::Inherited => true,
+        syn::Visibility::Restricted(r) => r.path.is_ident("self"),
+        syn::Visibility::Public(_) => false,
+    }
 }
 
 /// The functions, constants and statics a file defines at its top level, by name (not those of
@@ -1281,18 +1320,18 @@ fn use_tree_reexports(tree: &syn::UseTree, prefix: &mut Vec<String>, module: &[S
             let name = n.ident.to_string();
             let (target, relative) = if name == "self" { expand(prefix, None) } else { expand(prefix, Some(&name)) };
             let exported = if name == "self" { prefix.last().cloned().unwrap_or_default() } else { name };
-            out.push(Reexport { module: module.to_vec(), name: exported, target, relative, private });
+            out.push(Reexport { module: module.to_vec(), name: exported, target, relative, private, extern_crate: false });
         }
         syn::UseTree::Rename(r) => {
-            // `use x as _;` names nothing.
+            // `use x as _;` names nothing; `use kv::{self as k};` names `kv`.
             if r.rename != "_" {
-                let (target, relative) = expand(prefix, Some(&r.ident.to_string()));
-                out.push(Reexport { module: module.to_vec(), name: r.rename.to_string(), target, relative, private });
+                let (target, relative) = if r.ident == "self" { expand(prefix, None) } else { expand(prefix, Some(&r.ident.to_string())) };
+                out.push(Reexport { module: module.to_vec(), name: r.rename.to_string(), target, relative, private, extern_crate: false });
             }
         }
         syn::UseTree::Glob(_) => {
             let (target, relative) = expand(prefix, None);
-            out.push(Reexport { module: module.to_vec(), name: "*".into(), target, relative, private });
+            out.push(Reexport { module: module.to_vec(), name: "*".into(), target, relative, private, extern_crate: false });
         }
         syn::UseTree::Group(g) => {
             for t in &g.items {
@@ -1474,7 +1513,7 @@ mod tests {
     #[test]
     fn uses_are_read_without_parsing_the_file() {
         let text = "//! docs\n//! use not::this;\npub mod ops;\nextern \"C\" fn launch() {}\npub use ops::write;\npub use ops::{read, write as cache_kv};\n#[cfg(unix)] pub use self::inner::*;\npub(crate) use crate::x::y;\nfn republic() { let pub_use = 1; because x; }\nuse private::z;\nuse std::fmt::Write as _;\n#[cfg(test)]\nmod tests {\n    use super::*;\n}\nfn f() {\n    use inner::q;\n    pub use inner::r;\n}\nconst S: &str = \"mod fake { pub use a::b; }\";\nconst C: char = '{';\n/* mod c { pub use a::b; } */\nconst R: &str = r#\"mod r { pub use a::b; }\"#;\nconst B: &[u8] = br\"{\";\nextern crate kv as kvc;\n";
-        let r = |module: &str, name: &str, target: &str, relative: bool, private: bool| Reexport { module: p(module), name: name.into(), target: p(target), relative, private };
+        let r = |module: &str, name: &str, target: &str, relative: bool, private: bool| Reexport { module: p(module), name: name.into(), target: p(target), relative, private, extern_crate: false };
         // Each import in the module it stands in (an inline module's, private or not); none from
         // a function body, a string, a comment; a `'{'` opens no brace.
         assert_eq!(
@@ -1487,9 +1526,21 @@ mod tests {
                 r("kv", "y", "kv::x::y", false, false),
                 r("kv", "z", "private::z", true, true),
                 r("kv::tests", "*", "kv", false, true),
-                r("kv", "kvc", "kv", false, true),
+                Reexport { extern_crate: true, ..r("kv", "kvc", "kv", false, true) },
             ]
         );
+        // `pub(in ..)` and `pub(self)` visibilities; `self as` names the module it is in.
+        let text = "pub(in crate) use kv::write as w;\npub(self) use kv::read;\nuse kv::{self as k};\n";
+        assert_eq!(scan_uses(text, &p("e")), vec![r("e", "w", "kv::write", true, false), r("e", "read", "kv::read", true, true), r("e", "k", "kv", true, true)]);
+    }
+
+    /// `extern crate kernels as k;` at the crate root puts `k` in the extern prelude of every
+    /// module of the crate; in another module it names the crate there only.
+    #[test]
+    fn an_extern_crate_at_the_root_is_in_every_module_s_prelude() {
+        let index = index_with(&[("e", "extern crate kernels as k;\nmod child;\n"), ("e::m", "extern crate kernels as km;\n")]);
+        assert!(index.aliases_from(&p("k::write"), Some(&p("e::child"))).contains(&p("kernels::write")));
+        assert!(!index.aliases_from(&p("km::write"), Some(&p("e::child"))).contains(&p("kernels::write")));
     }
 
     #[test]
@@ -1544,6 +1595,19 @@ mod tests {
         // Not from another crate, and not without a module to see it from.
         assert!(!from("d", "c::new").contains(&p("c::zz::new")));
         assert!(!index.aliases(&p("c::new")).contains(&p("c::zz::new")));
+    }
+
+    /// The prefilter's second names are closed transitively: a rename of a rename (`w2` of
+    /// `w1` of `reshape`) is a name a file may call the kernel by, in the crate that gives it.
+    #[test]
+    fn renames_of_renames_are_second_names_too() {
+        let index = index_with(&[
+            ("kv", "pub mod a { pub use crate::reshape as w1; }\npub mod b { pub use crate::a::w1 as w2; }\npub mod c { pub use crate::b::*; }\n"),
+            ("mid", "pub mod shim { pub use kv::b::w2 as write; }\n"),
+        ]);
+        let got = index.renamed_reexports(&["reshape".to_string()]);
+        let want: Vec<(String, String)> = [("w1", "kv"), ("w2", "kv"), ("write", "mid")].iter().map(|(n, k)| (n.to_string(), k.to_string())).collect();
+        assert_eq!(got, want);
     }
 
     #[test]

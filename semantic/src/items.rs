@@ -48,6 +48,8 @@ pub struct FileTypes {
     fields: HashMap<(Vec<String>, String), TypeRef>,
     /// `(struct, field)` → the element type of an indexable field (`Vec<Block>` → `Block`).
     elements: HashMap<(Vec<String>, String), TypeRef>,
+    /// Type alias → the type it stands for, resolved where the alias is written.
+    aliases: HashMap<Vec<String>, TypeRef>,
     /// Function or method → what it hands back for method calls (see [`crate::resolve::return_type`]).
     returns: HashMap<Vec<String>, TypeRef>,
     /// Struct → its named fields (a tuple or unit struct: none).
@@ -152,6 +154,11 @@ impl WorkspaceItems {
     /// Whether `path` is a trait a file of the check defines.
     pub fn defines_trait(&self, index: &Index, path: &[String]) -> bool {
         self.types_of(index, path).is_some_and(|t| t.traits.contains(path))
+    }
+
+    /// The type a type alias defined at `path` stands for (`pub type Be = kv::CudaBackend;`).
+    pub fn type_alias(&self, index: &Index, path: &[String]) -> Option<TypeRef> {
+        self.types_of(index, path)?.aliases.get(path).cloned()
     }
 
     /// What the function or method defined at `path` returns.
@@ -273,6 +280,12 @@ fn collect_structs<'r>(items: &[syn::Item], rel: &mut Vec<String>, resolver: &dy
             }
             syn::Item::Enum(e) => _ = out.types.insert(at(rel, &[e.ident.to_string()])),
             syn::Item::Union(u) => _ = out.types.insert(at(rel, &[u.ident.to_string()])),
+            syn::Item::Type(t) => {
+                let generics: Vec<String> = t.generics.type_params().map(|g| g.ident.to_string()).collect();
+                if let Some(ty) = resolver(rel).type_ref(&t.ty, None, &generics) {
+                    out.aliases.insert(at(rel, &[t.ident.to_string()]), ty);
+                }
+            }
             syn::Item::Trait(t) => {
                 out.traits.insert(at(rel, &[t.ident.to_string()]));
                 for it in &t.items {

@@ -46,6 +46,9 @@ pub struct Imports {
     names: HashMap<String, Vec<String>>,
     globs: Vec<Vec<String>>,
     defined: std::collections::HashSet<String>,
+    /// The modules, types and traits it defines (`mod kv;`, `struct Pool`): a path that starts
+    /// with one of them (`kv::write(..)`) starts there, not at a crate of that name.
+    defined_types: std::collections::HashSet<String>,
 }
 
 impl Imports {
@@ -64,6 +67,12 @@ impl Imports {
                     }
                 }
                 syn::Item::Fn(f) => _ = imports.defined.insert(f.sig.ident.to_string()),
+                syn::Item::Mod(m) => _ = imports.defined_types.insert(m.ident.to_string()),
+                syn::Item::Struct(st) => _ = imports.defined_types.insert(st.ident.to_string()),
+                syn::Item::Enum(e) => _ = imports.defined_types.insert(e.ident.to_string()),
+                syn::Item::Union(u) => _ = imports.defined_types.insert(u.ident.to_string()),
+                syn::Item::Trait(t) => _ = imports.defined_types.insert(t.ident.to_string()),
+                syn::Item::Type(t) => _ = imports.defined_types.insert(t.ident.to_string()),
                 syn::Item::Const(c) => _ = imports.defined.insert(c.ident.to_string()),
                 syn::Item::Static(st) => _ = imports.defined.insert(st.ident.to_string()),
                 syn::Item::ForeignMod(m) => {
@@ -84,6 +93,11 @@ impl Imports {
     /// Whether the module defines a function, constant or static of this name.
     pub fn defines(&self, name: &str) -> bool {
         self.defined.contains(name)
+    }
+
+    /// Whether the module defines a module, a type or a trait of this name.
+    pub fn defines_type(&self, name: &str) -> bool {
+        self.defined_types.contains(name)
     }
 
     /// These imports with the `use` items of a function body added (`fn f() { use kv::write as
@@ -136,6 +150,8 @@ impl Imports {
                     self.names.insert(name.clone(), full(prefix, Some(name)));
                 }
             }
+            // `use kv::{self as k};` names `kv`.
+            UseTree::Rename(r) if r.ident == "self" => _ = self.names.insert(r.rename.to_string(), full(prefix, None)),
             UseTree::Rename(r) => {
                 self.names.insert(r.rename.to_string(), full(prefix, Some(r.ident.to_string())));
             }
@@ -215,6 +231,8 @@ pub struct CallSite<'e> {
     pub name: String,
     /// The written path of a path call (`["kv", "write"]`); `None` for method calls.
     pub path: Option<Vec<String>>,
+    /// The path starts with `::` (`::kv::write(..)`): a crate's, never an item of the module.
+    pub global: bool,
     pub receiver: Option<&'e Expr>,
     /// Arguments, receiver excluded (for `Type::method(recv, a)` the receiver is split off once the
     /// callee is known to take `self`; see [`CallSite::args_for`]).
@@ -228,11 +246,12 @@ impl<'e> CallSite<'e> {
             Expr::Call(c) => {
                 let Expr::Path(p) = &*c.func else { return None };
                 let path: Vec<String> = p.path.segments.iter().map(|s| s.ident.to_string()).collect();
-                Some(CallSite { name: path.last()?.clone(), path: Some(path), receiver: None, args: c.args.iter().collect(), expr })
+                Some(CallSite { name: path.last()?.clone(), path: Some(path), global: p.path.leading_colon.is_some(), receiver: None, args: c.args.iter().collect(), expr })
             }
             Expr::MethodCall(m) => Some(CallSite {
                 name: m.method.to_string(),
                 path: None,
+                global: false,
                 receiver: Some(&m.receiver),
                 args: m.args.iter().collect(),
                 expr,
@@ -292,10 +311,15 @@ pub struct TypeEnv {
     /// The function's type parameters: a binding of type `K` (`fn f<K: Get>(k: K)`) has no known
     /// type, never the type of that name elsewhere.
     generics: Vec<String>,
-    /// The trait bound of those that have one (see [`generic_bounds`]).
-    bounds: HashMap<String, String>,
+    /// The trait bound of those that have one, as written (see [`generic_bounds`]).
+    bounds: HashMap<String, Vec<String>>,
     /// Ends of the blocks being visited (while building).
     blocks: Vec<usize>,
+    /// Functions defined inside the body (`fn helper() {}` in a block), with the block they are
+    /// visible in: they shadow every item and import of their name there.
+    fn_items: Vec<(String, std::ops::Range<usize>)>,
+    /// Starts of the blocks being visited (while building).
+    block_starts: Vec<usize>,
 }
 
 #[derive(Debug)]
@@ -344,6 +368,11 @@ impl TypeEnv {
         self.binding(var, at).is_some()
     }
 
+    /// Whether `name` names a function defined in a block of the body around `at`.
+    pub fn is_fn_item_at(&self, name: &str, at: usize) -> bool {
+        self.fn_items.iter().any(|(n, block)| n == name && block.contains(&at))
+    }
+
     /// The written path of the type of `var` where it is used, when it has a module part.
     /// The initializer a binding takes its type from (see `Binding::init`).
     pub fn init_at(&self, var: &str, at: usize) -> Option<&Expr> {
@@ -378,11 +407,15 @@ impl TypeEnv {
 
     fn bind(&mut self, name: String, ty: Option<&Type>, constructed: Option<String>, from: usize, scope_end: usize) {
         let known = |t: String| match self.bounds.get(&t) {
-            Some(bound) => Some(bound.clone()),
+            Some(bound) => bound.last().cloned(),
             None => (!self.generics.contains(&t)).then_some(t),
         };
+        // A type parameter is its bound's trait, as the bound is written (`B: kv::Backend`).
         let written = ty.map(content_type).and_then(|t| match t {
-            Type::Path(p) if p.qself.is_none() && p.path.segments.len() > 1 => Some(p.path.segments.iter().map(|s| s.ident.to_string()).collect()),
+            Type::Path(p) if p.qself.is_none() && p.path.segments.len() == 1 => self.bounds.get(&p.path.segments[0].ident.to_string()).filter(|b| b.len() > 1).cloned(),
+            Type::Path(p) if p.qself.is_none() => Some(p.path.segments.iter().map(|s| s.ident.to_string()).collect()),
+            Type::TraitObject(o) => trait_bound_path(&o.bounds).filter(|b| b.len() > 1),
+            Type::ImplTrait(i) => trait_bound_path(&i.bounds).filter(|b| b.len() > 1),
             _ => None,
         });
         let binding = Binding {
@@ -400,8 +433,17 @@ impl TypeEnv {
 impl<'ast> Visit<'ast> for TypeEnv {
     fn visit_block(&mut self, b: &'ast syn::Block) {
         self.blocks.push(b.brace_token.span.close().byte_range().end);
+        self.block_starts.push(b.brace_token.span.open().byte_range().start);
         syn::visit::visit_block(self, b);
         self.blocks.pop();
+        self.block_starts.pop();
+    }
+
+    /// A function defined in the body is visible in its whole block; its own parameters and
+    /// locals are not this function's.
+    fn visit_item_fn(&mut self, f: &'ast syn::ItemFn) {
+        let block = self.block_starts.last().copied().unwrap_or(0)..self.scope_end();
+        self.fn_items.push((f.sig.ident.to_string(), block));
     }
 
     /// Names bound by patterns other than a `let`'s (`for e in ..`, `if let Some(e)`, match arms,
@@ -485,13 +527,18 @@ const MARKER_TRAITS: &[&str] = &["Send", "Sync", "Sized", "Unpin", "Copy", "Clon
 /// The trait of a bound list (`dyn PagedKernel + Send`, `K: PagedKernel`): the one that is not a
 /// marker, when there is exactly one.
 fn trait_bound<'b>(bounds: impl IntoIterator<Item = &'b syn::TypeParamBound>) -> Option<String> {
-    let traits: Vec<String> = bounds
+    trait_bound_path(bounds)?.pop()
+}
+
+/// [`trait_bound`] as written (`kv::traits::KvBackend`), every segment.
+fn trait_bound_path<'b>(bounds: impl IntoIterator<Item = &'b syn::TypeParamBound>) -> Option<Vec<String>> {
+    let traits: Vec<Vec<String>> = bounds
         .into_iter()
         .filter_map(|b| match b {
-            syn::TypeParamBound::Trait(t) => t.path.segments.last().map(|s| s.ident.to_string()),
+            syn::TypeParamBound::Trait(t) => Some(t.path.segments.iter().map(|s| s.ident.to_string()).collect::<Vec<String>>()),
             _ => None,
         })
-        .filter(|t| !MARKER_TRAITS.contains(&t.as_str()))
+        .filter(|t| t.last().is_some_and(|l| !MARKER_TRAITS.contains(&l.as_str())))
         .collect();
     match traits.as_slice() {
         [one] => Some(one.clone()),
@@ -500,18 +547,18 @@ fn trait_bound<'b>(bounds: impl IntoIterator<Item = &'b syn::TypeParamBound>) ->
 }
 
 /// The trait bound of each type parameter in scope that has one (`fn f<K: PagedKernel>`, `where
-/// K: PagedKernel`, an `impl`'s): a receiver of type `K` reaches that trait's methods.
-pub fn generic_bounds(sig: &syn::Signature, outer: Option<&syn::Generics>) -> HashMap<String, String> {
+/// K: PagedKernel`, an `impl`'s), as written: a receiver of type `K` reaches that trait's methods.
+pub fn generic_bounds(sig: &syn::Signature, outer: Option<&syn::Generics>) -> HashMap<String, Vec<String>> {
     let mut out = HashMap::new();
     for g in std::iter::once(&sig.generics).chain(outer) {
         for tp in g.type_params() {
-            if let Some(t) = trait_bound(&tp.bounds) {
+            if let Some(t) = trait_bound_path(&tp.bounds) {
                 out.insert(tp.ident.to_string(), t);
             }
         }
         for pred in g.where_clause.iter().flat_map(|w| &w.predicates) {
             if let syn::WherePredicate::Type(pt) = pred {
-                if let (Type::Path(p), Some(t)) = (&pt.bounded_ty, trait_bound(&pt.bounds)) {
+                if let (Type::Path(p), Some(t)) = (&pt.bounded_ty, trait_bound_path(&pt.bounds)) {
                     if let Some(id) = p.path.get_ident() {
                         out.insert(id.to_string(), t);
                     }
@@ -639,6 +686,9 @@ impl TypeRef {
         TypeRef { name: name.to_string(), paths: None }
     }
 }
+
+/// The definition paths one type may have at most, aliases followed (a cycle of aliases ends).
+const MAX_TYPE_PATHS: usize = 16;
 
 /// Receivers of these types are not the workspace's: a contracted `Cache::get` is not `vec.get(i)`.
 pub const BUILTIN: &str = "<builtin>";
@@ -814,7 +864,8 @@ impl<'a> Resolver<'a> {
         // binding shadows every item of that name, as in Rust.
         if let (Some([_]), Expr::Call(c)) = (call.path.as_deref(), call.expr) {
             if let Expr::Path(p) = &*c.func {
-                if p.path.get_ident().is_some_and(|i| env.is_local_at(&call.name, i.span().byte_range().start)) {
+                let at = |i: &syn::Ident| i.span().byte_range().start;
+                if p.path.get_ident().is_some_and(|i| env.is_local_at(&call.name, at(i)) || env.is_fn_item_at(&call.name, at(i))) {
                     return Resolution::None;
                 }
             }
@@ -822,6 +873,7 @@ impl<'a> Resolver<'a> {
         // What a path call may name, through imports (renames included) and `pub use` re-exports:
         // its candidates are found by the names at the end of those paths, not only the name written.
         let targets = match &call.path {
+            Some(path) if call.global => vec![self.index.aliases_from(path, Some(&self.module))],
             Some(path) if path.len() >= 2 => vec![self.path_targets(path, self_type)],
             Some(_) => self.plain_targets(&call.name),
             None => Vec::new(),
@@ -870,6 +922,12 @@ impl<'a> Resolver<'a> {
     /// `super` or `Self` starts with a crate or an item of this module (Rust 2018): both.
     fn path_targets(&self, path: &[String], self_type: Option<&str>) -> Vec<Vec<String>> {
         let expanded = self.expand(path, self_type);
+        // A module, type or trait of this module shadows a crate of its name (`mod kernels` and
+        // `kernels::write(..)` written beside it): the path is that item's.
+        if self.imports.get(&path[0]).is_none() && self.imports.defines_type(&path[0]) {
+            let local: Vec<String> = self.module.iter().chain(&expanded).cloned().collect();
+            return self.index.aliases_from(&local, Some(&self.module));
+        }
         let mut out = self.index.aliases_from(&expanded, Some(&self.module));
         if !matches!(path[0].as_str(), "crate" | "self" | "super" | "Self") {
             let local: Vec<String> = self.module.iter().chain(&expanded).cloned().collect();
@@ -1093,11 +1151,24 @@ impl<'a> Resolver<'a> {
     /// The definition paths a light type may have: where it was resolved, or its name looked up
     /// in this module. A builtin type has none.
     pub fn owner_paths(&self, ty: &TypeRef, self_type: Option<&str>) -> Vec<Vec<String>> {
-        match &ty.paths {
+        let mut paths = match &ty.paths {
             Some(p) => p.clone(),
             None if ty.name == BUILTIN => Vec::new(),
             None => self.type_paths(std::slice::from_ref(&ty.name), self_type),
+        };
+        // `type Be = kv::CudaBackend;`: the aliased type's paths too, a few aliases deep.
+        let mut next = 0;
+        while next < paths.len() && paths.len() < MAX_TYPE_PATHS {
+            if let Some(aliased) = self.items.type_alias(self.index, &paths[next]).and_then(|t| t.paths) {
+                for p in aliased {
+                    if !paths.contains(&p) {
+                        paths.push(p);
+                    }
+                }
+            }
+            next += 1;
         }
+        paths
     }
 
     /// The definition paths a type written here may have (`StepMeta`, `crate::meta::StepMeta`,
@@ -1150,21 +1221,25 @@ impl<'a> Resolver<'a> {
                 .filter(|f| self.current.as_ref() != Some(&f.path))
                 .collect();
         };
-        // A type resolved where it was declared: the methods of that very type, if it has any.
-        if let Some(paths) = &ty.paths {
-            let exact: Vec<&ContractedFn> = methods.iter().copied().filter(|f| paths.iter().any(|p| f.path[..f.path.len() - 1] == p[..])).collect();
-            if !exact.is_empty() {
-                return exact;
-            }
-            // A type found where it is defined has no contracted method of this name (its own would
-            // be exact): a same-named type elsewhere is another type; only a trait's contract binds it.
-            if paths.iter().any(|p| self.items.defines_type(self.index, p)) {
-                return methods.into_iter().filter(|f| f.in_trait).collect();
-            }
+        // The definition paths of the type: where it was resolved, or the name written here
+        // looked up as Rust does (an import, a rename, an item of this module, a glob), through
+        // type aliases. The methods of that very type, if it has any.
+        let paths = self.owner_paths(&ty, self_type);
+        let exact: Vec<&ContractedFn> = methods.iter().copied().filter(|f| paths.iter().any(|p| f.path[..f.path.len() - 1] == p[..])).collect();
+        if !exact.is_empty() {
+            return exact;
         }
-        // A trait of the workspace (`&dyn Sink`, `K: Sink`): only its own methods' contracts;
-        // another trait's contract for the same name is not its.
-        if self.fields.traits.contains(&ty.name) || self.owner_paths(&ty, self_type).iter().any(|p| self.items.defines_trait(self.index, p)) {
+        // A type found where it is defined has no contracted method of this name (its own would
+        // be exact): a same-named type elsewhere is another type; only a trait's contract binds it.
+        if paths.iter().any(|p| self.items.defines_type(self.index, p)) {
+            return methods.into_iter().filter(|f| f.in_trait).collect();
+        }
+        // A trait of the workspace (`&dyn Sink`, `K: Sink`) found where it is defined: only its
+        // own methods' contracts, which would be exact; a same-named trait's are not its.
+        if paths.iter().any(|p| self.items.defines_trait(self.index, p)) {
+            return Vec::new();
+        }
+        if self.fields.traits.contains(&ty.name) {
             return methods.into_iter().filter(|f| f.in_trait && f.self_type.as_deref() == Some(ty.name.as_str())).collect();
         }
         let ty = ty.name;
@@ -1368,6 +1443,55 @@ mod tests {
                 ("batch", ".replay", "c::graph::Graph::replay"),
                 // A type nobody declares: unknown, so both `replay`s, and the call is ambiguous.
                 ("unknown", ".replay", "ambiguous"),
+            ])
+        );
+    }
+
+    /// A type or trait resolved to its definition binds only its own contracts: the engine's own
+    /// `CudaBackend` and `Backend`, named like another crate's contracted ones, bind nothing; the
+    /// contracted ones under a rename, a type alias or a bound written by its path bind theirs.
+    #[test]
+    fn a_type_resolved_to_its_definition_binds_only_its_own_contracts() {
+        let kernels = "pub struct CudaBackend;\nimpl CudaBackend {\n    #[reuse::contract(writes(c[s], skip = -1))]\n    pub fn reshape(&self, c: &mut [u8], s: &[i64]) {}\n}\npub trait Backend {\n    #[reuse::contract(writes(c[s], skip = -1))]\n    fn write_kv(&self, c: &mut [u8], s: &[i64]);\n}\npub mod traits { pub use crate::Backend as KvBackend; }\n";
+        let wrap = "pub struct CudaBackend;\nimpl CudaBackend { pub fn reshape(&self, c: &mut [u8], s: &[i64]) {} }\npub trait Backend { fn write_kv(&self, c: &mut [u8], s: &[i64]); }\n";
+        let own = "use crate::wrap::{Backend, CudaBackend};\nfn own(b: &CudaBackend, c: &mut [u8]) { b.reshape(c, &[0]); }\nfn own_bound<B: Backend>(b: &B, c: &mut [u8]) { b.write_kv(c, &[0]); }\nfn own_dyn(b: &dyn Backend, c: &mut [u8]) { b.write_kv(c, &[0]); }\n";
+        let renamed = "use kernels::CudaBackend as Cuda;\nuse kernels::Backend as KvB;\npub type Be = kernels::CudaBackend;\nstruct H { b: Cuda }\nfn by_rename(b: &Cuda, c: &mut [u8]) { b.reshape(c, &[0]); }\nfn by_alias(b: &Be, c: &mut [u8]) { b.reshape(c, &[0]); }\nfn by_field(h: &H, c: &mut [u8]) { h.b.reshape(c, &[0]); }\nfn by_bound<B: KvB>(b: &B, c: &mut [u8]) { b.write_kv(c, &[0]); }\nfn by_path<B: kernels::traits::KvBackend>(b: &B, c: &mut [u8]) { b.write_kv(c, &[0]); }\n";
+        let files = [("kernels", kernels), ("engine", "mod wrap;\nmod own;\nmod renamed;\n"), ("engine::wrap", wrap), ("engine::own", own), ("engine::renamed", renamed)];
+        let got: Vec<(String, String, String)> = [resolutions(&files, "engine::own"), resolutions(&files, "engine::renamed")].concat();
+        assert_eq!(
+            got,
+            triples(&[
+                ("own", ".reshape", "-"),
+                ("own_bound", ".write_kv", "-"),
+                ("own_dyn", ".write_kv", "-"),
+                ("by_rename", ".reshape", "kernels::CudaBackend::reshape"),
+                ("by_alias", ".reshape", "kernels::CudaBackend::reshape"),
+                ("by_field", ".reshape", "kernels::CudaBackend::reshape"),
+                ("by_bound", ".write_kv", "kernels::Backend::write_kv"),
+                ("by_path", ".write_kv", "kernels::Backend::write_kv"),
+            ])
+        );
+    }
+
+    /// A module of the module named like a crate (`mod kernels` beside `kernels::write(..)`) is
+    /// where the path starts, as rustc reads it; `::kernels::write` is the crate's. A function
+    /// defined in a block of the body shadows an imported one of its name in that block only.
+    #[test]
+    fn a_local_module_or_a_body_function_shadows_a_crate_or_an_import_of_its_name() {
+        let kernels = "#[reuse::contract(writes(c[s], skip = -1))]\npub fn write(c: &mut [u8], s: &[i64]) {}\n";
+        let engine = "mod kernels { pub fn write(c: &mut [u8], s: &[i64]) {} }\nmod user;\nfn local(c: &mut [u8]) { kernels::write(c, &[0]); }\nfn global(c: &mut [u8]) { ::kernels::write(c, &[0]); crate::kernels::write(c, &[0]); }\n";
+        let user = "use kernels::write;\nfn crate_path(c: &mut [u8]) { kernels::write(c, &[0]); }\nfn body(c: &mut [u8]) { { fn write(c: &mut [u8], s: &[i64]) {} write(c, &[0]); } write(c, &[0]); }\n";
+        let files = [("kernels", kernels), ("engine", engine), ("engine::user", user)];
+        let got = [resolutions(&files, "engine"), resolutions(&files, "engine::user")].concat();
+        assert_eq!(
+            got,
+            triples(&[
+                ("local", "kernels::write", "-"),
+                ("global", "kernels::write", "kernels::write"),
+                ("global", "crate::kernels::write", "-"),
+                ("crate_path", "kernels::write", "kernels::write"),
+                ("body", "write", "-"),
+                ("body", "write", "kernels::write"),
             ])
         );
     }
