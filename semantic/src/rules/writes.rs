@@ -16,7 +16,8 @@
 //!   and growing, `push`/`extend`, at positions not known); `swap`, `get_mut` and
 //!   `copy_within` write only the positions they take, and an `iter_mut()` narrowed by the chain
 //!   that consumes it (`.skip(k)`, `.take(k)`, through `enumerate`; an enumerated index kept
-//!   away from one constant by `.filter(..)` or a leading `if i == K { continue; }`) only those;
+//!   to some positions by a comparison with a constant in `.filter(..)`, a leading `if i == K {
+//!   continue; }`, or a body (of a loop or a `for_each`) that is one `if i != K { .. }`) only those;
 //!   `chunks_mut(n)` is an `iter_mut()` of blocks of `n` positions (every block from position 0
 //!   on; narrowed the same way where `n` is a constant), and the two halves of a
 //!   `split_at_mut(k)`, taken apart by a `let`, designate the positions below `k` and from `k` on;
@@ -822,30 +823,61 @@ fn narrowed_iter_muts(ctx: &FnCtx, body: &syn::Block, out: &mut Vec<(*const syn:
         out: &'o mut Vec<(*const syn::ExprMethodCall, Vec<Positions>, String)>,
     }
     impl Chains<'_, '_, '_> {
-        /// `P.iter_mut().enumerate()` whose index `i` is kept away from a constant position: that
-        /// position is not written (`.filter(|(i, _)| *i != NULL_BLOCK)`, a loop body that starts
-        /// with `if i == NULL_BLOCK { continue; }`).
-        fn all_but_one(&mut self, enumerated: &Expr, skipped: i128, how: &str) {
+        /// `P.iter_mut().enumerate()` whose index `i` is kept to some positions: the others are
+        /// not written (`.filter(|(i, _)| *i != NULL_BLOCK)`, `*i > 0`, a loop body that starts
+        /// with `if i == NULL_BLOCK { continue; }` or is one `if i != NULL_BLOCK { .. }`).
+        fn kept_positions(&mut self, enumerated: &Expr, kept: Vec<Positions>, how: &str) {
             let Expr::MethodCall(e) = strip_parens(enumerated) else { return };
             let Expr::MethodCall(inner) = strip_parens(&e.receiver) else { return };
             if let (true, Some(size)) = (e.method == "enumerate", part_size(self.ctx, inner)) {
                 let ptr = inner as *const _;
                 if !self.out.iter().any(|(p, ..)| *p == ptr) {
-                    let kept = [(0, skipped), (skipped.saturating_add(1), i128::MAX)].into_iter().filter(|(lo, hi)| lo < hi).map(|r| scaled(r, size)).collect();
+                    let kept = kept.into_iter().filter(|(lo, hi)| lo < hi).map(|r| scaled(r, size)).collect();
                     self.out.push((ptr, kept, format!("{}().enumerate(){how}", inner.method)));
                 }
             }
         }
 
-        /// The constant `cond` (of a `filter` or of an `if .. { continue }`) compares the index
-        /// `i` with: `keep` for `!=` (kept where it differs), else `==` (skipped where equal).
-        fn compared_index(&self, cond: &Expr, index: &str, keep: bool) -> Option<i128> {
+        /// The positions where the comparison `cond` of the index `i` with a constant is `holds`
+        /// (`i != K`: all but K; `i > K`: from K + 1; `i < K`: below K; either side).
+        fn kept_by(&self, cond: &Expr, index: &str, holds: bool) -> Option<Vec<Positions>> {
             let Expr::Binary(b) = strip_parens(cond) else { return None };
-            let op = if keep { matches!(b.op, syn::BinOp::Ne(_)) } else { matches!(b.op, syn::BinOp::Eq(_)) };
             let is_index = |e: &Expr| crate::rules::expr_text(crate::resolve::strip(e)) == index;
-            match op {
-                true if is_index(&b.left) => self.ctx.int_value(&b.right),
-                true if is_index(&b.right) => self.ctx.int_value(&b.left),
+            // The comparison read as `i OP k`.
+            let (op, k) = if is_index(&b.left) {
+                (b.op, self.ctx.int_value(&b.right)?)
+            } else if is_index(&b.right) {
+                let flipped = match b.op {
+                    syn::BinOp::Lt(t) => syn::BinOp::Gt(syn::token::Gt(t.span)),
+                    syn::BinOp::Gt(t) => syn::BinOp::Lt(syn::token::Lt(t.span)),
+                    syn::BinOp::Le(t) => syn::BinOp::Ge(syn::token::Ge(t.spans)),
+                    syn::BinOp::Ge(t) => syn::BinOp::Le(syn::token::Le(t.spans)),
+                    op => op,
+                };
+                (flipped, self.ctx.int_value(&b.left)?)
+            } else {
+                return None;
+            };
+            let all_but = |k: i128| vec![(0, k), (k.saturating_add(1), i128::MAX)];
+            let (from, below) = (|k: i128| vec![(k.max(0), i128::MAX)], |k: i128| vec![(0, k.max(0))]);
+            Some(match (op, holds) {
+                (syn::BinOp::Ne(_), true) | (syn::BinOp::Eq(_), false) => all_but(k),
+                (syn::BinOp::Gt(_), true) | (syn::BinOp::Le(_), false) => from(k.saturating_add(1)),
+                (syn::BinOp::Ge(_), true) | (syn::BinOp::Lt(_), false) => from(k),
+                (syn::BinOp::Lt(_), true) | (syn::BinOp::Ge(_), false) => below(k),
+                (syn::BinOp::Le(_), true) | (syn::BinOp::Gt(_), false) => below(k.saturating_add(1)),
+                _ => return None,
+            })
+        }
+
+        /// The positions a loop body over `(i, x)` writes at: past a leading `if C { continue; }`,
+        /// where C fails; in a body that is one `if C { .. }` (no `else`), where C holds.
+        fn kept_by_body(&self, stmts: &[syn::Stmt], index: &str) -> Option<Vec<Positions>> {
+            match stmts {
+                [syn::Stmt::Expr(Expr::If(c), _), ..] if c.else_branch.is_none() && matches!(c.then_branch.stmts.as_slice(), [syn::Stmt::Expr(Expr::Continue(_), _)]) => {
+                    self.kept_by(&c.cond, index, false)
+                }
+                [syn::Stmt::Expr(Expr::If(c), _)] if c.else_branch.is_none() => self.kept_by(&c.cond, index, true),
                 _ => None,
             }
         }
@@ -863,23 +895,23 @@ fn narrowed_iter_muts(ctx: &FnCtx, body: &syn::Block, out: &mut Vec<(*const syn:
     }
     impl<'ast> Visit<'ast> for Chains<'_, '_, '_> {
         fn visit_expr_for_loop(&mut self, f: &'ast syn::ExprForLoop) {
-            let skipped = index_name(&f.pat).and_then(|i| match f.body.stmts.first() {
-                Some(syn::Stmt::Expr(Expr::If(c), _)) if c.else_branch.is_none() && matches!(c.then_branch.stmts.as_slice(), [syn::Stmt::Expr(Expr::Continue(_), _)]) => {
-                    self.compared_index(&c.cond, &i, false)
-                }
-                _ => None,
-            });
-            if let Some(k) = skipped {
-                self.all_but_one(&f.expr, k, "");
+            if let Some(kept) = index_name(&f.pat).and_then(|i| self.kept_by_body(&f.body.stmts, &i)) {
+                self.kept_positions(&f.expr, kept, "");
             }
             syn::visit::visit_expr_for_loop(self, f);
         }
         fn visit_expr_method_call(&mut self, m: &'ast syn::ExprMethodCall) {
             let method = m.method.to_string();
-            if method == "filter" {
+            if method == "filter" || method == "for_each" {
                 if let Some(Expr::Closure(c)) = m.args.first().map(strip_parens) {
-                    if let Some(k) = c.inputs.first().and_then(index_name).and_then(|i| self.compared_index(&c.body, &i, true)) {
-                        self.all_but_one(&m.receiver, k, ".filter(..)");
+                    let index = c.inputs.first().and_then(index_name);
+                    let kept = index.and_then(|i| match (method.as_str(), strip_parens(&c.body)) {
+                        ("filter", cond) => self.kept_by(cond, &i, true),
+                        (_, Expr::Block(b)) => self.kept_by_body(&b.block.stmts, &i),
+                        (_, body) => self.kept_by_body(&[syn::Stmt::Expr(body.clone(), None)], &i),
+                    });
+                    if let Some(kept) = kept {
+                        self.kept_positions(&m.receiver, kept, &format!(".{method}(..)"));
                     }
                 }
             }
