@@ -588,6 +588,19 @@ impl<'c, 'a> Pad<'c, 'a> {
         true
     }
 
+    /// `buf.iter_mut().skip(k)` storing `origins` into every entry it walks, after
+    /// `buf[..k].copy_from_slice(real)` (the same `k`): every entry is now one of the two.
+    fn rest_walked(&self, scopes: &Scopes, state: &mut State, place: &Place, chain: &Expr, origins: BTreeSet<Origin>, at: usize) -> bool {
+        let Expr::MethodCall(skip) = strip(chain) else { return false };
+        let (true, Some(k), Expr::MethodCall(iter)) = (skip.method == "skip", skip.args.first(), strip(&skip.receiver)) else { return false };
+        if iter.method != "iter_mut" {
+            return false;
+        }
+        let k = self.len_text(scopes, crate::rules::expr_text(k));
+        let copied = state.map.get(place).and_then(|e| e.prefix.clone()).filter(|(b, _)| self.len_text(scopes, b.clone()) == k).map(|(_, o)| o);
+        self.fill_rest(scopes, state, place, copied, origins, at)
+    }
+
     /// The element stores at a loop's counter that runs from `k` to `end`, the end of the buffer
     /// (its built length or its `len()`), for the buffers whose first `k` entries were `copied`.
     fn rest_stores(&self, scopes: &Scopes, state: &mut State, body: &syn::Block, var: &str, copied: &[(Place, BTreeSet<Origin>)], end: &str) {
@@ -792,6 +805,10 @@ impl Analysis for Pad<'_, '_> {
             if let Some(entries) = state.map.get_mut(&place) {
                 entries.len = Len::Built(len);
             }
+        } else if let Some(len) = copied_len(init) {
+            // A copy of entries not known (a parameter's) still has their length.
+            let len = self.len_text(scopes, len);
+            state.map.entry(place.clone()).or_default().len = Len::Built(len);
         }
         if state.map.keys().all(|k| k.base != Base::Local(local)) {
             let ty = self.ctx.resolver.type_of(init, self.ctx.self_type, self.ctx.env()).map(|t| t.name);
@@ -807,7 +824,7 @@ impl Analysis for Pad<'_, '_> {
                 let v = Val { own: self.eval(scopes, state, value).put(&How::Put("fill".into())), fields: BTreeMap::new() };
                 if whole {
                     self.overwrite(scopes, state, &place, v, self.pos(value), zipped_len(&f.expr));
-                } else {
+                } else if !self.rest_walked(scopes, state, &place, &f.expr, v.own.clone(), self.pos(value)) {
                     self.add(scopes, state, &place, v.own);
                 }
             }
@@ -939,6 +956,18 @@ fn built_len(init: &Expr) -> Option<String> {
         Expr::Repeat(r) => Some(crate::rules::expr_text(&r.len)),
         _ => None,
     }
+}
+
+/// The length of a copy of a slice (`real.to_vec()`, `real.clone()`, `Vec::from(real)`): the
+/// slice's, as written (`real.len()`).
+fn copied_len(init: &Expr) -> Option<String> {
+    let copied = match strip(init) {
+        Expr::MethodCall(m) if ["to_vec", "clone", "to_owned"].contains(&m.method.to_string().as_str()) && m.args.is_empty() => &*m.receiver,
+        Expr::Call(c) if c.args.len() == 1 && matches!(&*c.func, Expr::Path(p) if p.path.segments.len() == 2 && p.path.segments[1].ident == "from" && p.path.segments[0].ident == "Vec") => &c.args[0],
+        _ => return None,
+    };
+    let text = crate::rules::expr_text(strip(copied));
+    text.chars().all(|c| c.is_alphanumeric() || c == '_' || c == '.').then(|| format!("{text}.len()"))
 }
 
 /// How many elements iterating over `e` walks, as written: `real.iter()` and `real` walk
@@ -1501,7 +1530,7 @@ impl<'c, 'a> Pad<'c, 'a> {
                     let v = Val { own: self.eval(scopes, state, value).put(&How::Put("fill".into())), fields: BTreeMap::new() };
                     if whole {
                         self.store(scopes, state, &place, v, self.pos(value));
-                    } else {
+                    } else if !self.rest_walked(scopes, state, &place, &m.receiver, v.own.clone(), self.pos(value)) {
                         self.add(scopes, state, &place, v.own);
                     }
                 }
@@ -1511,6 +1540,12 @@ impl<'c, 'a> Pad<'c, 'a> {
         let Some(place) = scopes.place_of(&m.receiver).or_else(|| self.buffer_place(scopes, &m.receiver)) else { return };
         // A method on a part (`buf[..k].fill(v)`) changes only that part.
         let whole = scopes.place_of(&m.receiver).is_some();
+        // `resize(n, v)` of a buffer of a known length `k` keeps its entries as the first `k`: a
+        // `truncate(k)` later leaves only them.
+        let kept_prefix = match state.map.get(&place) {
+            Some(Entries { len: Len::Built(k), origins, .. }) if method == "resize" && whole => Some((k.clone(), origins.clone())),
+            _ => None,
+        };
         if LENGTH_CHANGING.contains(&method.as_str()) {
             if let Some(entries) = state.map.get_mut(&place) {
                 entries.len = Len::Changed;
@@ -1557,6 +1592,9 @@ impl<'c, 'a> Pad<'c, 'a> {
                 if let Some(v) = m.args.get(1) {
                     let v = self.entry_value(scopes, state, v).put(&how);
                     self.add(scopes, state, &place, v);
+                    if let (Some(prefix), Some(entries)) = (kept_prefix, state.map.get_mut(&place)) {
+                        entries.prefix = Some(prefix);
+                    }
                 }
             }
             // `resize_with(n, || 0)`, `resize_with(n, Default::default)`: what the producer returns.
@@ -1593,8 +1631,8 @@ impl<'c, 'a> Pad<'c, 'a> {
             }
             // `truncate(k)` after `buf[..k].copy_from_slice(real)`: only what was copied is left.
             "truncate" if whole => {
-                let k = m.args.first().map(crate::rules::expr_text);
-                if let Some((_, copied)) = state.map.get(&place).and_then(|e| e.prefix.clone()).filter(|(b, _)| Some(b) == k.as_ref()) {
+                let k = m.args.first().map(|k| self.len_text(scopes, crate::rules::expr_text(k)));
+                if let Some((_, copied)) = state.map.get(&place).and_then(|e| e.prefix.clone()).filter(|(b, _)| Some(self.len_text(scopes, b.clone())) == k) {
                     self.store(scopes, state, &place, Val { own: copied, fields: BTreeMap::new() }, self.pos(&m.receiver));
                 }
             }
