@@ -324,7 +324,18 @@ impl Analysis for Keys<'_, '_> {
         let value = exit.value;
         let Some(def) = self.def else { return };
         let params = dataflow::param_count(def.sig);
-        let built = value.map(|v| self.built_from(scopes, state, v, &HashSet::new())).unwrap_or_default();
+        let mut built = value.map(|v| self.built_from(scopes, state, v, &HashSet::new())).unwrap_or_default();
+        // A branch of a returned `if` or `match` is chosen by its condition or scrutinee: the
+        // value depends on what that reads (`if bs <= 8 { 8 } else { bs.next_power_of_two() }`,
+        // a batch size's bucket, is built from `bs` on both branches).
+        let chooser = match exit.branch_of {
+            Some(Expr::If(i)) => Some(&*i.cond),
+            Some(Expr::Match(m)) => Some(&*m.expr),
+            _ => None,
+        };
+        if let Some(c) = chooser {
+            built.extend(self.built_from(scopes, state, c, &HashSet::new()));
+        }
         // Only what the caller can name: its arguments (the parameters' locals) and `self`.
         let kept = built.into_iter().filter(|p| match p.base {
             Base::Local(id) => (id as usize) < params,
