@@ -485,9 +485,40 @@ pub fn lower_macro(mac: &syn::Macro) -> LoweredMacro {
         return LoweredMacro::Diverges;
     }
     match mac.parse_body_with(Punctuated::<Expr, syn::Token![,]>::parse_terminated) {
-        Ok(args) => LoweredMacro::Evaluates(args.into_iter().collect()),
+        Ok(args) => {
+            let mut args: Vec<Expr> = args.into_iter().collect();
+            // `println!("{x:?}")`: a name captured by a format string is read there, at the string.
+            let captured: Vec<Expr> = args.iter().take(2).flat_map(format_captures).collect();
+            args.extend(captured);
+            LoweredMacro::Evaluates(args)
+        }
         Err(_) => LoweredMacro::Tokens(calls_in_tokens(mac.tokens.clone())),
     }
+}
+
+/// The names a format string captures (`"{x}"`, `"{x:?}"`, `"{x:>width$}"`), as paths spanned
+/// by the string; `{{` is a brace, `{0}` a position, `{}` the next argument.
+fn format_captures(e: &Expr) -> Vec<Expr> {
+    let Expr::Lit(syn::ExprLit { lit: syn::Lit::Str(s), .. }) = e else { return Vec::new() };
+    let text = s.value();
+    let mut out = Vec::new();
+    let mut rest = text.as_str();
+    while let Some(open) = rest.find('{') {
+        rest = &rest[open + 1..];
+        if let Some(after) = rest.strip_prefix('{') {
+            rest = after;
+            continue;
+        }
+        let end = rest.find(['}', ':']).unwrap_or(rest.len());
+        let name = rest[..end].trim();
+        // An identifier (not a keyword, not a position): what `syn` accepts as one.
+        if let Ok(ident) = syn::parse_str::<syn::Ident>(name) {
+            let ident = syn::Ident::new(&ident.to_string(), s.span());
+            out.push(Expr::Path(syn::ExprPath { attrs: Vec::new(), qself: None, path: ident.into() }));
+        }
+        rest = &rest[end..];
+    }
+    out
 }
 
 /// Calls written as `name(..)` anywhere in a token stream, in order.
