@@ -150,7 +150,7 @@ impl Analysis for Memo<'_, '_> {
                 self.aliases.assigned(scopes, &a.left, &a.right);
                 if let Some(Place { base: Base::Local(id), fields }) = scopes.place_of(&a.left) {
                     if fields.is_empty() {
-                        self.bind_result(id, Some(&a.right));
+                        self.bind_result(scopes, id, Some(&a.right));
                     }
                 }
             }
@@ -159,8 +159,9 @@ impl Analysis for Memo<'_, '_> {
     }
 
     fn bind(&mut self, scopes: &Scopes, _state: &mut MemoState, local: LocalId, init: Option<&Expr>) {
-        self.aliases.bind(scopes, local, init);
-        self.bind_result(local, init);
+        // A guard of a map is the map (`let mut w = self.memo.write().unwrap();`).
+        self.aliases.bind(scopes, local, init.map(through_guards));
+        self.bind_result(scopes, local, init);
         self.vacant.remove(&local);
     }
 
@@ -182,10 +183,10 @@ impl Memo<'_, '_> {
         }
     }
 
-    fn bind_result(&mut self, local: LocalId, value: Option<&Expr>) {
-        match value.map(peel) {
-            Some(call @ (Expr::Call(_) | Expr::MethodCall(_))) => self.results.insert(local, self.ctx.expr_range(call)),
-            _ => self.results.remove(&local),
+    fn bind_result(&mut self, scopes: &Scopes, local: LocalId, value: Option<&Expr>) {
+        match value.and_then(|v| self.value_source(scopes, v)) {
+            Some(call) => self.results.insert(local, call),
+            None => self.results.remove(&local),
         };
     }
 
@@ -219,9 +220,22 @@ fn callee_name(e: &Expr) -> Option<String> {
 fn peel(e: &Expr) -> &Expr {
     match strip(e) {
         Expr::MethodCall(m) if m.method == "clone" && m.args.is_empty() => peel(&m.receiver),
+        // Wrapped to be shared or returned (`Arc::new(p)`, `Some(p)`): the same result.
+        Expr::Call(c) if c.args.len() == 1 && is_wrapper(&c.func) => peel(&c.args[0]),
         Expr::Try(t) => peel(&t.expr),
         Expr::Await(a) => peel(&a.base),
         other => other,
+    }
+}
+
+/// `Arc::new`, `Rc::new`, `Box::new`, `Some`, `Ok`: a value wrapped, not computed.
+fn is_wrapper(func: &Expr) -> bool {
+    let Expr::Path(p) = strip(func) else { return false };
+    let names: Vec<String> = p.path.segments.iter().map(|s| s.ident.to_string()).collect();
+    match names.as_slice() {
+        [one] => one == "Some" || one == "Ok",
+        [.., ty, new] => new == "new" && ["Arc", "Rc", "Box"].contains(&ty.as_str()),
+        _ => false,
     }
 }
 
