@@ -394,8 +394,16 @@ impl Analysis for Effects<'_, '_> {
                 // `drop(fut)` and `mem::forget(fut)` run nothing; any other call is taken to
                 // drive the futures it is handed (`spawn`, `block_on`).
                 let discards = matches!(e, Expr::Call(c) if matches!(strip_parens(&c.func), Expr::Path(p) if p.path.segments.last().is_some_and(|s| s.ident == "drop" || s.ident == "forget")));
+                // `tokio::spawn(fut)` detaches the task: it runs at some later time, unless its
+                // handle is awaited (the spawn's value is then the future).
+                let spawns = matches!(e, Expr::Call(c) if matches!(strip_parens(&c.func), Expr::Path(p) if p.path.segments.len() >= 2 && p.path.segments.last().is_some_and(|s| s.ident == "spawn" || s.ident == "spawn_local")));
                 let args = crate::analysis::call_args(e).1;
-                if !discards {
+                if spawns {
+                    let spawned = args.first().and_then(|f| self.future_of(scopes, f)).cloned();
+                    if let (Some(paths), Some(at)) = (spawned, crate::resolve::call_position(e)) {
+                        self.futures.insert(at, paths);
+                    }
+                } else if !discards {
                     self.drive(scopes, state, args.iter().copied());
                 }
                 // A guard handed over by value is moved; `drop(g)` runs its `drop` here.
@@ -508,15 +516,20 @@ impl<'c, 'a> Effects<'c, 'a> {
     /// The futures among `exprs` (a call of an `async` helper, or a local bound to one) run here.
     fn drive<'e>(&self, scopes: &Scopes, state: &mut Traces, exprs: impl IntoIterator<Item = &'e Expr>) {
         for e in exprs {
-            let e = strip_parens(e);
-            let at = match scopes.place_of(e) {
-                Some(dataflow::Place { base: dataflow::Base::Local(id), fields }) if fields.is_empty() && matches!(e, Expr::Path(_)) => self.future_locals.get(&id).copied(),
-                _ => crate::resolve::call_position(e),
-            };
-            if let Some(paths) = at.and_then(|at| self.futures.get(&at)) {
+            if let Some(paths) = self.future_of(scopes, e) {
                 state.then_any(paths);
             }
         }
+    }
+
+    /// What the future `e` runs when it is driven: an `async` helper's call, or a local bound to one.
+    fn future_of(&self, scopes: &Scopes, e: &Expr) -> Option<&Arc<Traces>> {
+        let e = strip_parens(e);
+        let at = match scopes.place_of(e) {
+            Some(dataflow::Place { base: dataflow::Base::Local(id), fields }) if fields.is_empty() && matches!(e, Expr::Path(_)) => self.future_locals.get(&id).copied(),
+            _ => crate::resolve::call_position(e),
+        };
+        at.and_then(|at| self.futures.get(&at))
     }
 
     /// The guard local `e` names, bare (`g`, not `&g` or `g.field`).
