@@ -12,6 +12,9 @@
 //! - a write anywhere in one element taken by reference (`p[0].fill(..)`, `p[0].data.clear()`, a
 //!   helper method on it, `let b = &mut p[0];` written through): the place at that position
 //!   ([`Target::element`]);
+//! - an index that is a loop counter over a range from a constant (`for b in 0..n { cache[b]
+//!   .. }` writes position 0, and the rest of the range where its end is a constant), less the
+//!   positions a condition keeps it from (`if b == NULL_BLOCK { continue; }`, `if b > 0`);
 //! - a mutating method of a place (`fill`, `push`, `iter_mut`, ...; a raw pointer, `as_mut_ptr`,
 //!   and growing, `push`/`extend`, at positions not known); `swap`, `get_mut` and
 //!   `copy_within` write only the positions they take, and an `iter_mut()` narrowed by the chain
@@ -208,6 +211,8 @@ struct Writes<'c, 'a> {
     /// Views of a place (`as_mut_slice()`, `as_mut()`) that an enclosing expression writes
     /// through (`p.as_mut_slice()[1] = v`, `p.as_mut().fill(..)`): the view itself writes nothing, the write through it is judged where it happens.
     viewed: HashSet<*const syn::ExprMethodCall>,
+    /// Loop counters over a range from a constant (`for b in 0..n`): the positions they take.
+    counters: std::collections::HashMap<LocalId, Positions>,
 }
 
 impl Analysis for Writes<'_, '_> {
@@ -240,9 +245,47 @@ impl Analysis for Writes<'_, '_> {
         }
     }
 
+    /// A loop counter kept away from its first positions by a condition (`if b == NULL_BLOCK {
+    /// continue; }`, `if b > 0 { .. }`): it no longer takes them past it. (Counters are not path
+    /// state: what a condition excludes stays excluded, which only forgets positions.)
+    fn assume(&mut self, scopes: &Scopes, _state: &mut State, cond: &Expr, holds: bool) {
+        let Expr::Binary(b) = strip_parens(cond) else { return };
+        let counter = |e: &Expr| match scopes.place_of(strip_parens(e)) {
+            Some(Place { base: Base::Local(id), fields }) if fields.is_empty() && matches!(strip_parens(e), Expr::Path(_)) => Some(id),
+            _ => None,
+        };
+        let (id, k, op) = match (counter(&b.left), counter(&b.right)) {
+            (Some(id), _) => (id, self.ctx.int_value(&b.right), b.op),
+            (_, Some(id)) => (id, self.ctx.int_value(&b.left), match b.op {
+                syn::BinOp::Lt(t) => syn::BinOp::Gt(syn::token::Gt(t.span)),
+                syn::BinOp::Gt(t) => syn::BinOp::Lt(syn::token::Lt(t.span)),
+                syn::BinOp::Le(t) => syn::BinOp::Ge(syn::token::Ge(t.spans)),
+                syn::BinOp::Ge(t) => syn::BinOp::Le(syn::token::Le(t.spans)),
+                op => op,
+            }),
+            _ => return,
+        };
+        let (Some(k), Some(&(lo, hi))) = (k, self.counters.get(&id)) else { return };
+        let from = match (op, holds) {
+            (syn::BinOp::Ne(_), true) | (syn::BinOp::Eq(_), false) if k == lo => Some(lo.saturating_add(1)),
+            // Another position inside the range: the rest is not one range.
+            (syn::BinOp::Ne(_), true) | (syn::BinOp::Eq(_), false) if lo < k && k < hi => None,
+            (syn::BinOp::Ne(_), true) | (syn::BinOp::Eq(_), false) => Some(lo),
+            (syn::BinOp::Gt(_), true) | (syn::BinOp::Le(_), false) => Some(lo.max(k.saturating_add(1))),
+            (syn::BinOp::Ge(_), true) | (syn::BinOp::Lt(_), false) => Some(lo.max(k)),
+            _ => Some(lo),
+        };
+        match from {
+            // An end not known stands for the first position only (see `counted`).
+            Some(from) if from < hi => self.counters.insert(id, (from, hi)),
+            _ => self.counters.remove(&id),
+        };
+    }
+
     fn bind(&mut self, scopes: &Scopes, state: &mut State, local: LocalId, init: Option<&Expr>) {
         let place = Place { base: Base::Local(local), fields: Vec::new() };
         state.clear_under(&place);
+        self.counters.remove(&local);
         let Some(init) = init else { return };
         let targets = self.designated(scopes, state, init, false);
         if !targets.0.is_empty() {
@@ -294,6 +337,14 @@ impl Analysis for Writes<'_, '_> {
     /// `for s in &mut pool[k..]`: `s` is each of those positions in turn, so a store through it
     /// writes them (`pool.iter_mut()` is a write of its own, where it is called).
     fn bind_each(&mut self, scopes: &Scopes, state: &mut State, locals: &[LocalId], iterated: &Expr) {
+        // `for b in 0..n`, `(1..n).rev()`, `(0..n).step_by(2)`: the positions `b` takes (its
+        // first at least; the end where it is a constant).
+        if let [local] = locals {
+            if let Some(range) = counted(self.ctx, iterated) {
+                self.counters.insert(*local, range);
+                return;
+            }
+        }
         let ([local], Expr::Reference(r)) = (locals, strip_parens(iterated)) else { return };
         if r.mutability.is_none() {
             return;
@@ -351,7 +402,7 @@ impl<'c, 'a> Writes<'c, 'a> {
         let mut narrowed = Vec::new();
         narrowed_iter_muts(ctx, body, &mut narrowed);
         let viewed = views_written_through(body);
-        Writes { ctx, def, depth, writes: Vec::new(), seen: HashSet::new(), narrowed, masked: HashSet::new(), viewed }
+        Writes { ctx, def, depth, writes: Vec::new(), seen: HashSet::new(), narrowed, masked: HashSet::new(), viewed, counters: Default::default() }
     }
 
     /// What an expression designates: the places (and their positions) whose storage it is.
@@ -413,7 +464,7 @@ impl<'c, 'a> Writes<'c, 'a> {
                 // position (`pool[NULL_BLOCK].fill(0.0)`); by value, a value of its own.
                 let (range, element) = match strip_parens(&ix.index) {
                     Expr::Range(_) => (range_of(self.ctx, &ix.index), false),
-                    _ if by_ref => (self.ctx.int_value(&ix.index).map(|k| (k, k.saturating_add(1))), true),
+                    _ if by_ref => (self.position_of(scopes, &ix.index), true),
                     _ => return,
                 };
                 let mut inner = BTreeSet::new();
@@ -484,6 +535,15 @@ impl<'c, 'a> Writes<'c, 'a> {
 
     /// The places an assigned expression writes, at which positions: `p[i][j]` and `p[i].x`
     /// write within `p[i]`.
+    /// The positions an index expression names: a constant, a range of constants, or a loop
+    /// counter over such a range (`for b in 0..n { cache[b] = .. }` writes from 0 on).
+    fn position_of(&self, scopes: &Scopes, index: &Expr) -> Option<Positions> {
+        range_of(self.ctx, index).or_else(|| self.ctx.int_value(index).map(|v| (v, v.saturating_add(1)))).or_else(|| match scopes.place_of(strip_parens(index)) {
+            Some(Place { base: Base::Local(id), fields }) if fields.is_empty() && matches!(strip_parens(index), Expr::Path(_)) => self.counters.get(&id).copied(),
+            _ => None,
+        })
+    }
+
     fn written(&self, scopes: &Scopes, state: &State, target: &Expr) -> Vec<(Place, Option<Positions>)> {
         // `*p.as_mut_ptr().add(k) = v`: the position `k`.
         if let Expr::Unary(syn::ExprUnary { op: syn::UnOp::Deref(_), expr, .. }) = strip_parens(target) {
@@ -499,7 +559,7 @@ impl<'c, 'a> Writes<'c, 'a> {
                 Expr::Index(_) => self.written(scopes, state, &ix.expr),
                 Expr::Field(f) if matches!(strip_parens(&f.base), Expr::Index(_)) => self.written(scopes, state, &ix.expr),
                 _ => {
-                    let at = range_of(self.ctx, &ix.index).or_else(|| self.ctx.int_value(&ix.index).map(|v| (v, v.saturating_add(1))));
+                    let at = self.position_of(scopes, &ix.index);
                     self.designated(scopes, state, &ix.expr, true).0.into_iter().map(|t| {
                         let at = t.within(at);
                         (t.place, at)
@@ -561,7 +621,7 @@ impl<'c, 'a> Writes<'c, 'a> {
                     None => receiver,
                 };
                 // `zero_block(pool, NULL_BLOCK)`: the position is the argument's value.
-                let positions = &positions.or_else(|| at_param.and_then(|j| args.get(j)).and_then(|a| ctx.int_value(a)).map(|k| (k, k.saturating_add(1))));
+                let positions = &positions.or_else(|| at_param.and_then(|j| args.get(j)).and_then(|a| self.position_of(scopes, a)));
                 let Some(arg) = arg else { continue };
                 // A receiver is taken by reference; an argument must be one.
                 for t in self.designated(scopes, state, arg, param.is_none()).0 {
@@ -684,7 +744,7 @@ impl<'c, 'a> Writes<'c, 'a> {
         if let Some(positions) = positions {
             for t in self.designated(scopes, state, receiver, true).0 {
                 for p in &positions {
-                    let at = range_of(self.ctx, p).or_else(|| self.ctx.int_value(p).map(|v| (v, v.saturating_add(1))));
+                    let at = self.position_of(scopes, p);
                     self.record(t.place.clone(), t.within(at), receiver, How::Method(method.clone()));
                 }
             }
@@ -1013,6 +1073,25 @@ fn range_of(ctx: &FnCtx, index: &Expr) -> Option<Positions> {
             };
             Some((start, end))
         }
+        _ => None,
+    }
+}
+
+/// The positions a loop over `iterated` counts through, when it is a range from a constant
+/// (`0..n`, `1..=k`), reversed or stepped: all of them where the end is a constant too, else
+/// the first, which it takes whenever it runs at all.
+fn counted(ctx: &FnCtx, iterated: &Expr) -> Option<Positions> {
+    match strip_parens(iterated) {
+        Expr::Range(r) => {
+            let start = ctx.int_value(r.start.as_deref()?)?;
+            let end = match r.end.as_deref().and_then(|e| ctx.int_value(e)) {
+                Some(e) if matches!(r.limits, syn::RangeLimits::Closed(_)) => e.saturating_add(1),
+                Some(e) => e,
+                None => start.saturating_add(1),
+            };
+            Some((start, end))
+        }
+        Expr::MethodCall(m) if (m.method == "rev" && m.args.is_empty()) || m.method == "step_by" => counted(ctx, &m.receiver),
         _ => None,
     }
 }
