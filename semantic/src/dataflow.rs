@@ -25,7 +25,8 @@
 //! more times, those of `Option`/`Result` combinators (`map` on anything not seen to be an
 //! iterator; once after `?`), the entry API and synchronous callbacks
 //! (`unwrap_or_else`, `or_insert_with`, `update(|b| ..)`) at most once; a closure bound to a local
-//! (`let flush = || ..;`) runs where the local is called (`flush()`), its names read there; a
+//! (`let flush = || ..;`) runs where the local is called (`flush()`), its names read there and its
+//! parameters bound to the arguments; a
 //! closure stored elsewhere or spawned is a body of its own and is not walked. A closure not run
 //! in place is also a value where it is created ([`Analysis::transfer`] of the `Expr::Closure`,
 //! for what it captures); an `async` block not awaited where it is written likewise (its
@@ -1464,9 +1465,15 @@ impl<A: Analysis> Solver<'_, A> {
             s.scopes.push();
             let mut st = st;
             let mut ids = Vec::new();
-            for p in &c.inputs {
+            // Called by name (`pad(&mut slots, n)` of `let pad = |v: &mut Vec<i64>, n| ..`): each
+            // parameter is bound to its argument, as a `let` would be.
+            let args: Vec<&Expr> = match call {
+                Some(Expr::Call(called)) => called.args.iter().collect(),
+                _ => Vec::new(),
+            };
+            for (k, p) in c.inputs.iter().enumerate() {
                 let before = s.scopes.names.len();
-                s.bind_pattern(p, None, None, &mut st);
+                s.bind_pattern(p, args.get(k).copied(), None, &mut st);
                 ids.extend((before..s.scopes.names.len()).map(|i| i as LocalId));
             }
             if let Some(st) = st.as_mut() {

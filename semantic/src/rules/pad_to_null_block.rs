@@ -1529,7 +1529,8 @@ impl<'c, 'a> Pad<'c, 'a> {
                 if let (Some(place), Some(value)) = (self.buffer_place(scopes, buffer), body) {
                     let v = Val { own: self.eval(scopes, state, value).put(&How::Put("fill".into())), fields: BTreeMap::new() };
                     if whole {
-                        self.store(scopes, state, &place, v, self.pos(value));
+                        // Through a `zip`, as far as the other side goes.
+                        self.overwrite(scopes, state, &place, v, self.pos(value), zipped_len(&m.receiver));
                     } else if !self.rest_walked(scopes, state, &place, &m.receiver, v.own.clone(), self.pos(value)) {
                         self.add(scopes, state, &place, v.own);
                     }
