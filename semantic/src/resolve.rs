@@ -590,9 +590,20 @@ pub fn element_type(ty: &Type) -> Option<&Type> {
             match seg.ident.to_string().as_str() {
                 "Vec" | "VecDeque" => Some(inner),
                 "Box" | "Rc" | "Arc" => element_type(inner),
+                // A map's value (`graph_runners.get_mut(&bs)`, `runners[&bs]`).
+                "HashMap" | "BTreeMap" | "IndexMap" | "FxHashMap" | "AHashMap" => second_type_argument(seg),
                 _ => None,
             }
         }
+        _ => None,
+    }
+}
+
+/// `V` of `Name<K, V, ..>`.
+fn second_type_argument(seg: &syn::PathSegment) -> Option<&Type> {
+    let syn::PathArguments::AngleBracketed(args) = &seg.arguments else { return None };
+    match args.args.iter().nth(1) {
+        Some(syn::GenericArgument::Type(value)) => Some(value),
         _ => None,
     }
 }
