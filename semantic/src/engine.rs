@@ -692,7 +692,9 @@ fn analyze(jobs: &[FileJob], index: &Index, index_findings: &HashMap<String, Vec
         .collect();
     // Functions that hand a parameter on to a kernel's index were found in the files analysed:
     // the files that call them are analysed next (a runner that pads and calls `layer.forward`
-    // names no kernel), and so on for those they turn out to hand it on to, a few rounds deep.
+    // names no kernel; one analysed already, again, now that the names are known), and so on
+    // for those they turn out to hand it on to, a few rounds deep. Each round reads only the
+    // names known before it, so the findings do not depend on which thread came first.
     let mut seen = 0;
     for _ in 0..crate::dataflow::MAX_SUMMARY_DEPTH {
         let forwarders = items.new_forwarders(&mut seen);
@@ -703,7 +705,7 @@ fn analyze(jobs: &[FileJob], index: &Index, index_findings: &HashMap<String, Vec
         let next: Vec<(usize, Vec<Finding>)> = jobs
             .par_iter()
             .enumerate()
-            .filter(|(i, j)| j.report && !per_file[*i].1 && filter.wants(j))
+            .filter(|(_, j)| j.report && filter.wants(j))
             .map(|(i, j)| (i, check_parsed(j, index, items, index_findings)))
             .collect();
         for (i, findings) in next {

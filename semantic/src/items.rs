@@ -122,6 +122,9 @@ impl WorkspaceItems {
         let all = self.summaries.forwarders.lock().map(|f| f.clone()).unwrap_or_default();
         let new = all.get(*seen..).map(<[_]>::to_vec).unwrap_or_default();
         *seen = all.len();
+        if let Ok(mut known) = self.summaries.known_forwarders.write() {
+            known.extend(new.iter().map(|f| f.name.clone()));
+        }
         new
     }
 

@@ -44,6 +44,13 @@ pub struct SharedSummaries {
     /// The functions found to hand a parameter on to a kernel's index (`pad_to_null_block`'s
     /// forwarders): files that call them are analysed too, though they name no contract.
     pub(crate) forwarders: std::sync::Mutex<Vec<Forwarder>>,
+    /// The names of the forwarders found in the rounds before this one: a call of another file's
+    /// function of such a name may hand an index on (the rounds keep the result independent of
+    /// which file a thread analysed first).
+    pub(crate) known_forwarders: std::sync::RwLock<std::collections::HashSet<String>>,
+    /// The names a call of a kernel that skips a sentinel may be written with (its name, and
+    /// the second names re-exports give it), once per check.
+    pub(crate) kernel_names: std::sync::OnceLock<std::collections::HashSet<String>>,
 }
 
 /// A function without a contract that hands a parameter on as a kernel's index, by its crate and

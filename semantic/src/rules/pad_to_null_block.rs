@@ -373,6 +373,8 @@ impl Summary {
 #[derive(Default)]
 pub(super) struct Summaries {
     helpers: dataflow::Memo<usize, Option<Arc<Summary>>>,
+    /// Whether a helper may hand an index on to a kernel, by its names ([`Pad::may_forward`]).
+    forwarding: std::cell::RefCell<std::collections::HashMap<usize, bool>>,
     fields: dataflow::Memo<String, Option<Arc<Val>>>,
 }
 
@@ -404,6 +406,15 @@ impl WriteIndex<'_> {
     }
 }
 
+/// The names a call of a kernel with `writes(.., skip = S)` may be written with, for the check.
+fn kernel_names<'i>(ctx: &FnCtx<'i>) -> &'i HashSet<String> {
+    ctx.items.summaries.kernel_names.get_or_init(|| {
+        let names: Vec<String> = ctx.index.fns.iter().filter(|f| f.contract.writes().any(|(_, _, skip)| skip.is_some())).map(|f| f.name.clone()).collect();
+        let aliases = ctx.index.renamed_reexports(&names).into_iter().map(|(alias, _)| alias);
+        names.iter().cloned().chain(aliases).collect()
+    })
+}
+
 /// The parameter (and field path) whose entries a summary's origin stands for.
 fn param_of(o: &Origin) -> Option<(usize, Vec<String>)> {
     match &o.entry {
@@ -428,8 +439,9 @@ pub(super) fn check(ctx: &FnCtx, calls: &[&Expr], out: &mut Vec<Finding>) {
     let body = &ctx.file.text[ctx.range(ctx.body.brace_token.span.join())];
     let touches_index_field = ctx.index.index_fields.iter().any(|f| body.contains(&f.field) || body.contains(&f.type_name));
     let mut pad = Pad::new(ctx, Mode::Check { findings: Vec::new(), seen: HashSet::new() }, None, 0);
-    // A helper that hands an argument on to such a kernel is one too.
-    let calls_forwarder = || calls.iter().any(|c| !call_args(c).1.is_empty() && pad.helper(c).is_some_and(|(_, s)| !s.forwards.is_empty()));
+    // A helper that hands an argument on to such a kernel is one too (asked only of calls that
+    // may reach one: most calls of most files cannot, and summarising them would cost a solve).
+    let calls_forwarder = || calls.iter().any(|c| !call_args(c).1.is_empty() && pad.may_forward(c) && pad.helper(c).is_some_and(|(_, s)| !s.forwards.is_empty()));
     if !calls_kernel && !touches_index_field && !calls_forwarder() {
         return;
     }
@@ -1673,6 +1685,44 @@ impl<'c, 'a> Pad<'c, 'a> {
         let place = self.borrowed(&scopes.place_of(&ix.expr)?);
         let (walked, copied) = state.map.get(&place)?.prefix.as_ref()?;
         (self.len_text(scopes, bound) == self.len_text(scopes, walked.clone())).then(|| Val::from(copied.clone()))
+    }
+
+    /// Whether a call may reach a kernel that skips a sentinel through helpers, from names alone:
+    /// a helper of this file whose body calls a kernel or such a helper (a few deep), or a
+    /// function of another file found to hand an index on in an earlier round.
+    fn may_forward(&self, call: &Expr) -> bool {
+        let Some(name) = crate::resolve::CallSite::of(call).map(|c| c.name) else { return false };
+        let kernels = kernel_names(self.ctx);
+        if kernels.is_empty() {
+            return false;
+        }
+        if self.ctx.items.summaries.known_forwarders.read().is_ok_and(|known| known.contains(&name)) {
+            return true;
+        }
+        self.ctx.fns.by_name.get(&name).is_some_and(|defs| defs.iter().any(|&i| self.helper_may_forward(i, kernels, 0)))
+    }
+
+    fn helper_may_forward(&self, idx: usize, kernels: &HashSet<String>, depth: usize) -> bool {
+        if depth >= dataflow::MAX_SUMMARY_DEPTH {
+            return false;
+        }
+        if let Some(known) = self.ctx.summaries.pad.forwarding.borrow().get(&idx) {
+            return *known;
+        }
+        // Cycles read as no.
+        self.ctx.summaries.pad.forwarding.borrow_mut().insert(idx, false);
+        let calls = super::calls_in(self.ctx.fns.defs[idx].body);
+        let names: Vec<String> = calls.iter().filter_map(|c| crate::resolve::CallSite::of(c).map(|c| c.name)).collect();
+        let known = |n: &String| self.ctx.items.summaries.known_forwarders.read().is_ok_and(|k| k.contains(n));
+        // A kernel's name that resolves to it (`v.push(x)` is no contracted `push` on a
+        // receiver of unknown type), a forwarder's, or a helper of this file that may forward.
+        let kernel = |c: &&Expr| crate::resolve::CallSite::of(c).is_some_and(|site| kernels.contains(&site.name))
+            && self.ctx.callee(c).is_some_and(|(_, f)| f.contract.writes().any(|(_, _, skip)| skip.is_some()));
+        let forwards = calls.iter().any(kernel)
+            || names.iter().any(known)
+            || names.iter().any(|n| self.ctx.fns.by_name.get(n).is_some_and(|defs| defs.iter().any(|&i| i != idx && self.helper_may_forward(i, kernels, depth + 1))));
+        self.ctx.summaries.pad.forwarding.borrow_mut().insert(idx, forwards);
+        forwards
     }
 
     /// The fields of an object of type `ty` that a contracted method of the type writes at
