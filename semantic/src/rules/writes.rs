@@ -256,13 +256,7 @@ impl Analysis for Writes<'_, '_> {
         };
         let (id, k, op) = match (counter(&b.left), counter(&b.right)) {
             (Some(id), _) => (id, self.ctx.int_value(&b.right), b.op),
-            (_, Some(id)) => (id, self.ctx.int_value(&b.left), match b.op {
-                syn::BinOp::Lt(t) => syn::BinOp::Gt(syn::token::Gt(t.span)),
-                syn::BinOp::Gt(t) => syn::BinOp::Lt(syn::token::Lt(t.span)),
-                syn::BinOp::Le(t) => syn::BinOp::Ge(syn::token::Ge(t.spans)),
-                syn::BinOp::Ge(t) => syn::BinOp::Le(syn::token::Le(t.spans)),
-                op => op,
-            }),
+            (_, Some(id)) => (id, self.ctx.int_value(&b.left), mirrored(b.op)),
             _ => return,
         };
         let (Some(k), Some(&(lo, hi))) = (k, self.counters.get(&id)) else { return };
@@ -907,14 +901,7 @@ fn narrowed_iter_muts(ctx: &FnCtx, body: &syn::Block, out: &mut Vec<(*const syn:
             let (op, k) = if is_index(&b.left) {
                 (b.op, self.ctx.int_value(&b.right)?)
             } else if is_index(&b.right) {
-                let flipped = match b.op {
-                    syn::BinOp::Lt(t) => syn::BinOp::Gt(syn::token::Gt(t.span)),
-                    syn::BinOp::Gt(t) => syn::BinOp::Lt(syn::token::Lt(t.span)),
-                    syn::BinOp::Le(t) => syn::BinOp::Ge(syn::token::Ge(t.spans)),
-                    syn::BinOp::Ge(t) => syn::BinOp::Le(syn::token::Le(t.spans)),
-                    op => op,
-                };
-                (flipped, self.ctx.int_value(&b.left)?)
+                (mirrored(b.op), self.ctx.int_value(&b.left)?)
             } else {
                 return None;
             };
@@ -1074,6 +1061,17 @@ fn range_of(ctx: &FnCtx, index: &Expr) -> Option<Positions> {
             Some((start, end))
         }
         _ => None,
+    }
+}
+
+/// A comparison with its sides swapped (`k < i` is `i > k`).
+fn mirrored(op: syn::BinOp) -> syn::BinOp {
+    match op {
+        syn::BinOp::Lt(t) => syn::BinOp::Gt(syn::token::Gt(t.span)),
+        syn::BinOp::Gt(t) => syn::BinOp::Lt(syn::token::Lt(t.span)),
+        syn::BinOp::Le(t) => syn::BinOp::Ge(syn::token::Ge(t.spans)),
+        syn::BinOp::Ge(t) => syn::BinOp::Le(syn::token::Le(t.spans)),
+        op => op,
     }
 }
 
