@@ -303,11 +303,18 @@ fn path_dependencies(meta: &cargo_metadata::Metadata, known: &[PathBuf], warning
 /// [`dependency_names`] read from a manifest's dependency tables: a key is the name the code
 /// uses, `package = ".."` the crate's when it differs (its `[lib] name` is not read).
 fn manifest_dependency_names(tables: &[&toml::Table]) -> (Vec<String>, Vec<(String, String)>) {
-    let mut crates = Vec::new();
-    let mut renames = Vec::new();
-    for (key, dep) in tables.iter().flat_map(|t| t.iter()) {
+    crates_and_renames(tables.iter().flat_map(|t| t.iter()).map(|(key, dep)| {
         let code = key.replace('-', "_");
         let krate = dep.get("package").and_then(|p| p.as_str()).map_or_else(|| code.clone(), |p| p.replace('-', "_"));
+        (code, krate)
+    }))
+}
+
+/// The crates of `(name in the code, crate)` pairs, and the pairs whose names differ.
+fn crates_and_renames(pairs: impl Iterator<Item = (String, String)>) -> (Vec<String>, Vec<(String, String)>) {
+    let mut crates = Vec::new();
+    let mut renames = Vec::new();
+    for (code, krate) in pairs {
         if code != krate {
             renames.push((code, krate.clone()));
         }
@@ -484,19 +491,13 @@ fn lib_target(p: &cargo_metadata::Package) -> Option<&cargo_metadata::Target> {
 /// The crates a package depends on (by their library's name: `[lib] name = "pk"` is `pk`), and
 /// the names its code gives those it renames (`kern = { package = "kernels" }`).
 fn dependency_names(p: &cargo_metadata::Package, meta: &cargo_metadata::Metadata) -> (Vec<String>, Vec<(String, String)>) {
-    let mut crates = Vec::new();
-    let mut renames = Vec::new();
-    for d in &p.dependencies {
+    crates_and_renames(p.dependencies.iter().map(|d| {
         // The package cargo resolved it to, when the metadata lists it (not under `--no-deps`).
         let lib = meta.packages.iter().filter(|q| q.name.as_str() == d.name && d.req.matches(&q.version)).find_map(lib_target);
         let krate = lib.map_or(d.name.as_str(), |l| l.name.as_str()).replace('-', "_");
         let code = d.rename.as_deref().map_or_else(|| krate.clone(), |r| r.replace('-', "_"));
-        if code != krate {
-            renames.push((code, krate.clone()));
-        }
-        crates.push(krate);
-    }
-    (crates, renames)
+        (code, krate)
+    }))
 }
 
 /// The dependencies (not members) that can declare contracts: those that depend on `reuse` (or

@@ -406,10 +406,29 @@ impl WriteIndex<'_> {
     }
 }
 
+/// Whether a contracted function writes an index that skips a sentinel (`writes(.., skip = S)`):
+/// a kernel whose padding this rule checks.
+fn skips_a_sentinel(f: &ContractedFn) -> bool {
+    f.contract.writes().any(|(_, _, skip)| skip.is_some())
+}
+
+/// The field paths of its receiver a method writes at, skipping a sentinel
+/// (`writes(self.kv[self.slot_mapping], skip = S)` gives `slot_mapping`).
+fn receiver_indexes(f: &ContractedFn) -> Vec<Vec<String>> {
+    if !f.has_receiver {
+        return Vec::new();
+    }
+    f.contract
+        .writes()
+        .filter(|(_, target, skip)| skip.is_some() && target.index.root == PlaceRoot::SelfField)
+        .map(|(_, target, _)| target.index.segments[1..].iter().map(|s| s.text.clone()).collect())
+        .collect()
+}
+
 /// The names a call of a kernel with `writes(.., skip = S)` may be written with, for the check.
 fn kernel_names<'i>(ctx: &FnCtx<'i>) -> &'i HashSet<String> {
     ctx.items.summaries.kernel_names.get_or_init(|| {
-        let names: Vec<String> = ctx.index.fns.iter().filter(|f| f.contract.writes().any(|(_, _, skip)| skip.is_some())).map(|f| f.name.clone()).collect();
+        let names: Vec<String> = ctx.index.fns.iter().filter(|f| skips_a_sentinel(f)).map(|f| f.name.clone()).collect();
         let aliases = ctx.index.renamed_reexports(&names).into_iter().map(|(alias, _)| alias);
         names.iter().cloned().chain(aliases).collect()
     })
@@ -435,14 +454,14 @@ fn is_null(e: &Entry, sentinel: Option<i128>, null: &[(i128, i128)]) -> bool {
 pub(super) fn check(ctx: &FnCtx, calls: &[&Expr], out: &mut Vec<Finding>) {
     // Only functions that call a kernel with a `skip` are checked (the summaries they need are
     // computed on demand).
-    let calls_kernel = calls.iter().any(|c| ctx.callee(c).is_some_and(|(_, f)| f.contract.writes().any(|(_, _, skip)| skip.is_some())));
+    let calls_kernel = calls.iter().any(|c| ctx.callee(c).is_some_and(|(_, f)| skips_a_sentinel(f)));
     let body = &ctx.file.text[ctx.range(ctx.body.brace_token.span.join())];
     let touches_index_field = ctx.index.index_fields.iter().any(|f| body.contains(&f.field) || body.contains(&f.type_name));
     let mut pad = Pad::new(ctx, Mode::Check { findings: Vec::new(), seen: HashSet::new() }, None, 0);
     // A helper that hands an argument on to such a kernel is one too (asked only of calls that
     // may reach one: most calls of most files cannot, and summarising them would cost a solve).
-    let calls_forwarder = || calls.iter().any(|c| !call_args(c).1.is_empty() && pad.may_forward(c) && pad.helper(c).is_some_and(|(_, s)| !s.forwards.is_empty()));
-    if !calls_kernel && !touches_index_field && !calls_forwarder() {
+    let reaches_kernel = calls_kernel || calls.iter().any(|c| !call_args(c).1.is_empty() && pad.may_forward(c) && pad.helper(c).is_some_and(|(_, s)| !s.forwards.is_empty()));
+    if !reaches_kernel && !touches_index_field {
         return;
     }
     let params = dataflow::param_names(ctx.sig);
@@ -456,7 +475,7 @@ pub(super) fn check(ctx: &FnCtx, calls: &[&Expr], out: &mut Vec<Finding>) {
             }
         }
     }
-    if (calls_kernel || calls_forwarder()) && ctx.contract.is_none() {
+    if reaches_kernel && ctx.contract.is_none() {
         record_forwarder(&pad);
     }
     match dataflow::solve(&mut pad, &params, ctx.body, entry) {
@@ -782,8 +801,7 @@ impl Analysis for Pad<'_, '_> {
         self.len_inits.remove(&local);
         let Some(init) = init else {
             // A parameter that is an object with persistent index fields.
-            let ty = self.base_type(scopes, &Base::Local(local));
-            self.bind_object(state, local, ty);
+            self.bind_object(state, local, || self.base_type(scopes, &Base::Local(local)));
             return;
         };
         if crate::index::int_value(strip(init)) == Some(0) {
@@ -823,8 +841,7 @@ impl Analysis for Pad<'_, '_> {
             state.map.entry(place.clone()).or_default().len = Len::Built(len);
         }
         if state.map.keys().all(|k| k.base != Base::Local(local)) {
-            let ty = self.ctx.resolver.type_of(init, self.ctx.self_type, self.ctx.env()).map(|t| t.name);
-            self.bind_object(state, local, ty);
+            self.bind_object(state, local, || self.ctx.resolver.type_of(init, self.ctx.self_type, self.ctx.env()).map(|t| t.name));
         }
     }
 
@@ -978,8 +995,7 @@ fn copied_len(init: &Expr) -> Option<String> {
         Expr::Call(c) if c.args.len() == 1 && matches!(&*c.func, Expr::Path(p) if p.path.segments.len() == 2 && p.path.segments[1].ident == "from" && p.path.segments[0].ident == "Vec") => &c.args[0],
         _ => return None,
     };
-    let text = crate::rules::expr_text(strip(copied));
-    text.chars().all(|c| c.is_alphanumeric() || c == '_' || c == '.').then(|| format!("{text}.len()"))
+    collection_len(copied)
 }
 
 /// How many elements iterating over `e` walks, as written: `real.iter()` and `real` walk
@@ -1653,7 +1669,6 @@ impl<'c, 'a> Pad<'c, 'a> {
         }
     }
 
-    /// The kernel check: what the index argument may hold at this call.
     /// At a call of a kernel with `writes(P[IDX], skip = S)`: what the IDX argument's entries may
     /// hold (in a summary: which parameter of the helper it hands on).
     fn check_kernel(&mut self, scopes: &Scopes, state: &mut State, call: &Expr) {
@@ -1717,7 +1732,7 @@ impl<'c, 'a> Pad<'c, 'a> {
         // A kernel's name that resolves to it (`v.push(x)` is no contracted `push` on a
         // receiver of unknown type), a forwarder's, or a helper of this file that may forward.
         let kernel = |c: &&Expr| crate::resolve::CallSite::of(c).is_some_and(|site| kernels.contains(&site.name))
-            && self.ctx.callee(c).is_some_and(|(_, f)| f.contract.writes().any(|(_, _, skip)| skip.is_some()));
+            && self.ctx.callee(c).is_some_and(|(_, f)| skips_a_sentinel(f));
         let forwards = calls.iter().any(kernel)
             || names.iter().any(known)
             || names.iter().any(|n| self.ctx.fns.by_name.get(n).is_some_and(|defs| defs.iter().any(|&i| i != idx && self.helper_may_forward(i, kernels, depth + 1))));
@@ -1732,13 +1747,10 @@ impl<'c, 'a> Pad<'c, 'a> {
             return Vec::new();
         }
         let mut out = Vec::new();
-        for f in self.ctx.index.fns.iter().filter(|f| f.has_receiver && f.self_type.as_deref() == Some(ty)) {
-            for (_, target, skip) in f.contract.writes() {
-                if skip.is_some() && target.index.root == PlaceRoot::SelfField {
-                    let fields: Vec<String> = target.index.segments[1..].iter().map(|s| s.text.clone()).collect();
-                    if !out.contains(&fields) {
-                        out.push(fields);
-                    }
+        for f in self.ctx.index.fns.iter().filter(|f| f.self_type.as_deref() == Some(ty)) {
+            for fields in receiver_indexes(f) {
+                if !out.contains(&fields) {
+                    out.push(fields);
                 }
             }
         }
@@ -1749,8 +1761,13 @@ impl<'c, 'a> Pad<'c, 'a> {
     /// graph_runners.get_mut(&bs).unwrap();`) whose kernel writes at its own fields: those fields
     /// hold what the type's constructors and methods leave in them until this function writes
     /// them, as for `self` (vLLM's graph runner, looked up by batch size and replayed).
-    fn bind_object(&self, state: &mut State, local: LocalId, ty: Option<String>) {
-        let Some(ty) = ty.filter(|_| self.def.is_none()) else { return };
+    fn bind_object(&self, state: &mut State, local: LocalId, ty: impl FnOnce() -> Option<String>) {
+        // Typing the value is asked only where some kernel writes at its receiver's fields: most
+        // checks have none, and a `let` is the most frequent statement there is.
+        if self.def.is_some() || !self.ctx.index.fns.iter().any(|f| !receiver_indexes(f).is_empty()) {
+            return;
+        }
+        let Some(ty) = ty() else { return };
         let indexes = self.persistent_indexes(&ty);
         if indexes.is_empty() {
             return;
@@ -1823,12 +1840,13 @@ impl<'c, 'a> Pad<'c, 'a> {
             if def.has_receiver() {
                 names.push("self".into());
             }
-            let mut handed: Vec<(usize, Vec<String>)> = whole.clone().project(fields).own.iter().filter_map(param_of).collect();
+            let projected = whole.clone().project(fields);
+            let mut handed: Vec<(usize, Vec<String>)> = projected.own.iter().filter_map(param_of).collect();
             handed.extend(whole.own.iter().filter_map(param_of).map(|(i, at)| (i, at.into_iter().chain(fields.iter().cloned()).collect())));
             // A parameter the helper added to (`s.resize(n, PAD)`) still holds the caller's entries.
             let params = names.len();
             if let Some(Place { base: Base::Local(id), fields: at }) = scopes.place_of(buffer_of(arg)).map(|p| self.borrowed(&p)) {
-                let kept = whole.clone().project(fields).own.iter().any(|o| o.entry == Entry::Kept);
+                let kept = projected.own.iter().any(|o| o.entry == Entry::Kept);
                 if kept && (id as usize) < params {
                     handed.push((id as usize, at.into_iter().chain(fields.iter().cloned()).collect()));
                 }
@@ -1867,7 +1885,8 @@ impl<'c, 'a> Pad<'c, 'a> {
         let ctx = self.ctx;
         let contract_label = clause_label(w.callee, w.clause, format!("`{}` skips only entries equal to {}", w.callee.name, w.sentinel_text));
         // A field of `self`, or of another object whose kernel reads its own field.
-        let persistent = scopes.place_of(buffer_of(arg)).is_some_and(|p| p.base == Base::SelfValue) || w.param.starts_with("self.");
+        let receiver_field = matches!(&w.clause.kind, ClauseKind::Writes { target, .. } if target.index.root == PlaceRoot::SelfField);
+        let persistent = receiver_field || scopes.place_of(buffer_of(arg)).is_some_and(|p| p.base == Base::SelfValue);
         if let (Some(function), true) = (&o.function, persistent) {
             // A persistent field: what another function of the type left in it.
             let field = shown.unwrap_or("the buffer").to_string();

@@ -260,18 +260,13 @@ impl Analysis for Writes<'_, '_> {
             _ => return,
         };
         let (Some(k), Some(&(lo, hi))) = (k, self.counters.get(&id)) else { return };
-        let from = match (op, holds) {
-            (syn::BinOp::Ne(_), true) | (syn::BinOp::Eq(_), false) if k == lo => Some(lo.saturating_add(1)),
-            // Another position inside the range: the rest is not one range.
-            (syn::BinOp::Ne(_), true) | (syn::BinOp::Eq(_), false) if lo < k && k < hi => None,
-            (syn::BinOp::Ne(_), true) | (syn::BinOp::Eq(_), false) => Some(lo),
-            (syn::BinOp::Gt(_), true) | (syn::BinOp::Le(_), false) => Some(lo.max(k.saturating_add(1))),
-            (syn::BinOp::Ge(_), true) | (syn::BinOp::Lt(_), false) => Some(lo.max(k)),
-            _ => Some(lo),
-        };
-        match from {
-            // An end not known stands for the first position only (see `counted`).
-            Some(from) if from < hi => self.counters.insert(id, (from, hi)),
+        let Some(kept) = where_holds(op, k, holds) else { return };
+        // What is left of the counter's positions; an end not known stands for the first
+        // position only (see `counted`), and the end is kept as it was.
+        let left: Vec<Positions> = kept.into_iter().map(|(a, b)| (a.max(lo), b.min(hi))).filter(|(a, b)| a < b).collect();
+        match left.as_slice() {
+            [(from, _)] => self.counters.insert(id, (*from, hi)),
+            // None left, or not one range (another position inside it excluded).
             _ => self.counters.remove(&id),
         };
     }
@@ -905,16 +900,7 @@ fn narrowed_iter_muts(ctx: &FnCtx, body: &syn::Block, out: &mut Vec<(*const syn:
             } else {
                 return None;
             };
-            let all_but = |k: i128| vec![(0, k), (k.saturating_add(1), i128::MAX)];
-            let (from, below) = (|k: i128| vec![(k.max(0), i128::MAX)], |k: i128| vec![(0, k.max(0))]);
-            Some(match (op, holds) {
-                (syn::BinOp::Ne(_), true) | (syn::BinOp::Eq(_), false) => all_but(k),
-                (syn::BinOp::Gt(_), true) | (syn::BinOp::Le(_), false) => from(k.saturating_add(1)),
-                (syn::BinOp::Ge(_), true) | (syn::BinOp::Lt(_), false) => from(k),
-                (syn::BinOp::Lt(_), true) | (syn::BinOp::Ge(_), false) => below(k),
-                (syn::BinOp::Le(_), true) | (syn::BinOp::Gt(_), false) => below(k.saturating_add(1)),
-                _ => return None,
-            })
+            where_holds(op, k, holds)
         }
 
         /// The positions a loop body over `(i, x)` writes at: past a leading `if C { continue; }`,
@@ -1062,6 +1048,21 @@ fn range_of(ctx: &FnCtx, index: &Expr) -> Option<Positions> {
         }
         _ => None,
     }
+}
+
+/// The positions `i` where `i OP k` is `holds` (`i != K`: all but K; `i > K`: from K + 1;
+/// `i < K`: below K); `None` for one position (`i == K` holding) or another operator.
+fn where_holds(op: syn::BinOp, k: i128, holds: bool) -> Option<Vec<Positions>> {
+    let all_but = |k: i128| vec![(0, k), (k.saturating_add(1), i128::MAX)];
+    let (from, below) = (|k: i128| vec![(k.max(0), i128::MAX)], |k: i128| vec![(0, k.max(0))]);
+    Some(match (op, holds) {
+        (syn::BinOp::Ne(_), true) | (syn::BinOp::Eq(_), false) => all_but(k),
+        (syn::BinOp::Gt(_), true) | (syn::BinOp::Le(_), false) => from(k.saturating_add(1)),
+        (syn::BinOp::Ge(_), true) | (syn::BinOp::Lt(_), false) => from(k),
+        (syn::BinOp::Lt(_), true) | (syn::BinOp::Ge(_), false) => below(k),
+        (syn::BinOp::Le(_), true) | (syn::BinOp::Gt(_), false) => below(k.saturating_add(1)),
+        _ => return None,
+    })
 }
 
 /// A comparison with its sides swapped (`k < i` is `i > k`).
