@@ -402,6 +402,10 @@ const RUNS_IN_PLACE: &[&str] = &[
     "find_map", "position", "retain", "retain_mut", "take_while", "skip_while", "inspect", "map_while", "scan",
     "sort_by", "sort_by_key", "max_by_key", "min_by_key", "zip_with",
 ];
+/// Method names whose closure argument takes each item of the receiver as its one parameter,
+/// as a `for` loop's pattern does ([`Analysis::bind_each`]). Not `map` and its kin: what a
+/// mapping closure returns is read where it is built.
+const EACH_ITEM: &[&str] = &["for_each", "try_for_each", "take_while", "skip_while", "filter", "any", "all", "find", "position", "inspect"];
 /// Method names whose closure argument runs during the call at most once: `Option`/`Result`
 /// combinators, the entry API, synchronous callbacks. A path through them ran it once or not at
 /// all, never twice (an effect in `or_insert_with(|| ..)` is not run twice).
@@ -1227,11 +1231,11 @@ impl<A: Analysis> Solver<'_, A> {
                 // `(|| ..)()`: the closure runs here, once; so does `flush()` of `let flush = || ..;`,
                 // with the names its body uses as they are here.
                 let state = match closure_of(&c.func) {
-                    Some(closure) => self.closure_at(closure, state, Runs::Once, Some(e))?,
+                    Some(closure) => self.closure_at(closure, state, Runs::Once, Some(e), None)?,
                     None => match self.closure_local(&c.func) {
                         Some((id, closure)) => {
                             self.running.push(id);
-                            let ran = self.closure_at(&closure, state, Runs::Once, Some(e));
+                            let ran = self.closure_at(&closure, state, Runs::Once, Some(e), None);
                             self.running.pop();
                             ran?
                         }
@@ -1252,9 +1256,12 @@ impl<A: Analysis> Solver<'_, A> {
                 } else {
                     RUNS_IN_PLACE.contains(&method.as_str()).then_some(Runs::AnyTimes)
                 };
+                // `for_each` is a `for` loop over its receiver; a predicate's one parameter is an
+                // item of its receiver as well.
+                let each = EACH_ITEM.contains(&method.as_str()).then_some(&*m.receiver);
                 for arg in &m.args {
                     state = match (closure_of(arg), runs) {
-                        (Some(closure), Some(runs)) => self.closure(closure, state, runs)?,
+                        (Some(closure), Some(runs)) => self.closure_at(closure, state, runs, None, each)?,
                         _ => self.expr(arg, state)?,
                     };
                 }
@@ -1455,12 +1462,13 @@ impl<A: Analysis> Solver<'_, A> {
 
     /// A closure walked in place, as often as it `runs`.
     fn closure(&mut self, c: &syn::ExprClosure, state: Option<A::State>, runs: Runs) -> Flow<A::State> {
-        self.closure_at(c, state, runs, None)
+        self.closure_at(c, state, runs, None, None)
     }
 
     /// A closure walked in place; `call`: the call whose value is the closure's
-    /// ([`Analysis::call_value`]).
-    fn closure_at(&mut self, c: &syn::ExprClosure, state: Option<A::State>, runs: Runs, call: Option<&Expr>) -> Flow<A::State> {
+    /// ([`Analysis::call_value`]); `each`: what its one parameter takes each item of, as a `for`
+    /// loop's pattern would (`(0..n).for_each(|b| ..)` is `for b in 0..n { .. }`).
+    fn closure_at(&mut self, c: &syn::ExprClosure, state: Option<A::State>, runs: Runs, call: Option<&Expr>, each: Option<&Expr>) -> Flow<A::State> {
         let run = |s: &mut Self, st: Option<A::State>| {
             s.scopes.push();
             let mut st = st;
@@ -1478,6 +1486,9 @@ impl<A: Analysis> Solver<'_, A> {
             }
             if let Some(st) = st.as_mut() {
                 s.analysis.closure_params(&s.scopes, st, &ids);
+                if let Some(iterated) = each {
+                    s.analysis.bind_each(&s.scopes, st, &ids, iterated);
+                }
             }
             // A `return` in a closure leaves the closure, not the function: its state joins the
             // closure's end. Loops outside the closure are not the targets of its `break`s.

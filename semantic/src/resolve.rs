@@ -755,6 +755,9 @@ pub struct FieldTypes {
     returns: HashMap<(Option<String>, String), String>,
     /// The names of the traits the file defines.
     traits: std::collections::HashSet<String>,
+    /// For each struct with `#[derive(Default)]`, its fields that the derived `default()` fills
+    /// with zeros: integer arrays (`slots: [i64; MAX_BS]`).
+    zeroed_by_default: HashMap<String, Vec<String>>,
 }
 
 impl FieldTypes {
@@ -786,6 +789,12 @@ impl FieldTypes {
         self.declared.get(owner)?.as_deref()
     }
 
+    /// The fields of struct `owner` of this file that its derived `Default` fills with zeros
+    /// (`None`: the struct does not derive `Default` here).
+    pub fn zeroed_by_default(&self, owner: &str) -> Option<&[String]> {
+        self.zeroed_by_default.get(owner).map(Vec::as_slice)
+    }
+
     /// The type of field `field` of struct `owner`, by last path segment.
     pub fn field_type(&self, owner: &str, field: &str) -> Option<&str> {
         self.types.get(&(owner.to_string(), field.to_string())).map(String::as_str)
@@ -802,6 +811,10 @@ impl FieldTypes {
                 syn::Item::Struct(st) => {
                     let named = matches!(st.fields, syn::Fields::Named(_)).then(|| st.fields.iter().filter_map(|f| f.ident.as_ref().map(|i| i.to_string())).collect());
                     let name = st.ident.to_string();
+                    if derives_default(&st.attrs) {
+                        let zeroed = st.fields.iter().filter(|f| is_integer_array(&f.ty)).filter_map(|f| f.ident.as_ref().map(|i| i.to_string())).collect();
+                        self.zeroed_by_default.insert(name.clone(), zeroed);
+                    }
                     let known = if self.declared.contains_key(&name) { None } else { named };
                     self.declared.insert(name, known);
                     // A field of a type parameter's type (`backend: B`) has no type of the workspace.
@@ -841,6 +854,20 @@ impl FieldTypes {
     pub fn element(&self, owner: &str, field: &str) -> Option<&str> {
         self.elements.get(&(owner.to_string(), field.to_string())).map(String::as_str)
     }
+}
+
+/// `#[derive(.., Default, ..)]` among the attributes.
+fn derives_default(attrs: &[syn::Attribute]) -> bool {
+    attrs.iter().filter(|a| a.path().is_ident("derive")).any(|a| {
+        a.parse_args_with(syn::punctuated::Punctuated::<syn::Path, syn::Token![,]>::parse_terminated)
+            .is_ok_and(|paths| paths.iter().any(|p| p.segments.last().is_some_and(|s| s.ident == "Default")))
+    })
+}
+
+/// `[i64; N]` (any integer type): an array whose default entries are 0.
+fn is_integer_array(ty: &Type) -> bool {
+    const INTEGERS: &[&str] = &["i8", "i16", "i32", "i64", "i128", "isize", "u8", "u16", "u32", "u64", "u128", "usize"];
+    matches!(ty, Type::Array(a) if matches!(&*a.elem, Type::Path(p) if p.qself.is_none() && p.path.get_ident().is_some_and(|i| INTEGERS.contains(&i.to_string().as_str()))))
 }
 
 /// Resolves calls within one file.

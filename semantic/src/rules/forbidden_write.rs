@@ -65,31 +65,45 @@ pub(super) fn check_body<'a>(ctx: &FnCtx<'a>, contract: &FileContract, memo: &wr
 /// `forbids_write(P[R])` region of the same contract, unless this function is a sanctioned writer
 /// of that clause or the constant is the `skip` sentinel. (Buffers of indexes holding the null
 /// block are `pad_to_null_block`'s; fallback defaults are `fallback_index`'s.)
-pub(super) fn check_calls(ctx: &FnCtx, calls: &[&syn::Expr], out: &mut Vec<Finding>) {
+/// A loop counter passed there (`for b in 0..n { pool.zero_block(b) }`) is judged by the
+/// positions it takes, from the write analysis of the body (run only where such a call is).
+pub(super) fn check_calls<'a>(ctx: &FnCtx<'a>, calls: &[&syn::Expr], memo: &writes::Memo<'a>, out: &mut Vec<Finding>) {
     for call in calls {
         let Some((site, callee)) = ctx.callee(call) else { continue };
         for (_, target, skip) in callee.contract.writes() {
             if target.index.segments.len() > 1 || callee.index_is_buffer(&target.index) {
                 continue;
             }
-            let Some(arg) = site.arg_named(callee, target.index.root_name()) else { continue };
-            let Some(value) = ctx.int_value(arg) else { continue };
-            if skip.is_some_and(|s| ctx.sentinel_value(s, callee) == Some(value)) {
+            let place = target.place.to_string();
+            let mut regions = callee.contract.forbidden_regions().filter(|(_, r)| r.place.to_string() == place).peekable();
+            if regions.peek().is_none() {
                 continue;
             }
-            let place = target.place.to_string();
-            for (clause, region) in callee.contract.forbidden_regions().filter(|(_, r)| r.place.to_string() == place) {
-                let inside = ctx.region_bounds(&region.index, &callee.path[0]).is_some_and(|(lo, hi)| lo <= value && value < hi);
+            let Some(arg) = site.arg_named(callee, target.index.root_name()) else { continue };
+            // The positions the argument takes: one constant, or a counter's.
+            let (values, counter) = match ctx.int_value(arg) {
+                Some(value) if skip.is_some_and(|s| ctx.sentinel_value(s, callee) == Some(value)) => continue,
+                Some(value) => ((value, value.saturating_add(1)), false),
+                None if matches!(crate::resolve::strip(arg), syn::Expr::Path(_)) => {
+                    let range = ctx.expr_range(arg);
+                    let Some(&at) = writes::facts_of(ctx, memo, out).and_then(|f| f.counted_args.get(&(range.start, range.end))) else { continue };
+                    (at, true)
+                }
+                None => continue,
+            };
+            for (clause, region) in regions {
+                let inside = ctx.region_bounds(&region.index, &callee.path[0]).is_some_and(|(lo, hi)| values.0 < hi && lo < values.1);
                 if !inside || ctx.sanctioned_by(callee, clause) {
                     continue;
                 }
-                let shown = &ctx.file.text[ctx.expr_range(crate::resolve::strip(arg))];
+                let written = &ctx.file.text[ctx.expr_range(crate::resolve::strip(arg))];
+                let subject = if counter { format!("`{written}`, a loop counter from {},", values.0) } else { format!("`{written}`") };
                 let forbidden = format!("{place}[{}]", region.index);
                 let sanctioned = if clause.except().is_empty() { String::new() } else { ", and this function is not one of the writers it sanctions".to_string() };
                 out.push(
                     Finding::new(
                         &FORBIDDEN_WRITE,
-                        format!("`{shown}` is passed as `{}` of `{}`, which writes `{place}` there: `{forbidden}` is storage its contract forbids writing{sanctioned}", target.index, callee.name),
+                        format!("{subject} is passed as `{}` of `{}`, which writes `{place}` there: `{forbidden}` is storage its contract forbids writing{sanctioned}", target.index, callee.name),
                         Label::new(ctx.file, ctx.expr_range(arg), "writes forbidden storage"),
                     )
                     .with_secondary(crate::analysis::clause_label(callee, clause, "declared never written here"))

@@ -142,6 +142,8 @@ pub(super) fn predicate_of(ctx: &FnCtx, call: &syn::Expr, within: Option<&crate:
 
 /// Runs every rule on one function.
 pub fn check_fn(ctx: &FnCtx, out: &mut Vec<Finding>) {
+    // The write rules read the same writes, computed once, when one asks.
+    let writes = writes::Memo::new();
     if let Some(contract) = ctx.contract {
         if let Some((clause, effects)) = contract.preserves() {
             // One effect named twice (`obs::record`, `crate::obs::record`) is one effect.
@@ -159,8 +161,6 @@ pub fn check_fn(ctx: &FnCtx, out: &mut Vec<Finding>) {
             }
         }
         stale_key::check(ctx, contract, out);
-        // The two write rules read the same writes, computed once.
-        let writes = writes::Memo::new();
         forbidden_write::check_body(ctx, contract, &writes, out);
         undeclared_write::check(ctx, contract, &writes, out);
     }
@@ -168,7 +168,7 @@ pub fn check_fn(ctx: &FnCtx, out: &mut Vec<Finding>) {
     memoized_effect::check(ctx, calls, out);
     pad_to_null_block::check(ctx, calls, out);
     fallback_index::check(ctx, calls, out);
-    forbidden_write::check_calls(ctx, calls, out);
+    forbidden_write::check_calls(ctx, calls, &writes, out);
     use_after_donate::check(ctx, calls, out);
     ambiguous_call::check(ctx, calls, out);
 }

@@ -45,7 +45,7 @@ const CONVERSIONS: &[&str] = &[
     "new", "from_vec", "from_slice", "from", "to_vec", "clone", "into", "to_owned", "to_device", "to_dtype", "as_slice",
     "reshape", "unsqueeze", "contiguous", "copy", "as_ref", "as_mut", "as_mut_slice", "iter", "into_iter", "copied",
     "cloned", "collect", "take", "rev", "to", "borrow", "borrow_mut", "lock", "unwrap", "expect", "into_boxed_slice",
-    "into_vec", "from_iter",
+    "into_vec", "from_iter", "as_deref", "as_deref_mut",
 ];
 /// Methods that change how many entries a buffer has.
 const LENGTH_CHANGING: &[&str] = &[
@@ -108,6 +108,9 @@ enum How {
     Static(String),
     /// Made by a producer function (`resize_with(n, Default::default)`): the fix is a closure.
     Producer,
+    /// An integer array of a struct that derives `Default`, by the struct's name: the fix is
+    /// the caller's (a `Default` of its own, or a constructor).
+    Derived(String),
 }
 
 /// Where an entry came from.
@@ -1272,7 +1275,13 @@ impl<'c, 'a> Pad<'c, 'a> {
             Expr::Struct(s) => {
                 let mut v = Val::default();
                 if let Some(rest) = &s.rest {
-                    v = self.eval(scopes, state, rest);
+                    // `Slots { n, ..Default::default() }` of a struct deriving `Default`.
+                    let default_call = matches!(strip(rest), Expr::Call(c) if c.args.is_empty() && matches!(strip(&c.func), Expr::Path(p) if p.path.segments.len() == 2 && p.path.segments[0].ident == "Default"));
+                    let derived = s.path.segments.last().filter(|_| default_call).and_then(|owner| self.derived_default(&owner.ident.to_string(), rest));
+                    v = match derived {
+                        Some(derived) => derived,
+                        None => self.eval(scopes, state, rest),
+                    };
                 }
                 for f in &s.fields {
                     if let syn::Member::Named(name) = &f.member {
@@ -1421,7 +1430,18 @@ impl<'c, 'a> Pad<'c, 'a> {
                 return v;
             }
         }
+        if name == "default" && c.args.is_empty() {
+            if let Some(v) = p.path.segments.iter().rev().nth(1).and_then(|owner| self.derived_default(&owner.ident.to_string(), e)) {
+                return v;
+            }
+        }
         if let Some(v) = self.helper_return(scopes, state, e) {
+            return v;
+        }
+        // `std::cmp::max(s, 0)`: either argument (see `max` in `eval_method`).
+        if ["max", "min"].contains(&name.as_str()) && c.args.len() == 2 {
+            let mut v = self.eval(scopes, state, &c.args[0]);
+            v.join(self.eval(scopes, state, &c.args[1]));
             return v;
         }
         // `Meta(slots)`: a tuple struct (or variant) holds its arguments as fields by position.
@@ -1433,6 +1453,19 @@ impl<'c, 'a> Pad<'c, 'a> {
             return v;
         }
         self.unknown_call(scopes, state, c.args.iter())
+    }
+
+    /// The value `default()` derived for struct `owner` of this file gives: its integer arrays
+    /// zero-filled (`None`: no derived `Default` here).
+    fn derived_default(&self, owner: &str, call: &Expr) -> Option<Val> {
+        let zeroed = self.ctx.resolver.fields.zeroed_by_default(owner)?;
+        let r = self.ctx.expr_range(call);
+        let zero = Origin { start: r.start, end: r.end, text: "0".into(), entry: Entry::Zero, how: How::Derived(owner.to_string()), holder: None, function: None, in_buffer: true, via: None, file: None, site: None };
+        let mut v = Val::default();
+        for field in zeroed {
+            v.fields.insert(field.clone(), Val::one(zero.clone()));
+        }
+        Some(v)
     }
 
     /// What a producer of entries gives each time it is called: a closure's value (`|| 0`,
@@ -1463,6 +1496,19 @@ impl<'c, 'a> Pad<'c, 'a> {
                 v.own.insert(zeros);
                 v
             }
+            // `s.max(0)`, `s.clamp(0, hi)`: the receiver's value or a bound (a clamp that turns
+            // the sentinel into block 0).
+            "max" | "min" if m.args.len() == 1 => {
+                let mut v = self.eval(scopes, state, &m.receiver);
+                v.join(self.eval(scopes, state, &m.args[0]));
+                v
+            }
+            "clamp" if m.args.len() == 2 => {
+                let mut v = self.eval(scopes, state, &m.receiver);
+                v.join(self.eval(scopes, state, &m.args[0]));
+                v.join(self.eval(scopes, state, &m.args[1]));
+                v
+            }
             "unwrap_or" | "map_or" => {
                 let Some(fallback) = m.args.first() else { return Val::default() };
                 let mut v = Val { own: self.eval(scopes, state, fallback).tag(&How::Fallback(method.clone())), fields: BTreeMap::new() };
@@ -1476,6 +1522,13 @@ impl<'c, 'a> Pad<'c, 'a> {
                 let o = Origin { start: r.start, end: r.end, text: "unwrap_or_default()".into(), entry: Entry::Zero, how: How::Fallback(method), holder: None, function: None, in_buffer: false, via: None, file: None, site: None };
                 Val::one(o)
             }
+            // `map.entry(id).or_insert_with(|| vec![0; n])`: the entry already there (not known
+            // here) or the one inserted.
+            "or_insert_with" | "get_or_insert_with" => match m.args.first().map(strip) {
+                Some(Expr::Closure(c)) => self.eval(scopes, state, &c.body),
+                _ => Val::default(),
+            },
+            "or_insert" | "get_or_insert" if m.args.len() == 1 => self.eval(scopes, state, &m.args[0]),
             "unwrap_or_else" => {
                 let mut v = self.eval(scopes, state, &m.receiver);
                 if let Some(Expr::Closure(c)) = m.args.first().map(strip) {
@@ -1487,6 +1540,14 @@ impl<'c, 'a> Pad<'c, 'a> {
             "map" | "filter_map" | "flat_map" => match m.args.first().map(strip) {
                 // `.map(|&x| x as i64)`, `.map(|x| i64::from(*x))`: the receiver's entries, converted.
                 Some(Expr::Closure(c)) if method == "map" && converts_its_argument(c) => self.eval(scopes, state, &m.receiver),
+                // `flat_map` yields the entries of the collections the closure returns: a
+                // value that is not in one (`unwrap_or_default()` of an `Option<Vec<_>>`, an
+                // empty collection) yields nothing.
+                Some(Expr::Closure(c)) if method == "flat_map" => {
+                    let mut v = self.eval(scopes, state, &c.body);
+                    v.own.retain(|o| o.in_buffer);
+                    Val { own: v.put(&How::Every), fields: BTreeMap::new() }
+                }
                 Some(Expr::Closure(c)) => Val { own: self.eval(scopes, state, &c.body).put(&How::Every), fields: BTreeMap::new() },
                 // `.map(i64::from)`, `.map(Into::into)`.
                 Some(Expr::Path(p)) if method == "map" && p.path.segments.last().is_some_and(|s| s.ident == "from" || s.ident == "into") => self.eval(scopes, state, &m.receiver),
@@ -1939,7 +2000,7 @@ impl<'c, 'a> Pad<'c, 'a> {
         let generic_default = o.text.ends_with("::default()") && !["Default::", "i64::", "i32::", "u32::", "u64::", "usize::", "isize::"].iter().any(|t| o.text.starts_with(t));
         // Nor has a library call that pads with zeros (`pad_with_zeros`): the rows are the caller's to build.
         let library_padding = matches!(&o.how, How::Put(m) if m == "pad_with_zeros");
-        if o.site.is_some() || generic_default || library_padding {
+        if o.site.is_some() || generic_default || library_padding || matches!(o.how, How::Derived(_)) {
             return f;
         }
         let fix = match &o.how {
@@ -2295,6 +2356,7 @@ fn origin_label(o: &Origin, shown: Option<&str>, written: impl FnOnce() -> Strin
         How::Helper(helper) => format!("`{helper}` pads the buffer it returns with {}, and `{}` is that buffer", o.text, shown.unwrap_or(&buffer)),
         How::Static(name) => format!("`{name}` holds {}", o.text),
         How::Producer => format!("`{}` makes every entry it adds to `{buffer}` 0", o.text),
+        How::Derived(owner) => format!("the `Default` that `{owner}` derives fills `{buffer}` with 0"),
     };
     let buffer = match &o.how {
         How::Helper(_) => shown.map(str::to_string).unwrap_or(buffer),

@@ -517,6 +517,8 @@ impl<'c, 'a> Keys<'c, 'a> {
         match strip(e) {
             Expr::MethodCall(m) if m.args.len() <= 1 && GUARDS.contains(&m.method.to_string().as_str()) => self.caches_of(scopes, state, &m.receiver),
             Expr::Try(t) => self.caches_of(scopes, state, &t.expr),
+            // `self.kv.read().await`: tokio's locks are awaited.
+            Expr::Await(a) => self.caches_of(scopes, state, &a.base),
             other => match scopes.place_of(other) {
                 Some(p) => state.caches.map.get(&p).map(|c| c.0.clone()).unwrap_or_else(|| [p].into()),
                 None => self.static_named(other).into_iter().collect(),

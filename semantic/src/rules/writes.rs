@@ -173,18 +173,31 @@ pub(super) struct Summaries {
 }
 
 /// The writes of one function, computed on first use and shared by the rules that read them.
-pub(super) type Memo<'a> = std::cell::OnceCell<Option<Vec<Write<'a>>>>;
+pub(super) type Memo<'a> = std::cell::OnceCell<Option<Facts<'a>>>;
 
-/// Every write of the body of `ctx`'s function, each once, in source order. `None`: past the
-/// solver's bound, reported (once) as `analysis_limit`.
+/// What the analysis of one body found.
+pub(super) struct Facts<'a> {
+    /// Every write, each once, in source order.
+    pub writes: Vec<Write<'a>>,
+    /// The arguments of contracted calls that are loop counters (`pool.zero_block(b)` in `for b
+    /// in 0..n`), by byte range, with the positions they take.
+    pub counted_args: std::collections::HashMap<(usize, usize), Positions>,
+}
+
+/// The writes of the body of `ctx`'s function. `None`: past the solver's bound, reported (once)
+/// as `analysis_limit`.
 pub(super) fn writes_of<'m, 'a>(ctx: &FnCtx<'a>, memo: &'m Memo<'a>, out: &mut Vec<crate::finding::Finding>) -> Option<&'m [Write<'a>]> {
-    let writes = memo.get_or_init(|| {
+    facts_of(ctx, memo, out).map(|f| f.writes.as_slice())
+}
+
+pub(super) fn facts_of<'m, 'a>(ctx: &FnCtx<'a>, memo: &'m Memo<'a>, out: &mut Vec<crate::finding::Finding>) -> Option<&'m Facts<'a>> {
+    let facts = memo.get_or_init(|| {
         let mut w = Writes::new(ctx, None, 0);
         let params = dataflow::param_names(ctx.sig);
         match dataflow::solve(&mut w, &params, ctx.body, State::default()) {
             Ok(()) => {
                 w.writes.sort_by_key(|w| (w.at.start, w.at.end));
-                Some(w.writes)
+                Some(Facts { writes: w.writes, counted_args: w.counted_args })
             }
             Err(dataflow::TooComplex) => {
                 out.push(super::analysis_limit(ctx, "dataflow", dataflow::MAX_STEPS, "its writes are"));
@@ -192,7 +205,7 @@ pub(super) fn writes_of<'m, 'a>(ctx: &FnCtx<'a>, memo: &'m Memo<'a>, out: &mut V
             }
         }
     });
-    writes.as_deref()
+    facts.as_ref()
 }
 
 struct Writes<'c, 'a> {
@@ -213,6 +226,8 @@ struct Writes<'c, 'a> {
     viewed: HashSet<*const syn::ExprMethodCall>,
     /// Loop counters over a range from a constant (`for b in 0..n`): the positions they take.
     counters: std::collections::HashMap<LocalId, Positions>,
+    /// See [`Facts::counted_args`].
+    counted_args: std::collections::HashMap<(usize, usize), Positions>,
 }
 
 impl Analysis for Writes<'_, '_> {
@@ -391,7 +406,7 @@ impl<'c, 'a> Writes<'c, 'a> {
         let mut narrowed = Vec::new();
         narrowed_iter_muts(ctx, body, &mut narrowed);
         let viewed = views_written_through(body);
-        Writes { ctx, def, depth, writes: Vec::new(), seen: HashSet::new(), narrowed, masked: HashSet::new(), viewed, counters: Default::default() }
+        Writes { ctx, def, depth, writes: Vec::new(), seen: HashSet::new(), narrowed, masked: HashSet::new(), viewed, counters: Default::default(), counted_args: Default::default() }
     }
 
     /// What an expression designates: the places (and their positions) whose storage it is.
@@ -527,10 +542,15 @@ impl<'c, 'a> Writes<'c, 'a> {
     /// The positions an index expression names: a constant, a range of constants, or a loop
     /// counter over such a range (`for b in 0..n { cache[b] = .. }` writes from 0 on).
     fn position_of(&self, scopes: &Scopes, index: &Expr) -> Option<Positions> {
-        range_of(self.ctx, index).or_else(|| self.ctx.int_value(index).map(|v| (v, v.saturating_add(1)))).or_else(|| match scopes.place_of(strip_parens(index)) {
+        range_of(self.ctx, index).or_else(|| self.ctx.int_value(index).map(|v| (v, v.saturating_add(1)))).or_else(|| self.counter(scopes, index))
+    }
+
+    /// The positions a loop counter named by `index` takes here.
+    fn counter(&self, scopes: &Scopes, index: &Expr) -> Option<Positions> {
+        match scopes.place_of(strip_parens(index)) {
             Some(Place { base: Base::Local(id), fields }) if fields.is_empty() && matches!(strip_parens(index), Expr::Path(_)) => self.counters.get(&id).copied(),
             _ => None,
-        })
+        }
     }
 
     fn written(&self, scopes: &Scopes, state: &State, target: &Expr) -> Vec<(Place, Option<Positions>)> {
@@ -594,6 +614,14 @@ impl<'c, 'a> Writes<'c, 'a> {
         let ctx = self.ctx;
         if let Some((site, callee)) = ctx.callee(e) {
             for (_, target, _) in callee.contract.writes() {
+                if let Some(index) = site.arg_named(callee, target.index.root_name()).filter(|_| target.index.segments.len() == 1) {
+                    if let Some(at) = self.counter(scopes, index) {
+                        // A loop counter's positions are those of every round: joined.
+                        let range = ctx.expr_range(index);
+                        let known = self.counted_args.entry((range.start, range.end)).or_insert(at);
+                        *known = (known.0.min(at.0), known.1.max(at.1));
+                    }
+                }
                 let param = target.place.root_name();
                 let Some(arg) = site.arg_named(callee, param) else { continue };
                 for t in self.designated(scopes, state, arg, false).0 {
@@ -1032,7 +1060,7 @@ fn scaled((lo, hi): Positions, size: i128) -> Positions {
     (lo.saturating_mul(size), end)
 }
 
-/// The positions an index range or an integer index covers, when its bounds are known.
+/// The positions an index range covers, when its start is known.
 fn range_of(ctx: &FnCtx, index: &Expr) -> Option<Positions> {
     match strip_parens(index) {
         Expr::Range(r) => {
@@ -1040,8 +1068,13 @@ fn range_of(ctx: &FnCtx, index: &Expr) -> Option<Positions> {
                 Some(s) => ctx.int_value(s)?,
                 None => 0,
             };
+            // An end not known stands for the first position only, written whenever the range
+            // is not empty (`cache[..n * BLOCK].fill(0.0)` writes position 0).
             let end = match &r.end {
-                Some(e) => ctx.int_value(e)?.saturating_add(i128::from(matches!(r.limits, syn::RangeLimits::Closed(_)))),
+                Some(e) => match ctx.int_value(e) {
+                    Some(end) => end.saturating_add(i128::from(matches!(r.limits, syn::RangeLimits::Closed(_)))),
+                    None => start.saturating_add(1),
+                },
                 None => i128::MAX,
             };
             Some((start, end))
