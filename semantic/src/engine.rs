@@ -129,11 +129,86 @@ pub fn read_jobs(ws: &Workspace) -> Vec<FileJob> {
             FileJob { unreadable: problem, file, crate_name, module, config, external, report, reach, renames }
         })
         .collect();
+    follow_path_attributes(&mut jobs);
     for (path, reason) in &ws.unreadable {
         let file = Arc::new(SourceFile::new(path.clone(), rel_path(&ws.root, path), String::new()));
         jobs.push(FileJob { file, crate_name: String::new(), module: Vec::new(), config: Arc::new(Config::default()), external: false, unreadable: Some(reason.clone()), report: true, reach: None, renames: Arc::default() });
     }
     jobs
+}
+
+/// `#[path = "gen/scatter_impl.rs"] pub mod scatter;`: the file named is module `scatter` of the
+/// module that declares it, wherever it lies, as rustc reads it (relative to the declaring file's
+/// directory; inside an inline `mod a { .. }`, to that directory's `a/`, or for a file that is
+/// not a `mod.rs`, `lib.rs` or `main.rs`, to its own directory's `stem/a/`). Only files of the
+/// same crate are moved; the layout gives every other file its module.
+fn follow_path_attributes(jobs: &mut [FileJob]) {
+    let declared: Vec<(PathBuf, String, Vec<String>)> = jobs
+        .par_iter()
+        .filter(|j| !j.external && j.unreadable.is_none() && j.file.text.contains("#[path"))
+        .flat_map_iter(|j| {
+            let Ok(ast) = j.file.parse() else { return Vec::new() };
+            let Some(dir) = j.file.path.parent() else { return Vec::new() };
+            let stem = j.file.path.file_stem().and_then(|s| s.to_str()).unwrap_or_default();
+            let mod_rs = matches!(stem, "mod" | "lib" | "main");
+            let mut out = Vec::new();
+            path_modules(&ast.items, dir, stem, mod_rs, &j.module, &mut Vec::new(), &mut out);
+            out.into_iter().map(|(path, module)| (path, j.crate_name.clone(), module)).collect()
+        })
+        .collect();
+    if declared.is_empty() {
+        return;
+    }
+    let by_path: HashMap<(PathBuf, &str), usize> = jobs.iter().enumerate().filter(|(_, j)| !j.external).map(|(i, j)| ((lexical(&j.file.path), j.crate_name.as_str()), i)).collect();
+    let moved: Vec<(usize, Vec<String>)> = declared.into_iter().filter_map(|(path, crate_name, module)| Some((*by_path.get(&(lexical(&path), crate_name.as_str()))?, module))).collect();
+    for (i, module) in moved {
+        jobs[i].module = module;
+    }
+}
+
+/// A path with its `.` and `..` components taken out, without asking the file system.
+fn lexical(path: &Path) -> PathBuf {
+    let mut out = PathBuf::new();
+    for c in path.components() {
+        match c {
+            std::path::Component::CurDir => {}
+            std::path::Component::ParentDir if out.file_name().is_some() => _ = out.pop(),
+            other => out.push(other),
+        }
+    }
+    out
+}
+
+/// The `#[path]` modules of `items` (inside the inline modules `inline`): the file each names and
+/// its module path.
+fn path_modules(items: &[syn::Item], dir: &Path, stem: &str, mod_rs: bool, module: &[String], inline: &mut Vec<String>, out: &mut Vec<(PathBuf, Vec<String>)>) {
+    for item in items {
+        let syn::Item::Mod(m) = item else { continue };
+        let here = || module.iter().cloned().chain(inline.iter().cloned()).chain([m.ident.to_string()]).collect::<Vec<_>>();
+        match &m.content {
+            Some((_, inner)) => {
+                inline.push(m.ident.to_string());
+                path_modules(inner, dir, stem, mod_rs, module, inline, out);
+                inline.pop();
+            }
+            None => {
+                let written = m.attrs.iter().find(|a| a.path().is_ident("path")).and_then(|a| match &a.meta {
+                    syn::Meta::NameValue(nv) => match &nv.value {
+                        syn::Expr::Lit(syn::ExprLit { lit: syn::Lit::Str(s), .. }) => Some(s.value()),
+                        _ => None,
+                    },
+                    _ => None,
+                });
+                let Some(written) = written else { continue };
+                let mut base = dir.to_path_buf();
+                if !inline.is_empty() && !mod_rs {
+                    base.push(stem);
+                }
+                base.extend(inline.iter());
+                out.push((base.join(written), here()));
+            }
+        }
+    }
 }
 
 /// For each package, the crates its files can call into: its own and every crate reachable

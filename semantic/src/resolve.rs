@@ -938,7 +938,10 @@ impl<'a> Resolver<'a> {
             })
             .collect();
         let narrowed: Vec<&ContractedFn> = match (&call.path, call.receiver) {
-            (Some(path), _) if path.len() >= 2 => self.by_path(&all, path, &targets[0]),
+            (Some(path), _) if path.len() >= 2 => match self.by_path(&all, path, &targets[0]) {
+                found if found.is_empty() => self.by_first_argument(&all, call, self_type, env),
+                found => found,
+            },
             (Some(_), _) => self.by_plain_name(&all, &targets),
             (None, Some(recv)) => self.by_receiver(&all, recv, self_type, env),
             (None, None) => all.clone(),
@@ -1240,6 +1243,18 @@ impl<'a> Resolver<'a> {
             None => name,
         };
         Some(TypeRef { name, paths: Some(paths) })
+    }
+
+    /// `Trait::method(x, ..)` and `<T as Trait>::method(x, ..)` call the method of `x`'s type
+    /// (Rust makes `x` that type, or a reference to it): the method of the type `x` is known to
+    /// have, never one guessed for an unknown type.
+    fn by_first_argument<'i>(&self, all: &[&'i ContractedFn], call: &CallSite, self_type: Option<&str>, env: &TypeEnv) -> Vec<&'i ContractedFn> {
+        let Some(&first) = call.args.first() else { return Vec::new() };
+        let recv = strip(first);
+        if self.type_of(recv, self_type, env).is_none() {
+            return Vec::new();
+        }
+        self.by_receiver(all, recv, self_type, env)
     }
 
     fn by_receiver<'i>(&self, all: &[&'i ContractedFn], recv: &Expr, self_type: Option<&str>, env: &TypeEnv) -> Vec<&'i ContractedFn> {

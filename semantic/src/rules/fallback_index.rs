@@ -7,7 +7,8 @@
 //! a field path of one), the fallbacks its value may come from: `unwrap_or(c)`,
 //! `unwrap_or_default()` (0 for one index, empty for a whole index buffer: see
 //! [`ContractedFn::index_is_buffer`](crate::index::ContractedFn::index_is_buffer)), `map_or(c,
-//! ..)`, `map_or_else(|| c, ..)`, `unwrap_or_else(|| c)`, the constant branches of a `match`,
+//! ..)`, `map_or_else(|| c, ..)`, `unwrap_or_else(|| c)`, a clamp's lower bound (`s.max(0)`,
+//! `s.clamp(0, hi)`), the constant branches of a `match`,
 //! an `if let` or an `if`/`else` whose other branches are not constant, carried through index
 //! arithmetic by the operand that holds the block id ([`Fallbacks::arithmetic_value`]), blocks, casts,
 //! conversions, closures run in place, struct literals (`StepMeta { block: .. }` into
@@ -400,6 +401,13 @@ impl<'c, 'a> Fallbacks<'c, 'a> {
             "unwrap_or" => {
                 let mut out = self.eval(scopes, state, &m.receiver);
                 out.extend(m.args.first().and_then(|a| self.constant(a)));
+                out
+            }
+            // `s.max(0)`, `s.clamp(0, hi)`: a clamp makes a missing (negative) entry its lower
+            // bound, a constant that stands in for it.
+            "max" | "clamp" if !m.args.is_empty() => {
+                let mut out = self.eval(scopes, state, &m.receiver);
+                out.extend(self.constant(&m.args[0]));
                 out
             }
             "map_or" => m.args.first().and_then(|a| self.constant(a)).into_iter().collect(),

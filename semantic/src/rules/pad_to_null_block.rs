@@ -1503,6 +1503,13 @@ impl<'c, 'a> Pad<'c, 'a> {
                 v.join(self.eval(scopes, state, &m.args[0]));
                 v
             }
+            // candle's `slots.slice_assign(&[0..n], &real)`: a new tensor with the receiver's
+            // entries outside the range and the source's inside it.
+            "slice_assign" if m.args.len() == 2 => {
+                let mut v = self.eval(scopes, state, &m.receiver);
+                v.join(self.eval(scopes, state, &m.args[1]));
+                v
+            }
             "clamp" if m.args.len() == 2 => {
                 let mut v = self.eval(scopes, state, &m.receiver);
                 v.join(self.eval(scopes, state, &m.args[0]));
