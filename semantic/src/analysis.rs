@@ -70,7 +70,9 @@ impl<'a> FnCtx<'a> {
     /// [`FnCtx::resolutions`].
     pub fn resolve(&self, call: &CallSite<'_>) -> Resolution<'a> {
         // Most calls name nothing contracted, known from their names: not worth a memo entry.
-        if !self.resolver.may_resolve(call) {
+        // A call of a local may call the function the local is bound to (`op(..)` of `let op =
+        // kv::reshape_and_cache;`): the resolver reads the binding.
+        if !self.resolver.may_resolve(call) && !self.may_call_a_bound_fn(call) {
             return Resolution::None;
         }
         let position = call.position();
@@ -85,6 +87,19 @@ impl<'a> FnCtx<'a> {
             self.resolutions.borrow_mut().insert(p, resolution.clone());
         }
         resolution
+    }
+
+    /// `op(..)`, a plain lower-case name that no function of this file has, bound by a `let` of
+    /// this function to a path.
+    fn may_call_a_bound_fn(&self, call: &CallSite<'_>) -> bool {
+        let Some([name]) = call.path.as_deref() else { return false };
+        if !name.starts_with(|c: char| c.is_ascii_lowercase()) || self.fns.by_name.contains_key(name) {
+            return false;
+        }
+        let Expr::Call(c) = call.expr else { return false };
+        let Expr::Path(p) = &*c.func else { return false };
+        let at = p.path.segments[0].ident.span().byte_range().start;
+        matches!(self.env().init_at(name, at).map(crate::resolve::strip), Some(Expr::Path(_)))
     }
 
     /// The local types of the function (see [`TypeEnv`]).

@@ -880,12 +880,16 @@ impl AnalysisFilter {
 }
 
 /// Whether the name at `start..end` is called there (`name(`, `name::<T>(`; not `fn name(`, a
-/// definition, nor `name!`) or imported under another name (`use kv::write as cache_kv;`: the
-/// calls then use the new name).
+/// definition, nor `name!`), imported under another name (`use kv::write as cache_kv;`: the
+/// calls then use the new name), or bound to a local that is called (`let op = kv::write;`).
 fn call_like(text: &str, start: usize, end: usize) -> bool {
     let after = text[end..].trim_start();
     let defined = text[..start].trim_end().strip_suffix("fn").is_some_and(|b| b.is_empty() || b.ends_with(char::is_whitespace));
-    !defined && (after.starts_with('(') || after.starts_with("::<") || after.starts_with("as "))
+    let bound = || {
+        let path_start = text[..start].trim_end_matches(|c: char| c.is_ascii_alphanumeric() || c == '_' || c == ':');
+        after.starts_with(';') && path_start.trim_end().ends_with('=') && !path_start.trim_end().ends_with("==")
+    };
+    !defined && (after.starts_with('(') || after.starts_with("::<") || after.starts_with("as ") || bound())
 }
 
 fn check_parsed(j: &FileJob, index: &Index, items: &WorkspaceItems, index_findings: &HashMap<String, Vec<Finding>>) -> Vec<Finding> {

@@ -42,6 +42,8 @@ pub struct FileTypes {
     types: std::collections::HashSet<Vec<String>>,
     /// The traits defined, by definition path.
     traits: std::collections::HashSet<Vec<String>>,
+    /// Trait → the definition paths its supertraits may have (`trait Attn: Backend`).
+    supertraits: HashMap<Vec<String>, Vec<Vec<String>>>,
     /// The functions and methods with a body, by definition path.
     fns: std::collections::HashSet<Vec<String>>,
     /// `(struct, field)` → the field's type.
@@ -157,6 +159,11 @@ impl WorkspaceItems {
     /// Whether `path` is a trait a file of the check defines.
     pub fn defines_trait(&self, index: &Index, path: &[String]) -> bool {
         self.types_of(index, path).is_some_and(|t| t.traits.contains(path))
+    }
+
+    /// The definition paths the supertraits of the trait defined at `path` may have.
+    pub fn supertraits(&self, index: &Index, path: &[String]) -> Vec<Vec<String>> {
+        self.types_of(index, path).and_then(|t| t.supertraits.get(path).cloned()).unwrap_or_default()
     }
 
     /// The type a type alias defined at `path` stands for (`pub type Be = kv::CudaBackend;`).
@@ -290,6 +297,19 @@ fn collect_structs<'r>(items: &[syn::Item], rel: &mut Vec<String>, resolver: &dy
                 }
             }
             syn::Item::Trait(t) => {
+                let r = resolver(rel);
+                let supers: Vec<Vec<String>> = t
+                    .supertraits
+                    .iter()
+                    .filter_map(|b| match b {
+                        syn::TypeParamBound::Trait(tb) => r.type_ref(&syn::Type::Path(syn::TypePath { qself: None, path: tb.path.clone() }), None, &[])?.paths,
+                        _ => None,
+                    })
+                    .flatten()
+                    .collect();
+                if !supers.is_empty() {
+                    out.supertraits.insert(at(rel, &[t.ident.to_string()]), supers);
+                }
                 out.traits.insert(at(rel, &[t.ident.to_string()]));
                 for it in &t.items {
                     if let syn::TraitItem::Const(c) = it {

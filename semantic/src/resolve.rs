@@ -895,18 +895,30 @@ impl<'a> Resolver<'a> {
     }
 
     pub fn resolve(&self, call: &CallSite, self_type: Option<&str>, env: &TypeEnv) -> Resolution<'a> {
-        if !self.may_resolve(call) {
-            return Resolution::None;
-        }
         // `from(x)` where `from` is a parameter or a local (a closure, a function pointer): the
-        // binding shadows every item of that name, as in Rust.
+        // binding shadows every item of that name, as in Rust. A local bound to a function's
+        // path (`let op = kv::reshape_and_cache; op(..)`) calls that function.
         if let (Some([_]), Expr::Call(c)) = (call.path.as_deref(), call.expr) {
             if let Expr::Path(p) = &*c.func {
                 let at = |i: &syn::Ident| i.span().byte_range().start;
-                if p.path.get_ident().is_some_and(|i| env.is_local_at(&call.name, at(i)) || env.is_fn_item_at(&call.name, at(i))) {
+                if let Some(ident) = p.path.get_ident().filter(|i| env.is_local_at(&call.name, at(i))) {
+                    return match env.init_at(&call.name, at(ident)).map(strip) {
+                        Some(Expr::Path(f)) if f.qself.is_none() && !f.path.get_ident().is_some_and(|i| env.is_local_at(&i.to_string(), at(i))) => {
+                            let path: Vec<String> = f.path.segments.iter().map(|s| s.ident.to_string()).collect();
+                            let Some(name) = path.last().cloned() else { return Resolution::None };
+                            let named = CallSite { name, path: Some(path), global: f.path.leading_colon.is_some(), receiver: None, args: call.args.clone(), expr: call.expr };
+                            self.resolve(&named, self_type, env)
+                        }
+                        _ => Resolution::None,
+                    };
+                }
+                if p.path.get_ident().is_some_and(|i| env.is_fn_item_at(&call.name, at(i))) {
                     return Resolution::None;
                 }
             }
+        }
+        if !self.may_resolve(call) {
+            return Resolution::None;
         }
         // What a path call may name, through imports (renames included) and `pub use` re-exports:
         // its candidates are found by the names at the end of those paths, not only the name written.
@@ -1197,14 +1209,14 @@ impl<'a> Resolver<'a> {
             None if ty.name == BUILTIN => Vec::new(),
             None => self.type_paths(std::slice::from_ref(&ty.name), self_type),
         };
-        // `type Be = kv::CudaBackend;`: the aliased type's paths too, a few aliases deep.
+        // `type Be = kv::CudaBackend;`: the aliased type's paths too, a few aliases deep; and a
+        // trait's supertraits (`B: Attn` of `trait Attn: Backend` has `Backend`'s methods).
         let mut next = 0;
         while next < paths.len() && paths.len() < MAX_TYPE_PATHS {
-            if let Some(aliased) = self.items.type_alias(self.index, &paths[next]).and_then(|t| t.paths) {
-                for p in aliased {
-                    if !paths.contains(&p) {
-                        paths.push(p);
-                    }
+            let aliased = self.items.type_alias(self.index, &paths[next]).and_then(|t| t.paths).unwrap_or_default();
+            for p in aliased.into_iter().chain(self.items.supertraits(self.index, &paths[next])) {
+                if !paths.contains(&p) {
+                    paths.push(p);
                 }
             }
             next += 1;
