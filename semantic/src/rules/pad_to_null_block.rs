@@ -149,6 +149,9 @@ struct Entries {
     reset: Option<usize>,
     /// After `buf[..k].copy_from_slice(x)`: `k` as written and x's origins, what `buf[..k]` holds.
     prefix: Option<(String, BTreeSet<Origin>)>,
+    /// After `buf[k..].fill(v)`: `k` as written and what `buf[k..]` holds (a copy into
+    /// `buf[..k]` afterwards replaces every entry).
+    suffix: Option<(String, BTreeSet<Origin>)>,
     /// How many entries the buffer was built with.
     len: Len,
 }
@@ -184,6 +187,9 @@ impl Domain for Entries {
         self.len.join(&other.len);
         if self.prefix != other.prefix {
             self.prefix = None;
+        }
+        if self.suffix != other.suffix {
+            self.suffix = None;
         }
     }
 }
@@ -609,8 +615,9 @@ impl<'c, 'a> Pad<'c, 'a> {
         }
     }
 
-    /// `buf[k..]` written with `origins` after `buf[..k].copy_from_slice(real)` put `copied` there:
-    /// every entry is now one of the two (`false`: no prefix was copied, nothing is changed).
+    /// `buf[k..]` written with `origins` after `buf[..k].copy_from_slice(real)` put `copied` there
+    /// (or the other way round): every entry is now one of the two (`false`: no other part was
+    /// written, nothing is changed).
     fn fill_rest(&self, scopes: &Scopes, state: &mut State, place: &Place, copied: Option<BTreeSet<Origin>>, origins: BTreeSet<Origin>, at: usize) -> bool {
         let Some(entries) = state.map.get(place) else { return false };
         let Some(copied) = copied else { return false };
@@ -754,6 +761,10 @@ impl Analysis for Pad<'_, '_> {
         let v = self.eval(scopes, state, scrutinee);
         if !v.own.is_empty() || !v.fields.is_empty() {
             self.store(scopes, state, &Place { base: Base::Local(*local), fields: Vec::new() }, v, self.pos(scrutinee));
+        } else {
+            // `if let Some(g) = self.graphs.get_mut(&bs)`: a runner kept in a map, with its
+            // persistent buffers, as `let g = ..unwrap()` binds it.
+            self.bind_object(state, *local, || self.ctx.resolver.type_of(scrutinee, self.ctx.self_type, self.ctx.env()).map(|t| t.name));
         }
     }
 
@@ -1080,7 +1091,7 @@ impl<'c, 'a> Pad<'c, 'a> {
             o.holder.get_or_insert_with(|| holder.clone());
             o
         });
-        state.map.insert(place.clone(), Entries { origins: origins.collect(), reset: Some(at), prefix: None, len: Len::Unknown });
+        state.map.insert(place.clone(), Entries { origins: origins.collect(), reset: Some(at), prefix: None, suffix: None, len: Len::Unknown });
         for (f, v) in val.fields {
             self.store_fields(scopes, state, &place.field(&f), v, at);
         }
@@ -1114,11 +1125,12 @@ impl<'c, 'a> Pad<'c, 'a> {
         let place = &self.borrowed(place);
         self.materialize(state, place);
         if self.is_callers(state, place) {
-            state.map.insert(place.clone(), Entries { origins: [Origin::kept()].into(), reset: None, prefix: None, len: Len::Unknown });
+            state.map.insert(place.clone(), Entries { origins: [Origin::kept()].into(), reset: None, prefix: None, suffix: None, len: Len::Unknown });
         }
         let holder: Arc<str> = scopes.display(place).into();
         let entries = state.map.entry(place.clone()).or_default();
         entries.prefix = None;
+        entries.suffix = None;
         entries.origins.extend(origins.into_iter().map(|mut o| {
             o.holder.get_or_insert_with(|| holder.clone());
             o
@@ -1661,8 +1673,11 @@ impl<'c, 'a> Pad<'c, 'a> {
                 // `buf[..n]` of a buffer built with `n` entries is all of it.
                 let built = state.map.get(&place).map(|e| e.len.clone());
                 let all = whole || matches!((&bound, built), (Some(b), Some(Len::Built(len))) if self.walks_all(scopes, &place, &len, b));
-                let copied = rest.and_then(|k| state.map.get(&place).and_then(|e| e.prefix.clone()).filter(|(b, _)| *b == k)).map(|(_, o)| o);
-                if !all && self.fill_rest(scopes, state, &place, copied, origins.clone(), self.pos(&m.receiver)) {
+                // The other part written before with the same bound: `buf[..k]` copied, then
+                // `buf[k..]` filled, or the tail filled first and the head copied after.
+                let part = |e: &Entries| if rest.is_some() { e.prefix.clone() } else { e.suffix.clone() };
+                let other = rest.as_ref().or(bound.as_ref()).and_then(|k| state.map.get(&place).and_then(part).filter(|(b, _)| b == k)).map(|(_, o)| o);
+                if !all && self.fill_rest(scopes, state, &place, other, origins.clone(), self.pos(&m.receiver)) {
                     return;
                 }
                 if all {
@@ -1674,8 +1689,12 @@ impl<'c, 'a> Pad<'c, 'a> {
                     }
                 } else {
                     self.add(scopes, state, &place, origins.clone());
-                    if let (Some(bound), Some(entries)) = (bound, state.map.get_mut(&place)) {
-                        entries.prefix = Some((bound, origins));
+                    if let Some(entries) = state.map.get_mut(&place) {
+                        match (bound, rest) {
+                            (Some(bound), _) => entries.prefix = Some((bound, origins)),
+                            (_, Some(start)) => entries.suffix = Some((start, origins)),
+                            _ => {}
+                        }
                     }
                 }
             }
@@ -2317,7 +2336,7 @@ impl<'c, 'a> Pad<'c, 'a> {
                     o.holder.get_or_insert_with(|| holder.clone());
                     o
                 });
-                state.map.insert(place.clone(), Entries { origins: origins.collect(), reset: Some(self.pos(call)), prefix: None, len: Len::Unknown });
+                state.map.insert(place.clone(), Entries { origins: origins.collect(), reset: Some(self.pos(call)), prefix: None, suffix: None, len: Len::Unknown });
             }
         }
         for (f, fv) in &v.fields {
@@ -2374,7 +2393,7 @@ fn origin_label(o: &Origin, shown: Option<&str>, written: impl FnOnce() -> Strin
 
 /// `val` into `place` and the fields inside it, where the state has nothing for them yet.
 fn insert_absent(state: &mut State, place: &Place, val: Val) {
-    state.map.entry(place.clone()).or_insert(Entries { origins: val.own, reset: None, prefix: None, len: Len::Unknown });
+    state.map.entry(place.clone()).or_insert(Entries { origins: val.own, reset: None, prefix: None, suffix: None, len: Len::Unknown });
     for (f, v) in val.fields {
         insert_absent(state, &place.field(&f), v);
     }
