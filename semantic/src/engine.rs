@@ -304,6 +304,11 @@ pub struct Session {
     checked: HashMap<PathBuf, Checked>,
     /// Counts the changes of the index: a file checked against an older one is checked whole.
     generation: u64,
+    /// The functions of the workspace found to hand a parameter on to a kernel's index
+    /// ([`crate::rules::Forwarder`]), learned by a check of the workspace when the session opens
+    /// and from every check since: a file that calls one of another file is checked as the
+    /// command line's later rounds check it.
+    forwarders: std::collections::HashSet<String>,
 }
 
 /// What the session kept of the last check of a file (of the last text that parsed, while the
@@ -343,7 +348,8 @@ impl Session {
         let jobs = read_jobs(&ws);
         let decls: BTreeMap<String, FileDecls> = collect_decls(&jobs).into_iter().collect();
         let (index, index_findings) = merge_decls(decls.iter(), &WorkspaceItems::of_jobs(&jobs));
-        Ok(Session { root: ws.root, jobs, decls, index, index_findings, checked: HashMap::new(), generation: 0 })
+        let forwarders = learn_forwarders(&jobs, &index, &index_findings);
+        Ok(Session { root: ws.root, jobs, decls, index, index_findings, checked: HashMap::new(), generation: 0, forwarders })
     }
 
     pub fn index(&self) -> &Index {
@@ -387,7 +393,7 @@ impl Session {
         // from the text when the file declares no contract or effect (those need a parse).
         let uses = if job.external { UseFacts::default() } else { use_facts(text, &job.module) };
         let imports_changed = uses != prev.uses;
-        let items = WorkspaceItems::of_jobs_with(&self.jobs, Some(&new));
+        let items = WorkspaceItems::of_jobs_with(&self.jobs, Some(&new)).knowing_forwarders(&self.forwarders);
         let reindexed = if imports_changed {
             if job.external || declares(&prev.file.text) || declares(text) {
                 return None;
@@ -410,6 +416,7 @@ impl Session {
         let previous = crate::incremental::Previous { file: &prev.file, findings: &prev.findings, chunks: &prev.chunks, index_findings };
         // A bug in this path costs the shortcut, not the check: the whole file is checked instead.
         let done = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| crate::incremental::recheck(&previous, &new, job, index, &items))).ok().flatten()?;
+        self.forwarders.extend(items.forwarder_names());
         let old = prev.file.clone();
         self.jobs[pos].file = new.clone();
         if let Some((decls, index, index_findings)) = reindexed {
@@ -476,8 +483,10 @@ impl Session {
         self.generation += 1;
         let findings = match &parsed {
             Some(p) => {
-                let mut findings = check_ast(&job, p.as_ref(), &self.index, &self.items(), &self.index_findings);
-                findings.sort_by(|a, b| a.sort_key().cmp(&b.sort_key()));
+                let items = self.items();
+                let mut findings = check_ast(&job, p.as_ref(), &self.index, &items, &self.index_findings);
+                self.forwarders.extend(items.forwarder_names());
+                crate::finding::in_output_order(&mut findings);
                 let chunks = p.as_ref().ok().and_then(|ast| chunks_of(&job.file, ast)).unwrap_or_default();
                 self.record(&job, findings, chunks, uses)
             }
@@ -491,8 +500,10 @@ impl Session {
     /// Checks the file of job `pos` whole and keeps what the item path needs.
     fn check_recorded(&mut self, pos: usize, uses: UseFacts) -> Vec<Finding> {
         let job = self.jobs[pos].clone();
-        let (mut findings, chunks) = check_parsed_with(&job, &self.index, &self.items(), &self.index_findings, true);
-        findings.sort_by(|a, b| a.sort_key().cmp(&b.sort_key()));
+        let items = self.items();
+        let (mut findings, chunks) = check_parsed_with(&job, &self.index, &items, &self.index_findings, true);
+        self.forwarders.extend(items.forwarder_names());
+        crate::finding::in_output_order(&mut findings);
         self.record(&job, findings, chunks, uses)
     }
 
@@ -541,9 +552,9 @@ impl Session {
     }
 
     /// The items of the workspace as the session holds it now, for one check (their summaries
-    /// are of these texts: a later edit needs new ones).
+    /// are of these texts: a later edit needs new ones), with the forwarders known.
     pub fn items(&self) -> WorkspaceItems {
-        WorkspaceItems::of_jobs(&self.jobs)
+        WorkspaceItems::of_jobs(&self.jobs).knowing_forwarders(&self.forwarders)
     }
 
     /// Crate, module and config for a file the session did not know (a new file in the editor).
@@ -560,6 +571,17 @@ impl Session {
     pub fn check_all(&self) -> Report {
         check_jobs(&self.jobs, &self.root, &CheckOptions::default())
     }
+}
+
+/// The forwarders of a workspace ([`Session::forwarders`]): the analysis of a check, its findings
+/// left unused, when some kernel skips a sentinel (none can be found otherwise).
+fn learn_forwarders(jobs: &[FileJob], index: &Index, index_findings: &HashMap<String, Vec<Finding>>) -> std::collections::HashSet<String> {
+    if !index.fns.iter().any(crate::rules::skips_a_sentinel) {
+        return Default::default();
+    }
+    let items = WorkspaceItems::of_jobs(jobs);
+    analyze(jobs, index, index_findings, &items, &CheckOptions::default());
+    items.forwarder_names()
 }
 
 /// The top-level items of a parsed file (see [`crate::incremental::Chunk`]).
@@ -789,8 +811,7 @@ fn analyze(jobs: &[FileJob], index: &Index, index_findings: &HashMap<String, Vec
     }
     let parsed = per_file.iter().filter(|(_, p)| *p).count();
     let mut all: Vec<Finding> = per_file.into_iter().flat_map(|(f, _)| f).collect();
-    all.sort_by(|a, b| a.sort_key().cmp(&b.sort_key()));
-    all.dedup_by(|a, b| a.sort_key() == b.sort_key() && a.message == b.message);
+    crate::finding::in_output_order(&mut all);
     (all, parsed)
 }
 

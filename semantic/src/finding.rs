@@ -84,3 +84,12 @@ impl Finding {
         (self.primary.file.rel_path.clone(), self.primary.range.start, self.primary.range.end, self.rule.name)
     }
 }
+
+/// Findings in output order, each once: a helper of a file called from two functions reports
+/// what it puts at its own line once, whichever call found it, on the command line and in the
+/// editor alike.
+pub fn in_output_order(findings: &mut Vec<Finding>) {
+    findings.sort_by_key(Finding::sort_key);
+    let mut seen = std::collections::HashSet::new();
+    findings.retain(|f| seen.insert((f.sort_key(), f.message.clone())));
+}

@@ -130,6 +130,20 @@ impl WorkspaceItems {
         new
     }
 
+    /// The names of every forwarder found with these items so far.
+    pub(crate) fn forwarder_names(&self) -> std::collections::HashSet<String> {
+        self.summaries.forwarders.lock().map(|f| f.iter().map(|f| f.name.clone()).collect()).unwrap_or_default()
+    }
+
+    /// These items, knowing the names of forwarders an earlier check found (the editor's: a
+    /// call of another file's forwarder is summarised as in the check's later rounds).
+    pub(crate) fn knowing_forwarders(self, names: &std::collections::HashSet<String>) -> WorkspaceItems {
+        if let Ok(mut known) = self.summaries.known_forwarders.write() {
+            known.extend(names.iter().cloned());
+        }
+        self
+    }
+
     /// The file that may define the item at `path`: the file of its longest module prefix (the
     /// rest is inline modules, an `impl` type and the name).
     pub fn file_of(&self, path: &[String]) -> Option<(usize, &ItemFile)> {

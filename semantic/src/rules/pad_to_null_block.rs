@@ -417,7 +417,7 @@ impl WriteIndex<'_> {
 
 /// Whether a contracted function writes an index that skips a sentinel (`writes(.., skip = S)`):
 /// a kernel whose padding this rule checks.
-fn skips_a_sentinel(f: &ContractedFn) -> bool {
+pub(crate) fn skips_a_sentinel(f: &ContractedFn) -> bool {
     f.contract.writes().any(|(_, _, skip)| skip.is_some())
 }
 
