@@ -422,6 +422,22 @@ impl<'c, 'a> Fallbacks<'c, 'a> {
             "unwrap_or_else" => {
                 let mut out = self.eval(scopes, state, &m.receiver);
                 out.extend(closure.and_then(|c| self.constant(super::tail(&c.body))));
+                // `unwrap_or_else(Default::default)`, `unwrap_or_else(usize::default)`.
+                if let Some(Expr::Path(p)) = m.args.first().map(strip) {
+                    if p.path.segments.last().is_some_and(|s| s.ident == "default") {
+                        out.insert(Src::Default { at: At::new(self.ctx.expr_range(&m.args[0])) });
+                    }
+                }
+                out
+            }
+            // `get(i).copied().or(Some(0))`: the `Some` of the other option stands in.
+            "or" if m.args.len() == 1 => {
+                let mut out = self.eval(scopes, state, &m.receiver);
+                if let Expr::Call(c) = strip(&m.args[0]) {
+                    if matches!(strip(&c.func), Expr::Path(p) if p.path.is_ident("Some") || p.path.is_ident("Ok")) && c.args.len() == 1 {
+                        out.extend(self.constant(&c.args[0]));
+                    }
+                }
                 out
             }
             // A buffer of the entries the chain yields.

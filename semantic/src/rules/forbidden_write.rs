@@ -65,8 +65,9 @@ pub(super) fn check_body<'a>(ctx: &FnCtx<'a>, contract: &FileContract, memo: &wr
 /// `forbids_write(P[R])` region of the same contract, unless this function is a sanctioned writer
 /// of that clause or the constant is the `skip` sentinel. (Buffers of indexes holding the null
 /// block are `pad_to_null_block`'s; fallback defaults are `fallback_index`'s.)
-/// A loop counter passed there (`for b in 0..n { pool.zero_block(b) }`) is judged by the
-/// positions it takes, from the write analysis of the body (run only where such a call is).
+/// A loop counter or a local holding a constant passed there (`for b in 0..n {
+/// pool.zero_block(b) }`) is judged by the positions it takes, from the write analysis of the
+/// body (run only where such a call is).
 pub(super) fn check_calls<'a>(ctx: &FnCtx<'a>, calls: &[&syn::Expr], memo: &writes::Memo<'a>, out: &mut Vec<Finding>) {
     for call in calls {
         let Some((site, callee)) = ctx.callee(call) else { continue };
@@ -97,7 +98,7 @@ pub(super) fn check_calls<'a>(ctx: &FnCtx<'a>, calls: &[&syn::Expr], memo: &writ
                     continue;
                 }
                 let written = &ctx.file.text[ctx.expr_range(crate::resolve::strip(arg))];
-                let subject = if counter { format!("`{written}`, a loop counter from {},", values.0) } else { format!("`{written}`") };
+                let subject = if counter { format!("`{written}`, which can be {} here,", values.0) } else { format!("`{written}`") };
                 let forbidden = format!("{place}[{}]", region.index);
                 let sanctioned = if clause.except().is_empty() { String::new() } else { ", and this function is not one of the writers it sanctions".to_string() };
                 out.push(

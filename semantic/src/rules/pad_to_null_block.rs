@@ -676,6 +676,26 @@ impl<'c, 'a> Pad<'c, 'a> {
                     self.store(scopes, state, &place, Val::default(), self.pos(&target.expr));
                 }
             }
+            // `mem::swap(&mut front, &mut back)`: each holds what the other held (double buffers).
+            ("swap", 2) => {
+                let Some(Expr::Reference(other)) = c.args.get(1).map(dataflow::strip_parens) else { return };
+                let (Some(a), Some(b)) = (scopes.place_of(&target.expr), scopes.place_of(&other.expr)) else { return };
+                let (a, b) = (self.borrowed(&a), self.borrowed(&b));
+                self.materialize(state, &a);
+                self.materialize(state, &b);
+                let under = |state: &State, p: &Place| -> Vec<(Vec<String>, Entries)> {
+                    state.map.iter().filter(|(q, _)| q.starts_with(p)).map(|(q, e)| (q.fields[p.fields.len()..].to_vec(), e.clone())).collect()
+                };
+                let (held_by_a, held_by_b) = (under(state, &a), under(state, &b));
+                state.clear_under(&a);
+                state.clear_under(&b);
+                for (rest, e) in held_by_a {
+                    state.map.insert(b.fields_then(&rest), e);
+                }
+                for (rest, e) in held_by_b {
+                    state.map.insert(a.fields_then(&rest), e);
+                }
+            }
             _ => {}
         }
     }
@@ -1396,8 +1416,10 @@ impl<'c, 'a> Pad<'c, 'a> {
             return self.eval(scopes, state, &closure.body);
         }
         let Expr::Path(p) = &*c.func else { return Val::default() };
-        // `Ok(slots)`, `Some(slots)`: a helper that returns its buffer in a `Result` or `Option`.
-        if (p.path.is_ident("Ok") || p.path.is_ident("Some")) && c.args.len() == 1 {
+        // `Ok(slots)`, `Some(slots)`: a helper that returns its buffer in a `Result` or `Option`;
+        // `Cow::Owned(slots)` holds it as well.
+        let wrapper = p.path.is_ident("Ok") || p.path.is_ident("Some") || matches!(p.path.segments.iter().map(|s| s.ident.to_string()).collect::<Vec<_>>().as_slice(), [.., cow, variant] if cow == "Cow" && (variant == "Owned" || variant == "Borrowed"));
+        if wrapper && c.args.len() == 1 {
             return self.eval(scopes, state, &c.args[0]);
         }
         let Some(name) = p.path.segments.last().map(|s| s.ident.to_string()) else { return Val::default() };

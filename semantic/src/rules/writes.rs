@@ -98,6 +98,9 @@ impl Target {
 
 type Targets = MaySet<Target>;
 
+/// One part of a split: its positions (`None`: not known), and whether it is one element.
+type Part = (Option<Positions>, bool);
+
 type State = PlaceMap<Targets>;
 
 /// How a write happens, for messages.
@@ -224,7 +227,8 @@ struct Writes<'c, 'a> {
     /// Views of a place (`as_mut_slice()`, `as_mut()`) that an enclosing expression writes
     /// through (`p.as_mut_slice()[1] = v`, `p.as_mut().fill(..)`): the view itself writes nothing, the write through it is judged where it happens.
     viewed: HashSet<*const syn::ExprMethodCall>,
-    /// Loop counters over a range from a constant (`for b in 0..n`): the positions they take.
+    /// Loop counters over a range from a constant (`for b in 0..n`), and locals bound to a
+    /// constant until they are assigned: the positions they take.
     counters: std::collections::HashMap<LocalId, Positions>,
     /// See [`Facts::counted_args`].
     counted_args: std::collections::HashMap<(usize, usize), Positions>,
@@ -247,6 +251,18 @@ impl Analysis for Writes<'_, '_> {
                 self.writes_in(scopes, state, sub);
             }
             self.masked.clear();
+        }
+        // A counter assigned (`b += 1`, `b = next`) holds positions not known from here on; the
+        // loop's first round has seen where it started.
+        let assigned = match e {
+            Expr::Assign(a) => Some(&*a.left),
+            Expr::Binary(b) if is_compound(&b.op) => Some(&*b.left),
+            _ => None,
+        };
+        if let Some(Place { base: Base::Local(id), fields }) = assigned.and_then(|t| scopes.place_of(strip_parens(t))) {
+            if fields.is_empty() {
+                self.counters.remove(&id);
+            }
         }
         if let Expr::Assign(a) = e {
             // `p = &mut other[..]` re-points a local.
@@ -291,6 +307,11 @@ impl Analysis for Writes<'_, '_> {
         state.clear_under(&place);
         self.counters.remove(&local);
         let Some(init) = init else { return };
+        // `let null = NULL_BLOCK;`, `let mut b = 0;` (a `while` loop's counter): the position it
+        // holds until it is assigned.
+        if let Some(v) = self.ctx.int_value(init) {
+            self.counters.insert(local, (v, v.saturating_add(1)));
+        }
         let targets = self.designated(scopes, state, init, false);
         if !targets.0.is_empty() {
             state.map.insert(place, targets);
@@ -302,36 +323,26 @@ impl Analysis for Writes<'_, '_> {
     /// `if let Some(..)`): `head` is the element at 0, `rest` the positions from 1 on;
     /// `split_last_mut` the same at an end whose position is not known.
     fn bind_parts(&mut self, scopes: &Scopes, state: &mut State, parts: &[(LocalId, Vec<String>)], scrutinee: &Expr) {
-        let mut call = strip_parens(scrutinee);
-        while let Expr::Try(_) | Expr::MethodCall(_) = call {
-            match call {
-                Expr::Try(t) => call = strip_parens(&t.expr),
-                Expr::MethodCall(m) if ["unwrap", "expect"].contains(&m.method.to_string().as_str()) => call = strip_parens(&m.receiver),
-                _ => break,
+        // `let KvCache { key_cache, value_cache } = kv;` of a `kv: &mut KvCache`: each name is
+        // the field of the storage `kv` designates.
+        if !matches!(strip_parens(scrutinee), Expr::MethodCall(_) | Expr::Try(_) | Expr::Call(_)) {
+            let targets = self.designated(scopes, state, scrutinee, false);
+            for (local, path) in parts.iter().filter(|(_, path)| !path.is_empty()) {
+                let fields: BTreeSet<Target> = targets.0.iter().filter(|t| !t.element && t.window.is_none_or(|w| w == ALL)).map(|t| Target { place: t.place.fields_then(path), window: Some(ALL), element: false }).collect();
+                if !fields.is_empty() {
+                    state.map.insert(Place { base: Base::Local(*local), fields: Vec::new() }, MaySet(fields));
+                }
             }
+            return;
         }
-        let Expr::MethodCall(m) = call else { return };
-        // Each part's positions (`None`: not known), and whether it is one element.
-        let split: [(Option<Positions>, bool); 2] = match (m.method.to_string().as_str(), m.args.len()) {
-            ("split_at_mut", 1) => match self.ctx.int_value(&m.args[0]) {
-                Some(k) => [(Some((0, k)), false), (Some((k, i128::MAX)), false)],
-                None => [(None, false), (None, false)],
-            },
-            ("split_first_mut", 0) => [(Some((0, 1)), true), (Some((1, i128::MAX)), false)],
-            ("split_last_mut", 0) => [(None, true), (None, false)],
-            _ => return,
-        };
-        let targets = self.designated(scopes, state, &m.receiver, true);
+        let Some((m, split)) = self.split_of(scrutinee) else { return };
         for (local, part) in parts {
-            let (range, element) = match part.as_slice() {
-                [p] if p == "0" => split[0],
-                [p] if p == "1" => split[1],
+            let half = match part.as_slice() {
+                [p] if p == "0" => 0,
+                [p] if p == "1" => 1,
                 _ => continue,
             };
-            let mut halves = BTreeSet::new();
-            for t in targets.0.iter().filter(|t| !t.element) {
-                halves.insert(Target { place: t.place.clone(), window: range.and_then(|r| narrow(t.window, r)), element });
-            }
+            let halves = self.half(scopes, state, m, split[half]);
             if !halves.is_empty() {
                 state.map.insert(Place { base: Base::Local(*local), fields: Vec::new() }, MaySet(halves));
             }
@@ -480,6 +491,13 @@ impl<'c, 'a> Writes<'c, 'a> {
                 }));
                 return;
             }
+            // `pool.split_at_mut(k).0`: that part of the pool.
+            Expr::Field(f) if matches!(&f.member, syn::Member::Unnamed(i) if i.index < 2) && self.split_of(&f.base).is_some() => {
+                if let (Some((m, split)), syn::Member::Unnamed(i)) = (self.split_of(&f.base), &f.member) {
+                    out.extend(self.half(scopes, state, m, split[i.index as usize]));
+                }
+                return;
+            }
             // A field of an element (`pool[0].data`) is part of that element.
             Expr::Field(f) if scopes.place_of(e).is_none() => {
                 let mut inner = BTreeSet::new();
@@ -520,6 +538,36 @@ impl<'c, 'a> Writes<'c, 'a> {
             None if by_ref || (place.fields.is_empty() && self.is_reference(&place.base)) => _ = out.insert(Target { place, window: Some(ALL), element: false }),
             None => {}
         }
+    }
+
+    /// `pool.split_at_mut(k)` (through `unwrap`, `expect`, `?`): the call, and each part's
+    /// positions (`None`: not known) and whether it is one element.
+    fn split_of<'e>(&self, e: &'e Expr) -> Option<(&'e syn::ExprMethodCall, [Part; 2])> {
+        let mut call = strip_parens(e);
+        while let Expr::Try(_) | Expr::MethodCall(_) = call {
+            match call {
+                Expr::Try(t) => call = strip_parens(&t.expr),
+                Expr::MethodCall(m) if ["unwrap", "expect"].contains(&m.method.to_string().as_str()) => call = strip_parens(&m.receiver),
+                _ => break,
+            }
+        }
+        let Expr::MethodCall(m) = call else { return None };
+        let split = match (m.method.to_string().as_str(), m.args.len()) {
+            ("split_at_mut", 1) => match self.ctx.int_value(&m.args[0]) {
+                Some(k) => [(Some((0, k)), false), (Some((k, i128::MAX)), false)],
+                None => [(None, false), (None, false)],
+            },
+            ("split_first_mut", 0) => [(Some((0, 1)), true), (Some((1, i128::MAX)), false)],
+            ("split_last_mut", 0) => [(None, true), (None, false)],
+            _ => return None,
+        };
+        Some((m, split))
+    }
+
+    /// The storage one part of a split designates.
+    fn half(&self, scopes: &Scopes, state: &State, split: &syn::ExprMethodCall, (range, element): Part) -> BTreeSet<Target> {
+        let targets = self.designated(scopes, state, &split.receiver, true);
+        targets.0.iter().filter(|t| !t.element).map(|t| Target { place: t.place.clone(), window: range.and_then(|r| narrow(t.window, r)), element }).collect()
     }
 
     /// Whether a base is a reference: a parameter of reference type, or `self` behind one.
