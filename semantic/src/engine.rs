@@ -309,6 +309,10 @@ pub struct Session {
     /// and from every check since: a file that calls one of another file is checked as the
     /// command line's later rounds check it.
     forwarders: std::collections::HashSet<String>,
+    /// The names the session's files call (see [`WorkspaceItems::may_be_called`]), read once when
+    /// it opens and from each text given to it since: names only join it, which costs work, never
+    /// a finding.
+    called: Arc<std::collections::HashSet<String>>,
 }
 
 /// What the session kept of the last check of a file (of the last text that parsed, while the
@@ -349,7 +353,17 @@ impl Session {
         let decls: BTreeMap<String, FileDecls> = collect_decls(&jobs).into_iter().collect();
         let (index, index_findings) = merge_decls(decls.iter(), &WorkspaceItems::of_jobs(&jobs));
         let forwarders = learn_forwarders(&jobs, &index, &index_findings);
-        Ok(Session { root: ws.root, jobs, decls, index, index_findings, checked: HashMap::new(), generation: 0, forwarders })
+        let mut called = std::collections::HashSet::new();
+        for j in &jobs {
+            called_names(&j.file.text, &mut called);
+        }
+        Ok(Session { root: ws.root, jobs, decls, index, index_findings, checked: HashMap::new(), generation: 0, forwarders, called: Arc::new(called) })
+    }
+
+    /// The items of the workspace with `edited` in place of its file, knowing what the session
+    /// learned (its forwarders, the names called).
+    fn items_with(&self, edited: Option<&FileRef>) -> WorkspaceItems {
+        WorkspaceItems::of_jobs_with(&self.jobs, edited).knowing_forwarders(&self.forwarders).knowing_called(self.called.clone())
     }
 
     pub fn index(&self) -> &Index {
@@ -379,6 +393,7 @@ impl Session {
 
     /// The item path of [`Session::edit`]; `None`: check the whole file.
     fn edit_items(&mut self, path: &Path, text: &str) -> Option<Edit> {
+        called_names(text, Arc::make_mut(&mut self.called));
         let pos = self.jobs.iter().position(|j| j.file.path == path)?;
         let job = &self.jobs[pos];
         let prev = self.checked.get(path).filter(|c| c.generation == self.generation)?;
@@ -393,7 +408,7 @@ impl Session {
         // from the text when the file declares no contract or effect (those need a parse).
         let uses = if job.external { UseFacts::default() } else { use_facts(text, &job.module) };
         let imports_changed = uses != prev.uses;
-        let items = WorkspaceItems::of_jobs_with(&self.jobs, Some(&new)).knowing_forwarders(&self.forwarders);
+        let items = self.items_with(Some(&new));
         let reindexed = if imports_changed {
             if job.external || declares(&prev.file.text) || declares(text) {
                 return None;
@@ -459,6 +474,7 @@ impl Session {
         // What other files see of this one: its contracts and effects, its constants, its imports.
         let others_see = reindex
             && (declares(&old.file.text) || declares(&text) || uses_changed || crate::index::scan_int_consts(&old.file.text) != crate::index::scan_int_consts(&text));
+        called_names(&text, Arc::make_mut(&mut self.called));
         let file = Arc::new(SourceFile::new(path.to_path_buf(), old.file.rel_path.clone(), text));
         self.jobs[pos].file = file;
         self.jobs[pos].unreadable = None;
@@ -554,7 +570,7 @@ impl Session {
     /// The items of the workspace as the session holds it now, for one check (their summaries
     /// are of these texts: a later edit needs new ones), with the forwarders known.
     pub fn items(&self) -> WorkspaceItems {
-        WorkspaceItems::of_jobs(&self.jobs).knowing_forwarders(&self.forwarders)
+        self.items_with(None)
     }
 
     /// Crate, module and config for a file the session did not know (a new file in the editor).
@@ -897,6 +913,24 @@ impl AnalysisFilter {
             };
             word && reachable && call_like(&j.file.text, m.start(), m.end()) && !(self.free_only[m.pattern().as_usize()] && method_syntax())
         })
+    }
+}
+
+/// The names `text` calls, or may call under another name ([`call_like`]).
+pub(crate) fn called_names(text: &str, out: &mut std::collections::HashSet<String>) {
+    let b = text.as_bytes();
+    let ident = |c: u8| c.is_ascii_alphanumeric() || c == b'_';
+    let mut i = 0;
+    while i < b.len() {
+        if !(b[i].is_ascii_alphabetic() || b[i] == b'_') || (i > 0 && ident(b[i - 1])) {
+            i += 1;
+            continue;
+        }
+        let end = i + b[i..].iter().position(|&c| !ident(c)).unwrap_or(b.len() - i);
+        if call_like(text, i, end) && !out.contains(&text[i..end]) {
+            out.insert(text[i..end].to_string());
+        }
+        i = end;
     }
 }
 

@@ -33,6 +33,8 @@ pub struct WorkspaceItems {
     pub(crate) summaries: crate::rules::SharedSummaries,
     /// Per crate, the names its code gives renamed dependencies ([`crate::engine::FileJob::renames`]).
     pub crate_renames: HashMap<String, HashMap<String, String>>,
+    /// Every name the files call, or may call under another name (see [`Self::may_be_called`]).
+    called: OnceLock<Arc<std::collections::HashSet<String>>>,
 }
 
 /// The light types one file declares, by definition path.
@@ -92,7 +94,7 @@ impl WorkspaceItems {
             by_module.entry(f.module.clone()).or_insert(i);
         }
         let types = files.iter().map(|_| OnceLock::new()).collect();
-        WorkspaceItems { files, by_module, types, summaries: Default::default(), crate_renames: HashMap::new() }
+        WorkspaceItems { files, by_module, types, summaries: Default::default(), crate_renames: HashMap::new(), called: OnceLock::new() }
     }
 
     /// The items of the engine's jobs.
@@ -128,6 +130,28 @@ impl WorkspaceItems {
             known.extend(new.iter().map(|f| f.name.clone()));
         }
         new
+    }
+
+    /// Whether some file of the check may call a function of this name: the name written
+    /// before `(`, `::<`, an `as` that renames it, or bound by `=` (read from the texts once per
+    /// check; a name in a comment or a string counts too, which only costs work).
+    pub(crate) fn may_be_called(&self, name: &str) -> bool {
+        self.called
+            .get_or_init(|| {
+                let mut names = std::collections::HashSet::new();
+                for f in &self.files {
+                    crate::engine::called_names(&f.file.text, &mut names);
+                }
+                Arc::new(names)
+            })
+            .contains(name)
+    }
+
+    /// These items, with the names called known already (a superset will do: the editor's
+    /// session keeps them across edits instead of reading every file again).
+    pub(crate) fn knowing_called(self, names: Arc<std::collections::HashSet<String>>) -> WorkspaceItems {
+        let _ = self.called.set(names);
+        self
     }
 
     /// The names of every forwarder found with these items so far.

@@ -484,7 +484,8 @@ pub(super) fn check(ctx: &FnCtx, calls: &[&Expr], out: &mut Vec<Finding>) {
             }
         }
     }
-    if reaches_kernel && ctx.contract.is_none() {
+    // Only a function some file may call can be a forwarder worth knowing.
+    if reaches_kernel && ctx.contract.is_none() && ctx.items.may_be_called(&ctx.sig.ident.to_string()) {
         record_forwarder(&pad);
     }
     match dataflow::solve(&mut pad, &params, ctx.body, entry) {
