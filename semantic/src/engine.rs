@@ -934,6 +934,17 @@ pub(crate) fn called_names(text: &str, out: &mut std::collections::HashSet<Strin
     }
 }
 
+/// Whether `text` calls `name`, or may call it under another name ([`call_like`]); `finder`
+/// looks for `name`.
+pub(crate) fn calls_name(text: &str, name: &str, finder: &memchr::memmem::Finder) -> bool {
+    let b = text.as_bytes();
+    let ident = |c: u8| c.is_ascii_alphanumeric() || c == b'_';
+    finder.find_iter(b).any(|start| {
+        let end = start + name.len();
+        (start == 0 || !ident(b[start - 1])) && b.get(end).is_none_or(|c| !ident(*c)) && call_like(text, start, end)
+    })
+}
+
 /// Whether the name at `start..end` is called there (`name(`, `name::<T>(`; not `fn name(`, a
 /// definition, nor `name!`), imported under another name (`use kv::write as cache_kv;`: the
 /// calls then use the new name), or bound to a local that is called (`let op = kv::write;`).

@@ -35,6 +35,8 @@ pub struct WorkspaceItems {
     pub crate_renames: HashMap<String, HashMap<String, String>>,
     /// Every name the files call, or may call under another name (see [`Self::may_be_called`]).
     called: OnceLock<Arc<std::collections::HashSet<String>>>,
+    /// The names asked about before the whole set was read, with the answers.
+    asked: std::sync::Mutex<HashMap<String, bool>>,
 }
 
 /// The light types one file declares, by definition path.
@@ -70,6 +72,10 @@ pub struct FileTypes {
     globbing: std::collections::HashSet<Vec<String>>,
 }
 
+/// How many names [`WorkspaceItems::may_be_called`] looks for one by one before it reads every
+/// name the files call.
+const NAMES_LOOKED_FOR: usize = 16;
+
 /// What the workspace's items say of a path to a constant (a sentinel, a region bound).
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum ConstLookup {
@@ -94,7 +100,7 @@ impl WorkspaceItems {
             by_module.entry(f.module.clone()).or_insert(i);
         }
         let types = files.iter().map(|_| OnceLock::new()).collect();
-        WorkspaceItems { files, by_module, types, summaries: Default::default(), crate_renames: HashMap::new(), called: OnceLock::new() }
+        WorkspaceItems { files, by_module, types, summaries: Default::default(), crate_renames: HashMap::new(), called: OnceLock::new(), asked: Default::default() }
     }
 
     /// The items of the engine's jobs.
@@ -136,6 +142,21 @@ impl WorkspaceItems {
     /// before `(`, `::<`, an `as` that renames it, or bound by `=` (read from the texts once per
     /// check; a name in a comment or a string counts too, which only costs work).
     pub(crate) fn may_be_called(&self, name: &str) -> bool {
+        // A check that asks of a few names looks for each (most checks analyse a few files); one
+        // that asks of many reads every name once.
+        if self.called.get().is_none() {
+            if let Ok(mut asked) = self.asked.lock() {
+                if let Some(&known) = asked.get(name) {
+                    return known;
+                }
+                if asked.len() < NAMES_LOOKED_FOR {
+                    let finder = memchr::memmem::Finder::new(name.as_bytes());
+                    let found = self.files.iter().any(|f| crate::engine::calls_name(&f.file.text, name, &finder));
+                    asked.insert(name.to_string(), found);
+                    return found;
+                }
+            }
+        }
         self.called
             .get_or_init(|| {
                 let mut names = std::collections::HashSet::new();
