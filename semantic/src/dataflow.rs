@@ -405,7 +405,7 @@ const RUNS_IN_PLACE: &[&str] = &[
 /// Method names whose closure argument takes each item of the receiver as its one parameter,
 /// as a `for` loop's pattern does ([`Analysis::bind_each`]). Not `map` and its kin: what a
 /// mapping closure returns is read where it is built.
-const EACH_ITEM: &[&str] = &["for_each", "try_for_each", "take_while", "skip_while", "filter", "any", "all", "find", "position", "inspect"];
+const EACH_ITEM: &[&str] = &["for_each", "try_for_each", "take_while", "skip_while", "filter", "any", "all", "find", "find_map", "position", "inspect"];
 /// Method names whose closure argument runs during the call at most once: `Option`/`Result`
 /// combinators, the entry API, synchronous callbacks. A path through them ran it once or not at
 /// all, never twice (an effect in `or_insert_with(|| ..)` is not run twice).

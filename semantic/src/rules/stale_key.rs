@@ -37,9 +37,12 @@ use crate::resolve::strip;
 use reuse_rules::catalogue::STALE_KEY;
 use reuse_rules::contract::PlaceRoot;
 
-/// Methods of maps and caches whose first argument is the key.
-const KEYED_METHODS: &[&str] =
-    &["get", "get_mut", "entry", "contains_key", "insert", "get_key_value", "get_or_insert_with", "get_or_insert", "peek", "put", "try_insert", "get_or_insert_mut"];
+/// Methods of maps and caches whose first argument is the key (std's maps and sets, `lru`'s
+/// `LruCache`: `contains`, `push`; `moka`'s `Cache`: `get_with`, `try_get_with`).
+const KEYED_METHODS: &[&str] = &[
+    "get", "get_mut", "entry", "contains_key", "insert", "get_key_value", "get_or_insert_with", "get_or_insert", "peek", "put", "try_insert", "get_or_insert_mut", "contains",
+    "push", "get_with", "try_get_with", "optionally_get_with",
+];
 
 /// Iterator methods that search a cache kept as a list for the entry whose key matches.
 const SEARCHES: &[&str] = &["find", "find_map", "position", "rposition", "any"];
@@ -48,8 +51,9 @@ const SEARCHES: &[&str] = &["find", "find_map", "position", "rposition", "any"];
 /// vector built up piece by piece (and every `write_*` of `std::hash::Hasher`).
 const FEEDING: &[&str] = &["write", "update", "chain_update", "push", "push_str", "extend", "extend_from_slice", "append"];
 
-/// Calls that give access to the same map: lock and borrow guards.
-const GUARDS: &[&str] = &["lock", "read", "write", "borrow", "borrow_mut", "unwrap", "expect", "as_mut", "as_ref", "deref", "deref_mut", "get_or_init", "force"];
+/// Calls that give access to the same map: lock and borrow guards (a poisoned lock recovered
+/// with `unwrap_or_else(PoisonError::into_inner)` too).
+const GUARDS: &[&str] = &["lock", "read", "write", "borrow", "borrow_mut", "unwrap", "expect", "as_mut", "as_ref", "deref", "deref_mut", "get_or_init", "force", "unwrap_or_else"];
 
 /// The places a value is built from on every path (`None`: no path has been seen yet, the
 /// top of the lattice).
@@ -285,6 +289,27 @@ impl Analysis for Keys<'_, '_> {
     /// entry stamped with the version it was built for), as if the key held it.
     fn assume(&mut self, scopes: &Scopes, state: &mut State, cond: &Expr, holds: bool) {
         let Expr::Binary(b) = strip(cond) else { return };
+        // `for &b in &self.sizes { if b >= bs { self.graphs.get(&b) .. } }`: where a local is
+        // known equal to, or bounded by, a value, it is chosen by that value (the captured
+        // bucket for a batch size), as `sizes.iter().find(|&&b| b >= bs)` chooses it.
+        let chosen = match b.op {
+            // Bounded either way (`if b < bs { continue; }` leaves `b >= bs`).
+            syn::BinOp::Lt(_) | syn::BinOp::Le(_) | syn::BinOp::Gt(_) | syn::BinOp::Ge(_) => true,
+            syn::BinOp::Eq(_) => holds,
+            syn::BinOp::Ne(_) => !holds,
+            _ => false,
+        };
+        if chosen {
+            for (local, other) in [(&*b.left, &*b.right), (&*b.right, &*b.left)] {
+                let Some(place @ Place { base: Base::Local(_), .. }) = scopes.place_of(local).filter(|p| p.fields.is_empty()) else { continue };
+                let by = self.built_from(scopes, state, other, &HashSet::new());
+                if let Some(Built(Some(built))) = state.built.map.get_mut(&place) {
+                    built.extend(by);
+                } else {
+                    state.built.map.insert(place, Built(Some(by)));
+                }
+            }
+        }
         if !matches!(b.op, syn::BinOp::Eq(_) | syn::BinOp::Ne(_)) {
             return;
         }
