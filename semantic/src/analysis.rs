@@ -99,7 +99,7 @@ impl<'a> FnCtx<'a> {
         let Expr::Call(c) = call.expr else { return false };
         let Expr::Path(p) = &*c.func else { return false };
         let at = p.path.segments[0].ident.span().byte_range().start;
-        matches!(self.env().init_at(name, at).map(crate::resolve::strip), Some(Expr::Path(_)))
+        self.env().bound_fn_at(name, at).is_some()
     }
 
     /// The local types of the function (see [`TypeEnv`]).

@@ -899,10 +899,9 @@ impl AnalysisFilter {
 
     fn wants(&self, j: &FileJob) -> bool {
         let text = j.file.text.as_bytes();
-        let ident = |b: u8| b.is_ascii_alphanumeric() || b == b'_';
         self.automaton.find_overlapping_iter(&j.file.text).any(|m| {
             let Some(owners) = &self.owners[m.pattern().as_usize()] else { return true };
-            let word = (m.start() == 0 || !ident(text[m.start() - 1])) && text.get(m.end()).is_none_or(|b| !ident(*b));
+            let word = whole_word(text, m.start(), m.end());
             let reachable = match &j.reach {
                 None => true,
                 Some(reach) => owners.iter().any(|o| o.as_ref().is_none_or(|c| reach.contains(c))),
@@ -919,14 +918,13 @@ impl AnalysisFilter {
 /// The names `text` calls, or may call under another name ([`call_like`]).
 pub(crate) fn called_names(text: &str, out: &mut std::collections::HashSet<String>) {
     let b = text.as_bytes();
-    let ident = |c: u8| c.is_ascii_alphanumeric() || c == b'_';
     let mut i = 0;
     while i < b.len() {
-        if !(b[i].is_ascii_alphabetic() || b[i] == b'_') || (i > 0 && ident(b[i - 1])) {
+        if !(b[i].is_ascii_alphabetic() || b[i] == b'_') || (i > 0 && is_ident_byte(b[i - 1])) {
             i += 1;
             continue;
         }
-        let end = i + b[i..].iter().position(|&c| !ident(c)).unwrap_or(b.len() - i);
+        let end = i + b[i..].iter().position(|&c| !is_ident_byte(c)).unwrap_or(b.len() - i);
         if call_like(text, i, end) && !out.contains(&text[i..end]) {
             out.insert(text[i..end].to_string());
         }
@@ -937,12 +935,19 @@ pub(crate) fn called_names(text: &str, out: &mut std::collections::HashSet<Strin
 /// Whether `text` calls `name`, or may call it under another name ([`call_like`]); `finder`
 /// looks for `name`.
 pub(crate) fn calls_name(text: &str, name: &str, finder: &memchr::memmem::Finder) -> bool {
-    let b = text.as_bytes();
-    let ident = |c: u8| c.is_ascii_alphanumeric() || c == b'_';
-    finder.find_iter(b).any(|start| {
+    finder.find_iter(text.as_bytes()).any(|start| {
         let end = start + name.len();
-        (start == 0 || !ident(b[start - 1])) && b.get(end).is_none_or(|c| !ident(*c)) && call_like(text, start, end)
+        whole_word(text.as_bytes(), start, end) && call_like(text, start, end)
     })
+}
+
+pub(crate) fn is_ident_byte(c: u8) -> bool {
+    c.is_ascii_alphanumeric() || c == b'_'
+}
+
+/// Whether `text[start..end]` is a whole identifier, not part of a longer one.
+pub(crate) fn whole_word(text: &[u8], start: usize, end: usize) -> bool {
+    (start == 0 || !is_ident_byte(text[start - 1])) && text.get(end).is_none_or(|c| !is_ident_byte(*c))
 }
 
 /// Whether the name at `start..end` is called there (`name(`, `name::<T>(`; not `fn name(`, a

@@ -579,18 +579,14 @@ fn builds(text: &str, ty: &str) -> bool {
     let b = text.as_bytes();
     text.match_indices(ty).any(|(i, _)| {
         let end = i + ty.len();
-        (i == 0 || !is_ident(b[i - 1])) && text[end..].trim_start().starts_with('{')
+        (i == 0 || !crate::engine::is_ident_byte(b[i - 1])) && text[end..].trim_start().starts_with('{')
     })
 }
 
 /// Whether `name` occurs as a word in `text` (in code, a comment or a string: a mention too many
 /// only checks one more item).
 fn mentions(text: &str, name: &str) -> bool {
-    let b = text.as_bytes();
-    text.match_indices(name).any(|(i, _)| {
-        let end = i + name.len();
-        (i == 0 || !is_ident(b[i - 1])) && b.get(end).is_none_or(|&c| !is_ident(c))
-    })
+    text.match_indices(name).any(|(i, _)| crate::engine::whole_word(text.as_bytes(), i, i + name.len()))
 }
 
 /// Whether any text of a finding (message, labels, help, notes, fix) names `name`.
@@ -600,9 +596,6 @@ fn finding_mentions(f: &Finding, name: &str) -> bool {
     texts.chain(f.fix.as_ref().map(|x| x.replacement.as_str())).any(|t| mentions(t, name))
 }
 
-fn is_ident(c: u8) -> bool {
-    c.is_ascii_alphanumeric() || c == b'_'
-}
 
 fn shift(r: &Range<usize>, delta: isize) -> Range<usize> {
     (r.start as isize + delta) as usize..(r.end as isize + delta) as usize

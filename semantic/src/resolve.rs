@@ -379,6 +379,15 @@ impl TypeEnv {
         self.binding(var, at)?.init.as_deref()
     }
 
+    /// The function path a local is bound to where it is used (`op` of `let op =
+    /// kv::reshape_and_cache;`): a path that is not itself a local there.
+    pub fn bound_fn_at(&self, var: &str, at: usize) -> Option<&syn::Path> {
+        match self.init_at(var, at).map(strip)? {
+            Expr::Path(f) if f.qself.is_none() && !f.path.get_ident().is_some_and(|i| self.is_local_at(&i.to_string(), i.span().byte_range().start)) => Some(&f.path),
+            _ => None,
+        }
+    }
+
     pub fn written_type_at(&self, var: &str, at: usize) -> Option<&[String]> {
         self.binding(var, at)?.written.as_deref()
     }
@@ -902,15 +911,11 @@ impl<'a> Resolver<'a> {
             if let Expr::Path(p) = &*c.func {
                 let at = |i: &syn::Ident| i.span().byte_range().start;
                 if let Some(ident) = p.path.get_ident().filter(|i| env.is_local_at(&call.name, at(i))) {
-                    return match env.init_at(&call.name, at(ident)).map(strip) {
-                        Some(Expr::Path(f)) if f.qself.is_none() && !f.path.get_ident().is_some_and(|i| env.is_local_at(&i.to_string(), at(i))) => {
-                            let path: Vec<String> = f.path.segments.iter().map(|s| s.ident.to_string()).collect();
-                            let Some(name) = path.last().cloned() else { return Resolution::None };
-                            let named = CallSite { name, path: Some(path), global: f.path.leading_colon.is_some(), receiver: None, args: call.args.clone(), expr: call.expr };
-                            self.resolve(&named, self_type, env)
-                        }
-                        _ => Resolution::None,
-                    };
+                    let Some(f) = env.bound_fn_at(&call.name, at(ident)) else { return Resolution::None };
+                    let path: Vec<String> = f.segments.iter().map(|s| s.ident.to_string()).collect();
+                    let Some(name) = path.last().cloned() else { return Resolution::None };
+                    let named = CallSite { name, path: Some(path), global: f.leading_colon.is_some(), receiver: None, args: call.args.clone(), expr: call.expr };
+                    return self.resolve(&named, self_type, env);
                 }
                 if p.path.get_ident().is_some_and(|i| env.is_fn_item_at(&call.name, at(i))) {
                     return Resolution::None;
@@ -1262,17 +1267,15 @@ impl<'a> Resolver<'a> {
     /// have, never one guessed for an unknown type.
     fn by_first_argument<'i>(&self, all: &[&'i ContractedFn], call: &CallSite, self_type: Option<&str>, env: &TypeEnv) -> Vec<&'i ContractedFn> {
         let Some(&first) = call.args.first() else { return Vec::new() };
-        let recv = strip(first);
-        if self.type_of(recv, self_type, env).is_none() {
-            return Vec::new();
+        match self.type_of(strip(first), self_type, env) {
+            Some(ty) => self.by_receiver_type(all, ty, self_type),
+            None => Vec::new(),
         }
-        self.by_receiver(all, recv, self_type, env)
     }
 
     fn by_receiver<'i>(&self, all: &[&'i ContractedFn], recv: &Expr, self_type: Option<&str>, env: &TypeEnv) -> Vec<&'i ContractedFn> {
-        let methods: Vec<&ContractedFn> = all.iter().copied().filter(|f| f.has_receiver).collect();
-        let recv_ty = self.type_of(recv, self_type, env);
-        let Some(ty) = recv_ty else {
+        let Some(ty) = self.type_of(recv, self_type, env) else {
+            let methods: Vec<&ContractedFn> = all.iter().copied().filter(|f| f.has_receiver).collect();
             // Unknown receiver type: methods of this crate, of crates this file names, and of
             // contracts files (which the user wrote for exactly these calls); never a name that
             // std types use everywhere.
@@ -1286,6 +1289,12 @@ impl<'a> Resolver<'a> {
                 .filter(|f| self.current.as_ref() != Some(&f.path))
                 .collect();
         };
+        self.by_receiver_type(all, ty, self_type)
+    }
+
+    /// The methods among `all` that a receiver of type `ty` calls.
+    fn by_receiver_type<'i>(&self, all: &[&'i ContractedFn], ty: TypeRef, self_type: Option<&str>) -> Vec<&'i ContractedFn> {
+        let methods: Vec<&ContractedFn> = all.iter().copied().filter(|f| f.has_receiver).collect();
         // The definition paths of the type: where it was resolved, or the name written here
         // looked up as Rust does (an import, a rename, an item of this module, a glob), through
         // type aliases. The methods of that very type, if it has any.

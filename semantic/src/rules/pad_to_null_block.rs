@@ -1419,7 +1419,8 @@ impl<'c, 'a> Pad<'c, 'a> {
         let Expr::Path(p) = &*c.func else { return Val::default() };
         // `Ok(slots)`, `Some(slots)`: a helper that returns its buffer in a `Result` or `Option`;
         // `Cow::Owned(slots)` holds it as well.
-        let wrapper = p.path.is_ident("Ok") || p.path.is_ident("Some") || matches!(p.path.segments.iter().map(|s| s.ident.to_string()).collect::<Vec<_>>().as_slice(), [.., cow, variant] if cow == "Cow" && (variant == "Owned" || variant == "Borrowed"));
+        let segments: Vec<&syn::Ident> = p.path.segments.iter().map(|s| &s.ident).collect();
+        let wrapper = p.path.is_ident("Ok") || p.path.is_ident("Some") || matches!(segments.as_slice(), [.., cow, variant] if *cow == "Cow" && (*variant == "Owned" || *variant == "Borrowed"));
         if wrapper && c.args.len() == 1 {
             return self.eval(scopes, state, &c.args[0]);
         }
@@ -1475,9 +1476,7 @@ impl<'c, 'a> Pad<'c, 'a> {
         }
         // `std::cmp::max(s, 0)`: either argument (see `max` in `eval_method`).
         if ["max", "min"].contains(&name.as_str()) && c.args.len() == 2 {
-            let mut v = self.eval(scopes, state, &c.args[0]);
-            v.join(self.eval(scopes, state, &c.args[1]));
-            return v;
+            return self.one_of(scopes, state, &c.args);
         }
         // `Meta(slots)`: a tuple struct (or variant) holds its arguments as fields by position.
         if name.starts_with(|c: char| c.is_ascii_uppercase()) && !p.path.segments.iter().rev().nth(1).is_some_and(|s| s.ident.to_string().starts_with(|c: char| c.is_ascii_uppercase())) {
@@ -1488,6 +1487,15 @@ impl<'c, 'a> Pad<'c, 'a> {
             return v;
         }
         self.unknown_call(scopes, state, c.args.iter())
+    }
+
+    /// A value that is one of `values` (`a.max(b)`: either).
+    fn one_of<'e>(&self, scopes: &Scopes, state: &mut State, values: impl IntoIterator<Item = &'e Expr>) -> Val {
+        let mut v = Val::default();
+        for value in values {
+            v.join(self.eval(scopes, state, value));
+        }
+        v
     }
 
     /// The value `default()` derived for struct `owner` of this file gives: its integer arrays
@@ -1533,24 +1541,11 @@ impl<'c, 'a> Pad<'c, 'a> {
             }
             // `s.max(0)`, `s.clamp(0, hi)`: the receiver's value or a bound (a clamp that turns
             // the sentinel into block 0).
-            "max" | "min" if m.args.len() == 1 => {
-                let mut v = self.eval(scopes, state, &m.receiver);
-                v.join(self.eval(scopes, state, &m.args[0]));
-                v
-            }
+            "max" | "min" if m.args.len() == 1 => self.one_of(scopes, state, std::iter::once(&*m.receiver).chain(&m.args)),
+            "clamp" if m.args.len() == 2 => self.one_of(scopes, state, std::iter::once(&*m.receiver).chain(&m.args)),
             // candle's `slots.slice_assign(&[0..n], &real)`: a new tensor with the receiver's
             // entries outside the range and the source's inside it.
-            "slice_assign" if m.args.len() == 2 => {
-                let mut v = self.eval(scopes, state, &m.receiver);
-                v.join(self.eval(scopes, state, &m.args[1]));
-                v
-            }
-            "clamp" if m.args.len() == 2 => {
-                let mut v = self.eval(scopes, state, &m.receiver);
-                v.join(self.eval(scopes, state, &m.args[0]));
-                v.join(self.eval(scopes, state, &m.args[1]));
-                v
-            }
+            "slice_assign" if m.args.len() == 2 => self.one_of(scopes, state, [&*m.receiver, &m.args[1]]),
             "unwrap_or" | "map_or" => {
                 let Some(fallback) = m.args.first() else { return Val::default() };
                 let mut v = Val { own: self.eval(scopes, state, fallback).tag(&How::Fallback(method.clone())), fields: BTreeMap::new() };

@@ -442,6 +442,13 @@ impl<'c, 'a> Writes<'c, 'a> {
             let masked: HashSet<String> = masked.union(&bound).cloned().collect();
             self.designate(scopes, state, e, by_ref, out, &masked, depth + 1)
         };
+        // `pool.split_at_mut(k).0`: that part of the pool.
+        if let Expr::Field(syn::ExprField { base, member: syn::Member::Unnamed(i), .. }) = e {
+            if let (true, Some((m, split))) = (i.index < 2, self.split_of(base)) {
+                out.extend(self.half(scopes, state, m, split[i.index as usize]));
+                return;
+            }
+        }
         match e {
             Expr::Paren(p) => return tail(&p.expr, by_ref, out),
             Expr::Group(g) => return tail(&g.expr, by_ref, out),
@@ -489,13 +496,6 @@ impl<'c, 'a> Writes<'c, 'a> {
                     true => t,
                     false => Target { window: range.and_then(|r| narrow(t.window, r)), place: t.place, element },
                 }));
-                return;
-            }
-            // `pool.split_at_mut(k).0`: that part of the pool.
-            Expr::Field(f) if matches!(&f.member, syn::Member::Unnamed(i) if i.index < 2) && self.split_of(&f.base).is_some() => {
-                if let (Some((m, split)), syn::Member::Unnamed(i)) = (self.split_of(&f.base), &f.member) {
-                    out.extend(self.half(scopes, state, m, split[i.index as usize]));
-                }
                 return;
             }
             // A field of an element (`pool[0].data`) is part of that element.
