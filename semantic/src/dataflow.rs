@@ -306,6 +306,35 @@ pub trait Analysis {
     fn macros(&self) -> Option<&crate::macros::FileMacros> {
         None
     }
+
+    /// The closure that dropping `value` runs, if `value` is a scope guard: scopeguard's
+    /// `guard(v, |_| ..)` here; analyses that know the file's types add values of a type whose
+    /// `Drop` calls a closure it holds (`Defer(|| ..)`: `rules::closure_run_at_drop`).
+    fn runs_at_drop<'e>(&self, value: &'e Expr) -> Option<&'e syn::ExprClosure> {
+        scope_guard_closure(value)
+    }
+}
+
+/// The closure of scopeguard's `guard(v, |v| ..)` and `guard_on_success(v, |v| ..)`, which the
+/// guard runs when it is dropped (`guard_on_unwind` only while unwinding: never on a normal path).
+pub fn scope_guard_closure(value: &Expr) -> Option<&syn::ExprClosure> {
+    let Expr::Call(c) = strip_parens(value) else { return None };
+    let Expr::Path(p) = strip_parens(&c.func) else { return None };
+    let name = p.path.segments.last()?.ident.to_string();
+    match (name.as_str(), c.args.len()) {
+        ("guard" | "guard_on_success", 2) => closure_of(&c.args[1]),
+        _ => None,
+    }
+}
+
+/// The statements of a `defer! { .. }` (scopeguard's, the `defer` crates'), run where the
+/// enclosing block ends, as a closure without parameters.
+fn deferred_statements(mac: &syn::Macro) -> Option<syn::ExprClosure> {
+    if mac.path.segments.last()?.ident != "defer" {
+        return None;
+    }
+    let tokens = &mac.tokens;
+    syn::parse2(quote::quote!(|| { #tokens })).ok()
 }
 
 /// The places an assignment's left side assigns: itself, or each element of a destructuring
@@ -406,6 +435,19 @@ const RUNS_IN_PLACE: &[&str] = &[
 /// as a `for` loop's pattern does ([`Analysis::bind_each`]). Not `map` and its kin: what a
 /// mapping closure returns is read where it is built.
 const EACH_ITEM: &[&str] = &["for_each", "try_for_each", "take_while", "skip_while", "filter", "any", "all", "find", "find_map", "position", "inspect"];
+/// What the one parameter of a closure run by a method takes from the method's receiver.
+#[derive(Clone, Copy)]
+enum Takes<'x> {
+    /// Each item, as a `for` loop's pattern does (`for_each`, a predicate of `filter`).
+    Each(&'x Expr),
+    /// The value an `Option` or a `Result` holds (`lookup.map(|g| ..)`), as `Some(g)` takes it.
+    Content(&'x Expr),
+}
+
+/// `Option`/`Result` methods whose closure takes the value the receiver holds (on a receiver
+/// that is not an iterator).
+const TAKES_CONTENT: &[&str] = &["map", "and_then", "inspect", "is_some_and", "is_ok_and"];
+
 /// Method names whose closure argument runs during the call at most once: `Option`/`Result`
 /// combinators, the entry API, synchronous callbacks. A path through them ran it once or not at
 /// all, never twice (an effect in `or_insert_with(|| ..)` is not run twice).
@@ -451,11 +493,12 @@ fn is_iterator(e: &Expr) -> bool {
     }
 }
 
-/// `receiver.map(|x| ..)` or `receiver.and_then(|x| ..)` on an `Option` or `Result` (a receiver
-/// that is not an iterator): the closure runs once if the receiver holds a value.
+/// `receiver.map(|x| ..)`, `receiver.and_then(|x| ..)` or `receiver.inspect(|x| ..)` on an
+/// `Option` or `Result` (a receiver that is not an iterator): the closure runs once if the
+/// receiver holds a value.
 fn combinator(e: &Expr) -> Option<(&Expr, &syn::ExprClosure)> {
     let Expr::MethodCall(m) = strip_parens(e) else { return None };
-    if !(m.method == "map" || m.method == "and_then") || m.args.len() != 1 || is_iterator(&m.receiver) {
+    if !(m.method == "map" || m.method == "and_then" || m.method == "inspect") || m.args.len() != 1 || is_iterator(&m.receiver) {
         return None;
     }
     Some((&m.receiver, closure_of(&m.args[0])?))
@@ -573,7 +616,7 @@ const MAX_CONDITION_DEPTH: usize = 4;
 /// Runs `analysis` over a function body. `params` are bound first, in order (their values are
 /// unknown to the solver; the analysis learns of each through [`Analysis::bind`] with `None`).
 pub fn solve<A: Analysis>(analysis: &mut A, params: &[String], body: &syn::Block, entry: A::State) -> Result<(), TooComplex> {
-    let mut solver = Solver { analysis, scopes: Scopes::default(), loops: Vec::new(), closure_returns: Vec::new(), closures: HashMap::new(), conditions: HashMap::new(), condition_depth: 0, foreign_self: false, running: Vec::new(), expanding: 0, steps: 0 };
+    let mut solver = Solver { analysis, scopes: Scopes::default(), loops: Vec::new(), closure_returns: Vec::new(), closures: HashMap::new(), conditions: HashMap::new(), condition_depth: 0, foreign_self: false, running: Vec::new(), guards: HashMap::new(), moved_guards: Default::default(), expanding: 0, steps: 0 };
     solver.scopes.push();
     let mut state = entry;
     for p in params {
@@ -701,12 +744,21 @@ struct Solver<'a, A: Analysis> {
     /// The closure locals whose calls are being walked: one that reaches itself again (only in
     /// code that does not compile) is not walked twice.
     running: Vec<LocalId>,
+    /// Locals holding a scope guard ([`Analysis::runs_at_drop`], `defer!`), with the closure
+    /// its drop runs: walked where the local is dropped (the end of its block, a normal exit,
+    /// `drop(g)`).
+    guards: HashMap<LocalId, std::rc::Rc<syn::ExprClosure>>,
+    /// Guards moved out of their local (passed by value, bound to another local, forgotten):
+    /// their scope's end runs nothing. Flow-insensitive: moved on one path, moved on all.
+    moved_guards: std::collections::HashSet<LocalId>,
     /// How deep the walk is in expansions of the file's `macro_rules!`.
     expanding: usize,
     steps: usize,
 }
 
 type Flow<S> = Result<Option<S>, TooComplex>;
+/// The states where a condition holds and where it fails (`None`: no path).
+type Split<S> = (Option<S>, Option<S>);
 
 impl<A: Analysis> Solver<'_, A> {
     fn step(&mut self) -> Result<(), TooComplex> {
@@ -729,33 +781,82 @@ impl<A: Analysis> Solver<'_, A> {
         if let (Some(s), Some(Stmt::Expr(value, None))) = (state.as_mut(), b.stmts.last()) {
             self.analysis.block_value(&self.scopes, s, value);
         }
-        if let (true, Some(s), Some(frame)) = (A::DROPS, state.as_mut(), self.scopes.frames.last()) {
-            for (_, id) in frame.iter().rev() {
-                self.analysis.dropped(&self.scopes, s, *id);
-            }
+        let ending: Vec<LocalId> = self.scopes.frames.last().map(|f| f.iter().rev().map(|(_, id)| *id).collect()).unwrap_or_default();
+        for id in ending {
+            state = self.drop_local(id, state)?;
         }
         self.scopes.pop();
         Ok(state)
     }
 
+    /// `local`'s value is dropped: a scope guard's closure runs, and the analysis hears of it
+    /// (with [`Analysis::DROPS`]).
+    fn drop_local(&mut self, local: LocalId, state: Option<A::State>) -> Flow<A::State> {
+        let mut state = match self.guards.get(&local).filter(|_| !self.moved_guards.contains(&local)) {
+            Some(closure) => self.closure(&closure.clone(), state, Runs::Once)?,
+            None => state,
+        };
+        if let (true, Some(s)) = (A::DROPS, state.as_mut()) {
+            self.analysis.dropped(&self.scopes, s, local);
+        }
+        Ok(state)
+    }
+
+    /// The guard local `e` names, bare (`g`, not `&g`).
+    fn guard_local(&self, e: &Expr) -> Option<LocalId> {
+        let Expr::Path(p) = strip_parens(e) else { return None };
+        self.scopes.lookup(&p.path.get_ident()?.to_string()).filter(|id| self.guards.contains_key(id))
+    }
+
+    /// The arguments of a call hand over the guards they name by value: moved, they run nothing
+    /// where their scope ends; `drop(g)` runs the guard's closure there.
+    fn hand_over_guards(&mut self, call: &Expr, args: &[&Expr], state: Option<A::State>) -> Flow<A::State> {
+        let drops = matches!(call, Expr::Call(c) if matches!(strip_parens(&c.func), Expr::Path(p) if p.path.segments.last().is_some_and(|s| s.ident == "drop")));
+        let mut state = state;
+        let handed: Vec<LocalId> = args.iter().filter_map(|a| self.guard_local(a)).collect();
+        for id in handed {
+            if drops && !self.moved_guards.contains(&id) {
+                let closure = self.guards[&id].clone();
+                state = self.closure(&closure, state, Runs::Once)?;
+            }
+            self.moved_guards.insert(id);
+        }
+        Ok(state)
+    }
+
+    /// A scope guard made where it is dropped (`let _ = guard(.., |_| ..);`, a statement
+    /// `guard(.., |_| ..);`) runs its closure at once.
+    fn discard(&mut self, value: &Expr, state: Option<A::State>) -> Flow<A::State> {
+        let mut state = match self.analysis.runs_at_drop(value) {
+            Some(closure) => self.closure(closure, state, Runs::Once)?,
+            None => state,
+        };
+        if let (true, Some(s)) = (A::DROPS, state.as_mut()) {
+            self.analysis.discarded(&self.scopes, s, value);
+        }
+        Ok(state)
+    }
+
     /// Tells the analysis of a normal exit, after the values of the locals in scope are dropped
     /// (with [`Analysis::DROPS`]).
-    fn exit(&mut self, state: &A::State, exit: &Exit<'_>) {
-        if !A::DROPS {
+    fn exit(&mut self, state: &A::State, exit: &Exit<'_>) -> Result<(), TooComplex> {
+        if !A::DROPS && self.guards.is_empty() {
             self.analysis.exit(&self.scopes, state, exit);
-            return;
+            return Ok(());
         }
         let returned = exit.value.map(strip_parens).filter(|v| matches!(v, Expr::Path(_))).and_then(|v| match self.scopes.place_of(v) {
             Some(Place { base: Base::Local(id), fields }) if fields.is_empty() => Some(id),
             _ => None,
         });
-        let mut s = state.clone();
-        for frame in self.scopes.frames.iter().rev() {
-            for (_, id) in frame.iter().rev().filter(|(_, id)| Some(*id) != returned) {
-                self.analysis.dropped(&self.scopes, &mut s, *id);
-            }
+        let ending: Vec<LocalId> = self.scopes.frames.iter().rev().flat_map(|f| f.iter().rev()).map(|(_, id)| *id).filter(|id| Some(*id) != returned).collect();
+        let mut s = Some(state.clone());
+        for id in ending {
+            s = self.drop_local(id, s)?;
         }
-        self.analysis.exit(&self.scopes, &s, exit);
+        if let Some(s) = s {
+            self.analysis.exit(&self.scopes, &s, exit);
+        }
+        Ok(())
     }
 
     /// A block whose value the function returns: its statements, then its tail value as
@@ -778,7 +879,7 @@ impl<A: Analysis> Solver<'_, A> {
             None => {
                 if let Some(s) = &state {
                     let close = b.brace_token.span.close();
-                    self.exit(s, &Exit { kind, value: None, span: (close, close), unrun: false, branch_of: whole });
+                    self.exit(s, &Exit { kind, value: None, span: (close, close), unrun: false, branch_of: whole })?;
                 }
             }
         }
@@ -818,11 +919,9 @@ impl<A: Analysis> Solver<'_, A> {
                 self.step()?;
                 self.scopes.push();
                 let whole = whole.or(Some(e));
-                let cond = self.expr(&i.cond, state)?;
-                let holds = self.assumed(&i.cond, true, cond.clone());
+                let (holds, fails) = self.condition(&i.cond, state)?;
                 self.returned_block(&i.then_branch, holds, kind, whole)?;
                 let (_, els) = i.else_branch.as_ref().expect("an else branch");
-                let fails = self.assumed(&i.cond, false, cond);
                 self.returned(els, fails, kind, whole)
             }
             Expr::Match(m) => {
@@ -843,17 +942,15 @@ impl<A: Analysis> Solver<'_, A> {
                 let (receiver, closure) = combinator(e).expect("a combinator");
                 let state = self.expr(receiver, state)?;
                 if let Some(s) = &state {
-                    self.exit(s, &Exit { kind, value: Some(e), span: expr_span(e), unrun: true, branch_of: whole });
+                    self.exit(s, &Exit { kind, value: Some(e), span: expr_span(e), unrun: true, branch_of: whole })?;
                 }
-                let ran = self.closure(closure, state, Runs::Once)?;
+                let ran = self.closure_at(closure, state, Runs::Once, Some(e), Some(Takes::Content(receiver)))?;
                 let state = self.transfer(e, ran);
-                self.leave(e, state, kind, whole);
-                Ok(())
+                self.leave(e, state, kind, whole)
             }
             _ => {
                 let state = self.expr(e, state)?;
-                self.leave(e, state, kind, whole);
-                Ok(())
+                self.leave(e, state, kind, whole)
             }
         }
     }
@@ -888,9 +985,10 @@ impl<A: Analysis> Solver<'_, A> {
     }
 
     /// A normal exit with the value `e`, unless `e` is an `Err(..)`.
-    fn leave<'x>(&mut self, e: &'x Expr, state: Option<A::State>, kind: ExitKind, whole: Option<&'x Expr>) {
-        if let (Some(s), false) = (&state, is_err_value(e)) {
-            self.exit(s, &Exit { kind, value: Some(e), span: expr_span(e), unrun: false, branch_of: whole });
+    fn leave<'x>(&mut self, e: &'x Expr, state: Option<A::State>, kind: ExitKind, whole: Option<&'x Expr>) -> Result<(), TooComplex> {
+        match (&state, is_err_value(e)) {
+            (Some(s), false) => self.exit(s, &Exit { kind, value: Some(e), span: expr_span(e), unrun: false, branch_of: whole }),
+            _ => Ok(()),
         }
     }
 
@@ -916,12 +1014,23 @@ impl<A: Analysis> Solver<'_, A> {
                     // `let Some(x) = e else { return .. };`: the else block leaves.
                     let _ = self.expr(diverge, state.clone())?;
                 }
-                if let (true, Some(s), Pat::Wild(_)) = (A::DROPS, state.as_mut(), &l.pat) {
-                    self.analysis.discarded(&self.scopes, s, init_expr);
+                if let Pat::Wild(_) = &l.pat {
+                    state = self.discard(init_expr, state)?;
                 }
                 let reads = is_condition(init_expr).then(|| self.locals_read(init_expr));
+                // `let g = guard(.., |_| ..);` holds a scope guard; `let h = g;` moves it to `h`.
+                let guard = match self.guard_local(init_expr) {
+                    Some(from) => {
+                        self.moved_guards.insert(from);
+                        self.guards.get(&from).cloned()
+                    }
+                    None => self.analysis.runs_at_drop(init_expr).map(|c| std::rc::Rc::new(c.clone())),
+                };
                 let first = self.scopes.names.len();
                 self.bind_pattern(&l.pat, Some(init_expr), Some(init_expr), &mut state);
+                if let (Some(guard), Pat::Ident(_), true) = (guard, &l.pat, self.scopes.names.len() == first + 1) {
+                    self.guards.insert(first as LocalId, guard);
+                }
                 if let (Some(reads), Pat::Ident(p), true) = (reads, &l.pat, self.scopes.names.len() == first + 1) {
                     if p.mutability.is_none() && p.subpat.is_none() {
                         self.conditions.insert(first as LocalId, (std::rc::Rc::new(init_expr.clone()), reads));
@@ -934,15 +1043,24 @@ impl<A: Analysis> Solver<'_, A> {
             }
             Stmt::Item(_) => Ok(state),
             Stmt::Expr(e, semi) => {
-                let mut state = self.expr(e, state)?;
-                if let (true, Some(s), Some(_)) = (A::DROPS, state.as_mut(), semi) {
-                    self.analysis.discarded(&self.scopes, s, e);
+                let state = self.expr(e, state)?;
+                match semi {
+                    Some(_) => self.discard(e, state),
+                    None => Ok(state),
                 }
-                Ok(state)
             }
             Stmt::Macro(m) => match self.expansion(&m.mac) {
                 Some(expanded) => self.expanded(&expanded, state),
-                None => self.mac(&m.mac, state),
+                // `defer! { .. }`: a guard, in a local of its own, that runs the statements
+                // where the block ends.
+                None => match deferred_statements(&m.mac) {
+                    Some(closure) => {
+                        let id = self.scopes.bind("defer!");
+                        self.guards.insert(id, std::rc::Rc::new(closure));
+                        Ok(state)
+                    }
+                    None => self.mac(&m.mac, state),
+                },
             },
         }
     }
@@ -1060,11 +1178,9 @@ impl<A: Analysis> Solver<'_, A> {
             Expr::Async(_) | Expr::Const(_) => Ok(self.transfer(e, state)),
             Expr::If(i) => {
                 self.scopes.push();
-                let cond = self.expr(&i.cond, state)?;
-                let holds = self.assumed(&i.cond, true, cond.clone());
+                let (holds, otherwise) = self.condition(&i.cond, state)?;
                 let then = self.block(&i.then_branch, holds)?;
                 self.scopes.pop();
-                let otherwise = self.assumed(&i.cond, false, cond);
                 let els = match &i.else_branch {
                     Some((_, els)) => self.expr(els, otherwise)?,
                     None => otherwise,
@@ -1180,7 +1296,7 @@ impl<A: Analysis> Solver<'_, A> {
                 if let Some(s) = &state {
                     if !r.expr.as_deref().is_some_and(is_err_value) {
                         let span = (r.return_token.span, r.expr.as_deref().map_or(r.return_token.span, |v| expr_span(v).1));
-                        self.exit(s, &Exit { kind: ExitKind::Return, value: r.expr.as_deref(), span, unrun: false, branch_of: None });
+                        self.exit(s, &Exit { kind: ExitKind::Return, value: r.expr.as_deref(), span, unrun: false, branch_of: None })?;
                     }
                 }
                 Ok(None)
@@ -1191,7 +1307,7 @@ impl<A: Analysis> Solver<'_, A> {
                 Some((receiver, closure)) => {
                     self.step()?;
                     let state = self.expr(receiver, state)?;
-                    let ran = self.closure(closure, state, Runs::Once)?;
+                    let ran = self.closure_at(closure, state, Runs::Once, Some(&t.expr), Some(Takes::Content(receiver)))?;
                     Ok(self.transfer(&t.expr, ran))
                 }
                 None => self.expr(&t.expr, state),
@@ -1242,6 +1358,8 @@ impl<A: Analysis> Solver<'_, A> {
                         None => state,
                     },
                 };
+                let args: Vec<&Expr> = c.args.iter().collect();
+                let state = self.hand_over_guards(e, &args, state)?;
                 let diverges = matches!(&*c.func, Expr::Path(p) if p.path.segments.last().is_some_and(|s| s.ident == "panic_any" || s.ident == "exit" || s.ident == "abort"));
                 let state = self.transfer(e, state);
                 Ok(if diverges { None } else { state })
@@ -1257,14 +1375,20 @@ impl<A: Analysis> Solver<'_, A> {
                     RUNS_IN_PLACE.contains(&method.as_str()).then_some(Runs::AnyTimes)
                 };
                 // `for_each` is a `for` loop over its receiver; a predicate's one parameter is an
-                // item of its receiver as well.
-                let each = EACH_ITEM.contains(&method.as_str()).then_some(&*m.receiver);
+                // item of its receiver as well; `lookup.map(|g| ..)` takes what the lookup holds.
+                let takes = if TAKES_CONTENT.contains(&method.as_str()) && !is_iterator(&m.receiver) {
+                    Some(Takes::Content(&m.receiver))
+                } else {
+                    EACH_ITEM.contains(&method.as_str()).then_some(Takes::Each(&m.receiver))
+                };
                 for arg in &m.args {
                     state = match (closure_of(arg), runs) {
-                        (Some(closure), Some(runs)) => self.closure_at(closure, state, runs, None, each)?,
+                        (Some(closure), Some(runs)) => self.closure_at(closure, state, runs, None, takes)?,
                         _ => self.expr(arg, state)?,
                     };
                 }
+                let args: Vec<&Expr> = m.args.iter().collect();
+                let state = self.hand_over_guards(e, &args, state)?;
                 Ok(self.transfer(e, state))
             }
             Expr::Assign(a) => {
@@ -1363,6 +1487,32 @@ impl<A: Analysis> Solver<'_, A> {
     /// The state where `cond` evaluated to `holds`: each comparison known to hold or to fail
     /// there is told to the analysis ([`Analysis::assume`]): `a && b` holds when both do, `a ||
     /// b` fails when both fail, `!a` flips; `if let` patterns tell nothing.
+    /// An `if`'s condition evaluated: the states where it holds (its `let` pattern's bindings
+    /// made, in the scope the caller pushed) and where it fails. `if let Some(p) =
+    /// lookup.inspect(|_| ..)` (or `map`) matched where the closure ran and failed where it did
+    /// not (`and_then`'s closure may also have failed it).
+    fn condition(&mut self, cond: &Expr, state: Option<A::State>) -> Result<Split<A::State>, TooComplex> {
+        let matched = match strip_parens(cond) {
+            Expr::Let(l) if matches!(&*l.pat, Pat::TupleStruct(t) if t.path.segments.last().is_some_and(|v| v.ident == "Some" || v.ident == "Ok")) => combinator(&l.expr).map(|(receiver, closure)| (l, receiver, closure)),
+            _ => None,
+        };
+        let Some((l, receiver, closure)) = matched else {
+            let cond_state = self.expr(cond, state)?;
+            return Ok((self.assumed(cond, true, cond_state.clone()), self.assumed(cond, false, cond_state)));
+        };
+        let unrun = self.expr(receiver, state)?;
+        let ran = self.closure_at(closure, unrun.clone(), Runs::Once, Some(&l.expr), Some(Takes::Content(receiver)))?;
+        let ran = self.transfer(&l.expr, ran);
+        let unrun = self.transfer(&l.expr, unrun);
+        let missed = match &*l.expr {
+            Expr::MethodCall(m) if m.method == "and_then" => join(unrun, ran.clone()),
+            _ => unrun,
+        };
+        let mut matched = ran;
+        self.bind_pattern(&l.pat, None, Some(&l.expr), &mut matched);
+        Ok((matched, missed))
+    }
+
     fn assumed(&mut self, cond: &Expr, holds: bool, state: Option<A::State>) -> Option<A::State> {
         let mut state = state?;
         self.assume_in(cond, holds, &mut state);
@@ -1466,9 +1616,11 @@ impl<A: Analysis> Solver<'_, A> {
     }
 
     /// A closure walked in place; `call`: the call whose value is the closure's
-    /// ([`Analysis::call_value`]); `each`: what its one parameter takes each item of, as a `for`
-    /// loop's pattern would (`(0..n).for_each(|b| ..)` is `for b in 0..n { .. }`).
-    fn closure_at(&mut self, c: &syn::ExprClosure, state: Option<A::State>, runs: Runs, call: Option<&Expr>, each: Option<&Expr>) -> Flow<A::State> {
+    /// ([`Analysis::call_value`]); `takes`: what its one parameter takes from the receiver of the
+    /// method that runs it: each item, as a `for` loop's pattern would (`(0..n).for_each(|b| ..)`
+    /// is `for b in 0..n { .. }`), or what an `Option`/`Result` holds (`lookup.map(|g| ..)` is
+    /// `if let Some(g) = lookup { .. }`).
+    fn closure_at(&mut self, c: &syn::ExprClosure, state: Option<A::State>, runs: Runs, call: Option<&Expr>, takes: Option<Takes<'_>>) -> Flow<A::State> {
         let run = |s: &mut Self, st: Option<A::State>| {
             s.scopes.push();
             let mut st = st;
@@ -1486,8 +1638,10 @@ impl<A: Analysis> Solver<'_, A> {
             }
             if let Some(st) = st.as_mut() {
                 s.analysis.closure_params(&s.scopes, st, &ids);
-                if let Some(iterated) = each {
-                    s.analysis.bind_each(&s.scopes, st, &ids, iterated);
+                match takes {
+                    Some(Takes::Each(iterated)) => s.analysis.bind_each(&s.scopes, st, &ids, iterated),
+                    Some(Takes::Content(holder)) => s.analysis.bind_from(&s.scopes, st, &ids, holder),
+                    None => {}
                 }
             }
             // A `return` in a closure leaves the closure, not the function: its state joins the
@@ -1895,6 +2049,32 @@ mod tests {
         assert_eq!(at_probe(&a, 0), vec![2, 3]);
         let a = run("{ let mut x = 1; match c { A => x = 2, B => x = 3, _ => return } probe(); }");
         assert_eq!(at_probe(&a, 0), vec![2, 3]);
+    }
+
+    #[test]
+    fn scope_guards_run_their_closures_where_they_are_dropped() {
+        let exit_vals = |a: &Consts| a.exits.iter().map(|s| s.map.get(&Place { base: Base::Local(0), fields: vec![] }).map(|v| v.0.iter().copied().collect::<Vec<_>>()).unwrap_or_default()).collect::<Vec<_>>();
+        // `defer!` runs where its block ends: not yet at the probe, then at the exit.
+        let a = run("{ let mut x = 1; defer! { x = 2; } probe(); 0 }");
+        assert_eq!(at_probe(&a, 0), vec![1]);
+        assert_eq!(exit_vals(&a), vec![vec![2]]);
+        let a = run("{ let mut x = 1; { defer! { x = 2; } } probe(); }");
+        assert_eq!(at_probe(&a, 0), vec![2], "an inner block's end runs it");
+        // A guard kept in a local, at every exit; moved out (forgotten, handed on), never here.
+        let a = run("{ let mut x = 1; let _g = scopeguard::guard((), |_| x = 2); if c { return 5; } probe(); 0 }");
+        assert_eq!(at_probe(&a, 0), vec![1]);
+        assert_eq!(exit_vals(&a), vec![vec![2], vec![2]]);
+        let a = run("{ let mut x = 1; let g = guard((), |_| x = 2); std::mem::forget(g); 0 }");
+        assert_eq!(exit_vals(&a), vec![vec![1]]);
+        // `drop(g)` and `let _ = guard(..)` run it where they stand, once.
+        let a = run("{ let mut x = 1; let g = guard((), |_| x = 2); drop(g); probe(); x = 3; 0 }");
+        assert_eq!(at_probe(&a, 0), vec![2]);
+        assert_eq!(exit_vals(&a), vec![vec![3]]);
+        let a = run("{ let mut x = 1; let _ = guard((), |_| x = 2); probe(); }");
+        assert_eq!(at_probe(&a, 0), vec![2]);
+        // Only while unwinding: never on a normal path.
+        let a = run("{ let mut x = 1; let _g = guard_on_unwind((), |_| x = 2); 0 }");
+        assert_eq!(exit_vals(&a), vec![vec![1]]);
     }
 
     #[test]

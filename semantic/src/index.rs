@@ -283,11 +283,12 @@ impl Index {
         out
     }
 
-    /// `unknown_name` at each effect of a `preserves` that is a misspelling: no file of the check
-    /// defines a function of that name, and an effect or a function of the contract's file has a
-    /// name at most two edits away (`log_stpe` for `log_step`). A name far from every known one
-    /// may be a method of another crate's type and is left alone. The rules then leave the
-    /// misspelled effect out (it would be reported as skipped on every path).
+    /// `unknown_name` at each effect of a `preserves` that is a misspelling or a macro: no file of
+    /// the check defines a function of that name, and an effect or a function of the contract's
+    /// file has a name at most two edits away (`log_stpe` for `log_step`), or the file invokes a
+    /// macro of that name (`preserves(info)` beside `tracing::info!`). A name far from every known
+    /// one may be a method of another crate's type and is left alone. The rules then leave the
+    /// effect out (it would be reported as skipped on every path).
     pub fn misspelled_effects(&mut self, items: &crate::items::WorkspaceItems) -> Vec<(String, Finding)> {
         let mut out = Vec::new();
         for f in &self.fns {
@@ -297,15 +298,26 @@ impl Index {
                 if self.effects.contains_key(name) || items.defines_fn_named(name) {
                     continue;
                 }
-                let known = self.effects.keys().map(String::as_str).chain(crate::items::fn_names(&f.file.text));
-                let Some(meant) = catalogue::misspelling_of(name, known) else { continue };
                 let (first, last) = (&e.path[0].span, &e.path[e.path.len() - 1].span);
-                let finding = Finding::new(
-                    &catalogue::UNKNOWN_NAME,
-                    format!("`{e}` names no function of the workspace (did you mean `{meant}`?): `preserves` would hold every path to an effect that never runs"),
-                    Label::new(&f.file, first.start..last.end, "no such function"),
-                )
-                .with_help("name the effect as it is defined (a function or method, usually marked `#[reuse::effect]`)");
+                let finding = if invokes_macro(&f.file.text, name) {
+                    // `preserves(info)` beside `tracing::info!(..)`: neither the checker nor the
+                    // runtime sees a macro run, so the effect could never be held.
+                    Finding::new(
+                        &catalogue::UNKNOWN_NAME,
+                        format!("`{e}` is a macro here (`{name}!`), not a function: an effect is a call the checker and the runtime can see, so `preserves` would hold every path to an effect that never runs"),
+                        Label::new(&f.file, first.start..last.end, "a macro, not a function"),
+                    )
+                    .with_help(format!("wrap the event in a function marked `#[reuse::effect]` (`#[reuse::effect] fn {name}_step(..) {{ {name}!(..) }}`) and name that function here"))
+                } else {
+                    let known = self.effects.keys().map(String::as_str).chain(crate::items::fn_names(&f.file.text));
+                    let Some(meant) = catalogue::misspelling_of(name, known) else { continue };
+                    Finding::new(
+                        &catalogue::UNKNOWN_NAME,
+                        format!("`{e}` names no function of the workspace (did you mean `{meant}`?): `preserves` would hold every path to an effect that never runs"),
+                        Label::new(&f.file, first.start..last.end, "no such function"),
+                    )
+                    .with_help("name the effect as it is defined (a function or method, usually marked `#[reuse::effect]`)")
+                };
                 out.push((f.file.rel_path.clone(), finding));
                 self.misspelled_effects.insert(name.to_string());
             }
@@ -313,7 +325,8 @@ impl Index {
         out
     }
 
-    /// Whether `preserves` names this effect by a misspelling (see [`Index::misspelled_effects`]).
+    /// Whether `preserves` names this effect by a misspelling or a macro (see
+    /// [`Index::misspelled_effects`]).
     pub fn is_misspelled_effect(&self, name: &str) -> bool {
         self.misspelled_effects.contains(name)
     }
@@ -1468,6 +1481,23 @@ impl ConstExpr {
 /// Whether the finding's rule is one of the well-formedness rules reported while indexing.
 pub fn is_wellformedness(rule: &reuse_rules::Rule) -> bool {
     [&catalogue::CONTRACT_SYNTAX, &catalogue::UNKNOWN_NAME, &catalogue::ALIAS_TYPE_MISMATCH].contains(&rule)
+}
+
+/// Whether `text` invokes a macro named `name` (`name!(`, `name! {`, `tracing::name![`) and
+/// never calls a function or method of that name (`name(`, `.name::<T>(`).
+fn invokes_macro(text: &str, name: &str) -> bool {
+    let bytes = text.as_bytes();
+    let (mut invoked, mut called) = (false, false);
+    for (at, _) in text.match_indices(name) {
+        let end = at + name.len();
+        if !crate::engine::whole_word(bytes, at, end) {
+            continue;
+        }
+        let after = text[end..].trim_start();
+        invoked |= after.strip_prefix('!').is_some_and(|a| a.trim_start().starts_with(['(', '{', '[']));
+        called |= after.starts_with('(') || after.starts_with("::<");
+    }
+    invoked && !called
 }
 
 #[cfg(test)]

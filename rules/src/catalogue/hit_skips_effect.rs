@@ -16,7 +16,12 @@ declare_rule! {
     /// E (`let _check = CheckOnDrop::new();`, a type of this file or another), runs it where the
     /// value is dropped: at the end of its block, at each return after the returned value is made
     /// (latest binding first), at `drop(g)`, or at once where it is discarded (`let _ = ..;`); a
-    /// guard that is returned or handed on by value runs nothing here.
+    /// guard that is returned or handed on by value runs nothing here. A *scope guard* holding a
+    /// closure runs the closure the same way: `scopeguard::defer! { .. }`, `scopeguard::guard(v,
+    /// |_| ..)` (not `guard_on_unwind`, which runs only while panicking), and a value of a type
+    /// whose `Drop` calls a closure it holds (`Defer(|| check_errors())`). An `Option`/`Result`
+    /// `inspect(|_| ..)` runs where the value is `Some`/`Ok`: past `validate(g).inspect(..)?`, and
+    /// in the `Some` branch of `if let Some(p) = lookup.inspect(..)` only.
     ///
     /// Paths that serve nothing are exempt: error exits (`?`, a returned `Err(..)`) and misses that
     /// decline, returning a value that matches `reuses(.., miss = PATTERN)` (without a pattern, in a

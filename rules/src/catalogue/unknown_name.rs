@@ -8,7 +8,10 @@ declare_rule! {
     /// item, so a misspelling is rustc's error at the token (runtime feature on or off); the checker
     /// reports a constant that no file of the workspace defines (a name imported from another crate,
     /// or possibly brought by a glob import, is left to rustc), and an `except` path that names no
-    /// function marked `#[reuse::sanctioned]`.
+    /// function marked `#[reuse::sanctioned]`. An effect of `preserves` must be a function or a
+    /// method: a misspelled one (`log_stpe`), or one that is a macro the file invokes
+    /// (`preserves(info)` beside `tracing::info!`, which neither the checker nor the runtime sees
+    /// run), is reported at the name instead of as an effect that every path skips.
     ///
     /// ## Why it matters
     /// A contract about a parameter that was renamed silently stops protecting anything.

@@ -336,6 +336,9 @@ pub(super) fn always_run_by_helper(ctx: &FnCtx, call: &Expr) -> Option<AlwaysRun
     (!effects.is_empty()).then_some(AlwaysRun { file, name, effects })
 }
 
+/// Methods that copy their argument into their receiver.
+const COPIES_INTO: &[&str] = &["extend_from_slice", "extend", "clone_from", "copy_from_slice", "clone_from_slice", "append"];
+
 /// What a call runs.
 #[derive(Clone)]
 enum Runs {
@@ -388,6 +391,10 @@ impl Analysis for Effects<'_, '_> {
         Some(&self.ctx.fns.macros)
     }
 
+    fn runs_at_drop<'e>(&self, value: &'e Expr) -> Option<&'e syn::ExprClosure> {
+        super::closure_run_at_drop(self.ctx, self.def.map_or(self.ctx.self_type, |d| d.self_type.as_deref()), value)
+    }
+
     fn transfer(&mut self, scopes: &Scopes, state: &mut Traces, e: &Expr) {
         match e {
             Expr::Call(_) | Expr::MethodCall(_) => {
@@ -412,6 +419,14 @@ impl Analysis for Effects<'_, '_> {
                 for g in handed {
                     if self.moved.insert(g) && is_drop {
                         state.then_any(&self.guards[&g]);
+                    }
+                }
+                // `out.extend_from_slice(&g.output)`: `out` holds a copy read here.
+                if let (Some(fresh), Expr::MethodCall(m)) = (self.fresh.as_mut(), e) {
+                    if COPIES_INTO.contains(&m.method.to_string().as_str()) && m.args.len() == 1 {
+                        if let Some(local) = fresh.copied_into(scopes, &m.receiver, &m.args[0], e) {
+                            self.bound.insert(local, state.clone());
+                        }
                     }
                 }
                 match self.runs(e) {
@@ -470,6 +485,12 @@ impl Analysis for Effects<'_, '_> {
     fn block_value(&mut self, scopes: &Scopes, _state: &mut Traces, value: &Expr) {
         if let Some(fresh) = self.fresh.as_mut() {
             fresh.block_value(scopes, value);
+        }
+    }
+
+    fn call_value(&mut self, scopes: &Scopes, _state: &mut Traces, call: &Expr, value: &Expr) {
+        if let Some(fresh) = self.fresh.as_mut() {
+            fresh.call_value(scopes, call, value);
         }
     }
 

@@ -114,6 +114,10 @@ impl Analysis for Memo<'_, '_> {
         Some(&self.ctx.fns.macros)
     }
 
+    fn runs_at_drop<'e>(&self, value: &'e Expr) -> Option<&'e syn::ExprClosure> {
+        super::closure_run_at_drop(self.ctx, self.ctx.self_type, value)
+    }
+
     fn transfer(&mut self, scopes: &Scopes, state: &mut MemoState, e: &Expr) {
         state.ran.extend(callee_name(e));
         match e {

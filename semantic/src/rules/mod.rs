@@ -432,9 +432,10 @@ impl<'ast> Visit<'ast> for Bound {
 pub(crate) struct Aliases(std::collections::HashMap<crate::dataflow::LocalId, crate::dataflow::Place>);
 
 impl Aliases {
-    /// `local` is bound to `value`.
+    /// `local` is bound to `value`: a place, or a lock's guard of one (`self.plans.lock().unwrap()`,
+    /// `.write().await`, `.borrow_mut()`), which derefs to it.
     pub fn bind(&mut self, scopes: &crate::dataflow::Scopes, local: crate::dataflow::LocalId, value: Option<&Expr>) {
-        match value.and_then(|v| self.place_of(scopes, v)) {
+        match value.and_then(|v| self.place_of(scopes, guarded(v))) {
             Some(place) => self.0.insert(local, place),
             None => self.0.remove(&local),
         };
@@ -465,6 +466,31 @@ impl Aliases {
     }
 }
 
+/// What a lock's guard guards: `m` of `m.lock().unwrap()`, `m.write().await`, `m.borrow_mut()`
+/// (else the expression itself).
+fn guarded(e: &Expr) -> &Expr {
+    let mut inner = dataflow::strip_parens(e);
+    let mut locked = false;
+    loop {
+        let next = match inner {
+            Expr::MethodCall(m) if ["lock", "read", "write", "borrow", "borrow_mut", "try_lock", "blocking_lock"].contains(&m.method.to_string().as_str()) && m.args.is_empty() => {
+                locked = true;
+                &m.receiver
+            }
+            Expr::MethodCall(m) if ["unwrap", "expect", "unwrap_or_else"].contains(&m.method.to_string().as_str()) => &m.receiver,
+            Expr::Await(a) => &a.base,
+            Expr::Try(t) => &t.expr,
+            _ => break,
+        };
+        inner = dataflow::strip_parens(next);
+    }
+    if locked {
+        inner
+    } else {
+        e
+    }
+}
+
 /// The text of an expression with whitespace removed (`self.plans`, `metadata.slot_mapping`).
 pub fn expr_text(e: &Expr) -> String {
     quote::ToTokens::to_token_stream(e).to_string().replace(' ', "")
@@ -478,4 +504,88 @@ pub fn names(items: &[&str]) -> String {
         1 => quoted[0].clone(),
         n => format!("{} and {}", quoted[..n - 1].join(", "), quoted[n - 1]),
     }
+}
+
+/// The closure that dropping `value` runs: a scope guard's (`dataflow::scope_guard_closure`), or
+/// the one closure a value is made with whose type's `Drop` calls a closure it holds
+/// (`Defer(|| ..)`, `OnDrop::new(|| ..)`, `Defer { f: Some(Box::new(|| ..)) }`), the type and its
+/// `Drop` of this file or of another.
+pub fn closure_run_at_drop<'e>(ctx: &FnCtx, here: Option<&str>, value: &'e Expr) -> Option<&'e syn::ExprClosure> {
+    if let Some(closure) = dataflow::scope_guard_closure(value) {
+        return Some(closure);
+    }
+    let (path, parts): (&syn::Path, Vec<&Expr>) = match dataflow::strip_parens(value) {
+        Expr::Call(c) => match dataflow::strip_parens(&c.func) {
+            Expr::Path(p) => (&p.path, c.args.iter().collect()),
+            _ => return None,
+        },
+        Expr::Struct(s) => (&s.path, s.fields.iter().map(|f| &f.expr).collect()),
+        _ => return None,
+    };
+    let [closure] = parts.into_iter().filter_map(held_closure).collect::<Vec<_>>()[..] else { return None };
+    // `Defer(..)` and `Defer { .. }` are the type's; `Defer::new(..)` its constructor's.
+    let written: Vec<String> = path.segments.iter().map(|s| s.ident.to_string()).collect();
+    let made = [&written[..], &written[..written.len() - 1]].into_iter().filter(|t| !t.is_empty()).any(|t| drop_calls_held_closure(ctx, here, t));
+    made.then_some(closure)
+}
+
+/// A closure given as it is, boxed or in `Some`.
+fn held_closure(e: &Expr) -> Option<&syn::ExprClosure> {
+    match dataflow::strip_parens(e) {
+        Expr::Call(c) if c.args.len() == 1 && matches!(dataflow::strip_parens(&c.func), Expr::Path(p) if p.path.segments.last().is_some_and(|s| s.ident == "Some" || s.ident == "new")) => held_closure(&c.args[0]),
+        e => dataflow::closure_of(e),
+    }
+}
+
+/// Whether the `Drop` of the type written `written` calls a closure held in a field of `self`.
+fn drop_calls_held_closure(ctx: &FnCtx, here: Option<&str>, written: &[String]) -> bool {
+    let name = match written.last().map(String::as_str) {
+        Some("Self") => here,
+        last => last,
+    };
+    let fns = ctx.fns;
+    let local = fns.by_name.get("drop").into_iter().flatten().map(|i| &fns.defs[*i]).find(|d| d.self_type.as_deref() == name && d.has_receiver());
+    if let Some(def) = local {
+        return calls_held_closure(def.body);
+    }
+    let may_drop = |p: &[String]| ctx.items.file_of(p).is_some_and(|(_, f)| f.file.text.contains("Drop"));
+    ctx.resolver.type_paths(written, here).iter().filter(|p| may_drop(p)).any(|p| ctx.with_foreign_fn(&[p.as_slice(), &["drop".to_string()]].concat(), |_, def| calls_held_closure(def.body)) == Some(true))
+}
+
+/// A body that calls a closure held in a field of `self`: `(self.0)()`, `(self.f)(x)`, or a name
+/// a pattern takes from `self` (`if let Some(f) = self.f.take() { f() }`).
+fn calls_held_closure(body: &syn::Block) -> bool {
+    struct Calls {
+        taken: std::collections::HashSet<String>,
+        called: Vec<String>,
+        of_self: bool,
+    }
+    fn reads_self_field(e: &Expr) -> bool {
+        exprs_in(e).iter().any(|x| matches!(x, Expr::Field(f) if matches!(dataflow::strip_parens(&f.base), Expr::Path(p) if p.path.is_ident("self"))))
+    }
+    impl<'ast> Visit<'ast> for Calls {
+        fn visit_expr_call(&mut self, c: &'ast syn::ExprCall) {
+            match dataflow::strip_parens(&c.func) {
+                Expr::Field(f) if matches!(dataflow::strip_parens(&f.base), Expr::Path(p) if p.path.is_ident("self")) => self.of_self = true,
+                Expr::Path(p) => self.called.extend(p.path.get_ident().map(|i| i.to_string())),
+                _ => {}
+            }
+            syn::visit::visit_expr_call(self, c);
+        }
+        fn visit_expr_let(&mut self, l: &'ast syn::ExprLet) {
+            if reads_self_field(&l.expr) {
+                self.taken.extend(pattern_names(&l.pat));
+            }
+            syn::visit::visit_expr_let(self, l);
+        }
+        fn visit_local(&mut self, l: &'ast syn::Local) {
+            if l.init.as_ref().is_some_and(|i| reads_self_field(&i.expr)) {
+                self.taken.extend(pattern_names(&l.pat));
+            }
+            syn::visit::visit_local(self, l);
+        }
+    }
+    let mut v = Calls { taken: Default::default(), called: Vec::new(), of_self: false };
+    v.visit_block(body);
+    v.of_self || v.called.iter().any(|c| v.taken.contains(c))
 }

@@ -195,6 +195,26 @@ impl<'c, 'a> Tracker<'c, 'a> {
         }
     }
 
+    /// A call's value is what the closure it ran ends with (`lookup.map(|g| { ..; g.out.clone() })`):
+    /// read from the entry where that value is.
+    pub(super) fn call_value(&mut self, scopes: &Scopes, call: &Expr, value: &Expr) {
+        if let Some(read) = self.origin(scopes, value, None, 0) {
+            self.tails.insert(self.ctx.expr_range(call), read);
+        }
+    }
+
+    /// `call` copies what `from` reads into the local `into` (`out.extend_from_slice(&g.output)`,
+    /// `out.clone_from(&g.output)`): the local now holds that read, made here. Returns the local.
+    pub(super) fn copied_into(&mut self, scopes: &Scopes, into: &Expr, from: &Expr, call: &Expr) -> Option<LocalId> {
+        let Some(Place { base: Base::Local(id), fields }) = self.aliases.place_of(scopes, into) else { return None };
+        if !fields.is_empty() {
+            return None;
+        }
+        let read = self.origin(scopes, from, Some(id), 0)?;
+        self.reads.insert(id, Read { range: self.ctx.expr_range(call), ..read });
+        Some(id)
+    }
+
     pub(super) fn assigned(&mut self, scopes: &Scopes, left: &Expr, right: &Expr) {
         self.aliases.assigned(scopes, left, right);
     }

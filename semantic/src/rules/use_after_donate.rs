@@ -135,6 +135,10 @@ impl Analysis for Donate<'_, '_> {
         Some(&self.ctx.fns.macros)
     }
 
+    fn runs_at_drop<'e>(&self, value: &'e Expr) -> Option<&'e syn::ExprClosure> {
+        super::closure_run_at_drop(self.ctx, self.def.map_or(self.ctx.self_type, |d| d.self_type.as_deref()), value)
+    }
+
     fn transfer(&mut self, scopes: &Scopes, state: &mut State, e: &Expr) {
         match e {
             Expr::Path(_) | Expr::Field(_) | Expr::Index(_) => {

@@ -241,6 +241,10 @@ impl Analysis for Writes<'_, '_> {
         Some(&self.ctx.fns.macros)
     }
 
+    fn runs_at_drop<'e>(&self, value: &'e Expr) -> Option<&'e syn::ExprClosure> {
+        super::closure_run_at_drop(self.ctx, self.def.map_or(self.ctx.self_type, |d| d.self_type.as_deref()), value)
+    }
+
     fn transfer(&mut self, scopes: &Scopes, state: &mut State, e: &Expr) {
         self.writes_in(scopes, state, e);
         // A closure kept for later (or an `async` block) writes what its body writes when it
