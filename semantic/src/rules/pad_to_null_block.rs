@@ -616,6 +616,32 @@ impl<'c, 'a> Pad<'c, 'a> {
         }
     }
 
+    /// `for seq in seqs { for pos in 0..seq.len { buf[idx] = v; idx += 1; } }` with `idx` from 0:
+    /// the stores walk `sum(seq.len)` entries from the first on (a buffer built with
+    /// `seqs.iter().map(|s| s.len).sum()` entries has every one stored).
+    fn running_counter_stores(&self, scopes: &Scopes, state: &mut State, f: &syn::ExprForLoop) {
+        let syn::Pat::Ident(item) = &*f.pat else { return };
+        let collection = iterated_collection(&f.expr);
+        for stmt in &f.body.stmts {
+            let syn::Stmt::Expr(Expr::ForLoop(inner), _) = stmt else { continue };
+            let Expr::Range(r) = strip(&inner.expr) else { continue };
+            let (Some(start), Some(end), syn::RangeLimits::HalfOpen(_)) = (&r.start, &r.end, r.limits) else { continue };
+            let Expr::Field(per_item) = strip(end) else { continue };
+            let (Some(0), true, syn::Member::Named(field)) = (crate::index::int_value(start), item.ident == crate::rules::expr_text(&per_item.base), &per_item.member) else { continue };
+            // The counter steps by one, once per round: no branch leaves a round early.
+            if crate::rules::exprs_in(&Expr::Block(syn::ExprBlock { attrs: Vec::new(), label: None, block: inner.body.clone() })).iter().any(|e| matches!(e, Expr::Continue(_) | Expr::Break(_) | Expr::Return(_) | Expr::Try(_))) {
+                continue;
+            }
+            let counters: Vec<String> = inner.body.stmts.iter().filter_map(|s| match s {
+                syn::Stmt::Expr(Expr::Binary(step), _) if steps_by_one(step) && whole_local(scopes, &step.left).is_some_and(|id| self.zero_counters.contains(&id)) => Some(crate::rules::expr_text(&step.left)),
+                _ => None,
+            }).collect();
+            if let [counter] = &counters[..] {
+                self.counter_stores(scopes, state, &inner.body, counter, Some(format!("sum({collection}.{field})")));
+            }
+        }
+    }
+
     /// `buf[k..]` written with `origins` after `buf[..k].copy_from_slice(real)` put `copied` there
     /// (or the other way round): every entry is now one of the two (`false`: no other part was
     /// written, nothing is changed).
@@ -775,6 +801,14 @@ impl Analysis for Pad<'_, '_> {
     /// pattern takes from a `Result` or an `Option` holds what it holds.
     fn bind_from(&mut self, scopes: &Scopes, state: &mut State, locals: &[LocalId], scrutinee: &Expr) {
         let [local] = locals else { return };
+        // `if let Some(s) = m.slot_mapping.as_mut()`: `s` is the option's content, borrowed.
+        if let Expr::MethodCall(m) = strip(scrutinee) {
+            if let (true, Some(held)) = (m.method == "as_mut" || m.method == "as_deref_mut", scopes.place_of(&m.receiver)) {
+                let held = self.borrowed(&held);
+                self.borrows.insert(*local, held);
+                return;
+            }
+        }
         // A name bound to the whole value (`let s = ..`) has it already, from `bind`.
         if state.map.contains_key(&Place { base: Base::Local(*local), fields: Vec::new() }) {
             return;
@@ -812,10 +846,15 @@ impl Analysis for Pad<'_, '_> {
                 self.loop_prefixes.entry(self.pos(iterated)).or_insert_with(copied);
             }
         }
-        let [local] = locals else { return };
-        let v = self.eval(scopes, state, buffer_of(iterated));
+        // `for (dst, src) in buf.iter_mut().zip(rows)`: `src` is an item of `rows`.
+        let (local, items) = match (locals, strip(iterated)) {
+            ([local], _) => (local, buffer_of(iterated)),
+            ([_, local], Expr::MethodCall(m)) if m.method == "zip" && m.args.len() == 1 => (local, buffer_of(&m.args[0])),
+            _ => return,
+        };
+        let v = self.eval(scopes, state, items);
         if !v.own.is_empty() {
-            self.store(scopes, state, &Place { base: Base::Local(*local), fields: Vec::new() }, Val { own: v.own, fields: BTreeMap::new() }, self.pos(iterated));
+            self.store(scopes, state, &Place { base: Base::Local(*local), fields: Vec::new() }, Val { own: v.own, fields: BTreeMap::new() }, self.pos(items));
         }
     }
 
@@ -844,6 +883,8 @@ impl Analysis for Pad<'_, '_> {
         }
         if matches!(strip(init), Expr::MethodCall(m) if m.method == "len" && m.args.is_empty()) || matches!(strip(init), Expr::Path(p) if p.path.get_ident().is_some()) {
             self.len_inits.insert(local, crate::rules::expr_text(strip(init)));
+        } else if let Some(sum) = summed_field(init) {
+            self.len_inits.insert(local, sum);
         }
         if let Expr::Struct(st) = strip(init) {
             if let Some(ty) = self.literal_type(st) {
@@ -881,13 +922,20 @@ impl Analysis for Pad<'_, '_> {
     }
 
     fn after_for(&mut self, scopes: &Scopes, state: &mut State, f: &syn::ExprForLoop) {
+        self.running_counter_stores(scopes, state, f);
         // `for s in buf.iter_mut() { *s = v; }`: every entry is v; so with `.zip(real)` or
         // `.enumerate()` after it (`for (s, r) in buf.iter_mut().zip(real) { *s = *r; }`).
         if let Some((buffer, whole)) = entries_walked(&f.expr) {
             if let (Some(place), Some(value)) = (self.buffer_place(scopes, buffer), deref_store(&f.body.stmts)) {
+                // `for (dst, src) in buf.iter_mut().zip(rows) { *dst = src; }` stores the rows
+                // (`src` is out of scope here).
+                let value = match (&*f.pat, strip(&f.expr)) {
+                    (syn::Pat::Tuple(t), Expr::MethodCall(m)) if m.method == "zip" && m.args.len() == 1 && matches!(t.elems.iter().nth(1), Some(syn::Pat::Ident(src)) if src.ident == crate::rules::expr_text(strip(value))) => buffer_of(&m.args[0]),
+                    _ => value,
+                };
                 let v = Val { own: self.eval(scopes, state, value).put(&How::Put("fill".into())), fields: BTreeMap::new() };
                 if whole {
-                    self.overwrite(scopes, state, &place, v, self.pos(value), zipped_len(&f.expr));
+                    self.overwrite_zipped(scopes, state, &place, v, self.pos(value), zipped_len(&f.expr));
                 } else if !self.rest_walked(scopes, state, &place, &f.expr, v.own.clone(), self.pos(value)) {
                     self.add(scopes, state, &place, v.own);
                 }
@@ -955,6 +1003,34 @@ impl Analysis for Pad<'_, '_> {
         let v = self.read_concrete(state, &Place { base: Base::SelfValue, fields: Vec::new() });
         self.summary.self_value.join(v);
     }
+}
+
+/// The collection a loop walks the items of: `seqs` of `seqs`, `&seqs`, `seqs.iter()`.
+fn iterated_collection(e: &Expr) -> String {
+    match strip(e) {
+        Expr::Reference(r) => iterated_collection(&r.expr),
+        Expr::MethodCall(m) if (m.method == "iter" || m.method == "into_iter") && m.args.is_empty() => iterated_collection(&m.receiver),
+        e => crate::rules::expr_text(e),
+    }
+}
+
+/// `seqs.iter().map(|s| s.len).sum()` (a turbofish, `as usize` too): the sum of a field over a
+/// collection, as `sum(seqs.len)`.
+fn summed_field(e: &Expr) -> Option<String> {
+    let Expr::MethodCall(sum) = strip(e) else { return None };
+    let Expr::MethodCall(map) = strip(&sum.receiver) else { return None };
+    if sum.method != "sum" || map.method != "map" || map.args.len() != 1 {
+        return None;
+    }
+    let closure = dataflow::closure_of(&map.args[0])?;
+    let [syn::Pat::Ident(item)] = closure.inputs.iter().collect::<Vec<_>>()[..] else { return None };
+    let mut body = strip(&closure.body);
+    if let Expr::Cast(c) = body {
+        body = strip(&c.expr);
+    }
+    let Expr::Field(f) = body else { return None };
+    let syn::Member::Named(field) = &f.member else { return None };
+    (item.ident == crate::rules::expr_text(&f.base)).then(|| format!("sum({}.{field})", iterated_collection(&map.receiver)))
 }
 
 /// The buffer whose entries `buf.iter_mut()..` (or `&mut buf`) walks mutably, and whether it walks every entry
@@ -1121,6 +1197,22 @@ impl<'c, 'a> Pad<'c, 'a> {
     /// A loop stored `v` into entries `0..walked` of `place` (`walked` as written, when known):
     /// every entry, unless the buffer is known to be longer (`vec![0; bs]` with `bs` another
     /// length than the loop's), then the rest keep what they held.
+    /// `for (s, r) in buf.iter_mut().zip(real)`: as far as `real` goes, which is every entry only
+    /// where the buffer is known to have `real.len()` of them (a persistent buffer's tail keeps
+    /// what it held).
+    fn overwrite_zipped(&self, scopes: &Scopes, state: &mut State, place: &Place, v: Val, at: usize, zipped: Option<String>) {
+        let built = matches!(state.map.get(&self.borrowed(place)).map(|e| &e.len), Some(Len::Built(_)));
+        match zipped {
+            Some(walked) if !built && self.len_text(scopes, walked.clone()) != format!("{}.len()", scopes.display(place)) => {
+                self.add(scopes, state, place, v.own.clone());
+                if let Some(entries) = state.map.get_mut(&self.borrowed(place)) {
+                    entries.prefix = Some((walked, v.own));
+                }
+            }
+            zipped => self.overwrite(scopes, state, place, v, at, zipped),
+        }
+    }
+
     fn overwrite(&self, scopes: &Scopes, state: &mut State, place: &Place, v: Val, at: usize, walked: Option<String>) {
         let len = state.map.get(place).map(|e| e.len.clone()).unwrap_or_default();
         match (&len, walked) {
@@ -1656,7 +1748,7 @@ impl<'c, 'a> Pad<'c, 'a> {
                     let v = Val { own: self.eval(scopes, state, value).put(&How::Put("fill".into())), fields: BTreeMap::new() };
                     if whole {
                         // Through a `zip`, as far as the other side goes.
-                        self.overwrite(scopes, state, &place, v, self.pos(value), zipped_len(&m.receiver));
+                        self.overwrite_zipped(scopes, state, &place, v, self.pos(value), zipped_len(&m.receiver));
                     } else if !self.rest_walked(scopes, state, &place, &m.receiver, v.own.clone(), self.pos(value)) {
                         self.add(scopes, state, &place, v.own);
                     }
@@ -1666,7 +1758,7 @@ impl<'c, 'a> Pad<'c, 'a> {
         }
         let Some(place) = scopes.place_of(&m.receiver).or_else(|| self.buffer_place(scopes, &m.receiver)) else { return };
         // A method on a part (`buf[..k].fill(v)`) changes only that part.
-        let whole = scopes.place_of(&m.receiver).is_some();
+        let whole = scopes.place_of(&m.receiver).is_some() || !sliced(&m.receiver);
         // `resize(n, v)` of a buffer of a known length `k` keeps its entries as the first `k`: a
         // `truncate(k)` later leaves only them.
         let kept_prefix = match state.map.get(&place) {
@@ -2480,10 +2572,35 @@ fn is_local(scopes: &Scopes, e: &Expr) -> bool {
 }
 
 /// The buffer an argument designates: `&x[..n]` → `x`, `x.as_slice()` → `x`, `&m.f` → `m.f`.
+/// Whether `e` is a part of the buffer [`buffer_of`] finds in it (`buf[..k]`), not all of it.
+fn sliced(e: &Expr) -> bool {
+    match strip(e) {
+        Expr::Index(i) => matches!(strip(&i.index), Expr::Range(_)),
+        Expr::MethodCall(m) => sliced(&m.receiver),
+        Expr::Call(c) => c.args.first().is_some_and(sliced),
+        Expr::Reference(r) => sliced(&r.expr),
+        _ => false,
+    }
+}
+
+/// `Arc::make_mut`, `Rc::get_mut` (also by a longer path): the content of a shared buffer, unique.
+fn made_unique(func: &Expr) -> bool {
+    let Expr::Path(p) = strip(func) else { return false };
+    let names: Vec<String> = p.path.segments.iter().rev().take(2).map(|s| s.ident.to_string()).collect();
+    matches!(names.iter().map(String::as_str).collect::<Vec<_>>()[..], ["make_mut" | "get_mut", "Arc" | "Rc"])
+}
+
 fn buffer_of(e: &Expr) -> &Expr {
     match strip(e) {
         Expr::Index(i) if matches!(strip(&i.index), Expr::Range(_)) => buffer_of(&i.expr),
         Expr::MethodCall(m) if ["as_slice", "as_ref", "as_mut_slice", "as_mut"].contains(&m.method.to_string().as_str()) => buffer_of(&m.receiver),
+        // A shared buffer made unique in place (`Arc::make_mut(&mut slots)`, `Rc::get_mut(&mut
+        // slots).unwrap()`) is that buffer.
+        Expr::MethodCall(m) if (m.method == "unwrap" || m.method == "expect") && matches!(strip(&m.receiver), Expr::Call(_)) => match buffer_of(&m.receiver) {
+            inner if std::ptr::eq(inner, strip(&m.receiver)) => strip(e),
+            inner => inner,
+        },
+        Expr::Call(c) if c.args.len() == 1 && made_unique(&c.func) && matches!(dataflow::strip_parens(&c.args[0]), Expr::Reference(r) if r.mutability.is_some()) => buffer_of(&c.args[0]),
         other => other,
     }
 }
