@@ -4,10 +4,13 @@
 //! Budget (SPEC.md): findings within 30 ms of the change. Timed on the same file, through
 //! `Session::edit` (what the server calls): a character typed inside one function (the item
 //! path: that item is checked again); a helper edited that two functions call (the item path
-//! with the items linked to it); a function deleted (the items' structure changes); a bracket
+//! with the items linked to it); a function deleted (the items' structure changes); a kernel's
+//! contract edited (the file parsed and indexed again, the items that name the kernel checked
+//! again); a bracket
 //! typed (the text does not parse: the whole file, a parse error) and closed (the item path from
 //! the last text that parsed); and the whole-file check the engine falls back to
-//! (`Session::update`: a declaration edited, the first check). Medians of several runs; nothing
+//! (`Session::update`: the first check of a file, a constant or an import of a declaring file
+//! edited). Medians of several runs; nothing
 //! is asserted but the path each edit takes and that it finds what a whole-file check finds.
 
 mod common;
@@ -42,7 +45,10 @@ fn main() {
 
     // A helper that pads, and two callers: editing it re-checks the three.
     let helper = "fn pad_to(mut v: Vec<i64>, n: usize) -> Vec<i64> {\n    v.resize(n, PAD_SLOT_ID);\n    v\n}\n\npub fn padded_a(cache: &mut [f32], real: &[i64], n: usize) {\n    write_kv(cache, &pad_to(real.to_vec(), n));\n}\n\npub fn padded_b(cache: &mut [f32], real: &[i64], n: usize) {\n    let s = pad_to(real.to_vec(), n);\n    write_kv(cache, &s);\n}\n";
-    let text = format!("{text}{helper}");
+    // A kernel declared in the file itself, and a caller: editing its contract re-indexes the
+    // file and re-checks the items that name it.
+    let declared = "#[reuse::contract(writes(cache[slots], skip = PAD_SLOT_ID))]\npub fn write_local(cache: &mut [f32], slots: &[i64]) {\n    let _ = (cache, slots);\n}\n\npub fn local_caller(cache: &mut [f32], n: usize) {\n    let slots = vec![0; n];\n    write_local(cache, &slots);\n}\n";
+    let text = format!("{text}{helper}\n{declared}");
     std::fs::write(&path, &text).unwrap();
     let lines = text.lines().count();
 
@@ -58,8 +64,11 @@ fn main() {
     let next = text[mid..].find("\npub fn ").map(|i| mid + i + 1).unwrap();
     let deleted = format!("{}{}", &text[..mid], &text[next..]);
 
+    // The kernel's contract edited (the sentinel written by its value).
+    let contract_edited = text.replace("writes(cache[slots], skip = PAD_SLOT_ID))]\npub fn write_local", "writes(cache[slots], skip = -1))]\npub fn write_local");
+    assert_ne!(contract_edited, text);
     let mut cases = Vec::new();
-    for (what, edited) in [("a character typed in one function", &typed), ("a helper of two functions edited", &helper_zero), ("a function deleted", &deleted)] {
+    for (what, edited) in [("a character typed in one function", &typed), ("a helper of two functions edited", &helper_zero), ("a function deleted", &deleted), ("a contract edited", &contract_edited)] {
         let mut items = None;
         let mut found = 0;
         // Each run: the edit, then back (both through the item path), halved.
@@ -105,7 +114,7 @@ fn main() {
         proc_macro2::extra::invalidate_current_thread_spans();
     });
 
-    println!("editor: {lines}-line file, {} functions, {file_findings} findings; median of {RUNS} runs", FUNCTIONS + 3);
+    println!("editor: {lines}-line file, {} functions, {file_findings} findings; median of {RUNS} runs", FUNCTIONS + 5);
     println!("{:<60} {:>8}", "", "ms");
     for (what, t) in &cases {
         println!("{:<60} {:>8.1}", format!("item path: {what}"), ms(*t));
@@ -114,5 +123,5 @@ fn main() {
     println!("{:<60} {:>8.1}", "whole file re-checked (Session::update)", ms(whole));
     println!("{:<60} {:>8.1}", "baseline: syn-parse the file once", ms(parse));
     let worst = cases.iter().map(|(_, t)| ms(*t)).fold(0.0, f64::max);
-    println!("budget: findings within 30 ms (item paths {}, whole file {})", ok(worst <= 30.0), ok(ms(whole) <= 30.0));
+    println!("budget: findings within 30 ms (the edits above {}; the whole-file check, which the first check of a file, an edited constant or import of a declaring file and the other open files after an index change take, {})", ok(worst.max(ms(unclosed)) <= 30.0), ok(ms(whole) <= 30.0));
 }

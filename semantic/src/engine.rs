@@ -430,7 +430,10 @@ impl Session {
         let index_findings = index_findings.get(&job.file.rel_path).map_or(&[][..], Vec::as_slice);
         let previous = crate::incremental::Previous { file: &prev.file, findings: &prev.findings, chunks: &prev.chunks, index_findings };
         // A bug in this path costs the shortcut, not the check: the whole file is checked instead.
-        let done = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| crate::incremental::recheck(&previous, &new, job, index, &items))).ok().flatten()?;
+        let done = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| crate::incremental::recheck(&previous, &new, job, index, &items, None))).ok().flatten();
+        let Some(done) = done else {
+            return if reindexed.is_none() { self.edit_declarations(pos, new, uses) } else { None };
+        };
         self.forwarders.extend(items.forwarder_names());
         let old = prev.file.clone();
         self.jobs[pos].file = new.clone();
@@ -446,6 +449,42 @@ impl Session {
         let findings = done.findings.clone();
         self.checked.insert(path.to_path_buf(), Checked { file: new, findings: done.findings, chunks: done.chunks, uses, generation: self.generation });
         Some(Edit { findings, items: Some(done.items), index_changed: imports_changed })
+    }
+
+    /// The item path for an edit of what a file declares (a contract, an effect, a struct a
+    /// contract names; not a constant, whose value any call may depend on): the file is parsed
+    /// and indexed again, and only the items that name what the edited items declare, and those
+    /// linked to them, are checked against the new index. `None`: check the whole file.
+    fn edit_declarations(&mut self, pos: usize, new: FileRef, uses: UseFacts) -> Option<Edit> {
+        let job = FileJob { file: new.clone(), ..self.jobs[pos].clone() };
+        let prev = self.checked.get(&job.file.path).filter(|c| c.generation == self.generation)?;
+        let old = prev.file.clone();
+        if job.external || !(declares(&old.text) || declares(&new.text)) || crate::index::scan_int_consts(&old.text) != crate::index::scan_int_consts(&new.text) {
+            return None;
+        }
+        let parsed = job.file.parse();
+        let Ok(ast) = &parsed else {
+            forget_spans();
+            return None;
+        };
+        let mut decls = self.decls.clone();
+        decls.insert(job.file.rel_path.clone(), with_file_facts(&job, index_file(&job.file, ast, &job.module, false)));
+        drop(parsed);
+        forget_spans();
+        let items = self.items_with(Some(&new));
+        let (index, index_findings) = merge_decls(decls.iter(), &items);
+        let found = index_findings.get(&job.file.rel_path).map_or(&[][..], Vec::as_slice);
+        let old_found = self.index_findings.get(&job.file.rel_path).map_or(&[][..], Vec::as_slice);
+        let previous = crate::incremental::Previous { file: &prev.file, findings: &prev.findings, chunks: &prev.chunks, index_findings: old_found };
+        let done = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| crate::incremental::recheck(&previous, &new, &job, &index, &items, Some(found)))).ok().flatten()?;
+        self.forwarders.extend(items.forwarder_names());
+        self.jobs[pos].file = new.clone();
+        (self.decls, self.index, self.index_findings) = (decls, index, index_findings);
+        self.generation += 1;
+        let findings = done.findings.clone();
+        self.checked.insert(job.file.path.clone(), Checked { file: new, findings: done.findings, chunks: done.chunks, uses, generation: self.generation });
+        // What other files see of this one may have changed: its contracts, effects, index fields.
+        Some(Edit { findings, items: Some(done.items), index_changed: true })
     }
 
     /// Replaces (or adds) a file's text and returns its findings, from a check of the whole file.
@@ -484,6 +523,17 @@ impl Session {
         // The file is parsed once, for its declarations and for its findings.
         let job = self.jobs[pos].clone();
         let parsed = (job.external || declares(&job.file.text)).then(|| job.file.parse());
+        // A declaring file whose text does not parse (a bracket typed, not yet closed) keeps the
+        // declarations of its last text that parsed: other files keep their findings, and the
+        // edit that repairs it takes the item path from that text.
+        if let (Some(Err(e)), false) = (&parsed, job.external) {
+            if self.checked.get(&job.file.path).is_some_and(|c| c.generation == self.generation && !c.chunks.is_empty()) {
+                let findings = finish(&job, vec![parse_error(&job, e)]);
+                drop(parsed);
+                forget_spans();
+                return (findings, false);
+            }
+        }
         let decls = match &parsed {
             Some(Ok(ast)) => Some(with_file_facts(&job, index_file(&job.file, ast, &job.module, job.external))),
             Some(Err(e)) => Some(with_file_facts(&job, FileDecls { findings: vec![parse_error(&job, e)], ..Default::default() })),

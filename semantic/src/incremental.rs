@@ -24,11 +24,17 @@
 //! byte offsets of the real text, so its findings are the real findings. The other items' old
 //! findings are kept, moved with the text (with the `(line N)` their messages name).
 //!
+//! An edit that changes a declaration the index holds (a contract, an effect, an index field, a
+//! struct a contract names; an edit inside the body of a contracted function changes none) is
+//! checked so too, against the index of the new text: the session parses and indexes the file
+//! again (`Session::edit_declarations`), and the items that name what the edited items declare
+//! are among those linked to them; the index's findings outside the items checked again must be
+//! those of the old text.
+//!
 //! What this reasoning does not cover returns `None`, and the session runs the whole-file check:
-//! an edit that changes a declaration the index holds (a contract, an effect, a constant; an edit
-//! inside the body of a contracted function is fine); text that does not parse; a finding of an
-//! unaffected item pointing into an affected one. The `equivalence` tests hold this against a
-//! fresh check after random sequences of edits.
+//! a changed constant (any call may depend on its value), a changed import in a declaring file,
+//! text that does not parse, a finding of an unaffected item pointing into an affected one. The
+//! `equivalence` tests hold this against a fresh check after random sequences of edits.
 
 use std::collections::BTreeSet;
 use std::ops::Range;
@@ -303,8 +309,11 @@ pub struct Rechecked {
 }
 
 /// The findings of `new` (an edited copy of `prev.file`) from the items the edit can change;
-/// `None` when the whole file must be checked.
-pub fn recheck(prev: &Previous, new: &FileRef, job: &FileJob, index: &Index, items: &crate::items::WorkspaceItems) -> Option<Rechecked> {
+/// `None` when the whole file must be checked. `reindexed`: the edit may change declarations,
+/// and `index` is the index of `new` (its own findings in this file, those of the index for
+/// `new`): the items that name what the edited items declare are checked again, as the items
+/// linked to them are, and the index's findings outside them must be those of the old text.
+pub fn recheck(prev: &Previous, new: &FileRef, job: &FileJob, index: &Index, items: &crate::items::WorkspaceItems, reindexed: Option<&[Finding]>) -> Option<Rechecked> {
     let old = prev.file;
     if job.external || new.text.starts_with('\u{feff}') || prev.chunks.is_empty() {
         return None;
@@ -348,7 +357,7 @@ pub fn recheck(prev: &Previous, new: &FileRef, job: &FileJob, index: &Index, ite
     // body of a contracted function: its contract and signature are as they were).
     let old_run = &prev.chunks[k1..=k2];
     let (old_text, new_text) = (&old.text[old_k.clone()], &new.text[chunks[run_new.start].range.start..chunks[run_new.end - 1].range.end]);
-    if crate::engine::may_declare(old_text) || crate::engine::may_declare(new_text) {
+    if reindexed.is_none() && (crate::engine::may_declare(old_text) || crate::engine::may_declare(new_text)) {
         let body = old_run[0].bodies.iter().find(|b| b.start <= old_edit.start && old_edit.end <= b.end)?;
         let new_body = body.start..usize::try_from(body.end as isize + delta).ok()?;
         let same_item = k1 == k2 && run_len == 1 && chunks[k1].bodies.contains(&new_body);
@@ -362,7 +371,7 @@ pub fn recheck(prev: &Previous, new: &FileRef, job: &FileJob, index: &Index, ite
     }
     // A contract names fields of the file's structs (`self.vars.slots`), checked when the file is
     // indexed: a struct edited in a declaring file re-indexes it.
-    if old_run.iter().chain(&chunks[run_new.clone()]).any(|c| c.defines_struct) && (crate::engine::declares(&old.text) || crate::engine::declares(&new.text)) {
+    if reindexed.is_none() && old_run.iter().chain(&chunks[run_new.clone()]).any(|c| c.defines_struct) && (crate::engine::declares(&old.text) || crate::engine::declares(&new.text)) {
         return None;
     }
     let text_of = |i: usize| &new.text[chunks[i].range.clone()];
@@ -431,7 +440,7 @@ pub fn recheck(prev: &Previous, new: &FileRef, job: &FileJob, index: &Index, ite
     }
     let masked = Arc::new(SourceFile::new(new.path.clone(), new.rel_path.clone(), masked));
     // The index's findings go through the suppressions with the analysis', as in a whole check.
-    let index_findings: Vec<Finding> = prev
+    let moved_old: Vec<Finding> = prev
         .index_findings
         .iter()
         .map(|f| {
@@ -440,9 +449,33 @@ pub fn recheck(prev: &Previous, new: &FileRef, job: &FileJob, index: &Index, ite
             f
         })
         .collect();
+    let new_ranges: Vec<Range<usize>> = affected.iter().map(|&i| chunks[i].range.clone()).collect();
+    let index_findings = match reindexed {
+        None => moved_old,
+        Some(found) => {
+            let found: Vec<Finding> = found
+                .iter()
+                .map(|f| {
+                    let mut f = f.clone();
+                    relabel(&mut f, &|l| same_file(l, new), &masked, 0, 0);
+                    f
+                })
+                .collect();
+            // Outside the items checked again the old findings are kept: the index must find
+            // there what it found in the old text.
+            let outside = |fs: &[Finding]| {
+                let mut v: Vec<(&str, String, usize, usize)> = fs.iter().filter(|f| !new_ranges.iter().any(|r| r.contains(&f.primary.range.start))).map(|f| (f.rule.name, f.message.clone(), f.primary.range.start, f.primary.range.end)).collect();
+                v.sort();
+                v
+            };
+            if outside(&found) != outside(&moved_old) {
+                return None;
+            }
+            found
+        }
+    };
     let fresh = check_masked(&masked, job, index, items, index_findings)?;
 
-    let new_ranges: Vec<Range<usize>> = affected.iter().map(|&i| chunks[i].range.clone()).collect();
     let at_end = |at: usize| affected.contains(&(chunks.len() - 1)) && at == new.text.len();
     let mut out: Vec<Finding> = Vec::new();
     for mut f in fresh {
@@ -1094,8 +1127,9 @@ mod equivalence {
     }
 
     /// An edit inside the body of a contracted function re-checks it (its own contract's rules
-    /// see the new body) with the index only moved; an edit of its contract, or one that writes a
-    /// constant into the body, takes the whole file.
+    /// see the new body) with the index only moved; an edit of its contract re-indexes the file
+    /// and re-checks the items that name the function; one that writes a constant into the body
+    /// takes the whole file.
     #[test]
     fn an_edit_inside_the_body_of_a_contracted_function_takes_the_item_path() {
         let text = "use std::collections::HashMap;\n\n#[reuse::effect]\npub fn log_step() {}\n\npub struct Plans {\n    plans: HashMap<u64, u64>,\n}\n\nimpl Plans {\n    #[reuse::contract(preserves(log_step))]\n    pub fn get(&mut self, k: u64) -> u64 {\n        log_step();\n        *self.plans.entry(k).or_insert(k)\n    }\n}\n\npub fn after() -> u64 {\n    1\n}\n";
@@ -1107,7 +1141,7 @@ mod equivalence {
             // A blank line: the findings after it move.
             (text.replace("        log_step();\n", "        log_step();\n\n"), true),
             (text.replace("        log_step();\n", "        const K: u64 = 1;\n        log_step();\n"), false),
-            (text.replace("preserves(log_step)", "preserves()"), false),
+            (text.replace("preserves(log_step)", "preserves()"), true),
         ];
         let dropped = session(&dir).update(&path, cases[0].0.clone());
         assert!(dropped.iter().any(|f| f.rule.name == "hit_skips_effect"), "{:#?}", keys(&dropped));
@@ -1120,6 +1154,50 @@ mod equivalence {
             assert_eq!(got.items.is_some(), item_path, "edit to\n{edited}");
             assert_eq!(keys(&live.check_file(&path)), want, "the index moved with the edit to\n{edited}");
         }
+        let _ = std::fs::remove_dir_all(&dir);
+    }
+
+    /// A kernel's contract edited in a file that also calls it: the file is indexed again and the
+    /// callers re-checked by the item path, with the findings of a fresh check, here and in a
+    /// file that calls the kernel; a bracket typed in that file keeps its declarations, so other
+    /// files keep their findings and the closing bracket takes the item path.
+    #[test]
+    fn a_contract_edited_in_its_file_takes_the_item_path() {
+        let text = "pub const PAD_SLOT_ID: i64 = -1;\n\n#[reuse::contract(writes(cache[slots], skip = PAD_SLOT_ID))]\npub fn write_local(cache: &mut [f32], slots: &[i64]) {\n    let _ = (cache, slots);\n}\n\npub fn caller(cache: &mut [f32], n: usize) {\n    let slots = vec![0; n];\n    write_local(cache, &slots);\n}\n\npub fn unrelated(n: usize) -> usize {\n    n + 1\n}\n";
+        let other = "use crate::write_local;\n\npub fn elsewhere(cache: &mut [f32], n: usize) {\n    write_local(cache, &vec![0; n]);\n}\n";
+        let dir = workspace("contract-edited", &[("src/lib.rs", "pub mod kv;\npub mod other;\npub use kv::write_local;\n"), ("src/kv.rs", text), ("src/other.rs", other)]);
+        let (path, other_path) = (dir.join("src/kv.rs"), dir.join("src/other.rs"));
+        let cases = [
+            // The contract without its sentinel: no finding at the caller.
+            text.replace("writes(cache[slots], skip = PAD_SLOT_ID)", "writes(cache[slots])"),
+            // The sentinel written by its value: the same findings.
+            text.replace("skip = PAD_SLOT_ID", "skip = -1"),
+            // A malformed contract: `contract_syntax` at its token.
+            text.replace("skip = PAD_SLOT_ID", "skip = "),
+            // The contract removed.
+            text.replace("#[reuse::contract(writes(cache[slots], skip = PAD_SLOT_ID))]\n", ""),
+        ];
+        for edited in cases {
+            let mut live = session(&dir);
+            live.update(&path, text.to_string());
+            live.update(&other_path, other.to_string());
+            let got = live.edit(&path, edited.clone());
+            let mut fresh = session(&dir);
+            let want = keys(&fresh.update(&path, edited.clone()));
+            assert_eq!(keys(&got.findings), want, "edit to\n{edited}");
+            assert!(got.items.is_some_and(|n| n < 3), "the item path, without `unrelated`: {:?}\n{edited}", got.items);
+            assert!(got.index_changed);
+            assert_eq!(keys(&live.check_file(&other_path)), keys(&fresh.update(&other_path, other.to_string())), "the other file after\n{edited}");
+        }
+        // A bracket typed, then closed.
+        let mut live = session(&dir);
+        live.update(&path, text.to_string());
+        let before = keys(&live.update(&other_path, other.to_string()));
+        let open = text.replace("n + 1", "(n + 1");
+        let broken = live.edit(&path, open);
+        assert!(broken.items.is_none() && !broken.index_changed && broken.findings.iter().all(|f| f.rule.name == "parse_error"));
+        assert_eq!(keys(&live.check_file(&other_path)), before, "the declarations of the last text that parsed");
+        assert!(live.edit(&path, text.to_string()).items.is_some(), "closed: the item path");
         let _ = std::fs::remove_dir_all(&dir);
     }
 
