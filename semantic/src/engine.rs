@@ -509,7 +509,11 @@ impl Session {
         // An edit that changes no `use` item (nor the names shadowing a glob) leaves the index as is.
         let uses = if old.external { UseFacts::default() } else { use_facts(&text, &old.module) };
         let uses_changed = !old.external && use_facts(&old.file.text, &old.module) != uses;
-        let reindex = may_declare(&old.file.text) || may_declare(&text) || uses_changed;
+        // The same text (a file opened, or checked again after another file's edit) declares
+        // what the index holds of it already: a new index would only make every other file's
+        // next check a whole one.
+        let same = old.file.text == text && old.unreadable.is_none() && self.decls.contains_key(&old.file.rel_path) == may_declare(&text);
+        let reindex = !same && (may_declare(&old.file.text) || may_declare(&text) || uses_changed);
         // What other files see of this one: its contracts and effects, its constants, its imports.
         let others_see = reindex
             && (declares(&old.file.text) || declares(&text) || uses_changed || crate::index::scan_int_consts(&old.file.text) != crate::index::scan_int_consts(&text));

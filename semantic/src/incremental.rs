@@ -1298,6 +1298,71 @@ mod fixtures {
         assert!(item_path * 4 > steps, "the item path was taken {item_path} times of {steps}");
     }
 
+    /// Random line edits of the kernel crate of the engine-shaped workspace (contracts, effects,
+    /// index fields and constants among the lines): after each, every file of the other crates,
+    /// checked again as the language server does (its text unchanged, the index changed), has
+    /// the findings of a whole check of it against the new index.
+    #[test]
+    fn random_edits_of_kernel_files_give_their_callers_the_findings_of_a_fresh_check() {
+        let root = std::fs::canonicalize(std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../fixtures/engine-shapes")).unwrap();
+        let rs_in = |d: &str| -> Vec<std::path::PathBuf> {
+            let mut v: Vec<std::path::PathBuf> = std::fs::read_dir(root.join(d)).unwrap().map(|e| e.unwrap().path()).filter(|p| p.extension().is_some_and(|x| x == "rs")).collect();
+            v.sort();
+            v
+        };
+        let kernels = rs_in("kv/src");
+        let callers: Vec<(std::path::PathBuf, String)> = rs_in("engine/src").into_iter().chain(rs_in("sched/src")).map(|p| {
+            let text = std::fs::read_to_string(&p).unwrap();
+            (p, text)
+        }).collect();
+        let mut state: u64 = 0x2545_f491_4f6c_dd1d;
+        let mut next = move || {
+            state ^= state << 13;
+            state ^= state >> 7;
+            state ^= state << 17;
+            state as usize
+        };
+        let (mut live, mut oracle) = (session(&root), session(&root));
+        for (p, text) in &callers {
+            live.update(p, text.clone());
+        }
+        let (mut edits, mut item_path) = (0, 0);
+        for kernel in &kernels {
+            let mut text = std::fs::read_to_string(kernel).unwrap();
+            live.update(kernel, text.clone());
+            oracle.update(kernel, text.clone());
+            for _ in 0..6 {
+                let mut lines: Vec<String> = text.split('\n').map(str::to_string).collect();
+                let at = next() % lines.len();
+                match next() % 5 {
+                    0 => lines.insert(at, String::new()),
+                    1 => lines.insert(at, lines[at].clone()),
+                    2 if lines.len() > 1 => _ = lines.remove(at),
+                    3 => lines[at] = lines[at].replacen("PAD_SLOT_ID", "0", 1),
+                    _ => lines[at] = lines[at].replacen("skip = ", "skip = -", 1),
+                }
+                text = lines.join("\n");
+                let got = live.edit(kernel, text.clone());
+                assert_eq!(keys(&got.findings), keys(&oracle.update(kernel, text.clone())), "{} after an edit of line {}:\n{text}", kernel.display(), at + 1);
+                edits += 1;
+                item_path += usize::from(got.items.is_some());
+                // While the kernel file does not parse, the editor keeps what its last text that
+                // parsed declared and the callers' findings found with it: not a fresh check's.
+                if syn::parse_file(&text).is_err() {
+                    continue;
+                }
+                proc_macro2::extra::invalidate_current_thread_spans();
+                for (p, ctext) in &callers {
+                    let got = live.edit(p, ctext.clone());
+                    assert_eq!(keys(&got.findings), keys(&oracle.update(p, ctext.clone())), "{} after an edit of {} line {}:\n{text}", p.display(), kernel.display(), at + 1);
+                }
+            }
+        }
+        // Edits of declaring files take the item path too (it was not taken before the index
+        // was rebuilt for them, and a caller's check with an unchanged text re-indexed it).
+        assert!(item_path * 2 > edits, "the item path was taken {item_path} times of {edits}");
+    }
+
     /// The editor and the command line agree on every file of the engine-shaped workspace,
     /// among them the runner whose padding reaches a kernel only through helpers of other files
     /// and crates (`serve.rs`, found by the check's forwarder rounds): opening a file, and typing

@@ -363,9 +363,9 @@ fn an_item_checked_alone_and_a_contract_edited_elsewhere_agree() {
     // The contract loses its sentinel: no pad findings; it gets it back: all six, for the edited text.
     let lib = fx.uri("src/lib.rs");
     c.open(&lib, LIB);
-    // The declaring file's diagnostics, then the other open documents', checked again.
+    // The declaring file's diagnostics; opened as it is on disk, it changes nothing the other
+    // documents depend on. Edited, it does: they are checked again.
     c.diagnostics(&lib);
-    assert_eq!(pads(&c.diagnostics(&user)), 6);
     c.change(&lib, 2, &LIB.replace(", skip = PAD_SLOT_ID", ""));
     assert_eq!(pads(&c.diagnostics(&user)), 0);
     c.change(&lib, 3, LIB);
