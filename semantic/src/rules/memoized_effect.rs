@@ -40,14 +40,24 @@ pub(super) fn check<'a>(ctx: &FnCtx<'a>, calls: &[&'a Expr], out: &mut Vec<Findi
         let method = m.method.to_string();
         if CACHING_METHODS.contains(&method.as_str()) {
             for arg in &m.args {
-                if let Expr::Closure(c) = strip(arg) {
-                    for inner in calls_in_expr(&c.body) {
-                        report(ctx, inner, inner, &format!("`{method}`"), out);
+                match strip(arg) {
+                    Expr::Closure(c) => {
+                        for inner in calls_in_expr(&c.body) {
+                            report(ctx, inner, inner, &format!("`{method}`"), out);
+                        }
+                        // Reported at the macro's call, in the closure.
+                        for (inner, at) in super::calls_in_expansions(ctx, &c.body) {
+                            report(ctx, &inner, at, &format!("`{method}`"), out);
+                        }
                     }
-                    // Reported at the macro's call, in the closure.
-                    for (inner, at) in super::calls_in_expansions(ctx, &c.body) {
-                        report(ctx, &inner, at, &format!("`{method}`"), out);
+                    // A function item (`or_insert_with(warm_step)`, `get_or_init(log_step)`):
+                    // called as the closure would call it.
+                    Expr::Path(p) if p.qself.is_none() => {
+                        let path = &p.path;
+                        let call: Expr = syn::parse_quote!(#path());
+                        report(ctx, &call, arg, &format!("`{method}`"), out);
                     }
+                    _ => {}
                 }
             }
         }

@@ -211,6 +211,14 @@ impl Analysis for Keys<'_, '_> {
                 }
             }
             Expr::Call(_) | Expr::MethodCall(_) => self.fed(scopes, state, e),
+            // `write!(key, "{:x}:{}", p.hash, v)`: the buffer takes in what is formatted into it.
+            Expr::Macro(m) if m.mac.path.segments.last().is_some_and(|s| s.ident == "write" || s.ident == "writeln") => {
+                if let dataflow::LoweredMacro::Evaluates(args) = dataflow::lower_macro(&m.mac) {
+                    if let Some((buffer, formatted)) = args.split_first() {
+                        self.feed_into(scopes, state, buffer, formatted.iter());
+                    }
+                }
+            }
             // A closure kept for later (or an `async` block) looks up when it runs: its lookups,
             // with the names it binds itself read as unknown.
             Expr::Closure(_) | Expr::Async(_) if self.def.is_none() => {
@@ -251,6 +259,27 @@ impl Analysis for Keys<'_, '_> {
     fn block_value(&mut self, scopes: &Scopes, state: &mut State, value: &Expr) {
         let built = self.built_from(scopes, state, value, &HashSet::new());
         self.tails.insert(self.ctx.expr_range(value), built);
+    }
+
+    /// `for t in &p.tokens { t.hash(&mut h); }`: every item of the collection is fed into `h`,
+    /// which is built from the collection however many items it has (none included).
+    fn after_for(&mut self, scopes: &Scopes, state: &mut State, f: &syn::ExprForLoop) {
+        let syn::Pat::Ident(item) = &*f.pat else { return };
+        let item = item.ident.to_string();
+        for stmt in &f.body.stmts {
+            let syn::Stmt::Expr(e, _) = stmt else { continue };
+            let Expr::MethodCall(m) = dataflow::strip_parens(e) else { continue };
+            let fed = match (m.method.to_string().as_str(), m.args.first()) {
+                // `t.hash(&mut h)`
+                ("hash", Some(h)) if super::expr_text(strip(&m.receiver)) == item => Some(h),
+                // `h.update(t)`, `h.write_u32(*t)`
+                (method, Some(arg)) if (FEEDING.contains(&method) || method.starts_with("write_")) && super::expr_text(strip(arg)) == item => Some(&*m.receiver),
+                _ => None,
+            };
+            if let Some(target) = fed {
+                self.feed_into(scopes, state, target, std::iter::once(&*f.expr));
+            }
+        }
     }
 
     /// A `for` loop's names take an element of what it walks, each built from it: `for h in
@@ -513,12 +542,23 @@ impl<'c, 'a> Keys<'c, 'a> {
             }
         }
         for (place, from) in targets {
-            let mut built = self.read(state, place.clone());
-            for f in from {
-                built.extend(self.built_from(scopes, state, f, &HashSet::new()));
-            }
-            state.built.map.insert(place, Built(Some(built)));
+            self.feed_place(scopes, state, place, from.into_iter());
         }
+    }
+
+    /// `target` (a place, or `&mut` one) takes in what `from` is built from.
+    fn feed_into<'e>(&self, scopes: &Scopes, state: &mut State, target: &Expr, from: impl Iterator<Item = &'e Expr>) {
+        if let Some(place) = scopes.place_of(target) {
+            self.feed_place(scopes, state, place, from);
+        }
+    }
+
+    fn feed_place<'e>(&self, scopes: &Scopes, state: &mut State, place: Place, from: impl Iterator<Item = &'e Expr>) {
+        let mut built = self.read(state, place.clone());
+        for f in from {
+            built.extend(self.built_from(scopes, state, f, &HashSet::new()));
+        }
+        state.built.map.insert(place, Built(Some(built)));
     }
 
     /// What the part of `e` at `path` (tuple elements by position, then fields) is built from:
