@@ -815,8 +815,20 @@ fn parse_region_index(input: ParseStream, span: Span) -> syn::Result<RegionIndex
 fn parse_alias(input: ParseStream) -> syn::Result<Alias> {
     let output = parse_output(input, "an alias output")?;
     input.parse::<Token![=]>()?;
+    // `aliases(return = self)`: a method that returns its receiver's storage (an in-place op
+    // that consumes `self`, burn's style, or a builder's `&mut Self`).
+    if input.peek(Token![self]) && (input.peek2(Token![,]) || peek_end(input)) {
+        let this: Ident = input.call(Ident::parse_any)?;
+        return Ok(Alias { output, input: Place { root: PlaceRoot::SelfField, segments: vec![name(&this)] } });
+    }
     let input_place = parse_place(input)?;
     Ok(Alias { output, input: input_place })
+}
+
+/// Whether only `self` is left of the input (`self` is the last token).
+fn peek_end(input: ParseStream) -> bool {
+    let fork = input.fork();
+    fork.parse::<Token![self]>().is_ok() && fork.is_empty()
 }
 
 /// `return`, `return.N` or `return.field`.

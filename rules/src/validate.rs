@@ -209,10 +209,11 @@ fn check_place(place: &Place, params: &Params, errors: &mut Vec<ContractError>) 
         }
         PlaceRoot::SelfField => {
             if !params.has_receiver {
+                let what = if place.segments.len() == 1 { "the receiver" } else { "a field of `self`" };
                 errors.push(ContractError::new(
                     &UNKNOWN_NAME,
                     place.first_span(),
-                    format!("`{place}` names a field of `self`, but `{}` has no `self` parameter", params.fn_name),
+                    format!("`{place}` names {what}, but `{}` has no `self` parameter", params.fn_name),
                 ));
             }
         }
@@ -337,6 +338,18 @@ mod tests {
         assert!(errors("aliases(return = buf)", "fn add_async(buf: u64) -> u64").is_empty());
         assert!(errors("aliases(return.0 = data)", "fn f(data: &mut [f32]) -> (&mut [f32], usize)").is_empty());
         assert!(errors("writes(cache[r#ref], skip = -1)", "fn w(cache: &mut [f32], r#ref: &[i64])").is_empty());
+        // A method that returns its receiver's storage: consuming (burn's in-place ops), or `&mut`.
+        assert!(errors("aliases(return = self)", "fn relu_(self) -> Tensor").is_empty());
+        assert!(errors("aliases(return = self), writes(self.data[idx])", "fn scale_(&mut self, idx: &[usize]) -> &mut Self").is_empty());
+    }
+
+    #[test]
+    fn the_receiver_is_an_alias_input_only_of_a_method() {
+        assert_eq!(errors("aliases(return = self)", "fn relu_(t: Tensor) -> Tensor"), vec![("unknown_name".into(), "self".into())]);
+        // `self` itself is a place only as an alias input.
+        assert!(crate::contract::parse_contract(quote::quote!(writes(self[idx]))).is_err());
+        let parsed = crate::contract::parse_contract(quote::quote!(aliases(return = self))).unwrap();
+        assert_eq!(parsed.to_string(), "aliases(return = self)");
     }
 
     #[test]

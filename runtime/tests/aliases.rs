@@ -185,3 +185,47 @@ fn a_donated_handle_passed_to_a_later_contracted_call_is_use_after_donate() {
     assert!(v[0].message.starts_with("`buf` (buffer handle 1, handle 1) was donated as `buf` to a call of `aliases::donate` at "), "{}", v[0].message);
     assert!(matches!(&v[0].detail, Detail::Donated { input: "buf", donated_to: "aliases::donate", .. }));
 }
+
+/// A tensor whose in-place ops consume and return `self` (burn's style), and a builder-style
+/// `&mut self` op that returns `self`.
+#[derive(Debug, PartialEq)]
+struct Tensor(Vec<f32>);
+
+impl reuse::runtime::Storage for Tensor {
+    fn extent(&self) -> Option<reuse::runtime::Extent> {
+        self.0.extent()
+    }
+}
+
+impl Tensor {
+    #[reuse::contract(aliases(return = self))]
+    fn relu_(mut self) -> Tensor {
+        for x in &mut self.0 {
+            *x = x.max(0.0);
+        }
+        self
+    }
+
+    /// The same promise, broken: a new buffer.
+    #[reuse::contract(aliases(return = self))]
+    fn relu_copy(self) -> Tensor {
+        Tensor(self.0.iter().map(|x| x.max(0.0)).collect())
+    }
+
+    #[reuse::contract(aliases(return = self))]
+    fn scale_(&mut self, k: f32) -> &mut Tensor {
+        for x in &mut self.0 {
+            *x *= k;
+        }
+        self
+    }
+}
+
+#[test]
+fn a_method_that_returns_its_receiver_shares_it_and_a_copy_does_not() {
+    assert!(collect(|| assert_eq!(Tensor(vec![-1.0, 2.0]).relu_(), Tensor(vec![0.0, 2.0]))).is_empty());
+    assert!(collect(|| assert_eq!(Tensor(vec![1.0]).scale_(2.0).0, vec![2.0])).is_empty());
+    let v = collect(|| assert_eq!(Tensor(vec![-1.0, 2.0]).relu_copy(), Tensor(vec![0.0, 2.0])));
+    assert_eq!(rules(&v), ["alias_not_shared"]);
+    assert_eq!(v[0].clause, "aliases(return = self)");
+}
