@@ -60,6 +60,8 @@ pub struct FileTypes {
     returns: HashMap<Vec<String>, TypeRef>,
     /// Struct → its named fields (a tuple or unit struct: none).
     declared_fields: HashMap<Vec<String>, Vec<String>>,
+    /// Struct with `#[derive(Default)]` → its fields the derived `default()` fills with zeros.
+    zeroed_by_default: HashMap<Vec<String>, Vec<String>>,
     /// The constants and statics defined: of modules, and of types and traits (`Pool::NULL`).
     consts: std::collections::HashSet<Vec<String>>,
     /// The file's module and the inline modules in it: their items are all in this file.
@@ -246,6 +248,12 @@ impl WorkspaceItems {
         self.types_of(index, owner)?.declared_fields.get(owner).cloned()
     }
 
+    /// The fields of struct `owner` (a definition path) that its derived `Default` fills with
+    /// zeros; `None`: no such struct deriving `Default` is known.
+    pub fn zeroed_by_default(&self, index: &Index, owner: &[String]) -> Option<Vec<String>> {
+        self.types_of(index, owner)?.zeroed_by_default.get(owner).cloned()
+    }
+
     /// Whether a constant is defined at the definition path `path` (see [`ConstLookup`]).
     pub fn const_at(&self, index: &Index, path: &[String]) -> ConstLookup {
         let Some((_, file)) = self.file_of(path) else { return ConstLookup::Unknown };
@@ -382,6 +390,9 @@ fn collect_structs<'r>(items: &[syn::Item], rel: &mut Vec<String>, resolver: &dy
                 owner.push(st.ident.to_string());
                 out.types.insert(owner.clone());
                 out.declared_fields.insert(owner.clone(), st.fields.iter().filter_map(|f| f.ident.as_ref().map(|i| i.to_string())).collect());
+                if let Some(zeroed) = crate::resolve::zeroed_by_derived_default(st) {
+                    out.zeroed_by_default.insert(owner.clone(), zeroed);
+                }
                 let generics: Vec<String> = st.generics.type_params().map(|t| t.ident.to_string()).collect();
                 let name = st.ident.to_string();
                 for field in &st.fields {

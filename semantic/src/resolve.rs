@@ -820,8 +820,7 @@ impl FieldTypes {
                 syn::Item::Struct(st) => {
                     let named = matches!(st.fields, syn::Fields::Named(_)).then(|| st.fields.iter().filter_map(|f| f.ident.as_ref().map(|i| i.to_string())).collect());
                     let name = st.ident.to_string();
-                    if derives_default(&st.attrs) {
-                        let zeroed = st.fields.iter().filter(|f| is_integer_array(&f.ty)).filter_map(|f| f.ident.as_ref().map(|i| i.to_string())).collect();
+                    if let Some(zeroed) = zeroed_by_derived_default(st) {
                         self.zeroed_by_default.insert(name.clone(), zeroed);
                     }
                     let known = if self.declared.contains_key(&name) { None } else { named };
@@ -863,6 +862,12 @@ impl FieldTypes {
     pub fn element(&self, owner: &str, field: &str) -> Option<&str> {
         self.elements.get(&(owner.to_string(), field.to_string())).map(String::as_str)
     }
+}
+
+/// For a struct with `#[derive(Default)]`, its fields that the derived `default()` fills with
+/// zeros: integer arrays (`slots: [i64; MAX_BS]`). `None`: no derived `Default`.
+pub(crate) fn zeroed_by_derived_default(st: &syn::ItemStruct) -> Option<Vec<String>> {
+    derives_default(&st.attrs).then(|| st.fields.iter().filter(|f| is_integer_array(&f.ty)).filter_map(|f| f.ident.as_ref().map(|i| i.to_string())).collect())
 }
 
 /// `#[derive(.., Default, ..)]` among the attributes.

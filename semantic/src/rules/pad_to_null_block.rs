@@ -1402,7 +1402,8 @@ impl<'c, 'a> Pad<'c, 'a> {
                 if let Some(rest) = &s.rest {
                     // `Slots { n, ..Default::default() }` of a struct deriving `Default`.
                     let default_call = matches!(strip(rest), Expr::Call(c) if c.args.is_empty() && matches!(strip(&c.func), Expr::Path(p) if p.path.segments.len() == 2 && p.path.segments[0].ident == "Default"));
-                    let derived = s.path.segments.last().filter(|_| default_call).and_then(|owner| self.derived_default(&owner.ident.to_string(), rest));
+                    let written: Vec<String> = s.path.segments.iter().map(|s| s.ident.to_string()).collect();
+                    let derived = if default_call { self.derived_default(&written, rest) } else { None };
                     v = match derived {
                         Some(derived) => derived,
                         None => self.eval(scopes, state, rest),
@@ -1559,7 +1560,8 @@ impl<'c, 'a> Pad<'c, 'a> {
             }
         }
         if name == "default" && c.args.is_empty() {
-            if let Some(v) = p.path.segments.iter().rev().nth(1).and_then(|owner| self.derived_default(&owner.ident.to_string(), e)) {
+            let owner: Vec<String> = p.path.segments.iter().take(p.path.segments.len().saturating_sub(1)).map(|s| s.ident.to_string()).collect();
+            if let Some(v) = (!owner.is_empty()).then(|| self.derived_default(&owner, e)).flatten() {
                 return v;
             }
         }
@@ -1590,10 +1592,16 @@ impl<'c, 'a> Pad<'c, 'a> {
         v
     }
 
-    /// The value `default()` derived for struct `owner` of this file gives: its integer arrays
-    /// zero-filled (`None`: no derived `Default` here).
-    fn derived_default(&self, owner: &str, call: &Expr) -> Option<Val> {
-        let zeroed = self.ctx.resolver.fields.zeroed_by_default(owner)?;
+    /// The value `default()` derived for struct `owner` (as written: `Slots`, `meta::Slots`) gives:
+    /// its integer arrays zero-filled (`None`: no derived `Default` is known), a struct of this
+    /// file or of another.
+    fn derived_default(&self, owner: &[String], call: &Expr) -> Option<Val> {
+        let here = self.def.map_or(self.ctx.self_type, |d| d.self_type.as_deref());
+        let zeroed: Vec<String> = match (owner, owner.last().and_then(|name| self.ctx.resolver.fields.zeroed_by_default(name))) {
+            ([_], Some(local)) => local.to_vec(),
+            _ => self.ctx.resolver.type_paths(owner, here).iter().find_map(|p| self.ctx.items.zeroed_by_default(self.ctx.index, p))?,
+        };
+        let owner = owner.last()?;
         let r = self.ctx.expr_range(call);
         let zero = Origin { start: r.start, end: r.end, text: "0".into(), entry: Entry::Zero, how: How::Derived(owner.to_string()), holder: None, function: None, in_buffer: true, via: None, file: None, site: None };
         let mut v = Val::default();
