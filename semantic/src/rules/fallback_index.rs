@@ -19,7 +19,7 @@
 //! this file is reported where it is written; one of a helper of another file (reached by path,
 //! summarised in that file's context) at the call of the helper, with a label there ([`At`]).
 
-use std::collections::{BTreeSet, HashSet};
+use std::collections::{BTreeSet, HashMap, HashSet};
 use std::ops::Range;
 use std::sync::Arc;
 
@@ -86,7 +86,7 @@ pub(super) fn check(ctx: &FnCtx, calls: &[&Expr], out: &mut Vec<Finding>) {
     if !calls.iter().any(|c| ctx.callee(c).is_some_and(|(_, f)| f.contract.writes().next().is_some())) {
         return;
     }
-    let mut a = Fallbacks { ctx, def: None, depth: 0, masked: Vec::new(), returns: BTreeSet::new(), findings: Vec::new(), seen: HashSet::new() };
+    let mut a = Fallbacks { ctx, def: None, depth: 0, masked: Vec::new(), returns: BTreeSet::new(), findings: Vec::new(), seen: HashSet::new(), closure_constants: HashMap::new() };
     let params = dataflow::param_names(ctx.sig);
     match dataflow::solve(&mut a, &params, ctx.body, State::default()) {
         Ok(()) => out.extend(a.findings),
@@ -106,6 +106,9 @@ struct Fallbacks<'c, 'a> {
     findings: Vec<Finding>,
     /// (call, fallback) pairs already reported (loops revisit their calls).
     seen: HashSet<(usize, usize, usize, usize)>,
+    /// The constant each local bound to a closure returns (`let default_block = || NULL_BLOCK;`),
+    /// for `unwrap_or_else(default_block)`.
+    closure_constants: HashMap<LocalId, Src>,
 }
 
 impl Analysis for Fallbacks<'_, '_> {
@@ -162,9 +165,34 @@ impl Analysis for Fallbacks<'_, '_> {
     fn bind(&mut self, scopes: &Scopes, state: &mut State, local: LocalId, init: Option<&Expr>) {
         let place = Place { base: Base::Local(local), fields: Vec::new() };
         state.clear_under(&place);
+        self.closure_constants.remove(&local);
         let Some(init) = init else { return };
+        if let Some(constant) = dataflow::closure_of(init).and_then(|c| self.constant(super::tail(&c.body))) {
+            self.closure_constants.insert(local, constant);
+        }
         let v = self.eval(scopes, state, init);
         self.store(scopes, state, &place, init, v);
+    }
+
+    /// `let (b, off) = table.get(i).map(|&b| (b, i % BS)).unwrap_or((0, 0));`: each name holds
+    /// its element of the fallback tuple too.
+    fn bind_parts(&mut self, _scopes: &Scopes, state: &mut State, parts: &[(LocalId, Vec<String>)], scrutinee: &Expr) {
+        let Expr::MethodCall(m) = strip(scrutinee) else { return };
+        let fallback = match (m.method.to_string().as_str(), m.args.first().map(strip)) {
+            ("unwrap_or", Some(Expr::Tuple(t))) => t,
+            ("unwrap_or_else", Some(Expr::Closure(c))) => match strip(super::tail(&c.body)) {
+                Expr::Tuple(t) => t,
+                _ => return,
+            },
+            _ => return,
+        };
+        for (local, path) in parts {
+            let [at] = &path[..] else { continue };
+            let Some(element) = at.parse::<usize>().ok().and_then(|i| fallback.elems.iter().nth(i)) else { continue };
+            if let Some(constant) = self.constant(element) {
+                state.map.entry(Place { base: Base::Local(*local), fields: Vec::new() }).or_default().0.insert(constant);
+            }
+        }
     }
 
     /// `for &b in &blocks { pool.write(b, ..) }`: each round's block is an entry of the buffer,
@@ -373,7 +401,7 @@ impl<'c, 'a> Fallbacks<'c, 'a> {
         if names.is_empty() {
             return self.eval(scopes, state, e);
         }
-        let mut inner = Fallbacks { ctx: self.ctx, def: self.def, depth: self.depth, masked: self.masked.clone(), returns: BTreeSet::new(), findings: Vec::new(), seen: HashSet::new() };
+        let mut inner = Fallbacks { ctx: self.ctx, def: self.def, depth: self.depth, masked: self.masked.clone(), returns: BTreeSet::new(), findings: Vec::new(), seen: HashSet::new(), closure_constants: self.closure_constants.clone() };
         inner.masked.extend(names);
         inner.eval(scopes, state, e)
     }
@@ -422,11 +450,14 @@ impl<'c, 'a> Fallbacks<'c, 'a> {
             "unwrap_or_else" => {
                 let mut out = self.eval(scopes, state, &m.receiver);
                 out.extend(closure.and_then(|c| self.constant(super::tail(&c.body))));
-                // `unwrap_or_else(Default::default)`, `unwrap_or_else(usize::default)`.
+                // `unwrap_or_else(Default::default)`, `unwrap_or_else(usize::default)`; a local
+                // bound to a closure (`unwrap_or_else(default_block)`).
                 if let Some(Expr::Path(p)) = m.args.first().map(strip) {
                     if p.path.segments.last().is_some_and(|s| s.ident == "default") {
                         out.insert(Src::Default { at: At::new(self.ctx.expr_range(&m.args[0])) });
                     }
+                    let bound = p.path.get_ident().and_then(|i| scopes.lookup(&i.to_string())).and_then(|id| self.closure_constants.get(&id));
+                    out.extend(bound.cloned());
                 }
                 out
             }
@@ -565,7 +596,7 @@ impl<'c, 'a> Fallbacks<'c, 'a> {
 /// What the helper `def` of `ctx`'s file returns, `depth` helpers down; its fallbacks are
 /// positions of that file.
 fn summarise<'a>(ctx: &FnCtx<'a>, def: &FnDef<'a>, depth: usize) -> Option<Arc<Summary>> {
-    let mut inner = Fallbacks { ctx, def: Some(def), depth, masked: Vec::new(), returns: BTreeSet::new(), findings: Vec::new(), seen: HashSet::new() };
+    let mut inner = Fallbacks { ctx, def: Some(def), depth, masked: Vec::new(), returns: BTreeSet::new(), findings: Vec::new(), seen: HashSet::new(), closure_constants: HashMap::new() };
     let params = dataflow::param_names(def.sig);
     dataflow::solve(&mut inner, &params, def.body, State::default()).ok()?;
     let file = || Some(InFile(ctx.file.clone()));
