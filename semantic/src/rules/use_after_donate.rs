@@ -245,8 +245,21 @@ fn rebind(scopes: &Scopes, state: &mut State, place: &Place, init: Option<&Expr>
         fact.shares.retain(|s| !s.starts_with(place));
     }
     state.map.retain(|_, f| !f.is_empty());
+    // A re-borrow made after a donation (`let this = &*self;`) names the donated parts too:
+    // `this.buf` of a donated `self.buf`.
+    if let Some(source) = init.and_then(|i| scopes.place_of(i)) {
+        let given: Vec<(Place, BTreeSet<usize>)> = state
+            .map
+            .iter()
+            .filter(|(p, f)| p.starts_with(&source) && p.fields.len() > source.fields.len() && !f.donated.is_empty())
+            .map(|(p, f)| (place.fields_then(&p.fields[source.fields.len()..]), f.donated.clone()))
+            .collect();
+        for (p, donated) in given {
+            state.map.entry(p).or_default().donated.extend(donated);
+        }
+    }
     if !shares.is_empty() {
-        state.map.insert(place.clone(), Fact { donated: BTreeSet::new(), shares });
+        state.map.entry(place.clone()).or_default().shares.extend(shares);
     }
 }
 
