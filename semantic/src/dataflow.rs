@@ -1484,9 +1484,6 @@ impl<A: Analysis> Solver<'_, A> {
         }
     }
 
-    /// The state where `cond` evaluated to `holds`: each comparison known to hold or to fail
-    /// there is told to the analysis ([`Analysis::assume`]): `a && b` holds when both do, `a ||
-    /// b` fails when both fail, `!a` flips; `if let` patterns tell nothing.
     /// An `if`'s condition evaluated: the states where it holds (its `let` pattern's bindings
     /// made, in the scope the caller pushed) and where it fails. `if let Some(p) =
     /// lookup.inspect(|_| ..)` (or `map`) matched where the closure ran and failed where it did
@@ -1513,6 +1510,9 @@ impl<A: Analysis> Solver<'_, A> {
         Ok((matched, missed))
     }
 
+    /// The state where `cond` evaluated to `holds`: each comparison known to hold or to fail
+    /// there is told to the analysis ([`Analysis::assume`]): `a && b` holds when both do, `a ||
+    /// b` fails when both fail, `!a` flips; `if let` patterns tell nothing.
     fn assumed(&mut self, cond: &Expr, holds: bool, state: Option<A::State>) -> Option<A::State> {
         let mut state = state?;
         self.assume_in(cond, holds, &mut state);

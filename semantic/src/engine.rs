@@ -512,7 +512,7 @@ impl Session {
         // The same text (a file opened, or checked again after another file's edit) declares
         // what the index holds of it already: a new index would only make every other file's
         // next check a whole one.
-        let same = old.file.text == text && old.unreadable.is_none() && self.decls.contains_key(&old.file.rel_path) == may_declare(&text);
+        let same = old.file.text == text && old.unreadable.is_none();
         let reindex = !same && (may_declare(&old.file.text) || may_declare(&text) || uses_changed);
         // What other files see of this one: its contracts and effects, its constants, its imports.
         let others_see = reindex

@@ -1251,6 +1251,50 @@ mod equivalence {
 mod fixtures {
     use super::tests::{keys, session};
 
+    /// xorshift: the same edits on every run.
+    fn xorshift(seed: u64) -> impl FnMut() -> usize {
+        let mut state = seed;
+        move || {
+            state ^= state << 13;
+            state ^= state >> 7;
+            state ^= state << 17;
+            state as usize
+        }
+    }
+
+    /// The ways a random edit changes a line.
+    #[derive(Clone, Copy)]
+    enum LineEdit {
+        BlankBefore,
+        Duplicate,
+        Delete,
+        SentinelToZero,
+        ZeroToSentinel,
+        Typed,
+        NegatedSkip,
+    }
+
+    /// `text` with one line edited at random, by one of `kinds` (deleting the only line is the last
+    /// kind instead), and the line's index.
+    fn edit_a_line(text: &str, next: &mut impl FnMut() -> usize, kinds: &[LineEdit]) -> (String, usize) {
+        let mut lines: Vec<String> = text.split('\n').map(str::to_string).collect();
+        let at = next() % lines.len();
+        let kind = match kinds[next() % kinds.len()] {
+            LineEdit::Delete if lines.len() <= 1 => kinds[kinds.len() - 1],
+            kind => kind,
+        };
+        match kind {
+            LineEdit::BlankBefore => lines.insert(at, String::new()),
+            LineEdit::Duplicate => lines.insert(at, lines[at].clone()),
+            LineEdit::Delete => _ = lines.remove(at),
+            LineEdit::SentinelToZero => lines[at] = lines[at].replacen("PAD_SLOT_ID", "0", 1),
+            LineEdit::ZeroToSentinel => lines[at] = lines[at].replacen('0', "PAD_SLOT_ID", 1),
+            LineEdit::Typed => lines[at].push_str(" // typed"),
+            LineEdit::NegatedSkip => lines[at] = lines[at].replacen("skip = ", "skip = -", 1),
+        }
+        (lines.join("\n"), at)
+    }
+
     #[test]
     fn random_edits_of_every_fixture_give_the_findings_of_a_fresh_check() {
         let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../fixtures");
@@ -1261,14 +1305,8 @@ mod fixtures {
             .filter(|p| p.extension().is_some_and(|x| x == "rs"))
             .collect();
         files.sort();
-        // xorshift: the same edits on every run.
-        let mut state: u64 = 0x9e37_79b9_7f4a_7c15;
-        let mut next = move || {
-            state ^= state << 13;
-            state ^= state >> 7;
-            state ^= state << 17;
-            state as usize
-        };
+        let mut next = xorshift(0x9e37_79b9_7f4a_7c15);
+        let kinds = [LineEdit::BlankBefore, LineEdit::Duplicate, LineEdit::Delete, LineEdit::SentinelToZero, LineEdit::ZeroToSentinel, LineEdit::Typed];
         let (mut steps, mut item_path) = (0, 0);
         for file in &files {
             // A workspace is checked as a workspace; the other folders as plain trees.
@@ -1278,17 +1316,8 @@ mod fixtures {
             let (mut live, mut fresh) = (session(&dir), session(&dir));
             live.update(&path, text.clone());
             for _ in 0..20 {
-                let mut lines: Vec<String> = text.split('\n').map(str::to_string).collect();
-                let at = next() % lines.len();
-                match next() % 6 {
-                    0 => lines.insert(at, String::new()),
-                    1 => lines.insert(at, lines[at].clone()),
-                    2 if lines.len() > 1 => _ = lines.remove(at),
-                    3 => lines[at] = lines[at].replacen("PAD_SLOT_ID", "0", 1),
-                    4 => lines[at] = lines[at].replacen('0', "PAD_SLOT_ID", 1),
-                    _ => lines[at].push_str(" // typed"),
-                }
-                text = lines.join("\n");
+                let at;
+                (text, at) = edit_a_line(&text, &mut next, &kinds);
                 let got = live.edit(&path, text.clone());
                 assert_eq!(keys(&got.findings), keys(&fresh.update(&path, text.clone())), "{} after an edit of line {}:\n{text}", path.display(), at + 1);
                 steps += 1;
@@ -1315,13 +1344,8 @@ mod fixtures {
             let text = std::fs::read_to_string(&p).unwrap();
             (p, text)
         }).collect();
-        let mut state: u64 = 0x2545_f491_4f6c_dd1d;
-        let mut next = move || {
-            state ^= state << 13;
-            state ^= state >> 7;
-            state ^= state << 17;
-            state as usize
-        };
+        let mut next = xorshift(0x2545_f491_4f6c_dd1d);
+        let kinds = [LineEdit::BlankBefore, LineEdit::Duplicate, LineEdit::Delete, LineEdit::SentinelToZero, LineEdit::NegatedSkip];
         let (mut live, mut oracle) = (session(&root), session(&root));
         for (p, text) in &callers {
             live.update(p, text.clone());
@@ -1332,16 +1356,8 @@ mod fixtures {
             live.update(kernel, text.clone());
             oracle.update(kernel, text.clone());
             for _ in 0..6 {
-                let mut lines: Vec<String> = text.split('\n').map(str::to_string).collect();
-                let at = next() % lines.len();
-                match next() % 5 {
-                    0 => lines.insert(at, String::new()),
-                    1 => lines.insert(at, lines[at].clone()),
-                    2 if lines.len() > 1 => _ = lines.remove(at),
-                    3 => lines[at] = lines[at].replacen("PAD_SLOT_ID", "0", 1),
-                    _ => lines[at] = lines[at].replacen("skip = ", "skip = -", 1),
-                }
-                text = lines.join("\n");
+                let at;
+                (text, at) = edit_a_line(&text, &mut next, &kinds);
                 let got = live.edit(kernel, text.clone());
                 assert_eq!(keys(&got.findings), keys(&oracle.update(kernel, text.clone())), "{} after an edit of line {}:\n{text}", kernel.display(), at + 1);
                 edits += 1;

@@ -247,6 +247,15 @@ pub fn exprs_in(e: &Expr) -> Vec<&Expr> {
     v.0
 }
 
+/// Every expression in a block's statements (not in the items declared there).
+pub fn exprs_in_block(b: &syn::Block) -> Vec<&Expr> {
+    let mut v = AllExprs(Vec::new());
+    for stmt in &b.stmts {
+        v.visit_stmt(stmt);
+    }
+    v.0
+}
+
 struct AllExprs<'ast>(Vec<&'ast Expr>);
 
 impl<'ast> Visit<'ast> for AllExprs<'ast> {
@@ -390,13 +399,7 @@ pub fn deferred_body(e: &Expr) -> Option<(Vec<&Expr>, std::collections::HashSet<
         Expr::Async(a) => {
             let mut bound = Bound(Default::default());
             bound.visit_block(&a.block);
-            let mut all = Vec::new();
-            for stmt in &a.block.stmts {
-                let mut v = AllExprs(Vec::new());
-                v.visit_stmt(stmt);
-                all.extend(v.0);
-            }
-            Some((all, bound.0))
+            Some((exprs_in_block(&a.block), bound.0))
         }
         _ => None,
     }

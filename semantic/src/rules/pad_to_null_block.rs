@@ -629,7 +629,7 @@ impl<'c, 'a> Pad<'c, 'a> {
             let Expr::Field(per_item) = strip(end) else { continue };
             let (Some(0), true, syn::Member::Named(field)) = (crate::index::int_value(start), item.ident == crate::rules::expr_text(&per_item.base), &per_item.member) else { continue };
             // The counter steps by one, once per round: no branch leaves a round early.
-            if crate::rules::exprs_in(&Expr::Block(syn::ExprBlock { attrs: Vec::new(), label: None, block: inner.body.clone() })).iter().any(|e| matches!(e, Expr::Continue(_) | Expr::Break(_) | Expr::Return(_) | Expr::Try(_))) {
+            if crate::rules::exprs_in_block(&inner.body).iter().any(|e| matches!(e, Expr::Continue(_) | Expr::Break(_) | Expr::Return(_) | Expr::Try(_))) {
                 continue;
             }
             let counters: Vec<String> = inner.body.stmts.iter().filter_map(|s| match s {

@@ -233,10 +233,11 @@ fn local(id: LocalId) -> Place {
 /// `place` holds a new value (`init`, when it is an expression): nothing of it is donated any
 /// more, and it shares the storage of `init` when that is a place (a copy, a reference).
 fn rebind(scopes: &Scopes, state: &mut State, place: &Place, init: Option<&Expr>) {
+    let source = init.and_then(|i| scopes.place_of(i));
     let mut shares = BTreeSet::new();
-    if let Some(source) = init.and_then(|i| scopes.place_of(i)) {
-        shares.extend(state.map.get(&source).map(|f| f.shares.clone()).unwrap_or_default());
-        shares.insert(source);
+    if let Some(source) = &source {
+        shares.extend(state.map.get(source).map(|f| f.shares.clone()).unwrap_or_default());
+        shares.insert(source.clone());
     }
     shares.retain(|s| !s.starts_with(place));
     state.clear_under(place);
@@ -247,7 +248,7 @@ fn rebind(scopes: &Scopes, state: &mut State, place: &Place, init: Option<&Expr>
     state.map.retain(|_, f| !f.is_empty());
     // A re-borrow made after a donation (`let this = &*self;`) names the donated parts too:
     // `this.buf` of a donated `self.buf`.
-    if let Some(source) = init.and_then(|i| scopes.place_of(i)) {
+    if let Some(source) = source {
         let given: Vec<(Place, BTreeSet<usize>)> = state
             .map
             .iter()
