@@ -1144,7 +1144,7 @@ impl<A: Analysis> Solver<'_, A> {
     fn transfer(&mut self, e: &Expr, state: Option<A::State>) -> Option<A::State> {
         let changed = match e {
             Expr::Assign(a) => Some(&*a.left),
-            Expr::Binary(b) if is_compound_assign(&b.op) => Some(&*b.left),
+            Expr::Binary(b) if is_compound(&b.op) => Some(&*b.left),
             Expr::Reference(r) if r.mutability.is_some() => Some(&*r.expr),
             _ => None,
         };
@@ -1795,7 +1795,8 @@ pub fn is_condition(e: &Expr) -> bool {
     }
 }
 
-fn is_compound_assign(op: &syn::BinOp) -> bool {
+/// `+=`, `-=`, `*=`, ...: an operator that assigns.
+pub(crate) fn is_compound(op: &syn::BinOp) -> bool {
     use syn::BinOp::*;
     matches!(op, AddAssign(_) | SubAssign(_) | MulAssign(_) | DivAssign(_) | RemAssign(_) | BitXorAssign(_) | BitAndAssign(_) | BitOrAssign(_) | ShlAssign(_) | ShrAssign(_))
 }

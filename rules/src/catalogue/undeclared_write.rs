@@ -5,7 +5,8 @@ declare_rule! {
     /// fields), calls a mutating method on it, passes it `&mut` on, swaps or takes it
     /// (`mem::swap`, `mem::take`, `mem::replace`), or hands it to a contracted writer or a helper
     /// that writes it. The parameters that can be written are `&mut` ones, `Option<&mut T>`
-    /// ones, those behind a `Mutex`, `RwLock` or `RefCell`, and `&mut self` where the write set
+    /// ones, those behind a `Mutex`, `RwLock` or `RefCell` (through the guard of `lock()`,
+    /// `write()`, `borrow_mut()` or their `try_` forms, also taken in an `if let Ok(g) = ..`), and `&mut self` where the write set
     /// names a field of `self`. The write set is a set of places: `writes(kv.key_cache[slots])`
     /// declares `kv.key_cache`, so a write to `kv.value_cache` (or `self.value_cache` in a method
     /// that declares `self.key_cache`) is outside it.
@@ -14,6 +15,10 @@ declare_rule! {
     /// A declared write set is a frame condition: callers rely on everything else being untouched
     /// (another request's blocks, a shared prefix). A write outside it is either a bug or a contract
     /// that no longer says what the function does.
+    ///
+    /// An `iter_mut()` whose items the loop or the `for_each` only reads (`for x in
+    /// v.iter_mut() { total += *x; }`) writes nothing; one whose items are assigned, handed to a
+    /// call or a method, borrowed mutably or bound again is a write.
     ///
     /// ## Example
     /// ```rust,ignore

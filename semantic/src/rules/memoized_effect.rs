@@ -257,8 +257,7 @@ fn is_wrapper(func: &Expr) -> bool {
 /// are `memo` (the double-checked shared cache).
 fn through_guards(e: &Expr) -> &Expr {
     match strip(e) {
-        Expr::MethodCall(m) if m.args.is_empty() && ["read", "write", "lock", "unwrap", "expect", "borrow", "borrow_mut"].contains(&m.method.to_string().as_str()) => through_guards(&m.receiver),
-        Expr::MethodCall(m) if m.method == "expect" && m.args.len() == 1 => through_guards(&m.receiver),
+        Expr::MethodCall(m) if super::takes_guard(m) || super::UNWRAPS.contains(&m.method.to_string().as_str()) => through_guards(&m.receiver),
         Expr::Try(t) => through_guards(&t.expr),
         other => other,
     }

@@ -469,6 +469,24 @@ impl Aliases {
     }
 }
 
+/// Methods that take the guard of a lock or a cell (std's `Mutex`, `RwLock` and `RefCell`,
+/// tokio's `blocking_` forms, the `try_` forms), through which its content is reached: what is
+/// done through the guard is done to the content. Called without arguments (`write(buf)` is
+/// `io::Write`'s).
+pub(crate) const GUARDS: &[&str] = &["lock", "try_lock", "blocking_lock", "read", "try_read", "blocking_read", "write", "try_write", "blocking_write", "borrow", "try_borrow", "borrow_mut", "try_borrow_mut"];
+
+/// Of [`GUARDS`], those whose guard may write the content.
+pub(crate) const WRITE_GUARDS: &[&str] = &["lock", "try_lock", "blocking_lock", "write", "try_write", "blocking_write", "borrow_mut", "try_borrow_mut"];
+
+/// Methods that take the value out of the `Result` or `Option` a guard comes in (a poisoned
+/// lock recovered with `unwrap_or_else(PoisonError::into_inner)` too).
+pub(crate) const UNWRAPS: &[&str] = &["unwrap", "expect", "unwrap_or_else"];
+
+/// Whether `m` takes a guard of its receiver ([`GUARDS`]).
+pub(crate) fn takes_guard(m: &syn::ExprMethodCall) -> bool {
+    m.args.is_empty() && GUARDS.contains(&m.method.to_string().as_str())
+}
+
 /// What a lock's guard guards: `m` of `m.lock().unwrap()`, `m.write().await`, `m.borrow_mut()`
 /// (else the expression itself).
 fn guarded(e: &Expr) -> &Expr {
@@ -476,11 +494,11 @@ fn guarded(e: &Expr) -> &Expr {
     let mut locked = false;
     loop {
         let next = match inner {
-            Expr::MethodCall(m) if ["lock", "read", "write", "borrow", "borrow_mut", "try_lock", "blocking_lock"].contains(&m.method.to_string().as_str()) && m.args.is_empty() => {
+            Expr::MethodCall(m) if takes_guard(m) => {
                 locked = true;
                 &m.receiver
             }
-            Expr::MethodCall(m) if ["unwrap", "expect", "unwrap_or_else"].contains(&m.method.to_string().as_str()) => &m.receiver,
+            Expr::MethodCall(m) if UNWRAPS.contains(&m.method.to_string().as_str()) => &m.receiver,
             Expr::Await(a) => &a.base,
             Expr::Try(t) => &t.expr,
             _ => break,

@@ -765,7 +765,7 @@ impl Analysis for Pad<'_, '_> {
                 self.assign(scopes, state, &a.left, &a.right, self.pos(e));
             }
             // `i += 1` keeps a counter one; any other change of it does not.
-            Expr::Binary(b) if super::writes::is_compound(&b.op) && !steps_by_one(b) => self.forget_counter(scopes, &b.left),
+            Expr::Binary(b) if crate::dataflow::is_compound(&b.op) && !steps_by_one(b) => self.forget_counter(scopes, &b.left),
             Expr::Struct(s) => {
                 let Some(ty) = self.literal_type(s) else { return };
                 if self.def.is_some() {

@@ -51,9 +51,9 @@ const SEARCHES: &[&str] = &["find", "find_map", "position", "rposition", "any"];
 /// vector built up piece by piece (and every `write_*` of `std::hash::Hasher`).
 const FEEDING: &[&str] = &["write", "update", "chain_update", "push", "push_str", "extend", "extend_from_slice", "append"];
 
-/// Calls that give access to the same map: lock and borrow guards (a poisoned lock recovered
-/// with `unwrap_or_else(PoisonError::into_inner)` too).
-const GUARDS: &[&str] = &["lock", "read", "write", "borrow", "borrow_mut", "unwrap", "expect", "as_mut", "as_ref", "deref", "deref_mut", "get_or_init", "force", "unwrap_or_else"];
+/// Calls besides lock and borrow guards ([`super::GUARDS`], [`super::UNWRAPS`]) that give access
+/// to the same map: views of it, and a lazily built one.
+const VIEWS: &[&str] = &["as_mut", "as_ref", "deref", "deref_mut", "get_or_init", "force"];
 
 /// The places a value is built from on every path (`None`: no path has been seen yet, the
 /// top of the lattice).
@@ -580,7 +580,7 @@ impl<'c, 'a> Keys<'c, 'a> {
     /// bound to one.
     fn caches_of(&self, scopes: &Scopes, state: &State, e: &Expr) -> BTreeSet<Place> {
         match strip(e) {
-            Expr::MethodCall(m) if m.args.len() <= 1 && GUARDS.contains(&m.method.to_string().as_str()) => self.caches_of(scopes, state, &m.receiver),
+            Expr::MethodCall(m) if super::takes_guard(m) || (m.args.len() <= 1 && { let name = m.method.to_string(); super::UNWRAPS.contains(&name.as_str()) || VIEWS.contains(&name.as_str()) }) => self.caches_of(scopes, state, &m.receiver),
             Expr::Try(t) => self.caches_of(scopes, state, &t.expr),
             // `self.kv.read().await`: tokio's locks are awaited.
             Expr::Await(a) => self.caches_of(scopes, state, &a.base),

@@ -256,7 +256,7 @@ impl<'c, 'a> Tracker<'c, 'a> {
                     || (name == "find" && matches!(strip(&m.receiver), Expr::MethodCall(it) if ["iter", "iter_mut"].contains(&it.method.to_string().as_str()) && self.is_cache(scopes, &it.receiver)))
                     // `.cloned()`/`.clone()` of an `Arc` entry is the same entry, and its lock
                     // guard holds it.
-                    || (["unwrap", "expect", "ok_or", "ok_or_else", "as_mut", "as_ref", "clone", "cloned", "lock", "read", "write", "borrow", "borrow_mut"].contains(&name.as_str())
+                    || ((["unwrap", "expect", "ok_or", "ok_or_else", "as_mut", "as_ref", "clone", "cloned"].contains(&name.as_str()) || super::takes_guard(m))
                         && self.is_lookup_in(scopes, &m.receiver, helpers))
                     || (helpers && matches!(strip(&m.receiver), Expr::Path(p) if p.path.is_ident("self")) && self.looks_up(scopes, call))
             }
@@ -282,7 +282,7 @@ impl<'c, 'a> Tracker<'c, 'a> {
         // The entry behind its lock guard: `let mut g = g.lock().unwrap();`.
         let mut guarded = strip(e);
         while let Expr::MethodCall(m) = guarded {
-            if !["lock", "read", "write", "borrow", "borrow_mut", "unwrap", "expect"].contains(&m.method.to_string().as_str()) {
+            if !(super::takes_guard(m) || super::UNWRAPS.contains(&m.method.to_string().as_str())) {
                 break;
             }
             guarded = strip(&m.receiver);

@@ -53,7 +53,7 @@ use syn::visit::Visit;
 use syn::Expr;
 
 use crate::analysis::{call_args, FnCtx, FnDef};
-use crate::dataflow::{self, Analysis, Base, LocalId, MaySet, Place, PlaceMap, Scopes};
+use crate::dataflow::{self, is_compound, Analysis, Base, LocalId, MaySet, Place, PlaceMap, Scopes};
 use crate::index::ContractedFn;
 
 /// Methods that write through their receiver.
@@ -375,14 +375,16 @@ impl Analysis for Writes<'_, '_> {
     }
 
     /// `if let Some(s) = scratch` of a `scratch: Option<&mut [T]>` (`scratch.as_deref_mut()`
-    /// too): `s` is the storage the parameter refers to.
+    /// too): `s` is the storage the parameter refers to. `if let Ok(mut g) = pool.try_lock()`:
+    /// `g` is the guard, the content of `pool`.
     fn bind_from(&mut self, scopes: &Scopes, state: &mut State, locals: &[LocalId], scrutinee: &Expr) {
         let [local] = locals else { return };
+        let guard = matches!(strip_parens(scrutinee), Expr::MethodCall(m) if m.args.is_empty() && super::WRITE_GUARDS.contains(&m.method.to_string().as_str()));
         let targets: BTreeSet<Target> = self
             .designated(scopes, state, scrutinee, false)
             .0
             .into_iter()
-            .filter(|t| t.place.fields.is_empty() && matches!(t.place.base, Base::Local(id) if self.param_type(id).is_some_and(|ty| optional_mut_ref(ty).is_some())))
+            .filter(|t| guard || (t.place.fields.is_empty() && matches!(t.place.base, Base::Local(id) if self.param_type(id).is_some_and(|ty| optional_mut_ref(ty).is_some()))))
             .collect();
         if !targets.is_empty() {
             state.map.insert(Place { base: Base::Local(*local), fields: Vec::new() }, MaySet(targets));
@@ -409,8 +411,9 @@ fn strip_parens(e: &Expr) -> &Expr {
     }
 }
 
-/// Methods that give access to the storage of their receiver.
-const VIEWS: &[&str] = &["as_mut_slice", "as_mut", "as_deref_mut", "as_slice", "as_ref", "deref_mut", "borrow_mut", "lock", "write", "unwrap", "expect", "get_mut_slice"];
+/// Methods that give access to the storage of their receiver (besides the guards that may write
+/// it, [`super::WRITE_GUARDS`]).
+const VIEWS: &[&str] = &["as_mut_slice", "as_mut", "as_deref_mut", "as_slice", "as_ref", "deref_mut", "unwrap", "expect", "get_mut_slice"];
 
 /// Adapters of an iterator that keep its positions (`enumerate` numbers them, `rev` reorders).
 const SAME_POSITIONS: &[&str] = &["enumerate", "rev", "zip", "inspect", "by_ref"];
@@ -509,7 +512,7 @@ impl<'c, 'a> Writes<'c, 'a> {
                 out.extend(inner.into_iter().filter(|t| t.element));
                 return;
             }
-            Expr::MethodCall(m) if m.args.len() <= 1 && VIEWS.contains(&m.method.to_string().as_str()) => {
+            Expr::MethodCall(m) if (m.args.is_empty() && super::WRITE_GUARDS.contains(&m.method.to_string().as_str())) || (m.args.len() <= 1 && VIEWS.contains(&m.method.to_string().as_str())) => {
                 return tail(&m.receiver, true, out);
             }
             _ => {}
@@ -824,7 +827,7 @@ impl<'c, 'a> Writes<'c, 'a> {
         // A `chunks_mut(n)` hands out every part, from position 0, whatever `n` is (narrowed by
         // its chain as `iter_mut()` is); `split_at_mut(k)` hands out two, bound where they are
         // taken apart (`bind_parts`).
-        let guard = method == "write" && m.args.is_empty();
+        let guard = m.args.is_empty() && super::WRITE_GUARDS.contains(&method.as_str());
         let parts = ["chunks_mut", "chunks_exact_mut"].contains(&method.as_str());
         if guard || method == "split_at_mut" || self.viewed.contains(&(m as *const _)) || (!parts && !MUTATING_METHODS.contains(&method.as_str())) {
             return;
@@ -1006,8 +1009,22 @@ fn narrowed_iter_muts(ctx: &FnCtx, body: &syn::Block, out: &mut Vec<(*const syn:
             _ => None,
         }
     }
+    impl Chains<'_, '_, '_> {
+        /// An `iter_mut()` whose items the code that takes them only reads (`for x in
+        /// v.iter_mut() { total += *x; }`: a habit, not a write) writes no position.
+        fn read_only(&mut self, iterated: &Expr, pat: &syn::Pat, body: &Expr) {
+            if let Some(m) = iter_mut_of_items(iterated, pat, body) {
+                let ptr = m as *const _;
+                if !self.out.iter().any(|(p, ..)| *p == ptr) {
+                    self.out.push((ptr, Vec::new(), "iter_mut()".to_string()));
+                }
+            }
+        }
+    }
     impl<'ast> Visit<'ast> for Chains<'_, '_, '_> {
         fn visit_expr_for_loop(&mut self, f: &'ast syn::ExprForLoop) {
+            let body = Expr::Block(syn::ExprBlock { attrs: Vec::new(), label: None, block: f.body.clone() });
+            self.read_only(&f.expr, &f.pat, &body);
             if let Some(kept) = index_name(&f.pat).and_then(|i| self.kept_by_body(&f.body.stmts, &i)) {
                 self.kept_positions(&f.expr, kept, "");
             }
@@ -1015,6 +1032,13 @@ fn narrowed_iter_muts(ctx: &FnCtx, body: &syn::Block, out: &mut Vec<(*const syn:
         }
         fn visit_expr_method_call(&mut self, m: &'ast syn::ExprMethodCall) {
             let method = m.method.to_string();
+            if method == "for_each" {
+                if let Some(Expr::Closure(c)) = m.args.first().map(strip_parens) {
+                    if let [pat] = c.inputs.iter().collect::<Vec<_>>().as_slice() {
+                        self.read_only(&m.receiver, pat, &c.body);
+                    }
+                }
+            }
             if method == "filter" || method == "for_each" {
                 if let Some(Expr::Closure(c)) = m.args.first().map(strip_parens) {
                     let index = c.inputs.first().and_then(index_name);
@@ -1060,6 +1084,128 @@ fn narrowed_iter_muts(ctx: &FnCtx, body: &syn::Block, out: &mut Vec<(*const syn:
         fn visit_item(&mut self, _: &'ast syn::Item) {}
     }
     Chains { ctx, out }.visit_block(body);
+}
+
+/// The `iter_mut()` call of `iterated` (through adapters that keep its items: `skip`, `take`,
+/// `rev`, `enumerate`, `zip` on its side, ...) when `pat` binds its items to names that `body`
+/// only reads.
+fn iter_mut_of_items<'e>(iterated: &'e Expr, pat: &syn::Pat, body: &Expr) -> Option<&'e syn::ExprMethodCall> {
+    /// Where the item sits in what the chain yields.
+    enum Shape {
+        Item,
+        /// Element `.1` of a tuple (`enumerate`), or `.0` (`zip`), of the shape inside.
+        Elem(usize, Box<Shape>),
+    }
+    let mut shape = Shape::Item;
+    let mut e = strip_parens(iterated);
+    let iter_mut = loop {
+        let Expr::MethodCall(m) = e else { return None };
+        match m.method.to_string().as_str() {
+            "iter_mut" if m.args.is_empty() => break m,
+            "enumerate" => shape = Shape::Elem(1, Box::new(shape)),
+            "zip" => shape = Shape::Elem(0, Box::new(shape)),
+            "skip" | "take" | "rev" | "step_by" | "by_ref" => {}
+            _ => return None,
+        }
+        e = strip_parens(&m.receiver);
+    };
+    // The names of the pattern that take the item (a `&mut x` pattern copies it: read-only).
+    fn item_names(pat: &syn::Pat, shape: &Shape, out: &mut Vec<String>) -> bool {
+        match (pat, shape) {
+            (syn::Pat::Wild(_), _) => true,
+            (syn::Pat::Reference(r), Shape::Item) => matches!(&*r.pat, syn::Pat::Ident(i) if i.by_ref.is_none() && i.subpat.is_none()) || matches!(&*r.pat, syn::Pat::Wild(_)),
+            (syn::Pat::Ident(i), Shape::Item) if i.by_ref.is_none() && i.subpat.is_none() => {
+                out.push(i.ident.to_string());
+                true
+            }
+            (syn::Pat::Tuple(t), Shape::Elem(k, inner)) if t.elems.len() == 2 => item_names(&t.elems[*k], inner, out),
+            (syn::Pat::Paren(p), _) => item_names(&p.pat, shape, out),
+            _ => false,
+        }
+    }
+    let mut names = Vec::new();
+    if !item_names(pat, &shape, &mut names) {
+        return None;
+    }
+    names.iter().all(|n| only_read_through(n, body)).then_some(iter_mut)
+}
+
+/// Whether every use of the `&mut` binding `name` in `body` reads what it refers to: `*x` or
+/// `x.field` as a value, a format argument; never assigned through, borrowed mutably, handed
+/// to a call or a method, or bound again (a shadowing binding makes the answer no).
+fn only_read_through(name: &str, body: &Expr) -> bool {
+    struct Reads<'n> {
+        name: &'n str,
+        ok: bool,
+    }
+    impl Reads<'_> {
+        fn is_name(&self, e: &Expr) -> bool {
+            matches!(strip_parens(e), Expr::Path(p) if p.qself.is_none() && p.path.is_ident(self.name))
+        }
+        /// `x`, `*x`, `x.a.b`, `(*x).a`, `x[i]`: a place rooted at the binding.
+        fn rooted(&self, e: &Expr) -> bool {
+            match strip_parens(e) {
+                Expr::Unary(u) if matches!(u.op, syn::UnOp::Deref(_)) => self.rooted(&u.expr),
+                Expr::Field(f) => self.rooted(&f.base),
+                Expr::Index(i) => self.rooted(&i.expr),
+                other => self.is_name(other),
+            }
+        }
+        fn mentions(&self, tokens: &proc_macro2::TokenStream) -> bool {
+            tokens.clone().into_iter().any(|t| match t {
+                proc_macro2::TokenTree::Ident(i) => i == self.name,
+                proc_macro2::TokenTree::Group(g) => self.mentions(&g.stream()),
+                _ => false,
+            })
+        }
+    }
+    impl<'ast> Visit<'ast> for Reads<'_> {
+        fn visit_expr(&mut self, e: &'ast Expr) {
+            if !self.ok {
+                return;
+            }
+            match e {
+                Expr::Assign(a) if self.rooted(&a.left) => self.ok = false,
+                Expr::Binary(b) if is_compound(&b.op) && self.rooted(&b.left) => self.ok = false,
+                Expr::Reference(r) if r.mutability.is_some() && self.rooted(&r.expr) => self.ok = false,
+                Expr::MethodCall(m) if self.rooted(&m.receiver) => self.ok = false,
+                // `*x` and `x.field` read a value where they stand.
+                Expr::Unary(u) if matches!(u.op, syn::UnOp::Deref(_)) && self.is_name(&u.expr) => {}
+                Expr::Field(f) if self.is_name(&f.base) => {}
+                // The binding itself, anywhere else: handed on (to a call, a local), it may be
+                // written there.
+                other if self.is_name(other) => self.ok = false,
+                Expr::Macro(m) => self.visit_macro(&m.mac),
+                other => syn::visit::visit_expr(self, other),
+            }
+        }
+        fn visit_macro(&mut self, m: &'ast syn::Macro) {
+            if !self.mentions(&m.tokens) {
+                return;
+            }
+            // A format-like macro reads its arguments (it takes references to them); `write!`
+            // writes its first, and any other macro may do anything.
+            let name = m.path.segments.last().map(|s| s.ident.to_string()).unwrap_or_default();
+            let reads = ["println", "print", "eprintln", "eprint", "format", "assert", "assert_eq", "assert_ne", "debug_assert", "debug_assert_eq", "debug_assert_ne", "trace", "debug", "info", "warn", "error"].contains(&name.as_str());
+            match (reads, m.parse_body_with(syn::punctuated::Punctuated::<Expr, syn::Token![,]>::parse_terminated)) {
+                (true, Ok(args)) => args.iter().for_each(|a| match strip_parens(a) {
+                    a if self.is_name(a) => {}
+                    a => self.visit_expr(a),
+                }),
+                _ => self.ok = false,
+            }
+        }
+        fn visit_pat_ident(&mut self, p: &'ast syn::PatIdent) {
+            if p.ident == self.name {
+                self.ok = false;
+            }
+            syn::visit::visit_pat_ident(self, p);
+        }
+        fn visit_item(&mut self, _: &'ast syn::Item) {}
+    }
+    let mut v = Reads { name, ok: true };
+    v.visit_expr(body);
+    v.ok
 }
 
 /// The view calls of a body (`as_mut_slice()`, `as_mut()`) whose storage an enclosing
@@ -1186,10 +1332,4 @@ fn narrow(window: Option<Positions>, range: Positions) -> Option<Positions> {
     let start = lo.saturating_add(range.0);
     let end = if range.1 == i128::MAX { hi } else { lo.saturating_add(range.1).min(hi) };
     Some((start, end))
-}
-
-/// `+=`, `-=`, `*=`, ...: an operator that assigns.
-pub(super) fn is_compound(op: &syn::BinOp) -> bool {
-    use syn::BinOp::*;
-    matches!(op, AddAssign(_) | SubAssign(_) | MulAssign(_) | DivAssign(_) | RemAssign(_) | BitXorAssign(_) | BitAndAssign(_) | BitOrAssign(_) | ShlAssign(_) | ShrAssign(_))
 }
