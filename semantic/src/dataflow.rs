@@ -56,6 +56,9 @@ use crate::source::expr_span;
 pub const MAX_STEPS: usize = 200_000;
 /// A loop's body runs at most this many times before its state is taken as the fixpoint.
 const MAX_LOOP_ROUNDS: usize = 16;
+/// The most items of an array literal a `for` walks one by one ([`Solver::unrolled`]); a
+/// longer one is a loop.
+const MAX_UNROLLED: usize = 8;
 
 /// The solver gave up on a function (see [`MAX_STEPS`]).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -1217,7 +1220,9 @@ impl<A: Analysis> Solver<'_, A> {
             Expr::ForLoop(f) => {
                 let state = self.expr(&f.expr, state)?;
                 let label = f.label.as_ref().map(|l| l.name.ident.to_string());
-                let mut out = self.looped(label, state, false, |s, st| {
+                let mut out = match strip_parens(&f.expr) {
+                    Expr::Array(items) if items.elems.len() <= MAX_UNROLLED => self.unrolled(f, label, items, state)?,
+                    _ => self.looped(label, state, false, |s, st| {
                     s.scopes.push();
                     let mut st = st;
                     let locals = s.bind_pattern(&f.pat, None, None, &mut st);
@@ -1227,7 +1232,8 @@ impl<A: Analysis> Solver<'_, A> {
                     let r = s.block(&f.body, st);
                     s.scopes.pop();
                     r
-                })?;
+                    })?,
+                };
                 if let Some(st) = out.as_mut() {
                     self.analysis.after_for(&self.scopes, st, f);
                 }
@@ -1705,6 +1711,28 @@ impl<A: Analysis> Solver<'_, A> {
         Ok(if only_break_exits { breaks } else { join(head, breaks) })
     }
 
+    /// `for v in [&mut *tokens, &mut *positions, &mut *slots] { .. }`: the body once for each
+    /// item, in order, its pattern bound to the item as a `let` binds it (`v` is `slots` in the
+    /// last round, whatever the others did); `continue` goes on to the next item, `break` leaves.
+    fn unrolled(&mut self, f: &syn::ExprForLoop, label: Option<String>, items: &syn::ExprArray, mut state: Option<A::State>) -> Flow<A::State> {
+        let mut breaks = None;
+        // Each round walks the same syntax: its bindings get the same ids.
+        let bound_before = self.scopes.names.len();
+        for item in &items.elems {
+            self.scopes.names.truncate(bound_before);
+            self.loops.push(LoopFrame { label: label.clone(), is_block: false, breaks: None, continues: None });
+            self.scopes.push();
+            let mut st = state;
+            self.bind_pattern(&f.pat, Some(item), None, &mut st);
+            let out = self.block(&f.body, st);
+            self.scopes.pop();
+            let frame = self.loops.pop().expect("the frame pushed above");
+            breaks = join(breaks, frame.breaks);
+            state = join(out?, frame.continues);
+        }
+        Ok(join(state, breaks))
+    }
+
     fn loop_frame(&mut self, label: Option<&str>) -> Option<&mut LoopFrame<A::State>> {
         match label {
             None => self.loops.iter_mut().rev().find(|f| !f.is_block),
@@ -1983,7 +2011,9 @@ mod tests {
             match e {
                 Expr::Assign(a) => {
                     if let Some(p) = scopes.place_of(&a.left) {
-                        state.map.insert(p, Vals(lit(&a.right).into_iter().collect()));
+                        // A local read is copied (`x = i;`).
+                        let copied = scopes.place_of(&a.right).and_then(|r| state.map.get(&r).cloned());
+                        state.map.insert(p, copied.unwrap_or_else(|| Vals(lit(&a.right).into_iter().collect())));
                     }
                 }
                 Expr::Call(c) if matches!(&*c.func, Expr::Path(p) if p.path.is_ident("probe")) => {
@@ -2100,6 +2130,19 @@ mod tests {
         assert_eq!(at_probe(&a, 0), vec![4]);
         let a = run("{ let mut x = 1; while { x = 2; c } { x = 3; } probe(); }");
         assert_eq!(at_probe(&a, 0), vec![2], "a `while` leaves after its condition ran");
+    }
+
+    #[test]
+    fn a_loop_over_an_array_literal_runs_its_body_for_each_item_in_order() {
+        // local 0: x; 1: the loop's `i`, bound to each item.
+        let a = run("{ let mut x = 1; for i in [2, 3] { x = i; } probe(); }");
+        assert_eq!(at_probe(&a, 0), vec![3], "the last item, on the one path: the body ran for every item");
+        let a = run("{ let mut x = 1; for i in [2, 3] { if c { continue; } x = i; } probe(); }");
+        assert_eq!(at_probe(&a, 0), vec![1, 2, 3], "a `continue` goes on to the next item");
+        let a = run("{ let mut x = 1; for i in [2, 3] { x = i; if c { break; } } probe(); }");
+        assert_eq!(at_probe(&a, 0), vec![2, 3], "a `break` leaves after the first item");
+        let a = run("{ let mut x = 1; for i in [2, 3, 4, 5, 6, 7, 8, 9, 10] { x = i; } probe(); }");
+        assert_eq!(at_probe(&a, 0), vec![1], "a long array is a loop: its items are not known one by one");
     }
 
     #[test]
