@@ -243,6 +243,11 @@ pub trait Analysis {
     /// path (a slice element) are left out.
     fn bind_parts(&mut self, _scopes: &Scopes, _state: &mut Self::State, _parts: &[(LocalId, Vec<String>)], _scrutinee: &Expr) {}
 
+    /// The positions each local of a slice pattern took (`if let [null, rest @ ..] = pool`:
+    /// `null` the element at 0, `rest` the positions from 1 on); locals after a `..` (counted
+    /// from the end) are left out.
+    fn bind_slice(&mut self, _scopes: &Scopes, _state: &mut Self::State, _parts: &[(LocalId, SlicePart)], _scrutinee: &Expr) {}
+
     /// The one local of a variant pattern (`Entry::Vacant(v)`, `Some(x)`) takes the variant's
     /// content from `scrutinee`: `variant` is its last name (`Vacant`).
     fn bind_variant(&mut self, _scopes: &Scopes, _state: &mut Self::State, _local: LocalId, _variant: &syn::Ident, _scrutinee: &Expr) {}
@@ -643,6 +648,44 @@ fn variant_of(pat: &Pat) -> Option<&syn::Ident> {
 
 /// The part of the matched value each name of `pat` binds, in the order `collect_bindings`
 /// binds them (see [`Analysis::bind_parts`]); `None` for a part no field path names.
+/// What a local of a slice pattern takes of the slice ([`Analysis::bind_slice`]).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum SlicePart {
+    /// The element at this position.
+    Element(usize),
+    /// The positions from this one on (`rest @ ..`).
+    From(usize),
+}
+
+/// For each local a pattern binds, in order, the part of the slice it takes, where the pattern
+/// is a slice pattern of names (`[null, rest @ ..]`, `&mut [a, b, ..]`); empty otherwise.
+fn slice_parts(pat: &Pat) -> Vec<Option<SlicePart>> {
+    let elems = match pat {
+        Pat::Reference(r) => return slice_parts(&r.pat),
+        Pat::Paren(p) => return slice_parts(&p.pat),
+        Pat::Slice(s) => &s.elems,
+        _ => return Vec::new(),
+    };
+    let mut out = Vec::new();
+    let mut past_rest = false;
+    for (k, p) in elems.iter().enumerate() {
+        match p {
+            Pat::Ident(i) if i.by_ref.is_none() => match &i.subpat {
+                None => out.push((!past_rest).then_some(SlicePart::Element(k))),
+                Some((_, sub)) if matches!(**sub, Pat::Rest(_)) => {
+                    out.push(Some(SlicePart::From(k)));
+                    past_rest = true;
+                }
+                Some(_) => return Vec::new(),
+            },
+            Pat::Rest(_) => past_rest = true,
+            Pat::Wild(_) => {}
+            _ => return Vec::new(),
+        }
+    }
+    out
+}
+
 fn pattern_parts(pat: &Pat, at: &mut Vec<String>, out: &mut Vec<Option<Vec<String>>>) {
     match pat {
         Pat::Ident(p) => {
@@ -1089,6 +1132,10 @@ impl<A: Analysis> Solver<'_, A> {
                 if paths.len() == ids.len() {
                     let parts: Vec<(LocalId, Vec<String>)> = ids.iter().zip(paths).filter_map(|(id, p)| Some((*id, p?))).collect();
                     self.analysis.bind_parts(&self.scopes, s, &parts, scrutinee);
+                }
+                let slice: Vec<(LocalId, SlicePart)> = ids.iter().zip(slice_parts(pat)).filter_map(|(id, p)| Some((*id, p?))).collect();
+                if !slice.is_empty() {
+                    self.analysis.bind_slice(&self.scopes, s, &slice, scrutinee);
                 }
                 if let Some(variant) = variant_of(pat).filter(|_| ids.len() == 1) {
                     self.analysis.bind_variant(&self.scopes, s, ids[0], variant, scrutinee);

@@ -10,7 +10,8 @@ declare_rule! {
     /// `pool[b] = 0.0` or `self.blocks[b].fill(..)` in it, writes the argument's); writes
     /// through a reborrow or a slice of P (`let head = &mut P[..2];`) count where their positions
     /// are known, and so do one element taken from P (`P.iter_mut().next()`, `.nth(k)`, the head
-    /// of `P.split_first_mut()`, `P.as_mut_slice()[k]`) and a write through a raw pointer into P
+    /// of `P.split_first_mut()`, `P.as_mut_slice()[k]`, a name a slice pattern binds by
+    /// position, `if let [null, rest @ ..] = P`) and a write through a raw pointer into P
     /// in the body (`ptr::write(P.as_mut_ptr(), ..)`, `*P.as_mut_ptr().add(k) = ..`,
     /// `ptr::write_bytes`, `ptr::copy_nonoverlapping`). Not judged statically: a raw pointer
     /// handed to a kernel (`P.as_mut_ptr()`: what

@@ -353,6 +353,21 @@ impl Analysis for Writes<'_, '_> {
         }
     }
 
+    /// `if let [null, rest @ ..] = pool`: `null` is the element at 0, `rest` the positions from 1.
+    fn bind_slice(&mut self, scopes: &Scopes, state: &mut State, parts: &[(LocalId, dataflow::SlicePart)], scrutinee: &Expr) {
+        let targets = self.designated(scopes, state, scrutinee, true);
+        for (local, part) in parts {
+            let (range, element) = match part {
+                dataflow::SlicePart::Element(k) => ((*k as i128, *k as i128 + 1), true),
+                dataflow::SlicePart::From(k) => ((*k as i128, i128::MAX), false),
+            };
+            let taken: BTreeSet<Target> = targets.0.iter().filter(|t| !t.element).map(|t| Target { place: t.place.clone(), window: narrow(t.window, range), element }).collect();
+            if !taken.is_empty() {
+                state.map.insert(Place { base: Base::Local(*local), fields: Vec::new() }, MaySet(taken));
+            }
+        }
+    }
+
     /// `for s in &mut pool[k..]`: `s` is each of those positions in turn, so a store through it
     /// writes them (`pool.iter_mut()` is a write of its own, where it is called).
     fn bind_each(&mut self, scopes: &Scopes, state: &mut State, locals: &[LocalId], iterated: &Expr) {
