@@ -9,7 +9,9 @@ declare_rule! {
     /// and a key chosen by a `match` or `if`/`else` only what every branch that gives one builds),
     /// a name a pattern takes from a component (`if let Some(h) = h`, `let Req { hash } = r`, a
     /// `match` arm) is that component (a part of it taken apart by a tuple or struct pattern,
-    /// `let (h, v) = ..`, only that part), a key built up in place covers what was fed into it
+    /// `let (h, v) = ..`, only that part), a part of a key assigned after the key was built
+    /// (`k.1 = 0;`, `k.adapter = 0;` of `let mut k = req.clone();`, `k.req.adapter = 0;`) holds
+    /// what was assigned, a key built up in place covers what was fed into it
     /// (`p.hash.hash(&mut hasher)`, `hasher.write_u32(v)`, `key.push_str(..)`), and a key built by
     /// a helper of the same file covers what that helper builds it from. A hit validated for a
     /// component counts as keyed by it: an entry stamped with the version it was built for and

@@ -55,6 +55,15 @@ const FEEDING: &[&str] = &["write", "update", "chain_update", "push", "push_str"
 /// to the same map: views of it, and a lazily built one.
 const VIEWS: &[&str] = &["as_mut", "as_ref", "deref", "deref_mut", "get_or_init", "force"];
 
+/// `Key` of `Key(h, v)`: a path whose last name is a type's or a variant's (not `Some`, `Ok`,
+/// `Err`, whose value is looked through).
+fn is_tuple_constructor(func: &Expr) -> bool {
+    matches!(strip(func), Expr::Path(p) if p.path.segments.last().is_some_and(|s| {
+        let name = s.ident.to_string();
+        name.starts_with(|c: char| c.is_ascii_uppercase()) && !["Some", "Ok", "Err"].contains(&name.as_str())
+    }))
+}
+
 /// The places a value is built from on every path (`None`: no path has been seen yet, the
 /// top of the lattice).
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
@@ -208,6 +217,10 @@ impl Analysis for Keys<'_, '_> {
             Expr::Assign(a) => {
                 if let Some(place) = scopes.place_of(&a.left) {
                     self.assign(scopes, state, &place, &a.right);
+                    if let Some((field, whole)) = place.fields.split_last() {
+                        let whole = Place { base: place.base.clone(), fields: whole.to_vec() };
+                        self.part_replaced(scopes, state, &whole, field, self.ctx.expr_range(&a.left).start);
+                    }
                 }
             }
             Expr::Call(_) | Expr::MethodCall(_) => self.fed(scopes, state, e),
@@ -495,8 +508,26 @@ impl<'c, 'a> Keys<'c, 'a> {
     fn assign(&self, scopes: &Scopes, state: &mut State, place: &Place, init: &Expr) {
         let built = self.built_from(scopes, state, init, &HashSet::new());
         let caches = self.caches_of(scopes, state, init);
-        let elements: Vec<(String, BTreeSet<Place>)> = match strip(init) {
-            Expr::Tuple(t) => t.elems.iter().enumerate().map(|(i, el)| (i.to_string(), self.built_from(scopes, state, el, &HashSet::new()))).collect(),
+        let mut parts = Vec::new();
+        self.parts_built(scopes, state, init, &mut Vec::new(), &mut parts);
+        state.built.clear_under(place);
+        state.caches.clear_under(place);
+        state.built.map.insert(place.clone(), Built(Some(built)));
+        for (path, b) in parts {
+            state.built.map.insert(place.fields_then(&path), Built(Some(b)));
+        }
+        if !caches.is_empty() {
+            state.caches.map.insert(place.clone(), MaySet(caches));
+        }
+    }
+
+    /// What each part of a constructed value is built from, by its path (`Key(h, v)`: `.0`
+    /// and `.1`; a tuple; a struct literal, and the parts of the values it nests).
+    fn parts_built(&self, scopes: &Scopes, state: &State, init: &Expr, at: &mut Vec<String>, out: &mut Vec<(Vec<String>, BTreeSet<Place>)>) {
+        let parts: Vec<(String, &Expr)> = match strip(init) {
+            Expr::Tuple(t) => t.elems.iter().enumerate().map(|(i, el)| (i.to_string(), el)).collect(),
+            // A tuple struct's constructor, `Key(p.hash, v)`.
+            Expr::Call(c) if is_tuple_constructor(&c.func) => c.args.iter().enumerate().map(|(i, el)| (i.to_string(), el)).collect(),
             Expr::Struct(s) => s
                 .fields
                 .iter()
@@ -505,19 +536,52 @@ impl<'c, 'a> Keys<'c, 'a> {
                         syn::Member::Named(n) => n.to_string(),
                         syn::Member::Unnamed(i) => i.index.to_string(),
                     };
-                    (name, self.built_from(scopes, state, &f.expr, &HashSet::new()))
+                    (name, &f.expr)
                 })
                 .collect(),
-            _ => Vec::new(),
+            _ => return,
         };
-        state.built.clear_under(place);
-        state.caches.clear_under(place);
-        state.built.map.insert(place.clone(), Built(Some(built)));
-        for (field, b) in elements {
-            state.built.map.insert(place.field(&field), Built(Some(b)));
+        for (name, part) in parts {
+            at.push(name);
+            out.push((at.clone(), self.built_from(scopes, state, part, &HashSet::new())));
+            if at.len() < 4 {
+                self.parts_built(scopes, state, part, at, out);
+            }
+            at.pop();
         }
-        if !caches.is_empty() {
-            state.caches.map.insert(place.clone(), MaySet(caches));
+    }
+
+    /// `k.1 = 0;`, `k.adapter = 0;` after the key was built: the whole is built from its parts
+    /// as they are now. Its parts are those its constructor gave (`Key(h, v)`, a tuple, a
+    /// struct literal), or, for a copy of whole values (`let mut k = req.clone();`), the fields
+    /// of its struct (where its type is known: else it is left as it was), each taken from
+    /// the same field of what it was copied from.
+    fn part_replaced(&self, scopes: &Scopes, state: &mut State, whole: &Place, field: &str, at: usize) {
+        let is_part = |p: &Place| p.fields.len() == whole.fields.len() + 1 && p.starts_with(whole);
+        let recorded = state.built.map.keys().any(|p| is_part(p) && p.fields.last().is_some_and(|f| f != field));
+        if !recorded {
+            let Some(Built(Some(copied))) = state.built.map.get(whole).cloned() else { return };
+            let Base::Local(id) = whole.base else { return };
+            // Its type, or that of the one local it is a copy of (`req.clone()` of `req: &Req`).
+            let type_of = |id: LocalId| self.ctx.env().type_of_at(scopes.name(id), at);
+            let source = match copied.iter().filter(|p| *p != whole).collect::<Vec<_>>().as_slice() {
+                [Place { base: Base::Local(s), fields }] if fields.is_empty() => Some(*s),
+                _ => None,
+            };
+            let ty = whole.fields.is_empty().then(|| type_of(id).or_else(|| source.and_then(type_of))).flatten();
+            let Some(others) = ty.and_then(|ty| self.ctx.resolver.fields.fields_of(ty)) else { return };
+            for other in others.iter().filter(|f| *f != field) {
+                let from: BTreeSet<Place> = copied.iter().filter(|p| **p != *whole).map(|p| p.field(other)).collect();
+                state.built.map.insert(whole.field(other), Built(Some(from)));
+            }
+        }
+        let mut built = BTreeSet::new();
+        for (_, b) in state.built.map.iter().filter(|(p, _)| is_part(p)) {
+            built.extend(b.0.iter().flatten().cloned());
+        }
+        state.built.map.insert(whole.clone(), Built(Some(built)));
+        if let Some((up, rest)) = whole.fields.split_last() {
+            self.part_replaced(scopes, state, &Place { base: whole.base.clone(), fields: rest.to_vec() }, up, at);
         }
     }
 
