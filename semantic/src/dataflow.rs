@@ -1009,10 +1009,7 @@ impl<A: Analysis> Solver<'_, A> {
         self.scopes.push();
         let mut s = state;
         self.bind_pattern(&arm.pat, None, Some(scrutinee), &mut s);
-        let compared = |pat: &Pat| -> Option<Expr> {
-            let c = constant_pattern(pat)?;
-            Some(syn::parse_quote!(#scrutinee == #c))
-        };
+        let compared = |pat: &Pat| -> Option<Expr> { Some(compared(scrutinee, syn::BinOp::Eq(Default::default()), &constant_pattern(pat)?)) };
         for before in earlier.iter().filter(|a| a.guard.is_none()) {
             if let Some(cond) = compared(&before.pat) {
                 s = self.assumed(&cond, false, s);
@@ -1815,8 +1812,9 @@ impl<A: Analysis> Solver<'_, A> {
                 let name = mac.path.segments.last().map(|s| s.ident.to_string()).unwrap_or_default();
                 let held: Option<Expr> = match (name.trim_start_matches("debug_"), exprs.as_slice()) {
                     ("assert", [c, ..]) => Some(c.clone()),
-                    ("assert_ne", [a, b, ..]) => Some(syn::parse_quote!(#a != #b)),
-                    ("assert_eq", [a, b, ..]) => Some(syn::parse_quote!(#a == #b)),
+                    // Built, not parsed: `assert_eq!(a < b, c)` would read as a chained comparison.
+                    ("assert_ne", [a, b, ..]) => Some(compared(a, syn::BinOp::Ne(Default::default()), b)),
+                    ("assert_eq", [a, b, ..]) => Some(compared(a, syn::BinOp::Eq(Default::default()), b)),
                     _ => None,
                 };
                 Ok(match held {
@@ -1868,6 +1866,11 @@ pub fn is_condition(e: &Expr) -> bool {
         Expr::Unary(u) => matches!(u.op, syn::UnOp::Not(_)),
         _ => false,
     }
+}
+
+/// `a OP b`, with `a` and `b` as they are (a comparison operand that is itself one stays whole).
+fn compared(a: &Expr, op: syn::BinOp, b: &Expr) -> Expr {
+    Expr::Binary(syn::ExprBinary { attrs: Vec::new(), left: Box::new(a.clone()), op, right: Box::new(b.clone()) })
 }
 
 /// `+=`, `-=`, `*=`, ...: an operator that assigns.
@@ -2177,6 +2180,14 @@ mod tests {
         assert_eq!(at_probe(&a, 0), vec![4]);
         let a = run("{ let mut x = 1; while { x = 2; c } { x = 3; } probe(); }");
         assert_eq!(at_probe(&a, 0), vec![2], "a `while` leaves after its condition ran");
+    }
+
+    #[test]
+    fn a_compared_operand_that_is_a_comparison_is_no_chained_comparison() {
+        // `assert_eq!(a < b, c)` and `match a < b { true => .. }` hold `(a < b) == c`; written
+        // as tokens that is a chained comparison, which does not parse.
+        let a = run("{ let mut x = 1; assert_eq!(a < b, c); match a < b { true => x = 2, false => {} } probe(); }");
+        assert_eq!(at_probe(&a, 0), vec![1, 2]);
     }
 
     #[test]
