@@ -8,7 +8,10 @@ declare_rule! {
     /// the `insert` of a vacant entry (`Entry::Vacant(v)` of `entry(k)`, in a `match` arm or an
     /// `if let`) with `f()` or a local bound to it, or a lookup on a map
     /// (`get`, `contains_key`; through its lock guards, `memo.read().unwrap().get(..)`) on a path to
-    /// an `insert` of `f()`'s result (awaited or not) into the same map; also where `f()` is
+    /// an `insert` of `f()`'s result (awaited or not) into the same map, or an `Option` field of
+    /// `self` tested (`match self.last { None => .. }`, `if self.last.is_none()`, `if let
+    /// Some(v) = &self.last`) on a path to keeping `f()`'s result in it (`self.last = Some(v)`,
+    /// `self.last.insert(v)`, `replace`); also where `f()` is
     /// called in a `macro_rules!` macro of the file. A function called on every path to a normal
     /// exit is not cached (the lookup only counted hits, or a hit computes it again).
     ///

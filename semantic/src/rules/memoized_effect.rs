@@ -6,7 +6,9 @@
 //! solver: an `insert(k, v)` into a map that was looked up (`get`, `contains_key`, ..) on a path
 //! reaching it, or the `insert(v)` of a vacant entry (`Entry::Vacant(e)` of `map.entry(k)`, in a
 //! `match` arm or an `if let`), where `v` is the result of the call (itself, or the local bound
-//! to it there), unless the call runs on every path to a normal exit (the lookup only counted).
+//! to it there), or an `Option` field of `self` tested for a value on a path to keeping the
+//! call's result in it (`match self.last { Some(v) => v, None => { .. self.last = Some(v) } }`:
+//! [`option_tests`]), unless the call runs on every path to a normal exit (the lookup only counted).
 //! Maps are the solver's places through re-borrows (`let seen = &mut *memo;` is `memo`), so a
 //! name re-bound to another map is another map.
 
@@ -65,11 +67,12 @@ pub(super) fn check<'a>(ctx: &FnCtx<'a>, calls: &[&'a Expr], out: &mut Vec<Findi
     // Only a function with a lookup and an insert, or an entry, can memoize by hand.
     let method_is = |c: &&Expr, names: &[&str]| matches!(c, Expr::MethodCall(m) if names.contains(&m.method.to_string().as_str()));
     let inserts = calls.iter().any(|c| matches!(c, Expr::MethodCall(m) if INSERTS.contains(&m.method.to_string().as_str()) && m.args.len() == 2));
-    let memoizes = calls.iter().any(|c| method_is(c, &["entry"])) || (inserts && calls.iter().any(|c| method_is(c, LOOKUPS)));
+    let option_tests = option_tests(ctx.body);
+    let memoizes = calls.iter().any(|c| method_is(c, &["entry"])) || (inserts && calls.iter().any(|c| method_is(c, LOOKUPS))) || !option_tests.is_empty();
     if !memoizes {
         return;
     }
-    let mut memo = Memo { ctx, aliases: Aliases::default(), results: HashMap::new(), vacant: HashSet::new(), found: Vec::new(), seen: HashSet::new(), exits: Vec::new() };
+    let mut memo = Memo { ctx, aliases: Aliases::default(), results: HashMap::new(), vacant: HashSet::new(), found: Vec::new(), seen: HashSet::new(), exits: Vec::new(), option_tests };
     if dataflow::solve(&mut memo, &dataflow::param_names(ctx.sig), ctx.body, MemoState::default()).is_err() {
         out.push(super::analysis_limit(ctx, "dataflow", dataflow::MAX_STEPS, "its memoized calls are"));
         return;
@@ -115,6 +118,56 @@ struct Memo<'c, 'a> {
     seen: HashSet<Range<usize>>,
     /// The functions called on every path, at each normal exit.
     exits: Vec<BTreeSet<String>>,
+    /// The scrutinees that test whether an `Option` holds a value ([`option_tests`]).
+    option_tests: HashSet<*const Expr>,
+}
+
+/// The expressions of a body that test whether an `Option` holds a value: the scrutinee of a
+/// `match` with a `None` or `Some(..)` arm, of an `if let Some(..)` or `let Some(..) else`, the
+/// receiver of `is_none()` / `is_some()`. Tested on a field of `self`, the field is a memo
+/// looked up there.
+fn option_tests(body: &syn::Block) -> HashSet<*const Expr> {
+    use syn::visit::Visit;
+    struct Tests(HashSet<*const Expr>);
+    fn is_option_pattern(p: &syn::Pat) -> bool {
+        let name = match p {
+            syn::Pat::Ident(i) => i.ident.to_string(),
+            syn::Pat::TupleStruct(t) => t.path.segments.last().map(|s| s.ident.to_string()).unwrap_or_default(),
+            syn::Pat::Path(p) => p.path.segments.last().map(|s| s.ident.to_string()).unwrap_or_default(),
+            _ => return false,
+        };
+        name == "None" || name == "Some"
+    }
+    impl<'ast> Visit<'ast> for Tests {
+        fn visit_expr_match(&mut self, m: &'ast syn::ExprMatch) {
+            if m.arms.iter().any(|a| is_option_pattern(&a.pat)) {
+                self.0.insert(&*m.expr as *const Expr);
+            }
+            syn::visit::visit_expr_match(self, m);
+        }
+        fn visit_expr_let(&mut self, l: &'ast syn::ExprLet) {
+            if is_option_pattern(&l.pat) {
+                self.0.insert(&*l.expr as *const Expr);
+            }
+            syn::visit::visit_expr_let(self, l);
+        }
+        fn visit_local(&mut self, l: &'ast syn::Local) {
+            if let (Some(init), true) = (&l.init, is_option_pattern(&l.pat)) {
+                self.0.insert(&*init.expr as *const Expr);
+            }
+            syn::visit::visit_local(self, l);
+        }
+        fn visit_expr_method_call(&mut self, m: &'ast syn::ExprMethodCall) {
+            if m.args.is_empty() && (m.method == "is_none" || m.method == "is_some") {
+                self.0.insert(&*m.receiver as *const Expr);
+            }
+            syn::visit::visit_expr_method_call(self, m);
+        }
+        fn visit_item(&mut self, _: &'ast syn::Item) {}
+    }
+    let mut t = Tests(HashSet::new());
+    t.visit_block(body);
+    t.0
 }
 
 impl Analysis for Memo<'_, '_> {
@@ -130,6 +183,11 @@ impl Analysis for Memo<'_, '_> {
 
     fn transfer(&mut self, scopes: &Scopes, state: &mut MemoState, e: &Expr) {
         state.ran.extend(callee_name(e));
+        if self.option_tests.contains(&(e as *const Expr)) {
+            if let Some(field) = self.option_field(scopes, e) {
+                state.looked_up.insert(field);
+            }
+        }
         match e {
             Expr::MethodCall(m) if LOOKUPS.contains(&m.method.to_string().as_str()) => {
                 if let Some(map) = self.aliases.place_of(scopes, through_guards(&m.receiver)) {
@@ -143,6 +201,12 @@ impl Analysis for Memo<'_, '_> {
                 }
                 if let Some(call) = self.value_source(scopes, &m.args[1]) {
                     self.found(call, format!("`{}.{}` after a lookup", expr_text(&m.receiver), m.method));
+                }
+            }
+            // `self.last.insert(v)`, `self.last.replace(v)` of a field seen `None`.
+            Expr::MethodCall(m) if ["insert", "replace", "get_or_insert"].contains(&m.method.to_string().as_str()) && m.args.len() == 1 && self.option_field(scopes, &m.receiver).is_some_and(|f| state.looked_up.contains(&f)) => {
+                if let Some(call) = self.value_source(scopes, &m.args[0]) {
+                    self.found(call, format!("`{}.{}` after it was tested", expr_text(&m.receiver), m.method));
                 }
             }
             // `Entry::Vacant(v) => *v.insert(step(k))`, `let out = step(k); v.insert(out)`.
@@ -161,6 +225,12 @@ impl Analysis for Memo<'_, '_> {
                 }
             }
             Expr::Assign(a) => {
+                // `self.last = Some(v)` of a field seen `None`.
+                if self.option_field(scopes, &a.left).is_some_and(|f| state.looked_up.contains(&f)) {
+                    if let Some(call) = self.value_source(scopes, &a.right) {
+                        self.found(call, format!("`{} = ..` after it was tested", expr_text(&a.left)));
+                    }
+                }
                 self.aliases.assigned(scopes, &a.left, &a.right);
                 if let Some(Place { base: Base::Local(id), fields }) = scopes.place_of(&a.left) {
                     if fields.is_empty() {
@@ -191,6 +261,21 @@ impl Analysis for Memo<'_, '_> {
 }
 
 impl Memo<'_, '_> {
+    /// The field of `self` an expression is (through `&`, `*`, `as_ref()`, guards): one that
+    /// outlives the call, so a value kept in it is served to later calls.
+    fn option_field(&self, scopes: &Scopes, e: &Expr) -> Option<Place> {
+        let mut e = through_guards(e);
+        loop {
+            e = match e {
+                Expr::Reference(r) => through_guards(&r.expr),
+                Expr::Unary(u) if matches!(u.op, syn::UnOp::Deref(_)) => through_guards(&u.expr),
+                Expr::MethodCall(m) if m.args.is_empty() && ["as_ref", "as_mut", "as_deref"].contains(&m.method.to_string().as_str()) => through_guards(&m.receiver),
+                _ => break,
+            };
+        }
+        self.aliases.place_of(scopes, e).filter(|p| p.base == Base::SelfValue && !p.fields.is_empty())
+    }
+
     fn found(&mut self, call: Range<usize>, how: String) {
         if self.seen.insert(call.clone()) {
             self.found.push((call, how));
