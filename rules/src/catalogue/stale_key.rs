@@ -12,7 +12,9 @@ declare_rule! {
     /// `let (h, v) = ..`, only that part), a part of a key assigned after the key was built
     /// (`k.1 = 0;`, `k.adapter = 0;` of `let mut k = req.clone();`, `k.req.adapter = 0;`) holds
     /// what was assigned, a key built up in place covers what was fed into it
-    /// (`p.hash.hash(&mut hasher)`, `hasher.write_u32(v)`, `key.push_str(..)`), and a key built by
+    /// (`p.hash.hash(&mut hasher)`, `hasher.write_u32(v)`, `key.push_str(..)`; a value whose type
+    /// has a `Hash` impl written by hand in the same file feeds only the fields that impl reads:
+    /// `req.hash(&mut hasher)` with an impl that hashes `self.tokens` alone forgets the adapter), and a key built by
     /// a helper of the same file covers what that helper builds it from. A hit validated for a
     /// component counts as keyed by it: an entry stamped with the version it was built for and
     /// compared with it on the hit (`Some(e) if e.version == self.adapter_version`, `if e.version

@@ -591,6 +591,21 @@ impl<'c, 'a> Keys<'c, 'a> {
     fn fed(&self, scopes: &Scopes, state: &mut State, e: &Expr) {
         let (receiver, args) = call_args(e);
         let mut targets: Vec<(Place, Vec<&Expr>)> = Vec::new();
+        // `req.hash(&mut h)` of a type whose `Hash` impl (in this file) feeds some of its fields:
+        // the hasher takes in those fields only.
+        if let (Expr::MethodCall(m), [arg]) = (e, args.as_slice()) {
+            let hashed = (m.method == "hash").then(|| self.hashed_fields(scopes, &m.receiver)).flatten();
+            if let (Some((whole, fields)), Expr::Reference(r)) = (hashed, dataflow::strip_parens(arg)) {
+                if let (Some(_), Some(place)) = (r.mutability, scopes.place_of(&r.expr)) {
+                    let mut built = self.read(state, place.clone());
+                    for f in fields {
+                        built.extend(self.read(state, whole.field(&f)));
+                    }
+                    state.built.map.insert(place, Built(Some(built)));
+                    return;
+                }
+            }
+        }
         for (i, arg) in args.iter().enumerate() {
             if let Expr::Reference(r) = dataflow::strip_parens(arg) {
                 if let (Some(_), Some(place)) = (r.mutability, scopes.place_of(&r.expr)) {
@@ -608,6 +623,42 @@ impl<'c, 'a> Keys<'c, 'a> {
         for (place, from) in targets {
             self.feed_place(scopes, state, place, from.into_iter());
         }
+    }
+
+    /// The place `receiver` is and the fields its type's `hash` method (a `Hash` impl of this
+    /// file) feeds, where that method reads `self` only through fields (`self.tokens.hash(state)`).
+    fn hashed_fields(&self, scopes: &Scopes, receiver: &Expr) -> Option<(Place, Vec<String>)> {
+        let place = scopes.place_of(receiver).filter(|p| p.fields.is_empty())?;
+        let Base::Local(id) = place.base else { return None };
+        let at = self.ctx.expr_range(receiver).start;
+        let ty = self.ctx.env().type_of_at(scopes.name(id), at)?;
+        let ty = ty.rsplit("::").next().unwrap_or(ty);
+        let def = self.ctx.fns.defs.iter().find(|d| d.self_type.as_deref() == Some(ty) && d.sig.ident == "hash" && d.sig.receiver().is_some() && d.sig.inputs.len() == 2)?;
+        struct SelfFields {
+            fields: Vec<String>,
+            whole: bool,
+        }
+        impl<'ast> Visit<'ast> for SelfFields {
+            fn visit_expr(&mut self, e: &'ast Expr) {
+                match e {
+                    Expr::Field(f) if matches!(strip(&f.base), Expr::Path(p) if p.path.is_ident("self")) => {
+                        if let syn::Member::Named(n) = &f.member {
+                            self.fields.push(n.to_string());
+                        } else if let syn::Member::Unnamed(i) = &f.member {
+                            self.fields.push(i.index.to_string());
+                        }
+                    }
+                    Expr::Path(p) if p.path.is_ident("self") => self.whole = true,
+                    // A macro's tokens are not read: `self` may be in them.
+                    Expr::Macro(_) => self.whole = true,
+                    other => syn::visit::visit_expr(self, other),
+                }
+            }
+            fn visit_item(&mut self, _: &'ast syn::Item) {}
+        }
+        let mut read = SelfFields { fields: Vec::new(), whole: false };
+        read.visit_block(def.body);
+        (!read.whole).then_some((place, read.fields))
     }
 
     /// `target` (a place, or `&mut` one) takes in what `from` is built from.
