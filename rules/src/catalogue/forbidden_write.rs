@@ -11,7 +11,9 @@ declare_rule! {
     /// through a reborrow or a slice of P (`let head = &mut P[..2];`) count where their positions
     /// are known, and so do one element taken from P (`P.iter_mut().next()`, `.nth(k)`, the head
     /// of `P.split_first_mut()`, `P.as_mut_slice()[k]`, a name a slice pattern binds by
-    /// position, `if let [null, rest @ ..] = P`) and a write through a raw pointer into P
+    /// position, `if let [null, rest @ ..] = P`, a reference an accessor returns into P at the
+    /// position it was given: `self.block_mut(NULL_BLOCK).fill(0.0)` with `&mut self.data[b *
+    /// BS..(b + 1) * BS]` in it) and a write through a raw pointer into P
     /// in the body (`ptr::write(P.as_mut_ptr(), ..)`, `*P.as_mut_ptr().add(k) = ..`,
     /// `ptr::write_bytes`, `ptr::copy_nonoverlapping`). Not judged statically: a raw pointer
     /// handed to a kernel (`P.as_mut_ptr()`: what

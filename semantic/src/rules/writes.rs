@@ -39,7 +39,11 @@
 //!   positions (or at the position one of its parameters names: `HelperWrite::at_param`), and
 //!   which contracted writer it hands them to; a helper of this file, or of
 //!   another file reached by path (summarised in that file's context, shared by the check);
-//! - `&mut place` passed to any other call (positions unknown).
+//! - `&mut place` passed to any other call (positions unknown);
+//! - a write through the reference a helper returns into a parameter or `self` (`*first_of(v)
+//!   = ..`, `self.block_mut(b).fill(..)`), by the helper's summary of what its returned
+//!   references designate ([`Returned`]: at known positions, or at the position, or block of
+//!   positions, one of its parameters names).
 //!
 //! Closures run in place are walked where they run; a closure stored for later (`let mut reset =
 //! || scratch.clear();`) writes what its body writes, where it is created (it is made to be
@@ -148,10 +152,27 @@ pub(super) struct Write<'a> {
     index: Option<String>,
 }
 
-/// What a helper writes.
+/// What a helper writes, and the storage of its parameters or `self` the references it returns
+/// designate (`fn block_mut(&mut self, b: usize) -> &mut [f32]`).
 #[derive(Debug, Default)]
 pub(super) struct Summary {
     writes: Vec<HelperWrite>,
+    returns: Vec<Returned>,
+}
+
+/// The storage a returned reference designates, in its caller's terms.
+#[derive(Debug, Clone)]
+struct Returned {
+    /// The parameter (by position; `None`: `self`), and the field path in it.
+    param: Option<usize>,
+    fields: Vec<String>,
+    positions: Option<Positions>,
+    /// The parameter (by position) whose value gives the positions, and how many positions each
+    /// value stands for: `&mut v[i]` is `(i, 1)`, `&mut self.data[b * BS..(b + 1) * BS]` is
+    /// `(b, BS)`.
+    at_param: Option<(usize, i128)>,
+    /// One element (a write anywhere in it writes that position).
+    element: bool,
 }
 
 /// One write of a helper, in its caller's terms.
@@ -232,6 +253,9 @@ struct Writes<'c, 'a> {
     counters: std::collections::HashMap<LocalId, Positions>,
     /// See [`Facts::counted_args`].
     counted_args: std::collections::HashMap<(usize, usize), Positions>,
+    /// A summarised helper's returned references: what each designates, and the parameter (by
+    /// name) and block size its positions are given by.
+    returned: Vec<(Target, Option<(String, i128)>)>,
 }
 
 impl Analysis for Writes<'_, '_> {
@@ -353,6 +377,33 @@ impl Analysis for Writes<'_, '_> {
         }
     }
 
+    /// A helper's returned reference (`&mut v[0]`, `&mut self.data[b * BS..(b + 1) * BS]`,
+    /// `v`): the storage it designates, for the summary.
+    fn exit(&mut self, scopes: &Scopes, state: &State, exit: &dataflow::Exit<'_>) {
+        let (Some(def), Some(value)) = (self.def, exit.value) else { return };
+        if !matches!(&def.sig.output, syn::ReturnType::Type(_, ty) if returns_mut_ref(ty)) {
+            return;
+        }
+        let mut value = strip_parens(value);
+        while let Expr::Reference(r) = value {
+            value = strip_parens(&r.expr);
+        }
+        let template = match value {
+            Expr::Index(ix) => param_positions(self.ctx, &ix.index),
+            _ => None,
+        };
+        let targets = match (value, &template) {
+            (Expr::Index(ix), Some((_, _, element))) => self.designated(scopes, state, &ix.expr, true).0.into_iter().map(|t| Target { element: *element, window: if *element { None } else { t.window }, ..t }).collect(),
+            _ => self.designated(scopes, state, value, true).0,
+        };
+        for t in targets {
+            let entry = (t, template.as_ref().map(|(p, k, _)| (p.clone(), *k)));
+            if !self.returned.iter().any(|r| r.0 == entry.0 && r.1 == entry.1) {
+                self.returned.push(entry);
+            }
+        }
+    }
+
     /// `if let [null, rest @ ..] = pool`: `null` is the element at 0, `rest` the positions from 1.
     fn bind_slice(&mut self, scopes: &Scopes, state: &mut State, parts: &[(LocalId, dataflow::SlicePart)], scrutinee: &Expr) {
         let targets = self.designated(scopes, state, scrutinee, true);
@@ -439,7 +490,7 @@ impl<'c, 'a> Writes<'c, 'a> {
         let mut narrowed = Vec::new();
         narrowed_iter_muts(ctx, body, &mut narrowed);
         let viewed = views_written_through(body);
-        Writes { ctx, def, depth, writes: Vec::new(), seen: HashSet::new(), narrowed, masked: HashSet::new(), viewed, counters: Default::default(), counted_args: Default::default() }
+        Writes { ctx, def, depth, writes: Vec::new(), seen: HashSet::new(), narrowed, masked: HashSet::new(), viewed, counters: Default::default(), counted_args: Default::default(), returned: Vec::new() }
     }
 
     /// What an expression designates: the places (and their positions) whose storage it is.
@@ -529,6 +580,36 @@ impl<'c, 'a> Writes<'c, 'a> {
             }
             Expr::MethodCall(m) if (m.args.is_empty() && super::WRITE_GUARDS.contains(&m.method.to_string().as_str())) || (m.args.len() <= 1 && VIEWS.contains(&m.method.to_string().as_str())) => {
                 return tail(&m.receiver, true, out);
+            }
+            // A helper returning a reference into a parameter or `self`: `self.block_mut(b)`,
+            // `first_of(cache)`.
+            Expr::Call(_) | Expr::MethodCall(_) => {
+                if let Some((_, summary)) = self.helper_summary(e).filter(|(_, s)| !s.returns.is_empty()) {
+                    let (receiver, args) = call_args(e);
+                    for r in &summary.returns {
+                        let Some(arg) = (match r.param {
+                            Some(i) => args.get(i).copied(),
+                            None => receiver,
+                        }) else { continue };
+                        let positions = r.positions.or_else(|| {
+                            let (j, size) = r.at_param?;
+                            let (lo, hi) = self.position_of(scopes, args.get(j)?)?;
+                            Some((lo.saturating_mul(size), hi.saturating_mul(size)))
+                        });
+                        let mut inner = BTreeSet::new();
+                        tail(arg, true, &mut inner);
+                        out.extend(inner.into_iter().map(|t| match t.element {
+                            true => t,
+                            false => {
+                                let mut place = t.place;
+                                place.fields.extend(r.fields.iter().cloned());
+                                let window = if r.fields.is_empty() { positions.and_then(|p| narrow(t.window, p)) } else { positions };
+                                Target { place, window, element: r.element }
+                            }
+                        }));
+                    }
+                    return;
+                }
             }
             _ => {}
         }
@@ -912,7 +993,66 @@ impl<'c, 'a> Writes<'c, 'a> {
             let at_param = w.index.as_ref().filter(|_| w.positions.is_none()).and_then(|n| params.iter().position(|p| p.as_deref() == Some(n.as_str())));
             s.writes.push(HelperWrite { param, fields: w.place.fields.clone(), positions: w.positions, writer, at_param });
         }
+        for (t, template) in &self.returned {
+            let param = match t.place.base {
+                Base::Local(id) if by_ref.get(id as usize) == Some(&true) => Some(id as usize),
+                Base::SelfValue if self_mut => None,
+                _ => continue,
+            };
+            // Positions given by a parameter the body binds again are not known.
+            let at_param = match template {
+                Some((name, size)) => match params.iter().position(|p| p.as_deref() == Some(name.as_str())) {
+                    Some(j) => Some((j, *size)),
+                    None => continue,
+                },
+                None => None,
+            };
+            s.returns.push(Returned { param, fields: t.place.fields.clone(), positions: if at_param.is_some() { None } else { t.window }, at_param, element: t.element });
+        }
         s
+    }
+}
+
+/// Whether a return type is a mutable reference (`&mut [f32]`, `Option<&mut T>`).
+fn returns_mut_ref(ty: &syn::Type) -> bool {
+    matches!(ty, syn::Type::Reference(r) if r.mutability.is_some()) || optional_mut_ref(ty).is_some()
+}
+
+/// An index written in terms of one parameter: `i` (the element at `i`), `b * BS..(b + 1) * BS`
+/// or `b * BS..b * BS + BS` (block `b` of `BS` positions): the parameter's name, the block size,
+/// and whether it is one element.
+fn param_positions(ctx: &FnCtx, index: &Expr) -> Option<(String, i128, bool)> {
+    let name = |e: &Expr| match strip_parens(e) {
+        Expr::Path(p) => p.path.get_ident().map(|i| i.to_string()),
+        _ => None,
+    };
+    // `p * K` or `K * p`.
+    let scaled = |e: &Expr| match strip_parens(e) {
+        Expr::Binary(b) if matches!(b.op, syn::BinOp::Mul(_)) => match (name(&b.left), name(&b.right)) {
+            (Some(p), _) if ctx.int_value(&b.right).is_some() => Some((p, ctx.int_value(&b.right)?)),
+            (_, Some(p)) if ctx.int_value(&b.left).is_some() => Some((p, ctx.int_value(&b.left)?)),
+            _ => None,
+        },
+        _ => None,
+    };
+    match strip_parens(index) {
+        Expr::Path(_) => Some((name(index)?, 1, true)),
+        Expr::Range(r) if matches!(r.limits, syn::RangeLimits::HalfOpen(_)) => {
+            let (p, k) = scaled(r.start.as_deref()?)?;
+            let end = strip_parens(r.end.as_deref()?);
+            let ends_block = match end {
+                // `(p + 1) * K`
+                Expr::Binary(b) if matches!(b.op, syn::BinOp::Mul(_)) => {
+                    let (plus, times) = if ctx.int_value(&b.right) == Some(k) { (&b.left, true) } else { (&b.right, ctx.int_value(&b.left) == Some(k)) };
+                    times && matches!(strip_parens(plus), Expr::Binary(a) if matches!(a.op, syn::BinOp::Add(_)) && name(&a.left).as_deref() == Some(p.as_str()) && ctx.int_value(&a.right) == Some(1))
+                }
+                // `p * K + K`
+                Expr::Binary(b) if matches!(b.op, syn::BinOp::Add(_)) => scaled(&b.left).is_some_and(|(q, kk)| q == p && kk == k) && ctx.int_value(&b.right) == Some(k),
+                _ => false,
+            };
+            ends_block.then_some((p, k, false))
+        }
+        _ => None,
     }
 }
 
