@@ -18,7 +18,10 @@ declare_rule! {
     ///
     /// An `iter_mut()` whose items the loop or the `for_each` only reads (`for x in
     /// v.iter_mut() { total += *x; }`) writes nothing; one whose items are assigned, handed to a
-    /// call or a method, borrowed mutably or bound again is a write.
+    /// call or a method, borrowed mutably or bound again is a write. A closure handed to a
+    /// helper that calls it with a parameter or a field of `self` (`with_buffer(scratch, |s|
+    /// s.fill(0.0))`, `pad.update(|d| d.clear())`) writes that storage where the closure writes
+    /// its input (a function given instead may write it).
     ///
     /// ## Example
     /// ```rust,ignore

@@ -158,7 +158,15 @@ pub(super) struct Write<'a> {
 pub(super) struct Summary {
     writes: Vec<HelperWrite>,
     returns: Vec<Returned>,
+    /// The closures it is given and calls, each with what it hands them: for the closure
+    /// parameter (by position), the storage passed as each of the closure's inputs
+    /// (`fn with_scratch(s: &mut [f32], f: F) -> R { f(s) }`: `(1, [Some(s)])`; `f(&mut
+    /// self.data)`: `self.data`).
+    calls_back: Vec<(usize, Vec<Option<Passed>>)>,
 }
+
+/// A parameter (by position; `None`: `self`) and a field path in it, handed to a closure.
+type Passed = (Option<usize>, Vec<String>);
 
 /// The storage a returned reference designates, in its caller's terms.
 #[derive(Debug, Clone)]
@@ -802,6 +810,39 @@ impl<'c, 'a> Writes<'c, 'a> {
                     self.record(place, at, arg, How::Helper { name: name.clone(), writer });
                 }
             }
+            // `with_scratch(scratch, |s| s.fill(0.0))`: the closure the helper calls with
+            // `scratch` writes it (at positions not known here) unless it only reads its input.
+            // A function given instead of a closure may write what it is handed.
+            for (j, inputs) in &summary.calls_back {
+                let closure = match args.get(*j).map(|a| strip_parens(a)) {
+                    Some(Expr::Closure(c)) => Some(c),
+                    _ => None,
+                };
+                for (k, passed) in inputs.iter().enumerate() {
+                    let Some((param, fields)) = passed else { continue };
+                    let Some(arg) = (match param {
+                        Some(i) => args.get(*i).copied(),
+                        None => receiver,
+                    }) else { continue };
+                    if let Some(c) = closure {
+                        let reads = match c.inputs.iter().nth(k) {
+                            Some(syn::Pat::Ident(p)) => only_read_through(&p.ident.to_string(), &c.body),
+                            Some(syn::Pat::Wild(_)) | None => true,
+                            Some(_) => false,
+                        };
+                        if reads {
+                            continue;
+                        }
+                    }
+                    for t in self.designated(scopes, state, arg, param.is_none()).0 {
+                        let mut place = t.place;
+                        if !t.element {
+                            place.fields.extend(fields.iter().cloned());
+                        }
+                        self.record(place, None, arg, How::Helper { name: name.clone(), writer: None });
+                    }
+                }
+            }
             return;
         }
         if let Expr::MethodCall(m) = e {
@@ -831,6 +872,15 @@ impl<'c, 'a> Writes<'c, 'a> {
             return;
         }
         // `&mut x` handed to a call that is not known (a method's receiver is judged above).
+        // In a helper, a closure it was given and calls (`f(&mut self.data)`) is its caller's
+        // to judge: what the closure does is read where it is written (`Summary::calls_back`).
+        if let (Some(def), Expr::Call(c)) = (self.def, e) {
+            if let Expr::Path(p) = strip_parens(&c.func) {
+                if p.path.get_ident().is_some_and(|f| dataflow::param_names(def.sig).iter().any(|q| f == q)) {
+                    return;
+                }
+            }
+        }
         let (_, args) = call_args(e);
         for arg in args {
             if let Expr::Reference(r) = arg {
@@ -993,6 +1043,7 @@ impl<'c, 'a> Writes<'c, 'a> {
             let at_param = w.index.as_ref().filter(|_| w.positions.is_none()).and_then(|n| params.iter().position(|p| p.as_deref() == Some(n.as_str())));
             s.writes.push(HelperWrite { param, fields: w.place.fields.clone(), positions: w.positions, writer, at_param });
         }
+        s.calls_back = called_closures(def.body, &params);
         for (t, template) in &self.returned {
             let param = match t.place.base {
                 Base::Local(id) if by_ref.get(id as usize) == Some(&true) => Some(id as usize),
@@ -1011,6 +1062,56 @@ impl<'c, 'a> Writes<'c, 'a> {
         }
         s
     }
+}
+
+/// The calls of a body that call one of its parameters (a closure it was given) with others of
+/// its parameters (`f(s)`, `f(&mut *s)`): the closure parameter's position, and the parameter
+/// passed as each argument.
+fn called_closures(body: &syn::Block, params: &[Option<String>]) -> Vec<(usize, Vec<Option<Passed>>)> {
+    struct Calls<'p> {
+        params: &'p [Option<String>],
+        out: Vec<(usize, Vec<Option<Passed>>)>,
+    }
+    impl Calls<'_> {
+        /// The parameter, or field path of one or of `self`, an argument hands on.
+        fn passed(&self, e: &Expr) -> Option<Passed> {
+            let mut e = strip_parens(e);
+            loop {
+                e = match e {
+                    Expr::Reference(r) => strip_parens(&r.expr),
+                    Expr::Unary(u) if matches!(u.op, syn::UnOp::Deref(_)) => strip_parens(&u.expr),
+                    _ => break,
+                };
+            }
+            let mut fields = Vec::new();
+            while let Expr::Field(f) = e {
+                let syn::Member::Named(n) = &f.member else { return None };
+                fields.insert(0, n.to_string());
+                e = strip_parens(&f.base);
+            }
+            let Expr::Path(p) = e else { return None };
+            let name = p.path.get_ident()?.to_string();
+            if name == "self" {
+                return Some((None, fields));
+            }
+            Some((Some(self.params.iter().position(|q| q.as_deref() == Some(name.as_str()))?), fields))
+        }
+    }
+    impl<'ast> Visit<'ast> for Calls<'_> {
+        fn visit_expr_call(&mut self, c: &'ast syn::ExprCall) {
+            if let Some((Some(f), _)) = self.passed(&c.func).filter(|(_, fields)| fields.is_empty() && matches!(strip_parens(&c.func), Expr::Path(_))) {
+                let passed = c.args.iter().map(|a| self.passed(a)).collect();
+                if !self.out.iter().any(|(g, p)| *g == f && *p == passed) {
+                    self.out.push((f, passed));
+                }
+            }
+            syn::visit::visit_expr_call(self, c);
+        }
+        fn visit_item(&mut self, _: &'ast syn::Item) {}
+    }
+    let mut calls = Calls { params, out: Vec::new() };
+    calls.visit_block(body);
+    calls.out
 }
 
 /// Whether a return type is a mutable reference (`&mut [f32]`, `Option<&mut T>`).
@@ -1289,6 +1390,8 @@ fn iter_mut_of_items<'e>(iterated: &'e Expr, pat: &syn::Pat, body: &Expr) -> Opt
 /// `x.field` as a value, a format argument; never assigned through, borrowed mutably, handed
 /// to a call or a method, or bound again (a shadowing binding makes the answer no).
 fn only_read_through(name: &str, body: &Expr) -> bool {
+    /// Methods of slices and vectors that read their receiver.
+    const READING_METHODS: &[&str] = &["iter", "len", "is_empty", "get", "first", "last", "contains", "to_vec", "to_owned", "clone", "as_slice", "starts_with", "ends_with", "windows", "chunks", "binary_search"];
     struct Reads<'n> {
         name: &'n str,
         ok: bool,
@@ -1323,7 +1426,9 @@ fn only_read_through(name: &str, body: &Expr) -> bool {
                 Expr::Assign(a) if self.rooted(&a.left) => self.ok = false,
                 Expr::Binary(b) if is_compound(&b.op) && self.rooted(&b.left) => self.ok = false,
                 Expr::Reference(r) if r.mutability.is_some() && self.rooted(&r.expr) => self.ok = false,
-                Expr::MethodCall(m) if self.rooted(&m.receiver) => self.ok = false,
+                // A method that only reads (`s.iter().sum()`, `s.len()`) reads; any other may write.
+                Expr::MethodCall(m) if self.rooted(&m.receiver) && !READING_METHODS.contains(&m.method.to_string().as_str()) => self.ok = false,
+                Expr::MethodCall(m) if self.rooted(&m.receiver) => m.args.iter().for_each(|a| self.visit_expr(a)),
                 // `*x` and `x.field` read a value where they stand.
                 Expr::Unary(u) if matches!(u.op, syn::UnOp::Deref(_)) && self.is_name(&u.expr) => {}
                 Expr::Field(f) if self.is_name(&f.base) => {}
