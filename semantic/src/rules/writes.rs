@@ -63,7 +63,7 @@ use crate::index::ContractedFn;
 /// Methods that write through their receiver.
 pub(crate) const MUTATING_METHODS: &[&str] = &[
     "fill", "fill_with", "copy_from_slice", "clone_from_slice", "iter_mut", "as_mut_ptr", "as_mut_slice", "swap", "sort",
-    "sort_unstable", "reverse", "rotate_left", "rotate_right", "copy_within", "get_mut", "last_mut", "first_mut",
+    "sort_unstable", "reverse", "rotate_left", "rotate_right", "copy_within", "get_mut", "last_mut", "first_mut", "first_chunk_mut",
     "chunks_mut", "split_at_mut", "push", "insert", "clear", "truncate", "resize", "resize_with", "extend", "extend_from_slice", "write",
     "set", "zero_", "fill_", "copy_", "as_mut",
     // Removing, reordering and moving entries writes the positions they leave or take.
@@ -951,6 +951,19 @@ impl<'c, 'a> Writes<'c, 'a> {
             if self.pointer_into(scopes, state, receiver).is_some() {
                 return self.record_pointer_write(scopes, state, receiver, m.args.get(1), method);
             }
+        }
+        // `first_mut()`, `first_chunk_mut::<N>()`: the first position, the first N (an N not
+        // written out is at least one).
+        if ["first_mut", "first_chunk_mut"].contains(&method.as_str()) && m.args.is_empty() {
+            let n = m.turbofish.as_ref().and_then(|t| match t.args.first() {
+                Some(syn::GenericArgument::Const(c)) => self.ctx.int_value(c),
+                Some(syn::GenericArgument::Type(syn::Type::Path(p))) => p.path.get_ident().and_then(|i| self.ctx.int_value(&syn::parse_quote!(#i))),
+                _ => None,
+            });
+            for t in self.designated(scopes, state, receiver, true).0 {
+                self.record(t.place.clone(), t.within(Some((0, n.unwrap_or(1).max(1)))), receiver, How::Method(method.clone()));
+            }
+            return;
         }
         // Methods that take the positions they write.
         let positions: Option<Vec<&Expr>> = match method.as_str() {
