@@ -624,7 +624,7 @@ const MAX_CONDITION_DEPTH: usize = 4;
 /// Runs `analysis` over a function body. `params` are bound first, in order (their values are
 /// unknown to the solver; the analysis learns of each through [`Analysis::bind`] with `None`).
 pub fn solve<A: Analysis>(analysis: &mut A, params: &[String], body: &syn::Block, entry: A::State) -> Result<(), TooComplex> {
-    let mut solver = Solver { analysis, scopes: Scopes::default(), loops: Vec::new(), closure_returns: Vec::new(), closures: HashMap::new(), conditions: HashMap::new(), condition_depth: 0, foreign_self: false, running: Vec::new(), guards: HashMap::new(), moved_guards: Default::default(), expanding: 0, steps: 0 };
+    let mut solver = Solver { analysis, scopes: Scopes::default(), loops: Vec::new(), closure_returns: Vec::new(), closures: HashMap::new(), conditions: HashMap::new(), condition_depth: 0, foreign_self: false, running: Vec::new(), guards: HashMap::new(), moved_guards: Default::default(), arrays: HashMap::new(), expanding: 0, steps: 0 };
     solver.scopes.push();
     let mut state = entry;
     for p in params {
@@ -797,6 +797,9 @@ struct Solver<'a, A: Analysis> {
     /// Guards moved out of their local (passed by value, bound to another local, forgotten):
     /// their scope's end runs nothing. Flow-insensitive: moved on one path, moved on all.
     moved_guards: std::collections::HashSet<LocalId>,
+    /// Locals bound (immutably) to an array literal of a few items (`let pairs = [(3, 0), (4,
+    /// 1)];`): a `for` over one walks its items one by one ([`Solver::unrolled`]).
+    arrays: HashMap<LocalId, std::rc::Rc<syn::ExprArray>>,
     /// How deep the walk is in expansions of the file's `macro_rules!`.
     expanding: usize,
     steps: usize,
@@ -1082,6 +1085,11 @@ impl<A: Analysis> Solver<'_, A> {
                 if let (Some(closure), true) = (closure_of(init_expr), self.scopes.names.len() == first + 1) {
                     self.closures.insert(first as LocalId, std::rc::Rc::new(closure.clone()));
                 }
+                if let (Expr::Array(items), Pat::Ident(p), true) = (strip_parens(init_expr), &l.pat, self.scopes.names.len() == first + 1) {
+                    if p.mutability.is_none() && p.subpat.is_none() && items.elems.len() <= MAX_UNROLLED {
+                        self.arrays.insert(first as LocalId, std::rc::Rc::new(items.clone()));
+                    }
+                }
                 Ok(state)
             }
             Stmt::Item(_) => Ok(state),
@@ -1264,9 +1272,9 @@ impl<A: Analysis> Solver<'_, A> {
             Expr::ForLoop(f) => {
                 let state = self.expr(&f.expr, state)?;
                 let label = f.label.as_ref().map(|l| l.name.ident.to_string());
-                let mut out = match strip_parens(&f.expr) {
-                    Expr::Array(items) if items.elems.len() <= MAX_UNROLLED => self.unrolled(f, label, items, state)?,
-                    _ => self.looped(label, state, false, |s, st| {
+                let mut out = match self.array_of(&f.expr) {
+                    Some((items, by_ref)) => self.unrolled(f, label, &items, by_ref, state)?,
+                    None => self.looped(label, state, false, |s, st| {
                     s.scopes.push();
                     let mut st = st;
                     let locals = s.bind_pattern(&f.pat, None, None, &mut st);
@@ -1758,7 +1766,12 @@ impl<A: Analysis> Solver<'_, A> {
     /// `for v in [&mut *tokens, &mut *positions, &mut *slots] { .. }`: the body once for each
     /// item, in order, its pattern bound to the item as a `let` binds it (`v` is `slots` in the
     /// last round, whatever the others did); `continue` goes on to the next item, `break` leaves.
-    fn unrolled(&mut self, f: &syn::ExprForLoop, label: Option<String>, items: &syn::ExprArray, mut state: Option<A::State>) -> Flow<A::State> {
+    fn unrolled(&mut self, f: &syn::ExprForLoop, label: Option<String>, items: &syn::ExprArray, by_ref: bool, mut state: Option<A::State>) -> Flow<A::State> {
+        // Over references to the items (`for &(s, d) in &pairs`): `&p` takes the item as `p`.
+        let pat = match &*f.pat {
+            Pat::Reference(r) if by_ref => &*r.pat,
+            other => other,
+        };
         let mut breaks = None;
         // Each round walks the same syntax: its bindings get the same ids.
         let bound_before = self.scopes.names.len();
@@ -1767,7 +1780,7 @@ impl<A: Analysis> Solver<'_, A> {
             self.loops.push(LoopFrame { label: label.clone(), is_block: false, breaks: None, continues: None });
             self.scopes.push();
             let mut st = state;
-            self.bind_pattern(&f.pat, Some(item), None, &mut st);
+            self.bind_pattern(pat, Some(item), None, &mut st);
             let out = self.block(&f.body, st);
             self.scopes.pop();
             let frame = self.loops.pop().expect("the frame pushed above");
@@ -1775,6 +1788,22 @@ impl<A: Analysis> Solver<'_, A> {
             state = join(out?, frame.continues);
         }
         Ok(join(state, breaks))
+    }
+
+    /// The array literal a `for` walks, and whether it walks references to its items: the
+    /// literal, a local bound to one (`pairs`), borrowed or iterated (`&pairs`, `pairs.iter()`).
+    fn array_of(&self, iterated: &Expr) -> Option<(std::rc::Rc<syn::ExprArray>, bool)> {
+        match strip_parens(iterated) {
+            Expr::Array(items) if items.elems.len() <= MAX_UNROLLED => Some((std::rc::Rc::new(items.clone()), false)),
+            Expr::Reference(r) if r.mutability.is_none() => Some((self.array_of(&r.expr)?.0, true)),
+            Expr::MethodCall(m) if m.args.is_empty() && m.method == "iter" => Some((self.array_of(&m.receiver)?.0, true)),
+            Expr::MethodCall(m) if m.args.is_empty() && m.method == "into_iter" => self.array_of(&m.receiver),
+            path @ Expr::Path(_) => match self.scopes.place_of(path)? {
+                Place { base: Base::Local(id), fields } if fields.is_empty() => Some((self.arrays.get(&id)?.clone(), false)),
+                _ => None,
+            },
+            _ => None,
+        }
     }
 
     fn loop_frame(&mut self, label: Option<&str>) -> Option<&mut LoopFrame<A::State>> {
@@ -2199,6 +2228,11 @@ mod tests {
         assert_eq!(at_probe(&a, 0), vec![1, 2, 3], "a `continue` goes on to the next item");
         let a = run("{ let mut x = 1; for i in [2, 3] { x = i; if c { break; } } probe(); }");
         assert_eq!(at_probe(&a, 0), vec![2, 3], "a `break` leaves after the first item");
+        // local 1: the array; 2: the loop's `i`.
+        let a = run("{ let mut x = 1; let a = [2, 3]; for &i in &a { x = i; } probe(); }");
+        assert_eq!(at_probe(&a, 0), vec![3], "a local bound to an array literal, walked by reference");
+        let a = run("{ let mut x = 1; let mut a = [2, 3]; a[0] = 9; for i in a { x = i; } probe(); }");
+        assert_eq!(at_probe(&a, 0), vec![1], "a mutable local may have changed: a loop");
         let a = run("{ let mut x = 1; for i in [2, 3, 4, 5, 6, 7, 8, 9, 10] { x = i; } probe(); }");
         assert_eq!(at_probe(&a, 0), vec![1], "a long array is a loop: its items are not known one by one");
     }

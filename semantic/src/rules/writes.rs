@@ -701,7 +701,24 @@ impl<'c, 'a> Writes<'c, 'a> {
     /// The positions an index expression names: a constant, a range of constants, or a loop
     /// counter over such a range (`for b in 0..n { cache[b] = .. }` writes from 0 on).
     fn position_of(&self, scopes: &Scopes, index: &Expr) -> Option<Positions> {
-        range_of(self.ctx, index).or_else(|| self.ctx.int_value(index).map(|v| (v, v.saturating_add(1)))).or_else(|| self.counter(scopes, index))
+        range_of(self.ctx, index).or_else(|| self.ctx.int_value(index).map(|v| (v, v.saturating_add(1)))).or_else(|| self.counter(scopes, index)).or_else(|| self.scaled_position(scopes, index))
+    }
+
+    /// `dst * BLOCK_SIZE` of a local holding known positions (`for &(src, dst) in &pairs`, `let
+    /// b = NULL_BLOCK;`, a loop counter): the first position of its first block (as for a loop
+    /// counter, the first is what is known to be written).
+    fn scaled_position(&self, scopes: &Scopes, index: &Expr) -> Option<Positions> {
+        let Expr::Binary(b) = strip_parens(index) else { return None };
+        if !matches!(b.op, syn::BinOp::Mul(_)) {
+            return None;
+        }
+        let ((lo, _), k) = match (self.counter(scopes, &b.left), self.counter(scopes, &b.right)) {
+            (Some(at), None) => (at, self.ctx.int_value(&b.right)?),
+            (None, Some(at)) => (at, self.ctx.int_value(&b.left)?),
+            _ => return None,
+        };
+        let first = lo.saturating_mul(k);
+        Some((first, first.saturating_add(1)))
     }
 
     /// The positions a loop counter named by `index` takes here.
