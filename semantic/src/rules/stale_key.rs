@@ -528,6 +528,8 @@ impl<'c, 'a> Keys<'c, 'a> {
             Expr::Tuple(t) => t.elems.iter().enumerate().map(|(i, el)| (i.to_string(), el)).collect(),
             // A tuple struct's constructor, `Key(p.hash, v)`.
             Expr::Call(c) if is_tuple_constructor(&c.func) => c.args.iter().enumerate().map(|(i, el)| (i.to_string(), el)).collect(),
+            // `Key { a: x, ..base }`: more than its written fields; its parts are not told apart.
+            Expr::Struct(s) if s.rest.is_some() => return,
             Expr::Struct(s) => s
                 .fields
                 .iter()
@@ -553,9 +555,9 @@ impl<'c, 'a> Keys<'c, 'a> {
 
     /// `k.1 = 0;`, `k.adapter = 0;` after the key was built: the whole is built from its parts
     /// as they are now. Its parts are those its constructor gave (`Key(h, v)`, a tuple, a
-    /// struct literal), or, for a copy of whole values (`let mut k = req.clone();`), the fields
-    /// of its struct (where its type is known: else it is left as it was), each taken from
-    /// the same field of what it was copied from.
+    /// struct literal), or, for a copy of one whole value (`let mut k = req.clone();`, `Req {
+    /// label: 1, ..req.clone() }`), the fields of its struct (where its type is known: else it
+    /// is left as it was), each taken from the same field of what it was copied from.
     fn part_replaced(&self, scopes: &Scopes, state: &mut State, whole: &Place, field: &str, at: usize) {
         let is_part = |p: &Place| p.fields.len() == whole.fields.len() + 1 && p.starts_with(whole);
         let recorded = state.built.map.keys().any(|p| is_part(p) && p.fields.last().is_some_and(|f| f != field));
@@ -568,7 +570,9 @@ impl<'c, 'a> Keys<'c, 'a> {
                 [Place { base: Base::Local(s), fields }] if fields.is_empty() => Some(*s),
                 _ => None,
             };
-            let ty = whole.fields.is_empty().then(|| type_of(id).or_else(|| source.and_then(type_of))).flatten();
+            // Only a copy of one whole value (`req.clone()`) has its fields where that value has them.
+            let Some(source) = source else { return };
+            let ty = whole.fields.is_empty().then(|| type_of(id).or_else(|| type_of(source))).flatten();
             let Some(others) = ty.and_then(|ty| self.ctx.resolver.fields.fields_of(ty)) else { return };
             for other in others.iter().filter(|f| *f != field) {
                 let from: BTreeSet<Place> = copied.iter().filter(|p| **p != *whole).map(|p| p.field(other)).collect();
