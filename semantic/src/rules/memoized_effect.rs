@@ -124,8 +124,8 @@ struct Memo<'c, 'a> {
 
 /// The expressions of a body that test whether an `Option` holds a value: the scrutinee of a
 /// `match` with a `None` or `Some(..)` arm, of an `if let Some(..)` or `let Some(..) else`, the
-/// receiver of `is_none()` / `is_some()`. Tested on a field of `self`, the field is a memo
-/// looked up there.
+/// receiver of `is_none()` / `is_some()`; only those of a field of `self`, a memo looked up
+/// there (the others need no solve).
 fn option_tests(body: &syn::Block) -> HashSet<*const Expr> {
     use syn::visit::Visit;
     struct Tests(HashSet<*const Expr>);
@@ -138,28 +138,47 @@ fn option_tests(body: &syn::Block) -> HashSet<*const Expr> {
         };
         name == "None" || name == "Some"
     }
+    /// `self.last`, `&self.last`, `self.last.as_ref()`, `self.cache.lock().unwrap().last`: a
+    /// field of `self` (a local's `Option` is one call's, no memo across calls).
+    fn of_self(e: &Expr) -> bool {
+        match strip(e) {
+            Expr::Field(f) => matches!(strip(&f.base), Expr::Path(p) if p.path.is_ident("self")) || of_self(&f.base),
+            Expr::Reference(r) => of_self(&r.expr),
+            Expr::Unary(u) => of_self(&u.expr),
+            Expr::MethodCall(m) if m.args.is_empty() || super::UNWRAPS.contains(&m.method.to_string().as_str()) => of_self(&m.receiver),
+            Expr::Try(t) => of_self(&t.expr),
+            _ => false,
+        }
+    }
+    impl Tests {
+        fn insert(&mut self, e: &Expr) {
+            if of_self(e) {
+                self.0.insert(e as *const Expr);
+            }
+        }
+    }
     impl<'ast> Visit<'ast> for Tests {
         fn visit_expr_match(&mut self, m: &'ast syn::ExprMatch) {
             if m.arms.iter().any(|a| is_option_pattern(&a.pat)) {
-                self.0.insert(&*m.expr as *const Expr);
+                self.insert(&m.expr);
             }
             syn::visit::visit_expr_match(self, m);
         }
         fn visit_expr_let(&mut self, l: &'ast syn::ExprLet) {
             if is_option_pattern(&l.pat) {
-                self.0.insert(&*l.expr as *const Expr);
+                self.insert(&l.expr);
             }
             syn::visit::visit_expr_let(self, l);
         }
         fn visit_local(&mut self, l: &'ast syn::Local) {
             if let (Some(init), true) = (&l.init, is_option_pattern(&l.pat)) {
-                self.0.insert(&*init.expr as *const Expr);
+                self.insert(&init.expr);
             }
             syn::visit::visit_local(self, l);
         }
         fn visit_expr_method_call(&mut self, m: &'ast syn::ExprMethodCall) {
             if m.args.is_empty() && (m.method == "is_none" || m.method == "is_some") {
-                self.0.insert(&*m.receiver as *const Expr);
+                self.insert(&m.receiver);
             }
             syn::visit::visit_expr_method_call(self, m);
         }
