@@ -476,7 +476,7 @@ impl Aliases {
 pub(crate) const GUARDS: &[&str] = &["lock", "try_lock", "blocking_lock", "read", "try_read", "blocking_read", "write", "try_write", "blocking_write", "borrow", "try_borrow", "borrow_mut", "try_borrow_mut"];
 
 /// Of [`GUARDS`], those whose guard may write the content.
-pub(crate) const WRITE_GUARDS: &[&str] = &["lock", "try_lock", "blocking_lock", "write", "try_write", "blocking_write", "borrow_mut", "try_borrow_mut"];
+const WRITE_GUARDS: &[&str] = &["lock", "try_lock", "blocking_lock", "write", "try_write", "blocking_write", "borrow_mut", "try_borrow_mut"];
 
 /// Methods that take the value out of the `Result` or `Option` a guard comes in (a poisoned
 /// lock recovered with `unwrap_or_else(PoisonError::into_inner)` too).
@@ -485,6 +485,11 @@ pub(crate) const UNWRAPS: &[&str] = &["unwrap", "expect", "unwrap_or_else"];
 /// Whether `m` takes a guard of its receiver ([`GUARDS`]).
 pub(crate) fn takes_guard(m: &syn::ExprMethodCall) -> bool {
     m.args.is_empty() && GUARDS.contains(&m.method.to_string().as_str())
+}
+
+/// Whether `m` takes a guard that may write its receiver's content ([`WRITE_GUARDS`]).
+pub(crate) fn takes_write_guard(m: &syn::ExprMethodCall) -> bool {
+    m.args.is_empty() && WRITE_GUARDS.contains(&m.method.to_string().as_str())
 }
 
 /// What a lock's guard guards: `m` of `m.lock().unwrap()`, `m.write().await`, `m.borrow_mut()`

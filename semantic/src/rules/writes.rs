@@ -453,7 +453,7 @@ impl Analysis for Writes<'_, '_> {
     /// `g` is the guard, the content of `pool`.
     fn bind_from(&mut self, scopes: &Scopes, state: &mut State, locals: &[LocalId], scrutinee: &Expr) {
         let [local] = locals else { return };
-        let guard = matches!(strip_parens(scrutinee), Expr::MethodCall(m) if m.args.is_empty() && super::WRITE_GUARDS.contains(&m.method.to_string().as_str()));
+        let guard = matches!(strip_parens(scrutinee), Expr::MethodCall(m) if super::takes_write_guard(m));
         let targets: BTreeSet<Target> = self
             .designated(scopes, state, scrutinee, false)
             .0
@@ -486,7 +486,7 @@ fn strip_parens(e: &Expr) -> &Expr {
 }
 
 /// Methods that give access to the storage of their receiver (besides the guards that may write
-/// it, [`super::WRITE_GUARDS`]).
+/// it, [`super::takes_write_guard`]).
 const VIEWS: &[&str] = &["as_mut_slice", "as_mut", "as_deref_mut", "as_slice", "as_ref", "deref_mut", "unwrap", "expect", "get_mut_slice"];
 
 /// Adapters of an iterator that keep its positions (`enumerate` numbers them, `rev` reorders).
@@ -586,7 +586,7 @@ impl<'c, 'a> Writes<'c, 'a> {
                 out.extend(inner.into_iter().filter(|t| t.element));
                 return;
             }
-            Expr::MethodCall(m) if (m.args.is_empty() && super::WRITE_GUARDS.contains(&m.method.to_string().as_str())) || (m.args.len() <= 1 && VIEWS.contains(&m.method.to_string().as_str())) => {
+            Expr::MethodCall(m) if super::takes_write_guard(m) || (m.args.len() <= 1 && VIEWS.contains(&m.method.to_string().as_str())) => {
                 return tail(&m.receiver, true, out);
             }
             // A helper returning a reference into a parameter or `self`: `self.block_mut(b)`,
@@ -1003,7 +1003,7 @@ impl<'c, 'a> Writes<'c, 'a> {
         // A `chunks_mut(n)` hands out every part, from position 0, whatever `n` is (narrowed by
         // its chain as `iter_mut()` is); `split_at_mut(k)` hands out two, bound where they are
         // taken apart (`bind_parts`).
-        let guard = m.args.is_empty() && super::WRITE_GUARDS.contains(&method.as_str());
+        let guard = super::takes_write_guard(m);
         let parts = ["chunks_mut", "chunks_exact_mut"].contains(&method.as_str());
         if guard || method == "split_at_mut" || self.viewed.contains(&(m as *const _)) || (!parts && !MUTATING_METHODS.contains(&method.as_str())) {
             return;
