@@ -410,8 +410,11 @@ impl Session {
         let imports_changed = uses != prev.uses;
         let items = self.items_with(Some(&new));
         let reindexed = if imports_changed {
-            if job.external || declares(&prev.file.text) || declares(text) {
+            if job.external {
                 return None;
+            }
+            if declares(&prev.file.text) || declares(text) {
+                return self.edit_declarations(pos, new, uses);
             }
             let mut decls = self.decls.clone();
             match file_decls(&FileJob { file: new.clone(), ..job.clone() }) {
@@ -452,14 +455,15 @@ impl Session {
     }
 
     /// The item path for an edit of what a file declares (a contract, an effect, a struct a
-    /// contract names; not a constant, whose value any call may depend on): the file is parsed
-    /// and indexed again, and only the items that name what the edited items declare, and those
-    /// linked to them, are checked against the new index. `None`: check the whole file.
+    /// contract names, a constant, an import of a declaring file): the file is parsed and
+    /// indexed again, and only the items that name what the edited items declare, or what
+    /// depends on it here or in other files (`incremental::Reindexed`), and those linked to
+    /// them, are checked against the new index. `None`: check the whole file.
     fn edit_declarations(&mut self, pos: usize, new: FileRef, uses: UseFacts) -> Option<Edit> {
         let job = FileJob { file: new.clone(), ..self.jobs[pos].clone() };
         let prev = self.checked.get(&job.file.path).filter(|c| c.generation == self.generation)?;
         let old = prev.file.clone();
-        if job.external || !(declares(&old.text) || declares(&new.text)) || crate::index::scan_int_consts(&old.text) != crate::index::scan_int_consts(&new.text) {
+        if job.external || !(declares(&old.text) || declares(&new.text)) {
             return None;
         }
         let parsed = job.file.parse();
@@ -476,7 +480,10 @@ impl Session {
         let found = index_findings.get(&job.file.rel_path).map_or(&[][..], Vec::as_slice);
         let old_found = self.index_findings.get(&job.file.rel_path).map_or(&[][..], Vec::as_slice);
         let previous = crate::incremental::Previous { file: &prev.file, findings: &prev.findings, chunks: &prev.chunks, index_findings: old_found };
-        let done = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| crate::incremental::recheck(&previous, &new, &job, &index, &items, Some(found)))).ok().flatten()?;
+        let others: Vec<&str> = self.jobs.iter().filter(|j| j.file.path != job.file.path).map(|j| j.file.text.as_str()).collect();
+        let elsewhere = |names: &std::collections::BTreeSet<String>| crate::incremental::named_elsewhere(&others, names);
+        let reindexed = crate::incremental::Reindexed { findings: found, elsewhere: &elsewhere };
+        let done = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| crate::incremental::recheck(&previous, &new, &job, &index, &items, Some(reindexed)))).ok().flatten()?;
         self.forwarders.extend(items.forwarder_names());
         self.jobs[pos].file = new.clone();
         (self.decls, self.index, self.index_findings) = (decls, index, index_findings);

@@ -25,16 +25,19 @@
 //! findings are kept, moved with the text (with the `(line N)` their messages name).
 //!
 //! An edit that changes a declaration the index holds (a contract, an effect, an index field, a
-//! struct a contract names; an edit inside the body of a contracted function changes none) is
-//! checked so too, against the index of the new text: the session parses and indexes the file
-//! again (`Session::edit_declarations`), and the items that name what the edited items declare
-//! are among those linked to them; the index's findings outside the items checked again must be
-//! those of the old text.
+//! struct a contract names, a constant, an import of a declaring file; an edit inside the body
+//! of a contracted function changes none) is checked so too, against the index of the new text:
+//! the session parses and indexes the file again (`Session::edit_declarations`), and the items
+//! that name what the edited items declare are among those linked to them, with those that
+//! depend on it a longer way ([`Reindexed`]): a constant of the file written with an edited one,
+//! a function of another file that names one (a helper that pads with the constant, a forwarder
+//! to the kernel whose contract changed, as deep as summaries follow helpers). The index's
+//! findings outside the items checked again must be those of the old text.
 //!
 //! What this reasoning does not cover returns `None`, and the session runs the whole-file check:
-//! a changed constant (any call may depend on its value), a changed import in a declaring file,
-//! text that does not parse, a finding of an unaffected item pointing into an affected one. The
-//! `equivalence` tests hold this against a fresh check after random sequences of edits.
+//! text that does not parse, an edited `macro_rules!`, a finding of an unaffected item pointing
+//! into an affected one. The `equivalence` tests hold this against a fresh check after random
+//! sequences of edits.
 
 use std::collections::BTreeSet;
 use std::ops::Range;
@@ -78,6 +81,9 @@ pub struct Chunk {
     /// The types it implements and the traits it declares: a field of `self` holds what the
     /// type's methods and struct literals leave in it.
     pub types: Vec<String>,
+    /// The constants and statics it defines, nested ones included: the items that name one
+    /// depend on its value.
+    pub consts: Vec<String>,
     /// For a `use` item or a struct, what it tells the other items, as (name, meaning) pairs:
     /// `(name, path)` per imported name (`*` for a glob), `(struct, its field names)` and
     /// `(field, struct and type)` per field. An edit changes the names whose pairs differ.
@@ -119,11 +125,11 @@ pub fn chunks(items: &[syn::Item], at: &dyn Fn(Span) -> Range<usize>, start: usi
             value_skeleton(item, at, &mut values);
         }
         let is_value = matches!(item, syn::Item::Const(_) | syn::Item::Static(_));
-        out.push(Chunk { range: from..to, is_use: matches!(item, syn::Item::Use(_)), defines_struct: defines_struct(item), is_value, values, defines_macro: defines_macro(item), fns: names.fns, types: names.types, binds, bodies });
+        out.push(Chunk { range: from..to, is_use: matches!(item, syn::Item::Use(_)), defines_struct: defines_struct(item), is_value, values, defines_macro: defines_macro(item), fns: names.fns, types: names.types, consts: names.consts, binds, bodies });
         from = to;
     }
     if from < end || out.is_empty() {
-        out.push(Chunk { range: from..end, is_use: false, defines_struct: false, is_value: false, values: Vec::new(), defines_macro: false, fns: Vec::new(), types: Vec::new(), binds: Vec::new(), bodies: Vec::new() });
+        out.push(Chunk { range: from..end, is_use: false, defines_struct: false, is_value: false, values: Vec::new(), defines_macro: false, fns: Vec::new(), types: Vec::new(), consts: Vec::new(), binds: Vec::new(), bodies: Vec::new() });
     }
     Some(out)
 }
@@ -268,14 +274,23 @@ fn changed_binds(old: &[Chunk], new: &[Chunk]) -> Option<BTreeSet<String>> {
     (!changed.contains("*")).then_some(changed)
 }
 
-/// The functions and types an item defines, nested ones included.
+/// The functions, types and constants an item defines, nested ones included.
 #[derive(Default)]
 struct Names {
     fns: Vec<String>,
     types: Vec<String>,
+    consts: Vec<String>,
 }
 
 impl<'a> Visit<'a> for Names {
+    fn visit_item_const(&mut self, c: &'a syn::ItemConst) {
+        self.consts.push(c.ident.to_string());
+        syn::visit::visit_item_const(self, c);
+    }
+    fn visit_item_static(&mut self, s: &'a syn::ItemStatic) {
+        self.consts.push(s.ident.to_string());
+        syn::visit::visit_item_static(self, s);
+    }
     fn visit_signature(&mut self, s: &'a syn::Signature) {
         self.fns.push(s.ident.to_string());
     }
@@ -308,12 +323,25 @@ pub struct Rechecked {
     pub items: usize,
 }
 
+/// An edit that may change declarations (a contract, an effect, a constant, an import of a
+/// declaring file), checked against the index of the new text.
+pub struct Reindexed<'x> {
+    /// The index's findings in this file, for the new text.
+    pub findings: &'x [Finding],
+    /// The names other files define (functions, methods, constants, statics) whose meaning may
+    /// depend on one of the given names: a helper of another file that pads with a constant of
+    /// this one, or hands a parameter on to a kernel whose contract was edited, summarises
+    /// differently now, and so do the items of this file that call it.
+    pub elsewhere: &'x dyn Fn(&BTreeSet<String>) -> BTreeSet<String>,
+}
+
 /// The findings of `new` (an edited copy of `prev.file`) from the items the edit can change;
 /// `None` when the whole file must be checked. `reindexed`: the edit may change declarations,
-/// and `index` is the index of `new` (its own findings in this file, those of the index for
-/// `new`): the items that name what the edited items declare are checked again, as the items
-/// linked to them are, and the index's findings outside them must be those of the old text.
-pub fn recheck(prev: &Previous, new: &FileRef, job: &FileJob, index: &Index, items: &crate::items::WorkspaceItems, reindexed: Option<&[Finding]>) -> Option<Rechecked> {
+/// and `index` is the index of `new`: the items that name what the edited items declare (or
+/// what depends on it: a constant defined from an edited one, a function of another file that
+/// names one) are checked again, as the items linked to them are, and the index's findings
+/// outside them must be those of the old text.
+pub fn recheck(prev: &Previous, new: &FileRef, job: &FileJob, index: &Index, items: &crate::items::WorkspaceItems, reindexed: Option<Reindexed<'_>>) -> Option<Rechecked> {
     let old = prev.file;
     if job.external || new.text.starts_with('\u{feff}') || prev.chunks.is_empty() {
         return None;
@@ -394,19 +422,31 @@ pub fn recheck(prev: &Previous, new: &FileRef, job: &FileJob, index: &Index, ite
         }
         None => affected.extend((0..chunks.len()).filter(|&i| !chunks[i].is_context())),
     }
+    // What a declaration edit changes reaches the items that name it by a longer way too.
+    let declared = match &reindexed {
+        Some(r) => depends_on_declared(&old_run.iter().chain(&chunks[run_new.clone()]).collect::<Vec<_>>(), &chunks, &text_of, r.elsewhere),
+        None => BTreeSet::new(),
+    };
+    affected.extend((0..chunks.len()).filter(|&i| !chunks[i].is_context() && declared.iter().any(|n| mentions(text_of(i), n))));
 
     // The items whose findings may change: those, and every item linked to one of them by a
     // helper or a type, closed over these links. The names of the run's old text count too: an
     // item that called a helper the edit removed resolves differently now.
     let mut names: BTreeSet<&str> = old_run.iter().chain(&chunks[run_new.clone()]).flat_map(|c| c.fns.iter().map(String::as_str)).collect();
+    names.extend(declared.iter().map(String::as_str));
     let mut types: BTreeSet<&str> = old_run.iter().chain(&chunks[run_new.clone()]).flat_map(|c| c.types.iter().map(String::as_str)).collect();
     let mut texts: Vec<&str> = vec![old_text, new_text];
     texts.extend(affected.iter().filter(|i| !run_new.contains(i)).map(|&i| text_of(i)));
     names.extend(affected.iter().flat_map(|&i| chunks[i].fns.iter().map(String::as_str)));
     types.extend(affected.iter().flat_map(|&i| chunks[i].types.iter().map(String::as_str)));
+    // A name the file's `use` items give a function of it (`use self::kernels::write as put;`:
+    // the items call `put`).
+    let renames: Vec<(&str, &str)> = chunks.iter().filter(|c| c.is_use).flat_map(|c| &c.binds).filter_map(|(name, path)| Some((path.rsplit("::").next()?, name.as_str()))).filter(|(was, name)| was != name).collect();
     // Each round asks the items not yet taken only about what the last round added: an item
     // that matched nothing before can only be linked by something new.
     while !(names.is_empty() && types.is_empty() && texts.is_empty()) {
+        let renamed: Vec<&str> = renames.iter().filter(|(was, _)| names.contains(was)).map(|(_, name)| *name).collect();
+        names.extend(renamed);
         let linked: Vec<usize> = (0..chunks.len())
             .filter(|i| !affected.contains(i) && !chunks[*i].is_context())
             .filter(|&i| {
@@ -452,8 +492,9 @@ pub fn recheck(prev: &Previous, new: &FileRef, job: &FileJob, index: &Index, ite
     let new_ranges: Vec<Range<usize>> = affected.iter().map(|&i| chunks[i].range.clone()).collect();
     let index_findings = match reindexed {
         None => moved_old,
-        Some(found) => {
-            let found: Vec<Finding> = found
+        Some(r) => {
+            let found: Vec<Finding> = r
+                .findings
                 .iter()
                 .map(|f| {
                     let mut f = f.clone();
@@ -501,6 +542,83 @@ pub fn recheck(prev: &Previous, new: &FileRef, job: &FileJob, index: &Index, ite
     }
     crate::finding::in_output_order(&mut out);
     Some(Rechecked { findings: out, chunks, items: affected.len() })
+}
+
+/// The names whose meaning a declaration edit may change, besides the functions the edited items
+/// define (`edited`: the old and the new chunks of the run): the constants they define and the
+/// names their `use` items bind, the constants of the file written with one of those (to a
+/// fixed point), and what other files define that depends on any of these or on the edited
+/// functions (`elsewhere`).
+fn depends_on_declared<'t>(edited: &[&Chunk], chunks: &[Chunk], text_of: &dyn Fn(usize) -> &'t str, elsewhere: &dyn Fn(&BTreeSet<String>) -> BTreeSet<String>) -> BTreeSet<String> {
+    let mut names: BTreeSet<String> = edited.iter().flat_map(|c| c.consts.iter().cloned()).collect();
+    names.extend(edited.iter().filter(|c| c.is_use).flat_map(|c| c.binds.iter().map(|(n, _)| n.clone())).filter(|n| n != "*"));
+    loop {
+        let more: Vec<String> = (0..chunks.len())
+            .filter(|&i| chunks[i].consts.iter().any(|k| !names.contains(k)) && names.iter().any(|n| mentions(text_of(i), n)))
+            .flat_map(|i| chunks[i].consts.iter().cloned())
+            .filter(|k| !names.contains(k))
+            .collect();
+        if more.is_empty() {
+            break;
+        }
+        names.extend(more);
+    }
+    let mut asked = names.clone();
+    asked.extend(edited.iter().flat_map(|c| c.fns.iter().cloned()));
+    names.extend(elsewhere(&asked));
+    names
+}
+
+/// What other files (`texts`) define that may depend on one of `names`: the functions, methods,
+/// constants and statics of each file that names one, then of each file that names one of those,
+/// as deep as a summary follows helpers ([`crate::dataflow::MAX_SUMMARY_DEPTH`]). Read from the
+/// texts without parsing them: a name in a comment or a string counts (more items are checked
+/// again, never fewer).
+pub fn named_elsewhere(texts: &[&str], names: &BTreeSet<String>) -> BTreeSet<String> {
+    let mut found: BTreeSet<String> = BTreeSet::new();
+    let mut frontier: Vec<String> = names.iter().cloned().collect();
+    let mut read = vec![false; texts.len()];
+    for _ in 0..=crate::dataflow::MAX_SUMMARY_DEPTH {
+        if frontier.is_empty() {
+            break;
+        }
+        let automaton = aho_corasick::AhoCorasick::new(&frontier).ok();
+        let mut next = BTreeSet::new();
+        for (text, read) in texts.iter().zip(read.iter_mut()) {
+            // An automaton that cannot be built (too many names) takes every file.
+            let names_one = automaton.as_ref().is_none_or(|a| a.find_overlapping_iter(*text).any(|m| crate::engine::whole_word(text.as_bytes(), m.start(), m.end())));
+            if !*read && names_one {
+                *read = true;
+                next.extend(defined_names(text).into_iter().filter(|n| !names.contains(n) && !found.contains(n)));
+            }
+        }
+        found.extend(next.iter().cloned());
+        frontier = next.into_iter().collect();
+    }
+    found
+}
+
+/// Every name a text writes after `fn`, `const` or `static` (`static mut`): the functions,
+/// methods, constants and statics it defines, and a few words more.
+fn defined_names(text: &str) -> Vec<String> {
+    let ident = |c: u8| crate::engine::is_ident_byte(c) || c >= 0x80;
+    let mut out = Vec::new();
+    for keyword in ["fn", "const", "static"] {
+        for (i, _) in text.match_indices(keyword) {
+            if !crate::engine::whole_word(text.as_bytes(), i, i + keyword.len()) {
+                continue;
+            }
+            let mut rest = text[i + keyword.len()..].trim_start();
+            if let Some(after) = rest.strip_prefix("mut").filter(|r| r.starts_with(char::is_whitespace)) {
+                rest = after.trim_start();
+            }
+            let len = rest.bytes().take_while(|&c| ident(c)).count();
+            if len > 0 {
+                out.push(rest[..len].to_string());
+            }
+        }
+    }
+    out
 }
 
 /// What the edited text of a run of chunks parses to, alone.
@@ -1127,9 +1245,9 @@ mod equivalence {
     }
 
     /// An edit inside the body of a contracted function re-checks it (its own contract's rules
-    /// see the new body) with the index only moved; an edit of its contract re-indexes the file
-    /// and re-checks the items that name the function; one that writes a constant into the body
-    /// takes the whole file.
+    /// see the new body) with the index only moved; an edit of its contract, or one that writes
+    /// a constant into the body, re-indexes the file and re-checks the items that name the
+    /// function.
     #[test]
     fn an_edit_inside_the_body_of_a_contracted_function_takes_the_item_path() {
         let text = "use std::collections::HashMap;\n\n#[reuse::effect]\npub fn log_step() {}\n\npub struct Plans {\n    plans: HashMap<u64, u64>,\n}\n\nimpl Plans {\n    #[reuse::contract(preserves(log_step))]\n    pub fn get(&mut self, k: u64) -> u64 {\n        log_step();\n        *self.plans.entry(k).or_insert(k)\n    }\n}\n\npub fn after() -> u64 {\n    1\n}\n";
@@ -1140,7 +1258,7 @@ mod equivalence {
             (text.replace("        log_step();\n        *self", "        *self"), true),
             // A blank line: the findings after it move.
             (text.replace("        log_step();\n", "        log_step();\n\n"), true),
-            (text.replace("        log_step();\n", "        const K: u64 = 1;\n        log_step();\n"), false),
+            (text.replace("        log_step();\n", "        const K: u64 = 1;\n        log_step();\n"), true),
             (text.replace("preserves(log_step)", "preserves()"), true),
         ];
         let dropped = session(&dir).update(&path, cases[0].0.clone());
@@ -1198,6 +1316,53 @@ mod equivalence {
         assert!(broken.items.is_none() && !broken.index_changed && broken.findings.iter().all(|f| f.rule.name == "parse_error"));
         assert_eq!(keys(&live.check_file(&other_path)), before, "the declarations of the last text that parsed");
         assert!(live.edit(&path, text.to_string()).items.is_some(), "closed: the item path");
+        let _ = std::fs::remove_dir_all(&dir);
+    }
+
+    /// A constant or an import edited in a file that declares a contract re-indexes it and
+    /// re-checks the items that depend on what changed: those that name the constant, a
+    /// constant written with it, a function whose contract names it (also by a name an import
+    /// gives it), or a helper of another file that names it, with the findings of a fresh
+    /// check, here and in the other file; an item that depends on none is not checked again.
+    #[test]
+    fn a_constant_or_an_import_edited_in_a_declaring_file_takes_the_item_path() {
+        let text = "use self::write_local as put;\nuse crate::other::pad;\n\npub const PAD_SLOT_ID: i64 = -1;\npub const NULL_SLOT: i64 = -1;\npub const DUMMY_SLOT: i64 = NULL_SLOT;\n\n#[reuse::contract(writes(cache[slots], skip = PAD_SLOT_ID))]\npub fn write_local(cache: &mut [f32], slots: &[i64]) {\n    let _ = (cache, slots);\n}\n\npub fn zero_caller(cache: &mut [f32], n: usize) {\n    write_local(cache, &vec![0; n]);\n}\n\npub fn renamed_caller(cache: &mut [f32], n: usize) {\n    put(cache, &vec![0; n]);\n}\n\npub fn dummy_caller(cache: &mut [f32], n: usize) {\n    let slots = vec![DUMMY_SLOT; n];\n    write_local(cache, &slots);\n}\n\npub fn foreign_caller(cache: &mut [f32], n: usize) {\n    let slots = crate::other::null_padded(n);\n    crate::other::forward(cache, &slots);\n}\n\npub fn imported_caller(cache: &mut [f32], n: usize) {\n    write_local(cache, &pad(n));\n}\n\npub fn unrelated(n: usize) -> usize {\n    n + 1\n}\n";
+        let other = "use crate::kv::write_local;\n\npub fn null_padded(n: usize) -> Vec<i64> {\n    vec![crate::kv::NULL_SLOT; n]\n}\n\npub fn pad(n: usize) -> Vec<i64> {\n    vec![-1; n]\n}\n\npub fn pad_zero(n: usize) -> Vec<i64> {\n    vec![0; n]\n}\n\npub fn elsewhere(cache: &mut [f32], n: usize) {\n    write_local(cache, &vec![0; n]);\n}\n\npub fn forward(cache: &mut [f32], slots: &[i64]) {\n    write_local(cache, slots);\n}\n";
+        let dir = workspace("constant-edited", &[("src/lib.rs", "pub mod kv;\npub mod other;\n"), ("src/kv.rs", text), ("src/other.rs", other)]);
+        let (path, other_path) = (dir.join("src/kv.rs"), dir.join("src/other.rs"));
+        let cases = [
+            // The sentinel is 0: padding with 0 is padding with it (no finding at the zero and
+            // renamed callers).
+            (text.replace("pub const PAD_SLOT_ID: i64 = -1;", "pub const PAD_SLOT_ID: i64 = 0;"), ["zero_caller", "renamed_caller"].as_slice()),
+            // A constant that another one is written with, and a helper of the other file uses.
+            (text.replace("pub const NULL_SLOT: i64 = -1;", "pub const NULL_SLOT: i64 = 0;"), ["dummy_caller", "foreign_caller"].as_slice()),
+            // An import: the helper of that name pads with 0 now.
+            (text.replace("use crate::other::pad;", "use crate::other::pad_zero as pad;"), ["imported_caller"].as_slice()),
+            // A constant added.
+            (text.replace("pub const NULL_SLOT", "pub const EXTRA: i64 = 3;\npub const NULL_SLOT"), [].as_slice()),
+        ];
+        // The findings in the body of function `f` of text `t`.
+        let found_in = |fs: &[crate::finding::Finding], t: &str, f: &str| {
+            let start = t.find(&format!("fn {f}(")).unwrap();
+            let body = start..start + t[start..].find("\n}\n").unwrap();
+            fs.iter().filter(|x| x.primary.file.rel_path == "src/kv.rs" && body.contains(&x.primary.range.start)).count()
+        };
+        for (edited, changed) in cases {
+            let mut live = session(&dir);
+            let before = live.update(&path, text.to_string());
+            live.update(&other_path, other.to_string());
+            let got = live.edit(&path, edited.clone());
+            let mut fresh = session(&dir);
+            let want = fresh.update(&path, edited.clone());
+            assert_eq!(keys(&got.findings), keys(&want), "edit to\n{edited}");
+            assert!(got.items.is_some_and(|n| n <= 8), "the item path, without `unrelated`: {:?}\n{edited}", got.items);
+            assert!(got.index_changed);
+            assert_eq!(keys(&live.check_file(&other_path)), keys(&fresh.update(&other_path, other.to_string())), "the other file after\n{edited}");
+            // Each case changes the findings of the callers it names (the test checks something).
+            for f in changed {
+                assert_ne!(found_in(&before, text, f), found_in(&want, &edited, f), "{f} after\n{edited}\n{:#?}\n{:#?}", keys(&before), keys(&want));
+            }
+        }
         let _ = std::fs::remove_dir_all(&dir);
     }
 
