@@ -8,7 +8,8 @@ declare_rule! {
     /// helper that writes it (of the same file, or of another file reached by path; a helper
     /// that writes the position it is given, `zero_block(pool, NULL_BLOCK)` with
     /// `pool[b] = 0.0` or `self.blocks[b].fill(..)` in it, writes the argument's); writes
-    /// through a reborrow or a slice of P (`let head = &mut P[..2];`) count where their positions
+    /// through a reborrow, a view or a slice of P (`let head = &mut P[..2];`, `let v =
+    /// P.as_mut_slice();`, `for x in P.as_mut_slice()`) count where their positions
     /// are known, and so do one element taken from P (`P.iter_mut().next()`, `.nth(k)`, the head
     /// of `P.split_first_mut()`, `P.as_mut_slice()[k]`, a name a slice pattern binds by
     /// position, `if let [null, rest @ ..] = P`, a reference an accessor returns into P at the

@@ -26,9 +26,13 @@
 //!   `split_at_mut(k)`, taken apart by a `let`, designate the positions below `k` and from `k` on;
 //!   `iter_mut().next()` and `.nth(k)` write the one position they yield, and the head of a
 //!   `split_first_mut()` (through `unwrap`, `expect` or `?`) is position 0, its rest from 1 on;
-//! - a view taken only to be indexed or called on (`p.as_mut_slice()[1] = ..`,
-//!   `p.as_mut().fill(..)`) writes what the index or the method writes, not the whole place;
-//!   a view kept in a `let` may write any position;
+//! - a view (`p.as_mut_slice()`, `p.as_mut()`) writes nothing itself: indexed or called on
+//!   (`p.as_mut_slice()[1] = ..`, `p.as_mut().fill(..)`), handed to a callee, kept in a `let`
+//!   (`let v = p.as_mut_slice();`, as `let v = &mut p;`), matched by a pattern (`if let [null,
+//!   ..] = p.as_mut_slice()`) or walked by a `for`, what is written through it is judged where
+//!   it is written; a `for` over `&mut p`, a view, a local designating storage or a `&mut`
+//!   parameter binds each item to the storage walked (`for x in pool { *x = 0.0 }` writes
+//!   `pool`); a view left alone, returned or stored may write any position;
 //! - a write through a raw pointer into a place (`p.as_mut_ptr()` at 0, `.add(k)` or `.offset(k)`
 //!   from there): `ptr::write` (and `_volatile`, `_unaligned`), `ptr::write_bytes(p, v, n)`,
 //!   `ptr::copy[_nonoverlapping](src, p, n)`, the method forms `p.write(v)`, and `*p = v`;
@@ -438,8 +442,19 @@ impl Analysis for Writes<'_, '_> {
                 return;
             }
         }
-        let ([local], Expr::Reference(r)) = (locals, strip_parens(iterated)) else { return };
-        if r.mutability.is_none() {
+        // What a `for` walks mutably, each item a part of: `&mut p`, a view of it
+        // (`p.as_mut_slice()`), a local designating storage (`rest` of `[_, rest @ ..]`), a
+        // parameter of a `&mut` type.
+        let [local] = locals else { return };
+        let walks_mutably = match strip_parens(iterated) {
+            Expr::Reference(r) => r.mutability.is_some(),
+            Expr::MethodCall(m) => m.args.is_empty() && ["as_mut_slice", "as_mut", "as_deref_mut"].contains(&m.method.to_string().as_str()),
+            e @ Expr::Path(_) => scopes.place_of(e).is_some_and(|p| {
+                p.fields.is_empty() && (state.map.contains_key(&p) || matches!(p.base, Base::Local(id) if matches!(self.param_type(id), Some(syn::Type::Reference(r)) if r.mutability.is_some())))
+            }),
+            _ => false,
+        };
+        if !walks_mutably {
             return;
         }
         let targets = self.designated(scopes, state, iterated, false);
@@ -1499,8 +1514,12 @@ fn only_read_through(name: &str, body: &Expr) -> bool {
 }
 
 /// The view calls of a body (`as_mut_slice()`, `as_mut()`) whose storage an enclosing
-/// expression designates: the base of an index, the receiver of a method, a field's base. (One
-/// bound by a `let` stays a write of every position: where the local goes is not followed.)
+/// expression designates: the base of an index, the receiver of a method, a field's base, an
+/// argument (judged as `&mut p` is, by what the callee does with it), what a `let` binds (the
+/// local designates the place, as `let v = &mut p;` does: what is written through it is judged
+/// where it is written), a pattern's scrutinee (`if let [null, ..] = p.as_mut_slice()`: each
+/// name takes its positions) and what a `for` walks. (One left alone, returned or stored stays
+/// a write of every position.)
 fn views_written_through(body: &syn::Block) -> HashSet<*const syn::ExprMethodCall> {
     struct Views(HashSet<*const syn::ExprMethodCall>);
     impl Views {
@@ -1519,11 +1538,34 @@ fn views_written_through(body: &syn::Block) -> HashSet<*const syn::ExprMethodCal
         }
         fn visit_expr_method_call(&mut self, m: &'ast syn::ExprMethodCall) {
             self.through(&m.receiver);
+            m.args.iter().for_each(|a| self.through(a));
             syn::visit::visit_expr_method_call(self, m);
         }
         fn visit_expr_field(&mut self, f: &'ast syn::ExprField) {
             self.through(&f.base);
             syn::visit::visit_expr_field(self, f);
+        }
+        fn visit_expr_call(&mut self, c: &'ast syn::ExprCall) {
+            c.args.iter().for_each(|a| self.through(a));
+            syn::visit::visit_expr_call(self, c);
+        }
+        fn visit_local(&mut self, l: &'ast syn::Local) {
+            if let Some(init) = &l.init {
+                self.through(&init.expr);
+            }
+            syn::visit::visit_local(self, l);
+        }
+        fn visit_expr_let(&mut self, l: &'ast syn::ExprLet) {
+            self.through(&l.expr);
+            syn::visit::visit_expr_let(self, l);
+        }
+        fn visit_expr_match(&mut self, m: &'ast syn::ExprMatch) {
+            self.through(&m.expr);
+            syn::visit::visit_expr_match(self, m);
+        }
+        fn visit_expr_for_loop(&mut self, f: &'ast syn::ExprForLoop) {
+            self.through(&f.expr);
+            syn::visit::visit_expr_for_loop(self, f);
         }
         fn visit_item(&mut self, _: &'ast syn::Item) {}
     }
