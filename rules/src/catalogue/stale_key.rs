@@ -10,8 +10,10 @@ declare_rule! {
     /// a name a pattern takes from a component (`if let Some(h) = h`, `let Req { hash } = r`, a
     /// `match` arm) is that component (a part of it taken apart by a tuple or struct pattern,
     /// `let (h, v) = ..`, only that part), a part of a key assigned after the key was built
-    /// (`k.1 = 0;`, `k.adapter = 0;` of `let mut k = req.clone();`, `k.req.adapter = 0;`) holds
-    /// what was assigned, a key built up in place covers what was fed into it
+    /// (`k.1 = 0;`, `k.adapter = 0;` of `let mut k = req.clone();`, `k.req.adapter = 0;`, a
+    /// parameter reset in place, `mem::take(&mut k.adapter)`, `mem::replace`, a helper of the same
+    /// file that assigns it: `normalize(&mut k)`, `k.clear_adapter()`,
+    /// `req.clone().without_adapter()`) holds what was assigned, a key built up in place covers what was fed into it
     /// (`p.hash.hash(&mut hasher)`, `hasher.write_u32(v)`, `key.push_str(..)`; a value whose type
     /// has a `Hash` impl written by hand in the same file feeds only the fields that impl reads:
     /// `req.hash(&mut hasher)` with an impl that hashes `self.tokens` alone forgets the adapter), and a key built by

@@ -74,7 +74,9 @@ impl Domain for Built {
         match (&mut self.0, &other.0) {
             (_, None) => {}
             (None, Some(o)) => self.0 = Some(o.clone()),
-            (Some(s), Some(o)) => s.retain(|p| o.contains(p)),
+            // What both paths build it from: `{req.hash, req.label}` (the adapter reset on one
+            // path) and `{req}` (the copy on the other) are both built from `req.hash`, `req.label`.
+            (Some(s), Some(o)) => *s = built_by_both(s, o),
         }
     }
 }
@@ -107,7 +109,18 @@ impl Domain for State {
 /// fields of `self`) the returned value is built from on every path.
 #[derive(Default)]
 pub(super) struct Summaries {
-    helpers: dataflow::Memo<usize, Option<Rc<BTreeSet<Place>>>>,
+    helpers: dataflow::Memo<usize, Option<Rc<HelperSummary>>>,
+}
+
+/// What a helper of the file does to the values a key is built from.
+#[derive(Default)]
+struct HelperSummary {
+    /// What its returned value is built from: its parameters' and `self`'s places.
+    returns: BTreeSet<Place>,
+    /// The parts of its parameters and of `self` it assigns (`k.adapter = 0;` of `fn
+    /// neutral(k: &mut Req)`, `self.adapter = 0;` of a `&mut self` method), each with what it is
+    /// built from where the helper returns (the part itself too where a path leaves it as it was).
+    parts: BTreeMap<Place, BTreeSet<Place>>,
 }
 
 /// One `reuses` clause, in this function's places.
@@ -156,7 +169,7 @@ pub(super) fn check(ctx: &FnCtx, contract: &FileContract, out: &mut Vec<Finding>
     if reuses.is_empty() {
         return;
     }
-    let mut a = Keys { ctx, def: None, depth: 0, reuses: &reuses, stale: BTreeMap::new(), returns: Built::default(), unvalued: HashSet::new(), tails: HashMap::new(), entries: HashMap::new(), validated: HashMap::new() };
+    let mut a = Keys { ctx, def: None, depth: 0, reuses: &reuses, stale: BTreeMap::new(), returns: Built::default(), parts_at_exits: Vec::new(), unvalued: HashSet::new(), tails: HashMap::new(), entries: HashMap::new(), validated: HashMap::new() };
     let params = dataflow::param_names(ctx.sig);
     if let Err(dataflow::TooComplex) = dataflow::solve(&mut a, &params, ctx.body, State::default()) {
         return out.push(super::analysis_limit(ctx, "dataflow", dataflow::MAX_STEPS, "its cache keys are"));
@@ -191,6 +204,8 @@ struct Keys<'c, 'a> {
     stale: BTreeMap<(usize, usize), Stale>,
     /// In a summary: what the returned value is built from on every normal exit.
     returns: Built,
+    /// In a summary: the assigned parts of the parameters and `self` at each normal exit.
+    parts_at_exits: Vec<BTreeMap<Place, BTreeSet<Place>>>,
     /// Locals just bound without a value of their own (a name inside a pattern), which
     /// [`Analysis::bind_from`] may say take theirs from a scrutinee.
     unvalued: HashSet<LocalId>,
@@ -223,7 +238,11 @@ impl Analysis for Keys<'_, '_> {
                     }
                 }
             }
-            Expr::Call(_) | Expr::MethodCall(_) => self.fed(scopes, state, e),
+            Expr::Call(_) | Expr::MethodCall(_) => {
+                self.fed(scopes, state, e);
+                self.parts_assigned_by_helper(scopes, state, e);
+                self.replaced_in_place(scopes, state, e);
+            }
             // `write!(key, "{:x}:{}", p.hash, v)`: the buffer takes in what is formatted into it.
             Expr::Macro(m) if m.mac.path.segments.last().is_some_and(|s| s.ident == "write" || s.ident == "writeln") => {
                 if let dataflow::LoweredMacro::Evaluates(args) = dataflow::lower_macro(&m.mac) {
@@ -403,12 +422,17 @@ impl Analysis for Keys<'_, '_> {
         if let Some(c) = chooser {
             built.extend(self.built_from(scopes, state, c, &HashSet::new()));
         }
-        // Only what the caller can name: its arguments (the parameters' locals) and `self`.
-        let kept = built.into_iter().filter(|p| match p.base {
+        // Only what the caller can name: its arguments (the parameters' locals) and `self`. A
+        // whole rebuilt from its parts here (`self.adapter = 0; self`) is what its parts are.
+        let nameable = |p: &Place| match p.base {
             Base::Local(id) => (id as usize) < params,
             Base::SelfValue => true,
-        });
+        };
+        let rebuilt = |p: &Place| p.fields.is_empty() && matches!(state.built.map.get(p), Some(Built(Some(b))) if !b.is_empty() && !b.contains(p));
+        let kept = built.into_iter().filter(|p| nameable(p) && !rebuilt(p));
         self.returns.join(&Built(Some(kept.collect())));
+        let parts = state.built.map.iter().filter(|(p, _)| !p.fields.is_empty() && nameable(p)).map(|(p, b)| (p.clone(), b.0.iter().flatten().filter(|q| nameable(q)).cloned().collect()));
+        self.parts_at_exits.push(parts.collect());
     }
 }
 
@@ -562,20 +586,41 @@ impl<'c, 'a> Keys<'c, 'a> {
         let is_part = |p: &Place| p.fields.len() == whole.fields.len() + 1 && p.starts_with(whole);
         let recorded = state.built.map.keys().any(|p| is_part(p) && p.fields.last().is_some_and(|f| f != field));
         if !recorded {
-            let Some(Built(Some(copied))) = state.built.map.get(whole).cloned() else { return };
-            let Base::Local(id) = whole.base else { return };
-            // Its type, or that of the one local it is a copy of (`req.clone()` of `req: &Req`).
-            let type_of = |id: LocalId| self.ctx.env().type_of_at(scopes.name(id), at);
-            let source = match copied.iter().filter(|p| *p != whole).collect::<Vec<_>>().as_slice() {
-                [Place { base: Base::Local(s), fields }] if fields.is_empty() => Some(*s),
-                _ => None,
+            let sig = self.def.map_or(self.ctx.sig, |d| d.sig);
+            // `self` or a parameter, whole: its other fields are its own (`self.adapter = 0;
+            // self` returns the receiver's other fields), and its type is written.
+            let own_type = match whole.base {
+                _ if !whole.fields.is_empty() => None,
+                Base::SelfValue => Some(self.def.map_or(self.ctx.self_type.map(str::to_string), |d| d.self_type.clone())),
+                Base::Local(id) if (id as usize) < dataflow::param_count(sig) => {
+                    Some(sig.inputs.iter().filter_map(|a| if let syn::FnArg::Typed(t) = a { Some(&*t.ty) } else { None }).nth(id as usize).and_then(crate::resolve::type_name))
+                }
+                Base::Local(_) => None,
             };
-            // Only a copy of one whole value (`req.clone()`) has its fields where that value has them.
-            let Some(source) = source else { return };
-            let ty = whole.fields.is_empty().then(|| type_of(id).or_else(|| type_of(source))).flatten();
-            let Some(others) = ty.and_then(|ty| self.ctx.resolver.fields.fields_of(ty)) else { return };
+            let (ty, sources) = match own_type {
+                Some(ty) => (ty, vec![whole.clone()]),
+                None => {
+                    let Some(Built(Some(copied))) = state.built.map.get(whole).cloned() else { return };
+                    let Base::Local(id) = whole.base else { return };
+                    // Its type, or that of the one local it is a copy of (`req.clone()` of `req: &Req`).
+                    let type_of = |id: LocalId| self.ctx.env().type_of_at(scopes.name(id), at).map(str::to_string);
+                    // A local it was copied from through another (`let k = req.clone(); let mut
+                    // k = k;`) stands for what that one holds, which is among them.
+                    let holds_others = |p: &Place| p.fields.is_empty() && matches!(state.built.map.get(p), Some(Built(Some(b))) if !b.is_empty() && !b.contains(p));
+                    let direct: Vec<Place> = copied.into_iter().filter(|p| p != whole && !holds_others(p)).collect();
+                    let source = match direct.as_slice() {
+                        [Place { base: Base::Local(s), fields }] if fields.is_empty() => Some(*s),
+                        _ => None,
+                    };
+                    // Only a copy of one whole value (`req.clone()`) has its fields where that value has them.
+                    let Some(source) = source else { return };
+                    let ty = whole.fields.is_empty().then(|| type_of(id).or_else(|| type_of(source))).flatten();
+                    (ty, direct)
+                }
+            };
+            let Some(others) = ty.as_deref().and_then(|ty| self.ctx.resolver.fields.fields_of(ty)) else { return };
             for other in others.iter().filter(|f| *f != field) {
-                let from: BTreeSet<Place> = copied.iter().filter(|p| **p != *whole).map(|p| p.field(other)).collect();
+                let from: BTreeSet<Place> = sources.iter().map(|p| p.field(other)).collect();
                 state.built.map.insert(whole.field(other), Built(Some(from)));
             }
         }
@@ -812,6 +857,12 @@ impl<'c, 'a> Keys<'c, 'a> {
         for n in (0..=place.fields.len()).rev() {
             let prefix = Place { base: place.base.clone(), fields: place.fields[..n].to_vec() };
             if let Some(Built(Some(b))) = state.built.map.get(&prefix) {
+                // A whole rebuilt from its parts here (`req.adapter = 0;`: `req` is its other
+                // fields, as they were, and the new adapter) holds them, not its own value.
+                let rebuilt = || state.built.map.keys().any(|k| k.fields.len() == place.fields.len() + 1 && k.starts_with(&place));
+                if n == place.fields.len() && !b.is_empty() && !b.contains(&place) && rebuilt() {
+                    return b.clone();
+                }
                 out.extend(b.iter().cloned());
                 break;
             }
@@ -920,16 +971,9 @@ impl<'c, 'a> Keys<'c, 'a> {
     /// what the arguments are built from (a field path of a parameter by that path of the
     /// argument) and `self`'s fields by the receiver's. `false`: not a helper known here.
     fn helper_built(&self, scopes: &Scopes, state: &State, call: &Expr, masked: &HashSet<String>, out: &mut BTreeSet<Place>, depth: usize) -> bool {
-        let Some((idx, def)) = self.ctx.helper_of(call, self.def, self.depth) else { return false };
-        let summary = dataflow::memoized(&self.ctx.summaries.stale.helpers, idx, || {
-            let mut inner = Keys { ctx: self.ctx, def: Some(def), depth: self.depth + 1, reuses: &[], stale: BTreeMap::new(), returns: Built::default(), unvalued: HashSet::new(), tails: HashMap::new(), entries: HashMap::new(), validated: HashMap::new() };
-            let params = dataflow::param_names(def.sig);
-            dataflow::solve(&mut inner, &params, def.body, State::default()).ok()?;
-            Some(Rc::new(inner.returns.0.unwrap_or_default()))
-        });
-        let Some(summary) = summary else { return false };
+        let Some(summary) = self.helper_summary(call) else { return false };
         let (receiver, args) = call_args(call);
-        for p in summary.iter() {
+        for p in summary.returns.iter() {
             let arg = match p.base {
                 Base::Local(i) => args.get(i as usize).copied(),
                 Base::SelfValue => receiver,
@@ -938,10 +982,99 @@ impl<'c, 'a> Keys<'c, 'a> {
             match scopes.place_of(arg).filter(|_| !root_is_masked(scopes, arg, masked)) {
                 Some(place) => out.extend(self.read(state, place.fields_then(&p.fields))),
                 None if p.fields.is_empty() => self.collect(scopes, state, arg, masked, out, depth + 1),
-                None => {}
+                // A part of a value that is no place (`req.clone().without_adapter()` returns the
+                // receiver's `hash`): that part of what the value is built from.
+                None => {
+                    let mut whole = BTreeSet::new();
+                    self.collect(scopes, state, arg, masked, &mut whole, depth + 1);
+                    out.extend(whole.into_iter().map(|w| w.fields_then(&p.fields)));
+                }
             }
         }
         true
+    }
+
+    /// `mem::take(&mut k.adapter)` (the default, built from nothing) and `mem::replace(&mut
+    /// k.adapter, v)` (built from `v`) assign the part as `k.adapter = ..` does.
+    fn replaced_in_place(&self, scopes: &Scopes, state: &mut State, e: &Expr) {
+        let Expr::Call(c) = e else { return };
+        let Expr::Path(f) = strip(&c.func) else { return };
+        let names: Vec<String> = f.path.segments.iter().rev().take(2).map(|s| s.ident.to_string()).collect();
+        let from = match (names.first().map(String::as_str), names.get(1).map(String::as_str), c.args.len()) {
+            (Some("take"), Some("mem"), 1) => BTreeSet::new(),
+            (Some("replace"), Some("mem"), 2) => self.built_from(scopes, state, &c.args[1], &HashSet::new()),
+            _ => return,
+        };
+        let Expr::Reference(r) = dataflow::strip_parens(&c.args[0]) else { return };
+        let Some(place) = scopes.place_of(&r.expr).filter(|_| r.mutability.is_some()) else { return };
+        state.built.clear_under(&place);
+        state.built.map.insert(place.clone(), Built(Some(from)));
+        if let Some((field, whole)) = place.fields.split_last() {
+            self.part_replaced(scopes, state, &Place { base: place.base.clone(), fields: whole.to_vec() }, field, self.ctx.expr_range(e).start);
+        }
+    }
+
+    /// The summary of the helper of this file a call calls, computed once per helper.
+    fn helper_summary(&self, call: &Expr) -> Option<Rc<HelperSummary>> {
+        let (idx, def) = self.ctx.helper_of(call, self.def, self.depth)?;
+        dataflow::memoized(&self.ctx.summaries.stale.helpers, idx, || {
+            let mut inner = Keys { ctx: self.ctx, def: Some(def), depth: self.depth + 1, reuses: &[], stale: BTreeMap::new(), returns: Built::default(), parts_at_exits: Vec::new(), unvalued: HashSet::new(), tails: HashMap::new(), entries: HashMap::new(), validated: HashMap::new() };
+            let params = dataflow::param_names(def.sig);
+            dataflow::solve(&mut inner, &params, def.body, State::default()).ok()?;
+            // A part assigned on some paths only keeps its own value on the others.
+            let mut parts: BTreeMap<Place, BTreeSet<Place>> = BTreeMap::new();
+            for at_exit in &inner.parts_at_exits {
+                for (p, b) in at_exit {
+                    parts.entry(p.clone()).or_default().extend(b.iter().cloned());
+                }
+            }
+            for (p, b) in parts.iter_mut() {
+                if inner.parts_at_exits.iter().any(|e| !e.contains_key(p)) {
+                    b.insert(p.clone());
+                }
+            }
+            Some(Rc::new(HelperSummary { returns: inner.returns.0.unwrap_or_default(), parts }))
+        })
+    }
+
+    /// A helper that assigns parts of what it is given (`neutral(&mut k)`, `k.clear_adapter()`
+    /// with `self.adapter = 0;`): those parts of the argument are built as the helper left them,
+    /// and the whole from its parts, as after `k.adapter = 0;` here.
+    fn parts_assigned_by_helper(&self, scopes: &Scopes, state: &mut State, call: &Expr) {
+        let Some(summary) = self.helper_summary(call).filter(|s| !s.parts.is_empty()) else { return };
+        let (receiver, args) = call_args(call);
+        // The place an argument lends the helper to assign: `&mut k`, or the receiver of a method.
+        let lent = |p: &Place| -> Option<Place> {
+            match p.base {
+                Base::Local(i) => match dataflow::strip_parens(args.get(i as usize)?) {
+                    Expr::Reference(r) if r.mutability.is_some() => scopes.place_of(&r.expr),
+                    _ => None,
+                },
+                Base::SelfValue => scopes.place_of(receiver?),
+            }
+        };
+        let at = self.ctx.expr_range(call).start;
+        for (part, built) in &summary.parts {
+            let Some(target) = lent(&Place { base: part.base.clone(), fields: Vec::new() }) else { continue };
+            let mut from = BTreeSet::new();
+            for q in built {
+                let arg = match q.base {
+                    Base::Local(i) => args.get(i as usize).copied(),
+                    Base::SelfValue => receiver,
+                };
+                let Some(arg) = arg else { continue };
+                match scopes.place_of(strip(arg)) {
+                    Some(place) => from.extend(self.read(state, place.fields_then(&q.fields))),
+                    None => self.collect(scopes, state, arg, &HashSet::new(), &mut from, 0),
+                }
+            }
+            let assigned = target.fields_then(&part.fields);
+            state.built.clear_under(&assigned);
+            state.built.map.insert(assigned.clone(), Built(Some(from)));
+            if let Some((field, whole)) = assigned.fields.split_last() {
+                self.part_replaced(scopes, state, &Place { base: assigned.base.clone(), fields: whole.to_vec() }, field, at);
+            }
+        }
     }
 
     /// A macro's arguments: expressions when they are a list of them, `{name}` in format strings,
