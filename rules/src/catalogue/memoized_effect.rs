@@ -10,8 +10,9 @@ declare_rule! {
     /// (`get`, `contains_key`; through its lock guards, `memo.read().unwrap().get(..)`) on a path to
     /// an `insert` of `f()`'s result (awaited or not) into the same map, or an `Option` field of
     /// `self` tested (`match self.last { None => .. }`, `if self.last.is_none()`, `if let
-    /// Some(v) = &self.last`) on a path to keeping `f()`'s result in it (`self.last = Some(v)`,
-    /// `self.last.insert(v)`, `replace`); also where `f()` is
+    /// Some(v) = &self.last`; also through a re-borrow, `let this = &mut *self;`) on a path to
+    /// keeping `f()`'s result in it (`self.last = Some(v)`, `self.last.insert(v)`, `replace`, the
+    /// empty slot a `match` arm binds, `slot @ None => *slot.insert(v)`); also where `f()` is
     /// called in a `macro_rules!` macro of the file. A function called on every path to a normal
     /// exit is not cached (the lookup only counted hits, or a hit computes it again).
     ///

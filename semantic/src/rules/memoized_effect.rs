@@ -124,11 +124,12 @@ struct Memo<'c, 'a> {
 
 /// The expressions of a body that test whether an `Option` holds a value: the scrutinee of a
 /// `match` with a `None` or `Some(..)` arm, of an `if let Some(..)` or `let Some(..) else`, the
-/// receiver of `is_none()` / `is_some()`; only those of a field of `self`, a memo looked up
-/// there (the others need no solve).
+/// receiver of `is_none()` / `is_some()`; only those of a field of `self` (also through a local
+/// that re-borrows `self` or a field of it, `let this = &mut *self;`), a memo looked up there
+/// (the others need no solve).
 fn option_tests(body: &syn::Block) -> HashSet<*const Expr> {
     use syn::visit::Visit;
-    struct Tests(HashSet<*const Expr>);
+    struct Tests(HashSet<*const Expr>, HashSet<String>);
     fn is_option_pattern(p: &syn::Pat) -> bool {
         let name = match p {
             syn::Pat::Ident(i) => i.ident.to_string(),
@@ -139,20 +140,22 @@ fn option_tests(body: &syn::Block) -> HashSet<*const Expr> {
         name == "None" || name == "Some"
     }
     /// `self.last`, `&self.last`, `self.last.as_ref()`, `self.cache.lock().unwrap().last`: a
-    /// field of `self` (a local's `Option` is one call's, no memo across calls).
-    fn of_self(e: &Expr) -> bool {
+    /// field of `self` (a local's `Option` is one call's, no memo across calls); `selves`: the
+    /// locals that re-borrow `self` or a field of it.
+    fn of_self(e: &Expr, selves: &HashSet<String>) -> bool {
+        let is_self = |e: &Expr| matches!(strip(e), Expr::Path(p) if p.path.is_ident("self") || p.path.get_ident().is_some_and(|i| selves.contains(&i.to_string())));
         match strip(e) {
-            Expr::Field(f) => matches!(strip(&f.base), Expr::Path(p) if p.path.is_ident("self")) || of_self(&f.base),
-            Expr::Reference(r) => of_self(&r.expr),
-            Expr::Unary(u) => of_self(&u.expr),
-            Expr::MethodCall(m) if m.args.is_empty() || super::UNWRAPS.contains(&m.method.to_string().as_str()) => of_self(&m.receiver),
-            Expr::Try(t) => of_self(&t.expr),
+            Expr::Field(f) => is_self(&f.base) || of_self(&f.base, selves),
+            Expr::Reference(r) => of_self(&r.expr, selves),
+            Expr::Unary(u) => of_self(&u.expr, selves),
+            Expr::MethodCall(m) if m.args.is_empty() || super::UNWRAPS.contains(&m.method.to_string().as_str()) => of_self(&m.receiver, selves),
+            Expr::Try(t) => of_self(&t.expr, selves),
             _ => false,
         }
     }
     impl Tests {
         fn insert(&mut self, e: &Expr) {
-            if of_self(e) {
+            if of_self(e, &self.1) {
                 self.0.insert(e as *const Expr);
             }
         }
@@ -174,6 +177,15 @@ fn option_tests(body: &syn::Block) -> HashSet<*const Expr> {
             if let (Some(init), true) = (&l.init, is_option_pattern(&l.pat)) {
                 self.insert(&init.expr);
             }
+            // `let this = &mut *self;`, `let memo = &mut self.memo;`: a name for `self` or a
+            // part of it.
+            if let (Some(init), syn::Pat::Ident(name)) = (&l.init, &l.pat) {
+                let reborrow = matches!(crate::dataflow::strip_parens(&init.expr), Expr::Reference(_))
+                    && (matches!(strip(&init.expr), Expr::Path(p) if p.path.is_ident("self")) || of_self(&init.expr, &self.1));
+                if reborrow {
+                    self.1.insert(name.ident.to_string());
+                }
+            }
             syn::visit::visit_local(self, l);
         }
         fn visit_expr_method_call(&mut self, m: &'ast syn::ExprMethodCall) {
@@ -184,7 +196,7 @@ fn option_tests(body: &syn::Block) -> HashSet<*const Expr> {
         }
         fn visit_item(&mut self, _: &'ast syn::Item) {}
     }
-    let mut t = Tests(HashSet::new());
+    let mut t = Tests(HashSet::new(), HashSet::new());
     t.visit_block(body);
     t.0
 }
@@ -266,6 +278,18 @@ impl Analysis for Memo<'_, '_> {
         self.aliases.bind(scopes, local, init.map(through_guards));
         self.bind_result(scopes, local, init);
         self.vacant.remove(&local);
+    }
+
+    /// `slot @ None` of `match &mut self.last`: the name is the field.
+    fn bind_parts(&mut self, scopes: &Scopes, _state: &mut MemoState, parts: &[(LocalId, Vec<String>)], scrutinee: &Expr) {
+        if self.option_field(scopes, scrutinee).is_none() {
+            return;
+        }
+        for (local, path) in parts {
+            if path.is_empty() {
+                self.aliases.bind(scopes, *local, Some(through_guards(scrutinee)));
+            }
+        }
     }
 
     fn bind_variant(&mut self, _scopes: &Scopes, _state: &mut MemoState, local: LocalId, variant: &syn::Ident, scrutinee: &Expr) {

@@ -439,6 +439,9 @@ impl Aliases {
     /// `.write().await`, `.borrow_mut()`), which derefs to it.
     pub fn bind(&mut self, scopes: &crate::dataflow::Scopes, local: crate::dataflow::LocalId, value: Option<&Expr>) {
         match value.and_then(|v| self.place_of(scopes, guarded(v))) {
+            // `node = node.next;` names a place of the old value, not one the name can stand
+            // for (an alias of itself would grow with each pass of a loop).
+            Some(place) if place.base == crate::dataflow::Base::Local(local) => self.0.remove(&local),
             Some(place) => self.0.insert(local, place),
             None => self.0.remove(&local),
         };
