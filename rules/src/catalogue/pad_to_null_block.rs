@@ -13,7 +13,9 @@ declare_rule! {
     /// `const` array of the file (`static DUMMY_SLOTS: [i64; 8] = [0; 8];`, reported where it is
     /// passed), a constant computed from others (`PAD_SLOT_ID + 1` is 0), helpers of the same
     /// file or of another (a buffer they return, or a parameter they pad, also with the value the
-    /// caller gives them: `pad_into(&mut slots, n, 0)`), and a persistent
+    /// caller gives them: `pad_into(&mut slots, n, 0)`; a builder's chain of methods that return
+    /// `&mut Self`, `b.push_seq(real).pad_to(n).finish()`, whose `finish` gives the slots away
+    /// with `mem::take`), and a persistent
     /// buffer (`self.field`) that another method of its type leaves with 0 (its constructor, or the
     /// method that prepares a replay). A field declared `#[reuse::index(skip = S)]` (on a struct with
     /// `#[reuse::indexes]`) is held to S wherever it is built or changed: a struct literal, and what a

@@ -684,8 +684,10 @@ impl<'c, 'a> Pad<'c, 'a> {
         }
     }
 
-    /// `mem::replace(&mut buf, v)` and `mem::take(&mut buf)` replace the entries, as `buf = v` does.
-    fn replaced(&mut self, scopes: &Scopes, state: &mut State, c: &syn::ExprCall) {
+    /// `mem::replace(&mut buf, v)` and `mem::take(&mut buf)` replace the entries, as `buf = v`
+    /// does; the call's value is what `buf` held before (`fn finish(&mut self) -> Vec<i64> {
+    /// mem::take(&mut self.slot_mapping) }` returns the builder's slots).
+    fn replaced(&mut self, scopes: &Scopes, state: &mut State, call: &Expr, c: &syn::ExprCall) {
         let Expr::Path(p) = &*c.func else { return };
         let segments: Vec<String> = p.path.segments.iter().map(|s| s.ident.to_string()).collect();
         let Some((name, module)) = segments.split_last() else { return };
@@ -695,6 +697,10 @@ impl<'c, 'a> Pad<'c, 'a> {
         let Some(Expr::Reference(target)) = c.args.first().map(dataflow::strip_parens) else { return };
         if target.mutability.is_none() {
             return;
+        }
+        if matches!((name.as_str(), c.args.len()), ("replace", 2) | ("take", 1)) {
+            let held = self.eval(scopes, state, &target.expr);
+            self.block_tails.insert(self.pos(call), held);
         }
         match (name.as_str(), c.args.len()) {
             ("replace", 2) => self.assign(scopes, state, &target.expr, &c.args[1], self.pos(&c.args[1])),
@@ -756,7 +762,7 @@ impl Analysis for Pad<'_, '_> {
                 self.apply_helper_effects(scopes, state, e);
                 match e {
                     Expr::MethodCall(m) => self.mutation(scopes, state, m),
-                    Expr::Call(c) => self.replaced(scopes, state, c),
+                    Expr::Call(c) => self.replaced(scopes, state, e, c),
                     _ => {}
                 }
             }
@@ -2420,11 +2426,29 @@ impl<'c, 'a> Pad<'c, 'a> {
                 targets.push((place, v));
             }
         }
-        if let Some(place) = receiver.and_then(|r| scopes.place_of(r)) {
+        if let Some(place) = receiver.and_then(|r| self.receiver_place(scopes, r)) {
             targets.push((place, &summary.self_value));
         }
         for (place, v) in targets {
             self.add_val(scopes, state, &place, v, &function, call, &args);
+        }
+    }
+
+    /// The place a method's receiver is: a place, or the receiver of a helper method that
+    /// returns its receiver (`b.push_seq(real).pad_to(bs)`: `b`, a builder's chain of `&mut
+    /// Self` methods).
+    fn receiver_place(&self, scopes: &Scopes, receiver: &Expr) -> Option<Place> {
+        if let Some(place) = scopes.place_of(receiver) {
+            return Some(place);
+        }
+        let Expr::MethodCall(m) = dataflow::strip_parens(receiver) else { return None };
+        let (_, summary) = self.helper(receiver)?;
+        let at = summary.receiver_at?;
+        let returns_receiver = !summary.returns.own.is_empty() && summary.returns.own.iter().all(|o| matches!(&o.entry, Entry::Param(i, fields) if *i == at && fields.is_empty()));
+        if returns_receiver {
+            self.receiver_place(scopes, &m.receiver)
+        } else {
+            None
         }
     }
 
