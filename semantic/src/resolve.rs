@@ -488,7 +488,11 @@ impl<'ast> Visit<'ast> for TypeEnv {
                 }
                 let constructed = local.init.as_ref().and_then(|i| constructed_type(&i.expr));
                 let typed_by_value = constructed.is_none();
+                let (constructed, written) = constructed.map_or((None, None), |(name, written)| (Some(name), written));
                 self.bind(pi.ident.to_string(), None, constructed, from, scope_end);
+                if let (Some(written), Some(b)) = (written, self.bindings.get_mut(&pi.ident.to_string()).and_then(|v| v.last_mut())) {
+                    b.written = Some(written);
+                }
                 if let (true, Some(init)) = (typed_by_value, &local.init) {
                     if matches!(strip(&init.expr), Expr::MethodCall(_) | Expr::Call(_) | Expr::Try(_) | Expr::Await(_) | Expr::Field(_) | Expr::Index(_) | Expr::Path(_)) {
                         if let Some(b) = self.bindings.get_mut(&pi.ident.to_string()).and_then(|v| v.last_mut()) {
@@ -733,19 +737,28 @@ const COMMON_METHODS: &[&str] = &[
     "write_all", "read_exact", "contains", "append", "truncate", "drain", "retain",
 ];
 
-/// `Type::new(..)`, `Type::default()`, `Type { .. }`: the type by its last segment.
-fn constructed_type(expr: &Expr) -> Option<String> {
-    match expr {
+/// `Type::new(..)`, `Type::default()`, `Type { .. }`: the type by its last segment, and its path
+/// as written where it has a module part (`sched::MetaBuilder::default()`: a type of that crate,
+/// as an annotation `b: sched::MetaBuilder` says; not for std's containers, which stand for their
+/// content).
+fn constructed_type(expr: &Expr) -> Option<(String, Option<Vec<String>>)> {
+    let (name, path): (String, Vec<String>) = match expr {
         Expr::Call(c) => match &*c.func {
             Expr::Path(p) if p.path.segments.len() >= 2 => {
-                let seg = &p.path.segments[p.path.segments.len() - 2];
-                seg.ident.to_string().chars().next().filter(|c| c.is_uppercase()).map(|_| seg.ident.to_string())
+                let segments: Vec<String> = p.path.segments.iter().map(|s| s.ident.to_string()).collect();
+                let ty = &segments[..segments.len() - 1];
+                let name = ty.last()?.clone();
+                name.chars().next().filter(|c| c.is_uppercase())?;
+                (name, ty.to_vec())
             }
-            _ => None,
+            _ => return None,
         },
-        Expr::Struct(s) => s.path.segments.last().map(|s| s.ident.to_string()),
-        _ => None,
-    }
+        Expr::Struct(s) => (s.path.segments.last()?.ident.to_string(), s.path.segments.iter().map(|s| s.ident.to_string()).collect()),
+        _ => return None,
+    };
+    let std_like = path.first().is_some_and(|f| ["std", "core", "alloc"].contains(&f.as_str())) || CONTAINERS.contains(&name.as_str());
+    let written = (path.len() >= 2 && !std_like && path.first().is_some_and(|f| f != "Self")).then_some(path);
+    Some((name, written))
 }
 
 /// Field types of the structs declared in a file: `(Struct, field)` → type, by last path segment;
