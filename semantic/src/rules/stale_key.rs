@@ -428,8 +428,7 @@ impl Analysis for Keys<'_, '_> {
             Base::Local(id) => (id as usize) < params,
             Base::SelfValue => true,
         };
-        let rebuilt = |p: &Place| p.fields.is_empty() && matches!(state.built.map.get(p), Some(Built(Some(b))) if !b.is_empty() && !b.contains(p));
-        let kept = built.into_iter().filter(|p| nameable(p) && !rebuilt(p));
+        let kept = built.into_iter().filter(|p| nameable(p) && !holds_other_places(state, p));
         self.returns.join(&Built(Some(kept.collect())));
         let parts = state.built.map.iter().filter(|(p, _)| !p.fields.is_empty() && nameable(p)).map(|(p, b)| (p.clone(), b.0.iter().flatten().filter(|q| nameable(q)).cloned().collect()));
         self.parts_at_exits.push(parts.collect());
@@ -606,8 +605,7 @@ impl<'c, 'a> Keys<'c, 'a> {
                     let type_of = |id: LocalId| self.ctx.env().type_of_at(scopes.name(id), at).map(str::to_string);
                     // A local it was copied from through another (`let k = req.clone(); let mut
                     // k = k;`) stands for what that one holds, which is among them.
-                    let holds_others = |p: &Place| p.fields.is_empty() && matches!(state.built.map.get(p), Some(Built(Some(b))) if !b.is_empty() && !b.contains(p));
-                    let direct: Vec<Place> = copied.into_iter().filter(|p| p != whole && !holds_others(p)).collect();
+                    let direct: Vec<Place> = copied.into_iter().filter(|p| p != whole && !holds_other_places(state, p)).collect();
                     let source = match direct.as_slice() {
                         [Place { base: Base::Local(s), fields }] if fields.is_empty() => Some(*s),
                         _ => None,
@@ -1110,6 +1108,12 @@ impl<'c, 'a> Keys<'c, 'a> {
             out.extend(self.read(state, Place { base, fields: fields.to_vec() }));
         }
     }
+}
+
+/// Whether a whole local, parameter or `self` was given the value of other places here (`let k =
+/// req.clone();`, `self` rebuilt from its parts after `self.adapter = 0;`): it stands for them.
+fn holds_other_places(state: &State, p: &Place) -> bool {
+    p.fields.is_empty() && matches!(state.built.map.get(p), Some(Built(Some(b))) if !b.is_empty() && !b.contains(p))
 }
 
 /// What two values both are built from: a place of one that the other covers (is it, or a
