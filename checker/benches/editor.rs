@@ -5,8 +5,8 @@
 //! `Session::edit` (what the server calls): a character typed inside one function (the item
 //! path: that item is checked again); a helper edited that two functions call (the item path
 //! with the items linked to it); a function deleted (the items' structure changes); a kernel's
-//! contract edited (the file parsed and indexed again, the items that name the kernel checked
-//! again); a constant the file declares edited (the items that name it, or name a kernel whose
+//! contract edited (the file's declaring items parsed and indexed again, the items that name
+//! the kernel checked again); a constant the file declares edited (the items that name it, or name a kernel whose
 //! contract does, checked again); an import added to the file; a bracket
 //! typed (the text does not parse: the whole file, a parse error) and closed (the item path from
 //! the last text that parsed); and the whole-file check (`Session::update`: the first check of

@@ -455,8 +455,8 @@ impl Session {
     }
 
     /// The item path for an edit of what a file declares (a contract, an effect, a struct a
-    /// contract names, a constant, an import of a declaring file): the file is parsed and
-    /// indexed again, and only the items that name what the edited items declare, or what
+    /// contract names, a constant, an import of a declaring file): the file is indexed again
+    /// from a parse of its declaring items, and only the items that name what the edited items declare, or what
     /// depends on it here or in other files (`incremental::Reindexed`), and those linked to
     /// them, are checked against the new index. `None`: check the whole file.
     fn edit_declarations(&mut self, pos: usize, new: FileRef, uses: UseFacts) -> Option<Edit> {
@@ -466,7 +466,13 @@ impl Session {
         if job.external || !(declares(&old.text) || declares(&new.text)) {
             return None;
         }
-        let parsed = job.file.parse();
+        // Only the items that can declare something are parsed (the others blanked, offsets
+        // kept): the index reads nothing else of a file.
+        let declaring = crate::incremental::declarations_only(&old.text, &new.text, &prev.chunks).map(|text| SourceFile::new(new.path.clone(), new.rel_path.clone(), text));
+        let parsed = match declaring.as_ref().map(SourceFile::parse) {
+            Some(Ok(ast)) => Ok(ast),
+            _ => job.file.parse(),
+        };
         let Ok(ast) = &parsed else {
             forget_spans();
             return None;

@@ -27,7 +27,8 @@
 //! An edit that changes a declaration the index holds (a contract, an effect, an index field, a
 //! struct a contract names, a constant, an import of a declaring file; an edit inside the body
 //! of a contracted function changes none) is checked so too, against the index of the new text:
-//! the session parses and indexes the file again (`Session::edit_declarations`), and the items
+//! the session indexes the file again from a parse of its declaring items (the others blanked,
+//! offsets kept: [`declarations_only`]; `Session::edit_declarations`), and the items
 //! that name what the edited items declare are among those linked to them, with those that
 //! depend on it a longer way ([`Reindexed`]): a constant of the file written with an edited one,
 //! a function of another file that names one (a helper that pads with the constant, a forwarder
@@ -567,6 +568,36 @@ fn depends_on_declared<'t>(edited: &[&Chunk], chunks: &[Chunk], text_of: &dyn Fn
     asked.extend(edited.iter().flat_map(|c| c.fns.iter().cloned()));
     names.extend(elsewhere(&asked));
     names
+}
+
+/// The text of `new` with the items that can declare nothing the index holds blanked (offsets
+/// kept), for indexing an edited file without parsing all of it: the chunks of its last parse
+/// (`old` was their text) that the edit does not touch, hold no contract, effect, constant or
+/// static and are no context (`use` items, structs, macros) nor a module, are blanked. `None`:
+/// nothing to blank, or text the chunks cannot tell (a byte-order mark).
+pub fn declarations_only(old: &str, new: &str, chunks: &[Chunk]) -> Option<String> {
+    if new.starts_with('\u{feff}') || chunks.is_empty() {
+        return None;
+    }
+    let (edit, _) = edited(old, new);
+    let delta = new.len() as isize - old.len() as isize;
+    let mut bytes = new.as_bytes().to_vec();
+    let mut blanked = false;
+    for c in chunks {
+        let touched = c.range.start <= edit.end && edit.start <= c.range.end;
+        let text = old.get(c.range.clone())?;
+        if touched || c.is_context() || !c.values.is_empty() || crate::engine::may_declare(text) || text.contains("mod ") {
+            continue;
+        }
+        let range = if c.range.start >= edit.end { shift(&c.range, delta) } else { c.range.clone() };
+        for b in bytes.get_mut(range)? {
+            if *b != b'\n' {
+                *b = b' ';
+            }
+        }
+        blanked = true;
+    }
+    blanked.then(|| String::from_utf8(bytes).ok()).flatten()
 }
 
 /// What other files (`texts`) define that may depend on one of `names`: the functions, methods,
