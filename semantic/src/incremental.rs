@@ -615,10 +615,10 @@ pub fn named_elsewhere(texts: &[&str], names: &BTreeSet<String>) -> BTreeSet<Str
         }
         let automaton = aho_corasick::AhoCorasick::new(&frontier).ok();
         let mut next = BTreeSet::new();
-        for (text, read) in texts.iter().zip(read.iter_mut()) {
+        for (text, read) in texts.iter().zip(read.iter_mut()).filter(|(_, read)| !**read) {
             // An automaton that cannot be built (too many names) takes every file.
             let names_one = automaton.as_ref().is_none_or(|a| a.find_overlapping_iter(*text).any(|m| crate::engine::whole_word(text.as_bytes(), m.start(), m.end())));
-            if !*read && names_one {
+            if names_one {
                 *read = true;
                 next.extend(defined_names(text).into_iter().filter(|n| !names.contains(n) && !found.contains(n)));
             }

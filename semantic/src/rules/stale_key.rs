@@ -232,10 +232,7 @@ impl Analysis for Keys<'_, '_> {
             Expr::Assign(a) => {
                 if let Some(place) = scopes.place_of(&a.left) {
                     self.assign(scopes, state, &place, &a.right);
-                    if let Some((field, whole)) = place.fields.split_last() {
-                        let whole = Place { base: place.base.clone(), fields: whole.to_vec() };
-                        self.part_replaced(scopes, state, &whole, field, self.ctx.expr_range(&a.left).start);
-                    }
+                    self.part_replaced(scopes, state, &place, self.ctx.expr_range(&a.left).start);
                 }
             }
             Expr::Call(_) | Expr::MethodCall(_) => {
@@ -576,12 +573,15 @@ impl<'c, 'a> Keys<'c, 'a> {
         }
     }
 
-    /// `k.1 = 0;`, `k.adapter = 0;` after the key was built: the whole is built from its parts
+    /// `k.1 = 0;`, `k.adapter = 0;` after the key was built (`part` is `k.adapter`; a whole
+    /// place is no part): the whole is built from its parts
     /// as they are now. Its parts are those its constructor gave (`Key(h, v)`, a tuple, a
     /// struct literal), or, for a copy of one whole value (`let mut k = req.clone();`, `Req {
     /// label: 1, ..req.clone() }`), the fields of its struct (where its type is known: else it
     /// is left as it was), each taken from the same field of what it was copied from.
-    fn part_replaced(&self, scopes: &Scopes, state: &mut State, whole: &Place, field: &str, at: usize) {
+    fn part_replaced(&self, scopes: &Scopes, state: &mut State, part: &Place, at: usize) {
+        let Some((field, whole)) = part.fields.split_last() else { return };
+        let whole = &Place { base: part.base.clone(), fields: whole.to_vec() };
         let is_part = |p: &Place| p.fields.len() == whole.fields.len() + 1 && p.starts_with(whole);
         let recorded = state.built.map.keys().any(|p| is_part(p) && p.fields.last().is_some_and(|f| f != field));
         if !recorded {
@@ -627,9 +627,15 @@ impl<'c, 'a> Keys<'c, 'a> {
             built.extend(b.0.iter().flatten().cloned());
         }
         state.built.map.insert(whole.clone(), Built(Some(built)));
-        if let Some((up, rest)) = whole.fields.split_last() {
-            self.part_replaced(scopes, state, &Place { base: whole.base.clone(), fields: rest.to_vec() }, up, at);
-        }
+        self.part_replaced(scopes, state, whole, at);
+    }
+
+    /// A part given a value built from `from` other than by `part = ..` (`mem::take`, a helper
+    /// that assigns it), as an assignment gives it one.
+    fn part_set(&self, scopes: &Scopes, state: &mut State, part: Place, from: BTreeSet<Place>, at: usize) {
+        state.built.clear_under(&part);
+        state.built.map.insert(part.clone(), Built(Some(from)));
+        self.part_replaced(scopes, state, &part, at);
     }
 
     /// A key built up in place: `p.hash.hash(&mut h)` (a `&mut` argument takes in what the
@@ -970,26 +976,33 @@ impl<'c, 'a> Keys<'c, 'a> {
     /// argument) and `self`'s fields by the receiver's. `false`: not a helper known here.
     fn helper_built(&self, scopes: &Scopes, state: &State, call: &Expr, masked: &HashSet<String>, out: &mut BTreeSet<Place>, depth: usize) -> bool {
         let Some(summary) = self.helper_summary(call) else { return false };
-        let (receiver, args) = call_args(call);
         for p in summary.returns.iter() {
-            let arg = match p.base {
-                Base::Local(i) => args.get(i as usize).copied(),
-                Base::SelfValue => receiver,
-            };
-            let Some(arg) = arg else { continue };
-            match scopes.place_of(arg).filter(|_| !root_is_masked(scopes, arg, masked)) {
-                Some(place) => out.extend(self.read(state, place.fields_then(&p.fields))),
-                None if p.fields.is_empty() => self.collect(scopes, state, arg, masked, out, depth + 1),
-                // A part of a value that is no place (`req.clone().without_adapter()` returns the
-                // receiver's `hash`): that part of what the value is built from.
-                None => {
-                    let mut whole = BTreeSet::new();
-                    self.collect(scopes, state, arg, masked, &mut whole, depth + 1);
-                    out.extend(whole.into_iter().map(|w| w.fields_then(&p.fields)));
-                }
-            }
+            self.at_call(scopes, state, call, p, masked, out, depth);
         }
         true
+    }
+
+    /// What a place of a helper's summary (a parameter's or `self`'s, at a field path) is built
+    /// from at a call of it: that part of the argument (or the receiver).
+    #[allow(clippy::too_many_arguments)]
+    fn at_call(&self, scopes: &Scopes, state: &State, call: &Expr, p: &Place, masked: &HashSet<String>, out: &mut BTreeSet<Place>, depth: usize) {
+        let (receiver, args) = call_args(call);
+        let arg = match p.base {
+            Base::Local(i) => args.get(i as usize).copied(),
+            Base::SelfValue => receiver,
+        };
+        let Some(arg) = arg else { return };
+        match scopes.place_of(arg).filter(|_| !root_is_masked(scopes, arg, masked)) {
+            Some(place) => out.extend(self.read(state, place.fields_then(&p.fields))),
+            None if p.fields.is_empty() => self.collect(scopes, state, arg, masked, out, depth + 1),
+            // A part of a value that is no place (`req.clone().without_adapter()` returns the
+            // receiver's `hash`): that part of what the value is built from.
+            None => {
+                let mut whole = BTreeSet::new();
+                self.collect(scopes, state, arg, masked, &mut whole, depth + 1);
+                out.extend(whole.into_iter().map(|w| w.fields_then(&p.fields)));
+            }
+        }
     }
 
     /// `mem::take(&mut k.adapter)` (the default, built from nothing) and `mem::replace(&mut
@@ -1005,11 +1018,7 @@ impl<'c, 'a> Keys<'c, 'a> {
         };
         let Expr::Reference(r) = dataflow::strip_parens(&c.args[0]) else { return };
         let Some(place) = scopes.place_of(&r.expr).filter(|_| r.mutability.is_some()) else { return };
-        state.built.clear_under(&place);
-        state.built.map.insert(place.clone(), Built(Some(from)));
-        if let Some((field, whole)) = place.fields.split_last() {
-            self.part_replaced(scopes, state, &Place { base: place.base.clone(), fields: whole.to_vec() }, field, self.ctx.expr_range(e).start);
-        }
+        self.part_set(scopes, state, place, from, self.ctx.expr_range(e).start);
     }
 
     /// The summary of the helper of this file a call calls, computed once per helper.
@@ -1056,22 +1065,9 @@ impl<'c, 'a> Keys<'c, 'a> {
             let Some(target) = lent(&Place { base: part.base.clone(), fields: Vec::new() }) else { continue };
             let mut from = BTreeSet::new();
             for q in built {
-                let arg = match q.base {
-                    Base::Local(i) => args.get(i as usize).copied(),
-                    Base::SelfValue => receiver,
-                };
-                let Some(arg) = arg else { continue };
-                match scopes.place_of(strip(arg)) {
-                    Some(place) => from.extend(self.read(state, place.fields_then(&q.fields))),
-                    None => self.collect(scopes, state, arg, &HashSet::new(), &mut from, 0),
-                }
+                self.at_call(scopes, state, call, q, &HashSet::new(), &mut from, 0);
             }
-            let assigned = target.fields_then(&part.fields);
-            state.built.clear_under(&assigned);
-            state.built.map.insert(assigned.clone(), Built(Some(from)));
-            if let Some((field, whole)) = assigned.fields.split_last() {
-                self.part_replaced(scopes, state, &Place { base: assigned.base.clone(), fields: whole.to_vec() }, field, at);
-            }
+            self.part_set(scopes, state, target.fields_then(&part.fields), from, at);
         }
     }
 

@@ -448,7 +448,7 @@ impl Analysis for Writes<'_, '_> {
         let [local] = locals else { return };
         let walks_mutably = match strip_parens(iterated) {
             Expr::Reference(r) => r.mutability.is_some(),
-            Expr::MethodCall(m) => m.args.is_empty() && ["as_mut_slice", "as_mut", "as_deref_mut"].contains(&m.method.to_string().as_str()),
+            Expr::MethodCall(m) => m.args.is_empty() && MUT_VIEWS.contains(&m.method.to_string().as_str()),
             e @ Expr::Path(_) => scopes.place_of(e).is_some_and(|p| {
                 p.fields.is_empty() && (state.map.contains_key(&p) || matches!(p.base, Base::Local(id) if matches!(self.param_type(id), Some(syn::Type::Reference(r)) if r.mutability.is_some())))
             }),
@@ -502,6 +502,9 @@ fn strip_parens(e: &Expr) -> &Expr {
 
 /// Methods that give access to the storage of their receiver (besides the guards that may write
 /// it, [`super::takes_write_guard`]).
+/// Views through which a place may be written, which write nothing themselves.
+const MUT_VIEWS: &[&str] = &["as_mut_slice", "as_mut", "as_deref_mut"];
+
 const VIEWS: &[&str] = &["as_mut_slice", "as_mut", "as_deref_mut", "as_slice", "as_ref", "deref_mut", "unwrap", "expect", "get_mut_slice"];
 
 /// Adapters of an iterator that keep its positions (`enumerate` numbers them, `rev` reorders).
@@ -1525,7 +1528,7 @@ fn views_written_through(body: &syn::Block) -> HashSet<*const syn::ExprMethodCal
     impl Views {
         fn through(&mut self, e: &Expr) {
             if let Expr::MethodCall(m) = strip_parens(e) {
-                if ["as_mut_slice", "as_mut"].contains(&m.method.to_string().as_str()) && m.args.is_empty() {
+                if MUT_VIEWS.contains(&m.method.to_string().as_str()) && m.args.is_empty() {
                     self.0.insert(m as *const _);
                 }
             }
