@@ -523,6 +523,7 @@ enum Runs {
 const DIVERGING_MACROS: &[&str] = &["panic", "unreachable", "todo", "unimplemented"];
 
 /// What a macro call does, for every analysis of a body: the one place macros are lowered.
+#[derive(Debug)]
 pub enum LoweredMacro {
     /// `panic!`, `unreachable!`, `todo!`, `unimplemented!`: the path ends.
     Diverges,
@@ -536,8 +537,7 @@ pub enum LoweredMacro {
 }
 
 pub fn lower_macro(mac: &syn::Macro) -> LoweredMacro {
-    let name = mac.path.segments.last().map(|s| s.ident.to_string()).unwrap_or_default();
-    if DIVERGING_MACROS.contains(&name.as_str()) {
+    if macro_diverges(mac) {
         return LoweredMacro::Diverges;
     }
     match mac.parse_body_with(Punctuated::<Expr, syn::Token![,]>::parse_terminated) {
@@ -550,6 +550,12 @@ pub fn lower_macro(mac: &syn::Macro) -> LoweredMacro {
         }
         Err(_) => LoweredMacro::Tokens(calls_in_tokens(mac.tokens.clone())),
     }
+}
+
+/// Whether a macro never returns (`panic!`, `unreachable!`, `todo!`, `unimplemented!`): known
+/// from its name, without lowering it.
+pub fn macro_diverges(mac: &syn::Macro) -> bool {
+    mac.path.segments.last().is_some_and(|s| DIVERGING_MACROS.iter().any(|d| s.ident == d))
 }
 
 /// The names a format string captures (`"{x}"`, `"{x:?}"`, `"{x:>width$}"`), as paths spanned
@@ -1051,7 +1057,7 @@ impl<A: Analysis> Solver<'_, A> {
                     Expr::Macro(m) => self.expansion(&m.mac),
                     _ => None,
                 };
-                let init_expr: &Expr = expanded.as_ref().unwrap_or(&init.expr);
+                let init_expr: &Expr = expanded.as_deref().unwrap_or(&init.expr);
                 self.expanding += usize::from(expanded.is_some());
                 let state = self.expr(init_expr, state);
                 self.expanding -= usize::from(expanded.is_some());
@@ -1815,13 +1821,19 @@ impl<A: Analysis> Solver<'_, A> {
 
     /// A call of one of the file's `macro_rules!`, expanded into a block (its braces spanning the
     /// call's delimiters), while expansions nest no deeper than [`crate::macros::MAX_EXPANSION_DEPTH`].
-    fn expansion(&self, mac: &syn::Macro) -> Option<Expr> {
+    fn expansion(&self, mac: &syn::Macro) -> Option<std::rc::Rc<Expr>> {
         if self.expanding >= crate::macros::MAX_EXPANSION_DEPTH {
             return None;
         }
-        let stmts = self.analysis.macros()?.of(mac)?.expand(&mac.tokens)?;
-        let block = syn::Block { brace_token: syn::token::Brace { span: *mac.delimiter.span() }, stmts };
-        Some(Expr::Block(syn::ExprBlock { attrs: Vec::new(), label: None, block }))
+        self.analysis.macros()?.expansion(mac)
+    }
+
+    /// `mac` lowered ([`lower_macro`]), once per invocation where the analysis knows the file.
+    fn lowered(&self, mac: &syn::Macro) -> std::rc::Rc<LoweredMacro> {
+        match self.analysis.macros() {
+            Some(file) => file.lowered(mac),
+            None => std::rc::Rc::new(lower_macro(mac)),
+        }
     }
 
     fn expanded(&mut self, expanded: &Expr, state: Option<A::State>) -> Flow<A::State> {
@@ -1833,10 +1845,10 @@ impl<A: Analysis> Solver<'_, A> {
 
     /// A macro, as [`lower_macro`] lowers it (a `vec![..]` is also a value, for the analysis).
     fn mac(&mut self, mac: &syn::Macro, state: Option<A::State>) -> Flow<A::State> {
-        match lower_macro(mac) {
+        match &*self.lowered(mac) {
             LoweredMacro::Diverges => Ok(None),
             LoweredMacro::Evaluates(exprs) => {
-                let state = self.exprs(&exprs, state)?;
+                let state = self.exprs(exprs, state)?;
                 // Past `assert!(c)` (`assert_ne!(a, b)`, `assert_eq!(a, b)`), `c` holds.
                 let name = mac.path.segments.last().map(|s| s.ident.to_string()).unwrap_or_default();
                 let held: Option<Expr> = match (name.trim_start_matches("debug_"), exprs.as_slice()) {
@@ -1852,7 +1864,7 @@ impl<A: Analysis> Solver<'_, A> {
                 })
             }
             LoweredMacro::Tokens(calls) => {
-                let mut state = self.exprs(&calls, state)?;
+                let mut state = self.exprs(calls, state)?;
                 if let Some(s) = state.as_mut() {
                     self.analysis.macro_tokens(&self.scopes, s, mac);
                 }

@@ -12,7 +12,12 @@
 //! The tokens of the transcriber keep their spans in the definition, those of the fragments their
 //! spans at the call.
 
+use std::cell::RefCell;
 use std::collections::HashMap;
+use std::hash::{Hash, Hasher};
+use std::rc::Rc;
+
+use crate::dataflow::LoweredMacro;
 
 use proc_macro2::{Delimiter, Group, Ident, Span, TokenStream, TokenTree};
 use syn::ext::IdentExt;
@@ -35,6 +40,11 @@ pub struct FileMacros {
     by_name: HashMap<String, Option<MacroRules>>,
     /// The byte ranges of the definitions.
     ranges: Vec<std::ops::Range<usize>>,
+    /// Each invocation of the file lowered, and each call of a definition expanded, once: every
+    /// rule's solver walks a body several times, and parsing a macro's tokens again on each
+    /// visit was a tenth of the editor's whole-file check. By [`invocation_key`].
+    lowered: RefCell<HashMap<u64, Rc<LoweredMacro>>>,
+    expanded: RefCell<HashMap<u64, Option<Rc<syn::Expr>>>>,
 }
 
 impl FileMacros {
@@ -51,6 +61,33 @@ impl FileMacros {
         self.ranges.iter().any(|d| d.start <= range.start && range.end <= d.end)
     }
 
+    /// `mac` as [`crate::dataflow::lower_macro`] lowers it, lowered once per invocation.
+    pub fn lowered(&self, mac: &syn::Macro) -> Rc<LoweredMacro> {
+        let key = invocation_key(mac);
+        if let Some(known) = self.lowered.borrow().get(&key) {
+            return known.clone();
+        }
+        let lowered = Rc::new(crate::dataflow::lower_macro(mac));
+        self.lowered.borrow_mut().insert(key, lowered.clone());
+        lowered
+    }
+
+    /// The expansion of a call of one of the file's definitions, as a block whose braces span the
+    /// call's delimiters (`None`: it names none, or no arm expands it), expanded once per call.
+    pub fn expansion(&self, mac: &syn::Macro) -> Option<Rc<syn::Expr>> {
+        let rules = self.of(mac)?;
+        let key = invocation_key(mac);
+        if let Some(known) = self.expanded.borrow().get(&key) {
+            return known.clone();
+        }
+        let expanded = rules.expand(&mac.tokens).map(|stmts| {
+            let block = syn::Block { brace_token: syn::token::Brace { span: *mac.delimiter.span() }, stmts };
+            Rc::new(syn::Expr::Block(syn::ExprBlock { attrs: Vec::new(), label: None, block }))
+        });
+        self.expanded.borrow_mut().insert(key, expanded.clone());
+        expanded
+    }
+
     /// The definition a call names: `name!(..)`, or `crate::name!(..)` of an exported one.
     pub fn of(&self, mac: &syn::Macro) -> Option<&MacroRules> {
         let segs = &mac.path.segments;
@@ -61,6 +98,35 @@ impl FileMacros {
         };
         self.by_name.get(&name.to_string())?.as_ref()
     }
+}
+
+/// An invocation by the positions of its tokens: the same text of the same parse (each parse has
+/// positions of its own). Inside an expansion the transcriber's tokens keep the definition's
+/// positions and the fragments the call's, so two expansions of one definition with different
+/// fragments differ here too; a token without a position is taken by its text.
+fn invocation_key(mac: &syn::Macro) -> u64 {
+    fn tokens(ts: TokenStream, h: &mut impl Hasher) {
+        for tt in ts {
+            let range = tt.span().byte_range();
+            range.hash(h);
+            match tt {
+                TokenTree::Group(g) => {
+                    (g.delimiter() as u8).hash(h);
+                    tokens(g.stream(), h);
+                }
+                other if range.is_empty() => other.to_string().hash(h),
+                _ => {}
+            }
+        }
+    }
+    let mut h = std::collections::hash_map::DefaultHasher::new();
+    for seg in &mac.path.segments {
+        seg.ident.span().byte_range().hash(&mut h);
+        seg.ident.to_string().hash(&mut h);
+    }
+    mac.delimiter.span().join().byte_range().hash(&mut h);
+    tokens(mac.tokens.clone(), &mut h);
+    h.finish()
 }
 
 /// A matcher or a transcriber, as a tree: `$name:kind` in a matcher (`$name` in a

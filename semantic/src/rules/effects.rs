@@ -440,8 +440,8 @@ impl Analysis for Effects<'_, '_> {
             }
             Expr::Await(a) => self.drive(scopes, state, [&*a.base]),
             Expr::Macro(m) => {
-                if let dataflow::LoweredMacro::Evaluates(args) = dataflow::lower_macro(&m.mac) {
-                    self.drive(scopes, state, &args);
+                if let dataflow::LoweredMacro::Evaluates(args) = &*self.ctx.fns.macros.lowered(&m.mac) {
+                    self.drive(scopes, state, args);
                 }
             }
             Expr::Assign(a) => {

@@ -282,7 +282,7 @@ impl<'ast> Visit<'ast> for Calls<'ast> {
 pub fn diverges(e: &Expr) -> bool {
     match e {
         Expr::Return(_) | Expr::Break(_) | Expr::Continue(_) => true,
-        Expr::Macro(m) => matches!(dataflow::lower_macro(&m.mac), dataflow::LoweredMacro::Diverges),
+        Expr::Macro(m) => dataflow::macro_diverges(&m.mac),
         Expr::Block(b) => block_diverges(&b.block),
         Expr::Paren(p) => diverges(&p.expr),
         _ => false,
@@ -292,7 +292,7 @@ pub fn diverges(e: &Expr) -> bool {
 fn block_diverges(b: &syn::Block) -> bool {
     match b.stmts.last() {
         Some(syn::Stmt::Expr(e, _)) => diverges(e),
-        Some(syn::Stmt::Macro(m)) => matches!(dataflow::lower_macro(&m.mac), dataflow::LoweredMacro::Diverges),
+        Some(syn::Stmt::Macro(m)) => dataflow::macro_diverges(&m.mac),
         _ => false,
     }
 }

@@ -242,7 +242,7 @@ impl Analysis for Keys<'_, '_> {
             }
             // `write!(key, "{:x}:{}", p.hash, v)`: the buffer takes in what is formatted into it.
             Expr::Macro(m) if m.mac.path.segments.last().is_some_and(|s| s.ident == "write" || s.ident == "writeln") => {
-                if let dataflow::LoweredMacro::Evaluates(args) = dataflow::lower_macro(&m.mac) {
+                if let dataflow::LoweredMacro::Evaluates(args) = &*self.ctx.fns.macros.lowered(&m.mac) {
                     if let Some((buffer, formatted)) = args.split_first() {
                         self.feed_into(scopes, state, buffer, formatted.iter());
                     }
@@ -1075,10 +1075,10 @@ impl<'c, 'a> Keys<'c, 'a> {
     /// and `a.b.c` chains among tokens that are not expressions.
     fn macro_mentions(&self, scopes: &Scopes, state: &State, mac: &syn::Macro, masked: &HashSet<String>, out: &mut BTreeSet<Place>, depth: usize) {
         let mut chains: Vec<Vec<String>> = Vec::new();
-        match dataflow::lower_macro(mac) {
+        match &*self.ctx.fns.macros.lowered(mac) {
             dataflow::LoweredMacro::Diverges => return,
             dataflow::LoweredMacro::Evaluates(exprs) => {
-                for e in &exprs {
+                for e in exprs {
                     if let Expr::Lit(syn::ExprLit { lit: syn::Lit::Str(s), .. }) = e {
                         chains.extend(inline_format_args(&s.value()));
                     } else {
