@@ -10,7 +10,7 @@
 //! Most files of a large workspace never reach the parser: that is how a cold check stays under the
 //! time it takes just to parse everything.
 
-use std::collections::{BTreeMap, HashMap};
+use std::collections::{BTreeMap, BTreeSet, HashMap};
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
@@ -302,8 +302,18 @@ pub struct Session {
     index_findings: HashMap<String, Vec<Finding>>,
     /// The last check of each file checked through the session, for the item path of [`Session::edit`].
     checked: HashMap<PathBuf, Checked>,
-    /// Counts the changes of the index: a file checked against an older one is checked whole.
+    /// Counts the changes of the index: a file checked against an older one is checked whole,
+    /// unless [`Session::changes`] tell what changed since.
     generation: u64,
+    /// Counts the texts the session took that changed a file: each file's findings are of one.
+    epoch: u64,
+    /// What each of the last [`MAX_CHANGES`] changed texts may change for other files (see
+    /// [`Change`]): a file whose text did not change since its last check is checked again
+    /// from them ([`Session::refresh`]).
+    changes: std::collections::VecDeque<Change>,
+    /// The last names [`crate::incremental::named_elsewhere`] was asked about, with its answer:
+    /// every open file refreshed after one edit asks the same.
+    elsewhere: Option<(BTreeSet<String>, NamedIn)>,
     /// The functions of the workspace found to hand a parameter on to a kernel's index
     /// ([`crate::rules::Forwarder`]), learned by a check of the workspace when the session opens
     /// and from every check since: a file that calls one of another file is checked as the
@@ -313,6 +323,23 @@ pub struct Session {
     /// it opens and from each text given to it since: names only join it, which costs work, never
     /// a finding.
     called: Arc<std::collections::HashSet<String>>,
+}
+
+/// What the session's files define that depends on some names: each name, with the files (job
+/// indices) that define it ([`crate::incremental::named_elsewhere_in`]).
+type NamedIn = BTreeMap<String, std::collections::BTreeSet<usize>>;
+
+/// How many changed texts the session remembers; a file checked before the oldest is checked whole.
+const MAX_CHANGES: usize = 256;
+
+/// A text the session took for a file, and what it may change for other files.
+struct Change {
+    /// The session's epoch after it.
+    epoch: u64,
+    path: PathBuf,
+    /// The names whose meaning may have changed ([`crate::incremental::Rechecked::changed`]);
+    /// `None`: not known (a file checked whole), so other files are checked whole.
+    names: Option<BTreeSet<String>>,
 }
 
 /// What the session kept of the last check of a file (of the last text that parsed, while the
@@ -326,6 +353,8 @@ struct Checked {
     /// Its `use` items and the names that shadow its globs, as the index read them.
     uses: UseFacts,
     generation: u64,
+    /// The session's epoch when it was checked.
+    epoch: u64,
 }
 
 type UseFacts = (Vec<crate::index::Reexport>, Vec<crate::index::ModuleItems>);
@@ -357,7 +386,7 @@ impl Session {
         for j in &jobs {
             called_names(&j.file.text, &mut called);
         }
-        Ok(Session { root: ws.root, jobs, decls, index, index_findings, checked: HashMap::new(), generation: 0, forwarders, called: Arc::new(called) })
+        Ok(Session { root: ws.root, jobs, decls, index, index_findings, checked: HashMap::new(), generation: 0, epoch: 0, changes: Default::default(), elsewhere: None, forwarders, called: Arc::new(called) })
     }
 
     /// The items of the workspace with `edited` in place of its file, knowing what the session
@@ -395,6 +424,14 @@ impl Session {
     fn edit_items(&mut self, path: &Path, text: &str) -> Option<Edit> {
         called_names(text, Arc::make_mut(&mut self.called));
         let pos = self.jobs.iter().position(|j| j.file.path == path)?;
+        // Other files changed since this one was checked: its findings are brought up to date
+        // first, from what they changed.
+        if self.checked.get(path).is_some_and(|c| c.epoch < self.epoch && c.file.text == self.jobs[pos].file.text) {
+            let refreshed = self.refresh(pos)?;
+            if self.jobs[pos].file.text == text {
+                return Some(refreshed);
+            }
+        }
         let job = &self.jobs[pos];
         let prev = self.checked.get(path).filter(|c| c.generation == self.generation)?;
         if prev.file.text == text {
@@ -449,8 +486,11 @@ impl Session {
             let (old_edit, _) = crate::incremental::edited(&old.text, &new.text);
             self.shift_decls(&new, old_edit.end, new.text.len() as isize - old.text.len() as isize);
         }
+        // An import of a file that declares nothing changes how other files resolve through it:
+        // what, is not followed here.
+        self.log_change(path, (!imports_changed).then_some(done.changed));
         let findings = done.findings.clone();
-        self.checked.insert(path.to_path_buf(), Checked { file: new, findings: done.findings, chunks: done.chunks, uses, generation: self.generation });
+        self.checked.insert(path.to_path_buf(), Checked { file: new, findings: done.findings, chunks: done.chunks, uses, generation: self.generation, epoch: self.epoch });
         Some(Edit { findings, items: Some(done.items), index_changed: imports_changed })
     }
 
@@ -494,8 +534,9 @@ impl Session {
         self.jobs[pos].file = new.clone();
         (self.decls, self.index, self.index_findings) = (decls, index, index_findings);
         self.generation += 1;
+        self.log_change(&job.file.path, Some(done.changed));
         let findings = done.findings.clone();
-        self.checked.insert(job.file.path.clone(), Checked { file: new, findings: done.findings, chunks: done.chunks, uses, generation: self.generation });
+        self.checked.insert(job.file.path.clone(), Checked { file: new, findings: done.findings, chunks: done.chunks, uses, generation: self.generation, epoch: self.epoch });
         // What other files see of this one may have changed: its contracts, effects, index fields.
         Some(Edit { findings, items: Some(done.items), index_changed: true })
     }
@@ -534,8 +575,15 @@ impl Session {
         let file = Arc::new(SourceFile::new(path.to_path_buf(), old.file.rel_path.clone(), text));
         self.jobs[pos].file = file;
         self.jobs[pos].unreadable = None;
+        // A changed text checked whole changes for other files what is not known here; one that
+        // does not parse, nothing: they keep what they found with its last text that did.
+        let parses = |findings: &[Finding]| !findings.iter().any(|f| f.rule.name == reuse_rules::catalogue::PARSE_ERROR.name);
         if !reindex {
-            return (self.check_recorded(pos, uses), false);
+            let findings = self.check_recorded(pos, uses);
+            if !same && parses(&findings) {
+                self.log_change(path, None);
+            }
+            return (findings, false);
         }
         // The file is parsed once, for its declarations and for its findings.
         let job = self.jobs[pos].clone();
@@ -577,7 +625,75 @@ impl Session {
         };
         drop(parsed);
         forget_spans();
+        if parses(&findings) {
+            self.log_change(path, None);
+        }
         (findings, others_see)
+    }
+
+    /// Takes note of a changed text of `path` (see [`Change`]); the file's own last check is of it.
+    fn log_change(&mut self, path: &Path, names: Option<BTreeSet<String>>) {
+        self.epoch += 1;
+        if self.changes.len() == MAX_CHANGES {
+            self.changes.pop_front();
+        }
+        self.changes.push_back(Change { epoch: self.epoch, path: path.to_path_buf(), names });
+        if let Some(c) = self.checked.get_mut(path) {
+            c.epoch = self.epoch;
+        }
+    }
+
+    /// The findings of the file of job `pos`, whose text did not change since its last check,
+    /// after other files changed: the items that name what they changed, or that depends on it
+    /// in other files ([`crate::incremental::named_elsewhere`]), are checked again
+    /// ([`crate::incremental::refresh`]). `None`: check it whole (a change whose effect is not
+    /// known, a file that declares, one checked before the changes remembered).
+    fn refresh(&mut self, pos: usize) -> Option<Edit> {
+        let job = self.jobs[pos].clone();
+        let prev = self.checked.get(&job.file.path)?;
+        if prev.file.text != job.file.text || may_declare(&job.file.text) || self.changes.front().is_some_and(|c| c.epoch > prev.epoch + 1) {
+            return None;
+        }
+        let since: Vec<&Change> = self.changes.iter().filter(|c| c.epoch > prev.epoch && c.path != job.file.path).collect();
+        if since.is_empty() && prev.generation != self.generation {
+            return None;
+        }
+        let mut names: BTreeSet<String> = BTreeSet::new();
+        for c in &since {
+            names.extend(c.names.as_ref()?.iter().cloned());
+        }
+        let files: Vec<PathBuf> = since.iter().map(|c| c.path.clone()).collect();
+        let names = self.named_or_depending(names, pos);
+        let prev = self.checked.get(&job.file.path)?;
+        let previous = crate::incremental::Previous { file: &prev.file, findings: &prev.findings, chunks: &prev.chunks, index_findings: &[] };
+        let items = self.items();
+        let files: Vec<&Path> = files.iter().map(PathBuf::as_path).collect();
+        let index_findings = self.index_findings.get(&job.file.rel_path).map_or(&[][..], Vec::as_slice);
+        // A bug in this path costs the shortcut, not the check: the whole file is checked instead.
+        let done = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| crate::incremental::refresh(&previous, &job, &self.index, &items, &names, &files, index_findings))).ok().flatten()?;
+        self.forwarders.extend(items.forwarder_names());
+        let uses = prev.uses.clone();
+        let findings = done.findings.clone();
+        self.checked.insert(job.file.path.clone(), Checked { file: job.file.clone(), findings: done.findings, chunks: done.chunks, uses, generation: self.generation, epoch: self.epoch });
+        Some(Edit { findings, items: Some(done.items), index_changed: false })
+    }
+
+    /// `names`, with what the session's files other than the one of job `pos` define that
+    /// depends on one of them ([`crate::incremental::named_elsewhere_in`]; the file's own items
+    /// that do are linked by its check); asked again about the same names, the last answer.
+    fn named_or_depending(&mut self, names: BTreeSet<String>, pos: usize) -> BTreeSet<String> {
+        if names.is_empty() {
+            return names;
+        }
+        if self.elsewhere.as_ref().is_none_or(|(asked, _)| *asked != names) {
+            let texts: Vec<&str> = self.jobs.iter().map(|j| j.file.text.as_str()).collect();
+            let answer = crate::incremental::named_elsewhere_in(&texts, &names);
+            self.elsewhere = Some((names.clone(), answer));
+        }
+        let Some((_, answer)) = &self.elsewhere else { return names };
+        let mut out = names;
+        out.extend(answer.iter().filter(|(_, files)| files.iter().any(|&i| i != pos)).map(|(n, _)| n.clone()));
+        out
     }
 
     /// Checks the file of job `pos` whole and keeps what the item path needs.
@@ -596,7 +712,7 @@ impl Session {
         // it takes the item path from there.
         let keep_base = chunks.is_empty() && self.checked.get(&job.file.path).is_some_and(|c| c.generation == self.generation && !c.chunks.is_empty());
         if !keep_base {
-            let checked = Checked { file: job.file.clone(), findings: findings.clone(), chunks, uses, generation: self.generation };
+            let checked = Checked { file: job.file.clone(), findings: findings.clone(), chunks, uses, generation: self.generation, epoch: self.epoch };
             self.checked.insert(job.file.path.clone(), checked);
         }
         findings

@@ -40,7 +40,7 @@
 //! into an affected one. The `equivalence` tests hold this against a fresh check after random
 //! sequences of edits.
 
-use std::collections::BTreeSet;
+use std::collections::{BTreeMap, BTreeSet};
 use std::ops::Range;
 use std::sync::Arc;
 
@@ -322,6 +322,9 @@ pub struct Rechecked {
     pub chunks: Vec<Chunk>,
     /// How many items were checked again (the others kept their findings).
     pub items: usize,
+    /// What other files may see differently now: the functions, types and constants the items
+    /// checked again define (in the old text too), and the names an edit of declarations changed.
+    pub changed: BTreeSet<String>,
 }
 
 /// An edit that may change declarations (a contract, an effect, a constant, an import of a
@@ -377,8 +380,6 @@ pub fn recheck(prev: &Previous, new: &FileRef, job: &FileJob, index: &Index, ite
     chunks.extend(run);
     chunks.extend(prev.chunks[k2 + 1..].iter().map(|c| c.shifted(delta)));
     let run_new = k1..k1 + run_len;
-    // The old index of a new chunk outside the run.
-    let old_of = |i: usize| if i < k1 { i } else { i - run_len + (k2 + 1 - k1) };
 
     // The edit must change nothing the index holds (contracts, effects, constants): then the
     // index stays valid, and its ranges in this file only move. So the edited items declare
@@ -428,16 +429,35 @@ pub fn recheck(prev: &Previous, new: &FileRef, job: &FileJob, index: &Index, ite
         Some(r) => depends_on_declared(&old_run.iter().chain(&chunks[run_new.clone()]).collect::<Vec<_>>(), &chunks, &text_of, r.elsewhere),
         None => BTreeSet::new(),
     };
-    affected.extend((0..chunks.len()).filter(|&i| !chunks[i].is_context() && declared.iter().any(|n| mentions(text_of(i), n))));
+    let named = NameSet::of(declared.iter().map(String::as_str));
+    affected.extend((0..chunks.len()).filter(|&i| !chunks[i].is_context() && named.named_in(text_of(i))));
 
     // The items whose findings may change: those, and every item linked to one of them by a
     // helper or a type, closed over these links. The names of the run's old text count too: an
     // item that called a helper the edit removed resolves differently now.
     let mut names: BTreeSet<&str> = old_run.iter().chain(&chunks[run_new.clone()]).flat_map(|c| c.fns.iter().map(String::as_str)).collect();
     names.extend(declared.iter().map(String::as_str));
-    let mut types: BTreeSet<&str> = old_run.iter().chain(&chunks[run_new.clone()]).flat_map(|c| c.types.iter().map(String::as_str)).collect();
+    let types: BTreeSet<&str> = old_run.iter().chain(&chunks[run_new.clone()]).flat_map(|c| c.types.iter().map(String::as_str)).collect();
     let mut texts: Vec<&str> = vec![old_text, new_text];
     texts.extend(affected.iter().filter(|i| !run_new.contains(i)).map(|&i| text_of(i)));
+    close_over_links(&chunks, &text_of, &mut affected, names, types, texts);
+    // What other files may see differently now: what the items checked again define, and
+    // what the edit declared or removed.
+    let defined = |c: &Chunk| c.fns.iter().chain(&c.types).chain(&c.consts).cloned().collect::<Vec<_>>();
+    let mut changed: BTreeSet<String> = old_run.iter().flat_map(defined).collect();
+    changed.extend(affected.iter().flat_map(|&i| defined(&chunks[i])));
+    changed.extend(declared.iter().cloned());
+
+    let line_delta = new_text.matches('\n').count() as isize - old_text.matches('\n').count() as isize;
+    let shape = Shape { old_k, old_run: k1..k2 + 1, run_new, old_edit_end: old_edit.end, delta, line_delta, reindexed: reindexed.map(|r| r.findings) };
+    let findings = check_affected(prev, new, job, index, items, &chunks, &affected, &shape)?;
+    Some(Rechecked { findings, items: affected.len(), chunks, changed })
+}
+
+/// Extends `affected` with every item linked to one of them by a helper or a type, closed over
+/// these links: an item that names a function or a type of `names`/`types` (or of an item taken),
+/// or that defines one that `texts` (or an item taken) names or builds.
+fn close_over_links<'t>(chunks: &'t [Chunk], text_of: &dyn Fn(usize) -> &'t str, affected: &mut BTreeSet<usize>, mut names: BTreeSet<&'t str>, mut types: BTreeSet<&'t str>, mut texts: Vec<&'t str>) {
     names.extend(affected.iter().flat_map(|&i| chunks[i].fns.iter().map(String::as_str)));
     types.extend(affected.iter().flat_map(|&i| chunks[i].types.iter().map(String::as_str)));
     // A name the file's `use` items give a function of it (`use self::kernels::write as put;`:
@@ -448,11 +468,12 @@ pub fn recheck(prev: &Previous, new: &FileRef, job: &FileJob, index: &Index, ite
     while !(names.is_empty() && types.is_empty() && texts.is_empty()) {
         let renamed: Vec<&str> = renames.iter().filter(|(was, _)| names.contains(was)).map(|(_, name)| *name).collect();
         names.extend(renamed);
+        let named = NameSet::of(names.iter().copied());
         let linked: Vec<usize> = (0..chunks.len())
             .filter(|i| !affected.contains(i) && !chunks[*i].is_context())
             .filter(|&i| {
                 let (c, t) = (&chunks[i], text_of(i));
-                names.iter().any(|n| mentions(t, n))
+                named.named_in(t)
                     || c.fns.iter().any(|n| texts.iter().any(|a| mentions(a, n)))
                     || c.types.iter().any(|ty| types.contains(ty.as_str()) || texts.iter().any(|a| builds(a, ty)))
                     || types.iter().any(|ty| builds(t, ty))
@@ -463,7 +484,66 @@ pub fn recheck(prev: &Previous, new: &FileRef, job: &FileJob, index: &Index, ite
         types = linked.iter().flat_map(|&i| chunks[i].types.iter().map(String::as_str)).collect();
         texts = linked.iter().map(|&i| text_of(i)).collect();
     }
+}
 
+/// The findings of a file whose text did not change, after other files changed what `names` name
+/// (see [`Rechecked::changed`], with what other files define that depends on them:
+/// [`named_elsewhere`]): the items that name one, those whose findings point into a file of
+/// `files` (the files changed: their positions may have moved), and the items linked to them are
+/// checked again against `index`, whose findings in this file are `index_findings`. `None`: check
+/// the whole file.
+pub fn refresh(prev: &Previous, job: &FileJob, index: &Index, items: &crate::items::WorkspaceItems, names: &BTreeSet<String>, files: &[&std::path::Path], index_findings: &[Finding]) -> Option<Rechecked> {
+    let file = prev.file;
+    if job.external || prev.chunks.is_empty() || prev.findings.iter().any(|f| f.rule.name == reuse_rules::catalogue::PARSE_ERROR.name) {
+        return None;
+    }
+    let chunks = prev.chunks.to_vec();
+    let text_of = |i: usize| &file.text[chunks[i].range.clone()];
+    let named = NameSet::of(names.iter().map(String::as_str));
+    let mut affected: BTreeSet<usize> = (0..chunks.len()).filter(|&i| !chunks[i].is_context() && named.named_in(text_of(i))).collect();
+    let elsewhere = |l: &Label| files.contains(&l.file.path.as_path());
+    for f in prev.findings.iter().filter(|f| same_file(&f.primary, file) && (elsewhere(&f.primary) || f.secondary.iter().any(elsewhere))) {
+        affected.extend(chunks.iter().position(|c| c.range.start <= f.primary.range.start && f.primary.range.start < c.range.end));
+    }
+    let texts: Vec<&str> = affected.iter().map(|&i| text_of(i)).collect();
+    close_over_links(&chunks, &text_of, &mut affected, names.iter().map(String::as_str).collect(), BTreeSet::new(), texts);
+    let changed: BTreeSet<String> = affected.iter().flat_map(|&i| chunks[i].fns.iter().chain(&chunks[i].types).chain(&chunks[i].consts).cloned()).collect();
+    let shape = Shape { old_k: 0..0, old_run: 0..0, run_new: 0..0, old_edit_end: usize::MAX, delta: 0, line_delta: 0, reindexed: Some(index_findings) };
+    let findings = if affected.is_empty() && same_findings(prev.index_findings, index_findings) {
+        prev.findings.to_vec()
+    } else {
+        check_affected(prev, file, job, index, items, &chunks, &affected, &shape)?
+    };
+    Some(Rechecked { findings, items: affected.len(), chunks, changed })
+}
+
+/// Whether two lists of findings are the same to a user.
+fn same_findings(a: &[Finding], b: &[Finding]) -> bool {
+    let key = |f: &Finding| (f.rule.name, f.message.clone(), f.primary.range.clone());
+    a.len() == b.len() && a.iter().map(key).eq(b.iter().map(key))
+}
+
+/// Where an edit was, for [`check_affected`]: the old range of the chunks it touched and their
+/// indices in the new chunks, where the old text changed and by how much, the lines it added.
+struct Shape<'x> {
+    old_k: Range<usize>,
+    /// The chunks the edit touched, in the old chunks and in the new.
+    old_run: Range<usize>,
+    run_new: Range<usize>,
+    old_edit_end: usize,
+    delta: isize,
+    line_delta: isize,
+    /// The index's findings in the file for the new text, when the edit changed declarations.
+    reindexed: Option<&'x [Finding]>,
+}
+
+/// Checks the `affected` items of `new` (its `chunks`) in a masked copy of it and keeps the old
+/// findings of the others, moved by the edit `shape` describes; `None`: check the whole file.
+#[allow(clippy::too_many_arguments)]
+fn check_affected(prev: &Previous, new: &FileRef, job: &FileJob, index: &Index, items: &crate::items::WorkspaceItems, chunks: &[Chunk], affected: &BTreeSet<usize>, shape: &Shape) -> Option<Vec<Finding>> {
+    let (old, delta, run_new, old_k) = (prev.file, shape.delta, &shape.run_new, &shape.old_k);
+    // The old index of a new chunk outside the run.
+    let old_of = |i: usize| if i < run_new.start { i } else { i - run_new.len() + shape.old_run.len() };
     // Old findings of the items not checked again are kept; one that points into an affected
     // item would go stale.
     let old_ranges: Vec<Range<usize>> = affected.iter().map(|&i| if run_new.contains(&i) { old_k.clone() } else { prev.chunks[old_of(i)].range.clone() }).collect();
@@ -474,7 +554,7 @@ pub fn recheck(prev: &Previous, new: &FileRef, job: &FileJob, index: &Index, ite
         return None;
     }
 
-    let masked = mask(&new.text, &chunks, &affected)?;
+    let masked = mask(&new.text, chunks, affected)?;
     // `use reuse::..` anywhere in a file lets it name the attributes bare (`#[contract(..)]`).
     if masked.contains("use reuse::") != new.text.contains("use reuse::") {
         return None;
@@ -486,16 +566,15 @@ pub fn recheck(prev: &Previous, new: &FileRef, job: &FileJob, index: &Index, ite
         .iter()
         .map(|f| {
             let mut f = f.clone();
-            relabel(&mut f, &|l| same_file(l, old), &masked, old_edit.end, delta);
+            relabel(&mut f, &|l| same_file(l, old), &masked, shape.old_edit_end, delta);
             f
         })
         .collect();
     let new_ranges: Vec<Range<usize>> = affected.iter().map(|&i| chunks[i].range.clone()).collect();
-    let index_findings = match reindexed {
+    let index_findings = match shape.reindexed {
         None => moved_old,
         Some(r) => {
             let found: Vec<Finding> = r
-                .findings
                 .iter()
                 .map(|f| {
                     let mut f = f.clone();
@@ -528,21 +607,20 @@ pub fn recheck(prev: &Previous, new: &FileRef, job: &FileJob, index: &Index, ite
         // A label the index gave (at a contract of this file) is where the old text had it: it
         // moves if it is after the edit, which may be inside the run (an edited body of an
         // `impl` whose contract comes later).
-        relabel(&mut f, &|l| !Arc::ptr_eq(&l.file, new) && same_file(l, old), new, old_edit.end, delta);
+        relabel(&mut f, &|l| !Arc::ptr_eq(&l.file, new) && same_file(l, old), new, shape.old_edit_end, delta);
         out.push(f);
     }
     // Messages that name a line (`... (line 12)`) of an item after the edit move with it.
-    let line_delta = new_text.matches('\n').count() as isize - old_text.matches('\n').count() as isize;
     for f in kept {
         let mut f = f.clone();
         if same_file(&f.primary, old) && f.primary.range.start >= old_k.end {
-            shift_line_numbers(&mut f, line_delta);
+            shift_line_numbers(&mut f, shape.line_delta);
         }
-        relabel(&mut f, &|l| same_file(l, old), new, old_edit.end, delta);
+        relabel(&mut f, &|l| same_file(l, old), new, shape.old_edit_end, delta);
         out.push(f);
     }
     crate::finding::in_output_order(&mut out);
-    Some(Rechecked { findings: out, chunks, items: affected.len() })
+    Some(out)
 }
 
 /// The names whose meaning a declaration edit may change, besides the functions the edited items
@@ -606,7 +684,12 @@ pub fn declarations_only(old: &str, new: &str, chunks: &[Chunk]) -> Option<Strin
 /// texts without parsing them: a name in a comment or a string counts (more items are checked
 /// again, never fewer).
 pub fn named_elsewhere(texts: &[&str], names: &BTreeSet<String>) -> BTreeSet<String> {
-    let mut found: BTreeSet<String> = BTreeSet::new();
+    named_elsewhere_in(texts, names).into_keys().collect()
+}
+
+/// [`named_elsewhere`], with the files (indices into `texts`) that define each name found.
+pub fn named_elsewhere_in(texts: &[&str], names: &BTreeSet<String>) -> BTreeMap<String, BTreeSet<usize>> {
+    let mut found: BTreeMap<String, BTreeSet<usize>> = BTreeMap::new();
     let mut frontier: Vec<String> = names.iter().cloned().collect();
     let mut read = vec![false; texts.len()];
     for _ in 0..=crate::dataflow::MAX_SUMMARY_DEPTH {
@@ -615,15 +698,19 @@ pub fn named_elsewhere(texts: &[&str], names: &BTreeSet<String>) -> BTreeSet<Str
         }
         let automaton = aho_corasick::AhoCorasick::new(&frontier).ok();
         let mut next = BTreeSet::new();
-        for (text, read) in texts.iter().zip(read.iter_mut()).filter(|(_, read)| !**read) {
+        for (i, (text, read)) in texts.iter().zip(read.iter_mut()).enumerate().filter(|(_, (_, read))| !**read) {
             // An automaton that cannot be built (too many names) takes every file.
             let names_one = automaton.as_ref().is_none_or(|a| a.find_overlapping_iter(*text).any(|m| crate::engine::whole_word(text.as_bytes(), m.start(), m.end())));
             if names_one {
                 *read = true;
-                next.extend(defined_names(text).into_iter().filter(|n| !names.contains(n) && !found.contains(n)));
+                for n in defined_names(text).into_iter().filter(|n| !names.contains(n)) {
+                    if !found.contains_key(&n) {
+                        next.insert(n.clone());
+                    }
+                    found.entry(n).or_default().insert(i);
+                }
             }
         }
-        found.extend(next.iter().cloned());
         frontier = next.into_iter().collect();
     }
     found
@@ -767,6 +854,34 @@ fn builds(text: &str, ty: &str) -> bool {
 
 /// Whether `name` occurs as a word in `text` (in code, a comment or a string: a mention too many
 /// only checks one more item).
+/// Names, to ask whether a text names one of them (as a whole word, as [`mentions`] asks of one):
+/// one automaton for all, each text read once.
+enum NameSet {
+    Empty,
+    Automaton(aho_corasick::AhoCorasick),
+    /// Too many names for an automaton: every text is taken to name one (more items are checked
+    /// again, never fewer).
+    Every,
+}
+
+impl NameSet {
+    fn of<'n>(names: impl IntoIterator<Item = &'n str>) -> NameSet {
+        let names: Vec<&str> = names.into_iter().filter(|n| !n.is_empty()).collect();
+        if names.is_empty() {
+            return NameSet::Empty;
+        }
+        aho_corasick::AhoCorasick::new(&names).map_or(NameSet::Every, NameSet::Automaton)
+    }
+
+    fn named_in(&self, text: &str) -> bool {
+        match self {
+            NameSet::Empty => false,
+            NameSet::Automaton(a) => a.find_overlapping_iter(text).any(|m| crate::engine::whole_word(text.as_bytes(), m.start(), m.end())),
+            NameSet::Every => true,
+        }
+    }
+}
+
 fn mentions(text: &str, name: &str) -> bool {
     text.match_indices(name).any(|(i, _)| crate::engine::whole_word(text.as_bytes(), i, i + name.len()))
 }
@@ -1388,11 +1503,44 @@ mod equivalence {
             assert_eq!(keys(&got.findings), keys(&want), "edit to\n{edited}");
             assert!(got.items.is_some_and(|n| n <= 8), "the item path, without `unrelated`: {:?}\n{edited}", got.items);
             assert!(got.index_changed);
-            assert_eq!(keys(&live.check_file(&other_path)), keys(&fresh.update(&other_path, other.to_string())), "the other file after\n{edited}");
+            let refreshed = live.edit(&other_path, other.to_string());
+            assert_eq!(keys(&refreshed.findings), keys(&fresh.update(&other_path, other.to_string())), "the other file after\n{edited}");
+            assert!(refreshed.items.is_some(), "the other file, its text unchanged, takes the item path after\n{edited}");
             // Each case changes the findings of the callers it names (the test checks something).
             for f in changed {
                 assert_ne!(found_in(&before, text, f), found_in(&want, &edited, f), "{f} after\n{edited}\n{:#?}\n{:#?}", keys(&before), keys(&want));
             }
+        }
+        let _ = std::fs::remove_dir_all(&dir);
+    }
+
+    /// A helper of a file that declares nothing pads with 0 after an edit: another open file that
+    /// calls it finds that at its next check although its own text did not change (it kept its
+    /// old findings before), from the items that name the helper only; and back.
+    #[test]
+    fn an_edited_helper_of_another_file_changes_the_findings_of_its_callers() {
+        let lib = "pub mod helpers;\npub mod user;\n\npub const PAD_SLOT_ID: i64 = -1;\n\n#[reuse::contract(writes(cache[slots], skip = PAD_SLOT_ID))]\npub fn write_kv(cache: &mut [f32], slots: &[i64]) {\n    let _ = (cache, slots);\n}\n";
+        let helpers = "use crate::PAD_SLOT_ID;\n\npub fn pad(real: &[i64], n: usize) -> Vec<i64> {\n    let mut v = real.to_vec();\n    v.resize(n, PAD_SLOT_ID);\n    v\n}\n\npub fn unrelated(n: usize) -> usize {\n    n + 1\n}\n";
+        let user = "use crate::write_kv;\nuse crate::helpers::pad;\n\npub fn padded(cache: &mut [f32], real: &[i64], n: usize) {\n    write_kv(cache, &pad(real, n));\n}\n\npub fn zero(cache: &mut [f32], n: usize) {\n    write_kv(cache, &vec![0; n]);\n}\n\npub fn counted(n: usize) -> usize {\n    crate::helpers::unrelated(n)\n}\n";
+        let dir = workspace("helper-elsewhere", &[("src/lib.rs", lib), ("src/helpers.rs", helpers), ("src/user.rs", user)]);
+        let (helpers_path, user_path) = (dir.join("src/helpers.rs"), dir.join("src/user.rs"));
+        let mut live = session(&dir);
+        live.update(&helpers_path, helpers.to_string());
+        let before = live.update(&user_path, user.to_string());
+        let zeroed = helpers.replace("v.resize(n, PAD_SLOT_ID);", "v.resize(n, 0);");
+        for (text, findings) in [(zeroed.as_str(), before.len() + 1), (helpers, before.len())] {
+            assert!(live.edit(&helpers_path, text.to_string()).items.is_some(), "a body edit takes the item path");
+            let got = live.edit(&user_path, user.to_string());
+            let mut fresh = session(&dir);
+            fresh.update(&helpers_path, text.to_string());
+            let want = fresh.update(&user_path, user.to_string());
+            assert_eq!(keys(&got.findings), keys(&want), "the caller after the helper became\n{text}");
+            assert_eq!(got.findings.len(), findings, "{:#?}", keys(&got.findings));
+            // `padded` names the helper, `counted` another function of its file (other files are
+            // read by the names they define, whole: `named_elsewhere`); not `zero`.
+            assert_eq!(got.items, Some(2), "only the items that name what the edit changed");
+            // Nothing changed since: answered at once.
+            assert_eq!(live.edit(&user_path, user.to_string()).items, Some(0));
         }
         let _ = std::fs::remove_dir_all(&dir);
     }
@@ -1546,7 +1694,7 @@ mod fixtures {
         for (p, text) in &callers {
             live.update(p, text.clone());
         }
-        let (mut edits, mut item_path) = (0, 0);
+        let (mut edits, mut item_path, mut refreshed, mut refreshed_by_items) = (0, 0, 0, 0);
         for kernel in &kernels {
             let mut text = std::fs::read_to_string(kernel).unwrap();
             live.update(kernel, text.clone());
@@ -1567,12 +1715,17 @@ mod fixtures {
                 for (p, ctext) in &callers {
                     let got = live.edit(p, ctext.clone());
                     assert_eq!(keys(&got.findings), keys(&oracle.update(p, ctext.clone())), "{} after an edit of {} line {}:\n{text}", p.display(), kernel.display(), at + 1);
+                    refreshed += 1;
+                    refreshed_by_items += usize::from(got.items.is_some());
                 }
             }
         }
         // Edits of declaring files take the item path too (it was not taken before the index
         // was rebuilt for them, and a caller's check with an unchanged text re-indexed it).
         assert!(item_path * 2 > edits, "the item path was taken {item_path} times of {edits}");
+        // The callers, whose texts did not change, are brought up to date from what each edit
+        // changed (`Session::refresh`), not checked whole.
+        assert!(refreshed_by_items * 4 > refreshed * 3, "the callers took the item path {refreshed_by_items} times of {refreshed}");
     }
 
     /// The editor and the command line agree on every file of the engine-shaped workspace,

@@ -457,9 +457,10 @@ impl<'c> Server<'c> {
         }
     }
 
-    /// Checks every changed document at its latest text and publishes its findings. When an edit
-    /// changed what other files see (contracts, effects, constants, imports), every open document
-    /// is re-checked.
+    /// Checks every changed document at its latest text and publishes its findings. The other
+    /// open documents are brought up to date with what the edits changed (`Session::edit` of
+    /// their unchanged text: the items that name what changed, else the whole file), and published
+    /// when anything of them was checked again.
     fn check_dirty(&mut self) {
         let dirty: Vec<PathBuf> = self.docs.iter().filter(|(_, d)| d.dirty).map(|(p, _)| p.clone()).collect();
         let Some(first) = dirty.first() else { return };
@@ -468,8 +469,6 @@ impl<'c> Server<'c> {
             self.docs.values_mut().for_each(|d| d.dirty = false);
             return;
         };
-        // Findings from before the last change of the index are stale.
-        let mut fresh_from: Option<usize> = None;
         let mut results: Vec<(PathBuf, Vec<Finding>)> = Vec::new();
         for path in &dirty {
             let doc = self.docs.get_mut(path).expect("listed above");
@@ -479,23 +478,22 @@ impl<'c> Server<'c> {
             }
             let text = doc.text.clone();
             match catch_unwind(AssertUnwindSafe(|| session.edit(path, text))) {
-                Ok(edit) => {
-                    if edit.index_changed {
-                        fresh_from = Some(results.len());
-                    }
-                    results.push((path.clone(), edit.findings));
-                }
+                Ok(edit) => results.push((path.clone(), edit.findings)),
                 Err(_) => eprintln!("reuse-check lsp: internal error while checking {}", path.display()),
             }
         }
-        if let Some(from) = fresh_from {
-            results.drain(..from);
-            let fresh: Vec<PathBuf> = results.iter().map(|(p, _)| p.clone()).collect();
-            for path in self.docs.keys().filter(|p| is_rust(p) && !fresh.contains(p)) {
-                match catch_unwind(AssertUnwindSafe(|| session.check_file(path))) {
-                    Ok(findings) => results.push((path.clone(), findings)),
-                    Err(_) => eprintln!("reuse-check lsp: internal error while checking {}", path.display()),
+        // A document checked before a later edit of another one (in this batch, or the others
+        // open) is checked again where that edit may change its findings; one that nothing
+        // changed for answers at once (no item checked again) and is not published again.
+        let open: Vec<(PathBuf, String)> = self.docs.iter().filter(|(p, _)| is_rust(p)).map(|(p, d)| (p.clone(), d.text.clone())).collect();
+        for (path, text) in open {
+            match catch_unwind(AssertUnwindSafe(|| session.edit(&path, text))) {
+                Ok(edit) if edit.items == Some(0) => {}
+                Ok(edit) => {
+                    results.retain(|(p, _)| *p != path);
+                    results.push((path, edit.findings));
                 }
+                Err(_) => eprintln!("reuse-check lsp: internal error while checking {}", path.display()),
             }
         }
         for (path, findings) in results {
