@@ -589,6 +589,9 @@ pub struct FnDef<'a> {
     pub range: Range<usize>,
     /// A trait's default method (`self_type` is the trait).
     pub trait_default: bool,
+    /// Compiled only in some builds: it, or a module or an `impl` it is in, has a `#[cfg(..)]`
+    /// (`#[cfg(feature = "cuda")]` beside `#[cfg(not(feature = "cuda"))]`).
+    pub cfg_gated: bool,
 }
 
 impl FnDef<'_> {
@@ -626,20 +629,26 @@ impl<'a> FileFns<'a> {
             defs: Vec<FnDef<'a>>,
             statics: HashMap<String, Vec<(Vec<String>, &'a Expr)>>,
             macros: crate::macros::FileMacros,
+            /// How many `#[cfg(..)]` modules and `impl`s the visit is in.
+            cfg_depth: usize,
         }
         impl<'a> Defs<'_, 'a> {
             fn define(&mut self, name: &syn::Ident, init: &'a Expr) {
                 self.statics.entry(name.to_string()).or_default().push((self.modules.clone(), init));
             }
-            fn push(&mut self, sig: &'a syn::Signature, body: &'a syn::Block, trait_default: bool) {
+            fn push(&mut self, sig: &'a syn::Signature, body: &'a syn::Block, attrs: &[syn::Attribute], trait_default: bool) {
                 let range = self.file.join(sig.fn_token.span, body.brace_token.span.join());
-                self.defs.push(FnDef { sig, body, self_type: self.self_type.clone(), modules: self.modules.clone(), range, trait_default });
+                let cfg_gated = self.cfg_depth > 0 || has_cfg(attrs);
+                self.defs.push(FnDef { sig, body, self_type: self.self_type.clone(), modules: self.modules.clone(), range, trait_default, cfg_gated });
             }
         }
         impl<'a> Visit<'a> for Defs<'_, 'a> {
             fn visit_item_mod(&mut self, m: &'a syn::ItemMod) {
                 self.modules.push(m.ident.to_string());
+                let gated = usize::from(has_cfg(&m.attrs));
+                self.cfg_depth += gated;
                 syn::visit::visit_item_mod(self, m);
+                self.cfg_depth -= gated;
                 self.modules.pop();
             }
             fn visit_item_impl(&mut self, i: &'a syn::ItemImpl) {
@@ -648,7 +657,10 @@ impl<'a> FileFns<'a> {
                     syn::Type::Path(p) => p.path.segments.last().map(|s| s.ident.to_string()),
                     _ => None,
                 };
+                let gated = usize::from(has_cfg(&i.attrs));
+                self.cfg_depth += gated;
                 syn::visit::visit_item_impl(self, i);
+                self.cfg_depth -= gated;
                 self.self_type = outer;
             }
             fn visit_item_trait(&mut self, t: &'a syn::ItemTrait) {
@@ -659,12 +671,12 @@ impl<'a> FileFns<'a> {
             fn visit_item_fn(&mut self, f: &'a syn::ItemFn) {
                 // A function nested in a method is not a method.
                 let outer = self.self_type.take();
-                self.push(&f.sig, &f.block, false);
+                self.push(&f.sig, &f.block, &f.attrs, false);
                 syn::visit::visit_item_fn(self, f);
                 self.self_type = outer;
             }
             fn visit_impl_item_fn(&mut self, f: &'a syn::ImplItemFn) {
-                self.push(&f.sig, &f.block, false);
+                self.push(&f.sig, &f.block, &f.attrs, false);
                 syn::visit::visit_impl_item_fn(self, f);
             }
             fn visit_item_const(&mut self, c: &'a syn::ItemConst) {
@@ -679,12 +691,12 @@ impl<'a> FileFns<'a> {
             }
             fn visit_trait_item_fn(&mut self, f: &'a syn::TraitItemFn) {
                 if let Some(body) = &f.default {
-                    self.push(&f.sig, body, true);
+                    self.push(&f.sig, body, &f.attrs, true);
                 }
                 syn::visit::visit_trait_item_fn(self, f);
             }
         }
-        let mut v = Defs { file, self_type: None, modules: Vec::new(), defs: Vec::new(), statics: HashMap::new(), macros: Default::default() };
+        let mut v = Defs { file, self_type: None, modules: Vec::new(), defs: Vec::new(), statics: HashMap::new(), macros: Default::default(), cfg_depth: 0 };
         v.visit_file(ast);
         let mut by_name: HashMap<String, Vec<usize>> = HashMap::new();
         for (i, d) in v.defs.iter().enumerate() {
@@ -692,6 +704,11 @@ impl<'a> FileFns<'a> {
         }
         FileFns { defs: v.defs, by_name, statics: v.statics, macros: v.macros }
     }
+}
+
+/// Whether attributes hold a `#[cfg(..)]`.
+fn has_cfg(attrs: &[syn::Attribute]) -> bool {
+    attrs.iter().any(|a| a.path().is_ident("cfg"))
 }
 
 /// A secondary label at a clause of a contract (usually in another file).

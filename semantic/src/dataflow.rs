@@ -440,9 +440,12 @@ const RUNS_IN_PLACE: &[&str] = &[
     "sort_by", "sort_by_key", "max_by_key", "min_by_key", "zip_with",
 ];
 /// Method names whose closure argument takes each item of the receiver as its one parameter,
-/// as a `for` loop's pattern does ([`Analysis::bind_each`]). Not `map` and its kin: what a
-/// mapping closure returns is read where it is built.
+/// as a `for` loop's pattern does ([`Analysis::bind_each`]); on an iterator, also
+/// [`MAPS_ITEMS`].
 const EACH_ITEM: &[&str] = &["for_each", "try_for_each", "take_while", "skip_while", "filter", "any", "all", "find", "find_map", "position", "inspect"];
+/// Iterator adaptors whose closure takes each item too: what it returns is read where the
+/// adaptor is built, what it is given is an item (`reqs.iter().map(|r| cache.get(&r.key))`).
+const MAPS_ITEMS: &[&str] = &["map", "filter_map", "flat_map", "map_while"];
 /// What the one parameter of a closure run by a method takes from the method's receiver.
 #[derive(Clone, Copy)]
 enum Takes<'x> {
@@ -504,6 +507,31 @@ fn is_iterator(e: &Expr) -> bool {
 /// `receiver.map(|x| ..)`, `receiver.and_then(|x| ..)` or `receiver.inspect(|x| ..)` on an
 /// `Option` or `Result` (a receiver that is not an iterator): the closure runs once if the
 /// receiver holds a value.
+/// Two closures of which exactly one runs: on an `Option` or a `Result`, `x.map(f).unwrap_or_else(g)`
+/// and `x.map_or_else(g, f)` run `f` on the value `x` holds, or `g`.
+struct OneOfTwo<'e> {
+    receiver: &'e Expr,
+    content: &'e syn::ExprClosure,
+    fallback: &'e syn::ExprClosure,
+    /// `x.map(f)`, when the two calls are written apart.
+    mapped: Option<&'e Expr>,
+}
+
+fn one_of_two(m: &syn::ExprMethodCall) -> Option<OneOfTwo<'_>> {
+    match (m.method.to_string().as_str(), m.args.len()) {
+        ("unwrap_or_else", 1) => {
+            let fallback = closure_of(&m.args[0])?;
+            let Expr::MethodCall(map) = strip_parens(&m.receiver) else { return None };
+            if map.method != "map" || map.args.len() != 1 || is_iterator(&map.receiver) {
+                return None;
+            }
+            Some(OneOfTwo { receiver: &map.receiver, content: closure_of(&map.args[0])?, fallback, mapped: Some(&m.receiver) })
+        }
+        ("map_or_else", 2) if !is_iterator(&m.receiver) => Some(OneOfTwo { receiver: &m.receiver, content: closure_of(&m.args[1])?, fallback: closure_of(&m.args[0])?, mapped: None }),
+        _ => None,
+    }
+}
+
 fn combinator(e: &Expr) -> Option<(&Expr, &syn::ExprClosure)> {
     let Expr::MethodCall(m) = strip_parens(e) else { return None };
     if !(m.method == "map" || m.method == "and_then" || m.method == "inspect") || m.args.len() != 1 || is_iterator(&m.receiver) {
@@ -629,14 +657,25 @@ const MAX_CONDITION_DEPTH: usize = 4;
 
 /// Runs `analysis` over a function body. `params` are bound first, in order (their values are
 /// unknown to the solver; the analysis learns of each through [`Analysis::bind`] with `None`).
-pub fn solve<A: Analysis>(analysis: &mut A, params: &[String], body: &syn::Block, entry: A::State) -> Result<(), TooComplex> {
+pub fn solve<A: Analysis>(analysis: &mut A, sig: &syn::Signature, body: &syn::Block, entry: A::State) -> Result<(), TooComplex> {
     let mut solver = Solver { analysis, scopes: Scopes::default(), loops: Vec::new(), closure_returns: Vec::new(), closures: HashMap::new(), conditions: HashMap::new(), condition_depth: 0, foreign_self: false, running: Vec::new(), guards: HashMap::new(), moved_guards: Default::default(), arrays: HashMap::new(), expanding: 0, steps: 0 };
     solver.scopes.push();
     let mut state = entry;
-    for p in params {
-        let id = solver.scopes.bind(p);
+    for p in param_names(sig) {
+        let id = solver.scopes.bind(&p);
         solver.analysis.bind(&solver.scopes, &mut state, id, None);
     }
+    // A parameter taken apart by its pattern (`fn from((shape, dtype): (&[usize], u8))`) binds
+    // its names as `let (shape, dtype) = param;` would, from the parameter's own local.
+    let mut state = Some(state);
+    for (i, pat) in typed_params(sig).enumerate() {
+        if matches!(pat, Pat::Ident(_) | Pat::Wild(_)) {
+            continue;
+        }
+        let whole = Expr::Path(syn::ExprPath { attrs: Vec::new(), qself: None, path: syn::Ident::new(&destructured_param(i), proc_macro2::Span::call_site()).into() });
+        solver.bind_pattern(pat, Some(&whole), Some(&whole), &mut state);
+    }
+    let Some(state) = state else { return Ok(()) };
     // The body's block, with the tail read while its locals are in scope.
     solver.scopes.push();
     solver.returned_block(body, Some(state), ExitKind::Tail, None)
@@ -1045,6 +1084,22 @@ impl<A: Analysis> Solver<'_, A> {
     }
 
     fn stmt(&mut self, stmt: &Stmt, state: Option<A::State>) -> Flow<A::State> {
+        // A statement compiled in some builds only (`#[cfg(debug_assertions)] check_errors();`):
+        // the paths where it ran, joined with those of a build without it.
+        let cfg_gated = match stmt {
+            Stmt::Expr(e, Some(_)) => crate::source::expr_attrs(e).is_some_and(|attrs| attrs.iter().any(|a| a.path().is_ident("cfg"))),
+            Stmt::Macro(m) => m.attrs.iter().any(|a| a.path().is_ident("cfg")),
+            _ => false,
+        };
+        if cfg_gated {
+            let without = state.clone();
+            let with = self.stmt_in_every_build(stmt, state)?;
+            return Ok(join(with, without));
+        }
+        self.stmt_in_every_build(stmt, state)
+    }
+
+    fn stmt_in_every_build(&mut self, stmt: &Stmt, state: Option<A::State>) -> Flow<A::State> {
         match stmt {
             Stmt::Local(l) => {
                 let Some(init) = &l.init else {
@@ -1428,6 +1483,19 @@ impl<A: Analysis> Solver<'_, A> {
                 let state = self.transfer(e, state);
                 Ok(if diverges { None } else { state })
             }
+            Expr::MethodCall(m) if one_of_two(m).is_some() => {
+                let Some(OneOfTwo { receiver, content, fallback, mapped }) = one_of_two(m) else { unreachable!("guarded") };
+                // The receiver holds a value (`content` ran on it) or not (`fallback` ran): never
+                // both, never neither.
+                let start = self.expr(receiver, state)?;
+                let ran = self.closure_at(content, start.clone(), Runs::Once, None, Some(Takes::Content(receiver)))?;
+                let missed = self.closure_at(fallback, start, Runs::Once, None, None)?;
+                let (ran, missed) = match mapped {
+                    Some(map) => (self.transfer(map, ran), self.transfer(map, missed)),
+                    None => (ran, missed),
+                };
+                Ok(self.transfer(e, join(ran, missed)))
+            }
             Expr::MethodCall(m) => {
                 let mut state = self.expr(&m.receiver, state)?;
                 let method = m.method.to_string();
@@ -1443,7 +1511,8 @@ impl<A: Analysis> Solver<'_, A> {
                 let takes = if TAKES_CONTENT.contains(&method.as_str()) && !is_iterator(&m.receiver) {
                     Some(Takes::Content(&m.receiver))
                 } else {
-                    EACH_ITEM.contains(&method.as_str()).then_some(Takes::Each(&m.receiver))
+                    let maps_items = MAPS_ITEMS.contains(&method.as_str()) && is_iterator(&m.receiver);
+                    (EACH_ITEM.contains(&method.as_str()) || maps_items).then_some(Takes::Each(&m.receiver))
                 };
                 for arg in &m.args {
                     state = match (closure_of(arg), runs) {
@@ -1849,9 +1918,10 @@ impl<A: Analysis> Solver<'_, A> {
             LoweredMacro::Diverges => Ok(None),
             LoweredMacro::Evaluates(exprs) => {
                 let state = self.exprs(exprs, state)?;
-                // Past `assert!(c)` (`assert_ne!(a, b)`, `assert_eq!(a, b)`), `c` holds.
+                // Past `assert!(c)` (`assert_ne!(a, b)`, `assert_eq!(a, b)`), `c` holds. Not past
+                // `debug_assert!(c)`: a release build does not check it.
                 let name = mac.path.segments.last().map(|s| s.ident.to_string()).unwrap_or_default();
-                let held: Option<Expr> = match (name.trim_start_matches("debug_"), exprs.as_slice()) {
+                let held: Option<Expr> = match (name.as_str(), exprs.as_slice()) {
                     ("assert", [c, ..]) => Some(c.clone()),
                     // Built, not parsed: `assert_eq!(a < b, c)` would read as a chained comparison.
                     ("assert_ne", [a, b, ..]) => Some(compared(a, syn::BinOp::Ne(Default::default()), b)),
@@ -1980,16 +2050,28 @@ pub fn param_count(sig: &syn::Signature) -> usize {
 /// Names to ids of the parameters of a signature, receiver excluded (patterns other than a name
 /// get a placeholder, so that positions still match the arguments).
 pub fn param_names(sig: &syn::Signature) -> Vec<String> {
-    sig.inputs
-        .iter()
-        .filter_map(|a| match a {
-            syn::FnArg::Receiver(_) => None,
-            syn::FnArg::Typed(t) => Some(match &*t.pat {
-                Pat::Ident(p) => p.ident.to_string(),
-                _ => "_".to_string(),
-            }),
+    typed_params(sig)
+        .enumerate()
+        .map(|(i, pat)| match pat {
+            Pat::Ident(p) => p.ident.to_string(),
+            Pat::Wild(_) => "_".to_string(),
+            _ => destructured_param(i),
         })
         .collect()
+}
+
+/// The patterns of a signature's parameters, `self` left out.
+fn typed_params(sig: &syn::Signature) -> impl Iterator<Item = &Pat> {
+    sig.inputs.iter().filter_map(|a| match a {
+        syn::FnArg::Receiver(_) => None,
+        syn::FnArg::Typed(t) => Some(&*t.pat),
+    })
+}
+
+/// The name of the local that holds a parameter its pattern takes apart (the names are bound
+/// from it): by its position, a name programs do not write in practice.
+fn destructured_param(i: usize) -> String {
+    format!("__param{i}")
 }
 
 /// Summaries of helpers follow calls this many helpers deep.
@@ -2154,7 +2236,8 @@ mod tests {
     fn run(body: &str) -> Consts {
         let block: syn::Block = syn::parse_str(body).expect("a block");
         let mut a = Consts::default();
-        solve(&mut a, &[], &block, PlaceMap::default()).expect("small");
+        let sig: syn::Signature = syn::parse_quote!(fn f());
+        solve(&mut a, &sig, &block, PlaceMap::default()).expect("small");
         a
     }
 

@@ -1413,6 +1413,27 @@ pub enum ConstOp {
     BitXor,
 }
 
+/// The value of `T::MAX` or `T::MIN` of an integer type `T` that fits an `i128`.
+fn integer_bound(path: &syn::Path) -> Option<i128> {
+    let [ty, bound] = [&path.segments[0].ident, &path.segments[1].ident].map(|i| i.to_string());
+    let (min, max): (i128, i128) = match ty.as_str() {
+        "i8" => (i8::MIN.into(), i8::MAX.into()),
+        "i16" => (i16::MIN.into(), i16::MAX.into()),
+        "i32" => (i32::MIN.into(), i32::MAX.into()),
+        "i64" | "isize" => (i64::MIN.into(), i64::MAX.into()),
+        "u8" => (0, u8::MAX.into()),
+        "u16" => (0, u16::MAX.into()),
+        "u32" => (0, u32::MAX.into()),
+        "u64" | "usize" => (0, u64::MAX.into()),
+        _ => return None,
+    };
+    match bound.as_str() {
+        "MAX" => Some(max),
+        "MIN" => Some(min),
+        _ => None,
+    }
+}
+
 impl ConstExpr {
     pub fn of(expr: &Expr) -> Option<ConstExpr> {
         Some(match expr {
@@ -1428,6 +1449,8 @@ impl ConstExpr {
             Expr::Call(c) if c.args.len() == 1 && matches!(&*c.func, Expr::Path(p) if p.path.segments.last().is_some_and(|s| s.ident == "from")) => {
                 ConstExpr::of(&c.args[0])?
             }
+            // `usize::MAX`, `u32::MAX`, `i64::MIN` (a 64-bit target's `usize`).
+            Expr::Path(p) if p.qself.is_none() && p.path.segments.len() == 2 && integer_bound(&p.path).is_some() => ConstExpr::Int(integer_bound(&p.path)?),
             Expr::Path(p) if p.qself.is_none() && p.path.segments.iter().all(|s| s.arguments.is_none()) => {
                 ConstExpr::Name(p.path.segments.last()?.ident.to_string())
             }

@@ -151,15 +151,18 @@ pub fn expr_span(e: &syn::Expr) -> (Span, Span) {
     }
 }
 
-fn first_span(e: &syn::Expr) -> Option<Span> {
+/// The outer attributes of an expression (`#[cfg(..)] f()`), for the forms that carry them
+/// and that the spans and the solver read.
+pub fn expr_attrs(e: &syn::Expr) -> Option<&[syn::Attribute]> {
     use syn::Expr as E;
-    let attrs = match e {
+    Some(match e {
         E::Array(x) => &x.attrs,
         E::Assign(x) => &x.attrs,
         E::Binary(x) => &x.attrs,
         E::Block(x) => &x.attrs,
         E::Call(x) => &x.attrs,
         E::Field(x) => &x.attrs,
+        E::If(x) => &x.attrs,
         E::Index(x) => &x.attrs,
         E::Lit(x) => &x.attrs,
         E::Macro(x) => &x.attrs,
@@ -170,8 +173,14 @@ fn first_span(e: &syn::Expr) -> Option<Span> {
         E::Try(x) => &x.attrs,
         E::Tuple(x) => &x.attrs,
         E::Unary(x) => &x.attrs,
+        E::Unsafe(x) => &x.attrs,
         _ => return None,
-    };
+    })
+}
+
+fn first_span(e: &syn::Expr) -> Option<Span> {
+    use syn::Expr as E;
+    let attrs = expr_attrs(e)?;
     if let Some(a) = attrs.first() {
         return Some(a.pound_token.span);
     }

@@ -269,7 +269,7 @@ pub(super) fn paths(ctx: &FnCtx, effects: &[Effect<Range<usize>>]) -> Result<Pat
     let names: Arc<[String]> = effects.iter().map(|e| defined_name(ctx, e)).collect();
     let fresh = ctx.contract.and_then(|c| stale_result::Tracker::new(ctx, c));
     let mut analysis = Effects::new(ctx, names, None, 0, Declining::of(ctx), fresh);
-    dataflow::solve(&mut analysis, &dataflow::param_names(ctx.sig), ctx.body, Traces::start())?;
+    dataflow::solve(&mut analysis, ctx.sig, ctx.body, Traces::start())?;
     Ok(Paths { exits: analysis.exits, bound: analysis.bound })
 }
 
@@ -695,7 +695,7 @@ impl<'c, 'a> Effects<'c, 'a> {
 fn summarise<'a>(ctx: &FnCtx<'a>, def: &FnDef<'a>, (names, resolved): Counted, depth: usize) -> Option<Arc<Traces>> {
     let mut inner = Effects::new(ctx, names, Some(def), depth, Declining::default(), None);
     inner.resolved = resolved;
-    dataflow::solve(&mut inner, &dataflow::param_names(def.sig), def.body, Traces::start()).ok()?;
+    dataflow::solve(&mut inner, def.sig, def.body, Traces::start()).ok()?;
     let mut all = Traces::default();
     for exit in inner.exits.iter().filter(|x| x.serves()) {
         all.join(&exit.traces);

@@ -87,8 +87,7 @@ pub(super) fn check(ctx: &FnCtx, calls: &[&Expr], out: &mut Vec<Finding>) {
         return;
     }
     let mut a = Fallbacks { ctx, def: None, depth: 0, masked: Vec::new(), returns: BTreeSet::new(), findings: Vec::new(), seen: HashSet::new(), closure_constants: HashMap::new() };
-    let params = dataflow::param_names(ctx.sig);
-    match dataflow::solve(&mut a, &params, ctx.body, State::default()) {
+    match dataflow::solve(&mut a, ctx.sig, ctx.body, State::default()) {
         Ok(()) => out.extend(a.findings),
         Err(dataflow::TooComplex) => out.push(super::analysis_limit(ctx, "dataflow", dataflow::MAX_STEPS, "its write indexes are")),
     }
@@ -597,8 +596,7 @@ impl<'c, 'a> Fallbacks<'c, 'a> {
 /// positions of that file.
 fn summarise<'a>(ctx: &FnCtx<'a>, def: &FnDef<'a>, depth: usize) -> Option<Arc<Summary>> {
     let mut inner = Fallbacks { ctx, def: Some(def), depth, masked: Vec::new(), returns: BTreeSet::new(), findings: Vec::new(), seen: HashSet::new(), closure_constants: HashMap::new() };
-    let params = dataflow::param_names(def.sig);
-    dataflow::solve(&mut inner, &params, def.body, State::default()).ok()?;
+    dataflow::solve(&mut inner, def.sig, def.body, State::default()).ok()?;
     let file = || Some(InFile(ctx.file.clone()));
     Some(Arc::new(Summary(
         inner

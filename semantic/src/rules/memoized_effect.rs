@@ -73,7 +73,7 @@ pub(super) fn check<'a>(ctx: &FnCtx<'a>, calls: &[&'a Expr], out: &mut Vec<Findi
         return;
     }
     let mut memo = Memo { ctx, aliases: Aliases::default(), results: HashMap::new(), vacant: HashSet::new(), found: Vec::new(), seen: HashSet::new(), exits: Vec::new(), option_tests };
-    if dataflow::solve(&mut memo, &dataflow::param_names(ctx.sig), ctx.body, MemoState::default()).is_err() {
+    if dataflow::solve(&mut memo, ctx.sig, ctx.body, MemoState::default()).is_err() {
         out.push(super::analysis_limit(ctx, "dataflow", dataflow::MAX_STEPS, "its memoized calls are"));
         return;
     }
@@ -358,10 +358,12 @@ fn callee_name(e: &Expr) -> Option<String> {
     }
 }
 
-/// Strips `.clone()`, `?`, `.await` and references around a value.
+/// Strips `.clone()`, `?`, `.unwrap()`, `.expect(..)`, `.await` and references around a value.
 fn peel(e: &Expr) -> &Expr {
     match strip(e) {
         Expr::MethodCall(m) if m.method == "clone" && m.args.is_empty() => peel(&m.receiver),
+        // What the call gave, on the path that goes on (`try_step(g).expect("..")`, as `?`).
+        Expr::MethodCall(m) if (m.method == "unwrap" && m.args.is_empty()) || (m.method == "expect" && m.args.len() == 1) => peel(&m.receiver),
         // Wrapped to be shared or returned (`Arc::new(p)`, `Some(p)`): the same result.
         Expr::Call(c) if c.args.len() == 1 && is_wrapper(&c.func) => peel(&c.args[0]),
         Expr::Try(t) => peel(&t.expr),

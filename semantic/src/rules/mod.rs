@@ -42,6 +42,7 @@ pub struct SharedSummaries {
     effects: dataflow::SharedMemo<std::sync::Arc<effects::Traces>, effects::Counted>,
     writes: dataflow::SharedMemo<std::sync::Arc<writes::Summary>>,
     fallback: dataflow::SharedMemo<std::sync::Arc<fallback_index::Summary>>,
+    stale: dataflow::SharedMemo<std::sync::Arc<stale_key::HelperSummary>>,
     /// The functions found to hand a parameter on to a kernel's index (`pad_to_null_block`'s
     /// forwarders): files that call them are analysed too, though they name no contract.
     pub(crate) forwarders: std::sync::Mutex<Vec<Forwarder>>,

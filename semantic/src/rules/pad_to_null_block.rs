@@ -331,7 +331,7 @@ impl Val {
 }
 
 /// What a helper does, in the contract's terms.
-#[derive(Default, Debug)]
+#[derive(Clone, Default, Debug)]
 pub(crate) struct Summary {
     returns: Val,
     /// What each parameter (by position) and `self` hold at the normal exits: the entries the
@@ -367,6 +367,14 @@ struct Forwarded {
 }
 
 impl Summary {
+    /// Joins what another version of the same helper returns (another build's), where the two
+    /// leave the same in their parameters and `self`, build the same literals and hand on the
+    /// same indexes; `None` where they do not (the call is then not followed).
+    fn join_returns(&mut self, other: &Summary) -> Option<()> {
+        let same = self.params == other.params && self.self_value == other.self_value && self.literals == other.literals && self.forwards == other.forwards && self.receiver_at == other.receiver_at;
+        same.then(|| self.returns.join(other.returns.clone()))
+    }
+
     /// Marks the origins put in this file's positions as positions of `file`.
     fn in_file(&mut self, file: &crate::source::FileRef) {
         for f in &mut self.forwards {
@@ -473,7 +481,6 @@ pub(super) fn check(ctx: &FnCtx, calls: &[&Expr], out: &mut Vec<Finding>) {
     if !reaches_kernel && !touches_index_field {
         return;
     }
-    let params = dataflow::param_names(ctx.sig);
     // The fields of `self` hold what the type's functions leave in them until this function
     // writes them, on every path (one that writes a field on one branch only joins it there).
     let mut entry = State::default();
@@ -488,7 +495,7 @@ pub(super) fn check(ctx: &FnCtx, calls: &[&Expr], out: &mut Vec<Finding>) {
     if reaches_kernel && ctx.contract.is_none() && ctx.items.may_be_called(&ctx.sig.ident.to_string()) {
         record_forwarder(&pad);
     }
-    match dataflow::solve(&mut pad, &params, ctx.body, entry) {
+    match dataflow::solve(&mut pad, ctx.sig, ctx.body, entry) {
         Ok(()) => {
             if let Mode::Check { findings, .. } = pad.mode {
                 out.extend(findings);
@@ -2325,13 +2332,25 @@ impl<'c, 'a> Pad<'c, 'a> {
         if let Some((idx, def)) = self.ctx.helper_of(call, self.def, self.depth) {
             return Some((def.sig.ident.to_string(), self.summary(idx, def)?));
         }
+        // Versions of one helper for different builds (`#[cfg(feature = "cuda")]` beside
+        // `#[cfg(not(..))]`): each build calls one of them, so what either returns may reach
+        // the call.
+        let candidates = self.ctx.helper_candidates(call, self.def, self.depth);
+        if candidates.len() > 1 && candidates.iter().all(|(_, d)| d.cfg_gated) {
+            let mut summaries = candidates.iter().map(|&(idx, def)| self.summary(idx, def));
+            let first = summaries.next()??;
+            let mut joined = Summary::clone(&first);
+            for other in summaries {
+                joined.join_returns(&*other?)?;
+            }
+            return Some((candidates[0].1.sig.ident.to_string(), Arc::new(joined)));
+        }
         let path = self.ctx.foreign_helper(call, self.def, self.depth)?;
         let summary = dataflow::shared_memoized(&self.ctx.items.summaries.pad, &path, self.depth + 1, || {
             self.ctx
                 .with_foreign_fn(&path, |ctx, def| {
                     let mut inner = Pad::new(ctx, Mode::Summarise, Some(def), self.depth + 1);
-                    let params = dataflow::param_names(def.sig);
-                    dataflow::solve(&mut inner, &params, def.body, State::summary(params.len())).ok()?;
+                    dataflow::solve(&mut inner, def.sig, def.body, State::summary(dataflow::param_count(def.sig))).ok()?;
                     // Its origins are positions of its own file.
                     let mut summary = inner.summary;
                     summary.in_file(ctx.file);
@@ -2345,8 +2364,7 @@ impl<'c, 'a> Pad<'c, 'a> {
     fn summary(&self, idx: usize, def: &'c FnDef<'a>) -> Option<Arc<Summary>> {
         dataflow::memoized(&self.ctx.summaries.pad.helpers, idx, || {
             let mut inner = Pad::new(self.ctx, Mode::Summarise, Some(def), self.depth + 1);
-            let params = dataflow::param_names(def.sig);
-            dataflow::solve(&mut inner, &params, def.body, State::summary(params.len())).ok().map(|()| Arc::new(inner.summary))
+            dataflow::solve(&mut inner, def.sig, def.body, State::summary(dataflow::param_count(def.sig))).ok().map(|()| Arc::new(inner.summary))
         })
     }
 
@@ -2457,8 +2475,12 @@ impl<'c, 'a> Pad<'c, 'a> {
         let own: BTreeSet<Origin> = v.own.iter().filter(|o| !o.entry.is_symbolic()).cloned().collect();
         // What the caller passed and the helper put there (`pad_into(&mut s, n, 0)`): the
         // caller's value, where the caller wrote it.
-        let passed: BTreeSet<Origin> = v.own.iter().filter(|o| matches!(o.entry, Entry::Param(..)) && o.in_buffer).flat_map(|o| self.param_value(scopes, state, o, args)).collect();
-        if !own.is_empty() || !passed.is_empty() {
+        // (`dst.copy_from_slice(src)`: the entries `src` held, what the caller passed as it.)
+        let passed: BTreeSet<Origin> = v.own.iter().filter(|o| matches!(o.entry, Entry::Param(..))).flat_map(|o| self.param_value(scopes, state, o, args)).collect();
+        // A helper that replaced the entries with what the caller passed replaces them even
+        // where nothing is known of what was passed.
+        let replaced_with_passed = v.own.iter().any(|o| matches!(o.entry, Entry::Param(..))) && !v.own.iter().any(|o| o.entry == Entry::Kept);
+        if !own.is_empty() || !passed.is_empty() || replaced_with_passed {
             let own: BTreeSet<Origin> = own.into_iter().map(|mut o| {
                 o.holder = None;
                 o.function.get_or_insert_with(|| function.to_string());

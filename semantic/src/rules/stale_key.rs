@@ -10,9 +10,10 @@
 //! `graph.fingerprint`), directly or through the locals it reads (as they are at the lookup: a
 //! shadowing `let` is a new local, an inner block's binding ends with its block, a name a pattern
 //! takes from a value is built from that value), through macro
-//! arguments (`format!("{}-{v}", g.fingerprint)`), and through helpers of the same file by their
-//! summaries (what their returned value is built from, in terms of their parameters and `self`:
-//! a helper that drops a component drops it at every call). A call that is not known covers what
+//! arguments (`format!("{}-{v}", g.fingerprint)`), and through helpers by their summaries (what
+//! their returned value is built from, in terms of their parameters and `self`: a helper that
+//! drops a component drops it at every call; a helper of this file, or of another reached by its
+//! path, `keys::kernel_key(t)`, summarised in its own file). A call that is not known covers what
 //! its arguments and receiver cover. Lookups go through the place itself, a lock or borrow guard
 //! of it, or a local bound to one; they are found where they run (closures run in place) and in
 //! closures kept for later. A search of a cache kept as a list (`self.entries.iter().find(|e|
@@ -23,7 +24,7 @@
 
 use std::collections::{BTreeMap, BTreeSet, HashMap, HashSet};
 use std::ops::Range;
-use std::rc::Rc;
+use std::sync::Arc;
 
 use syn::visit::Visit;
 use syn::Expr;
@@ -109,12 +110,13 @@ impl Domain for State {
 /// fields of `self`) the returned value is built from on every path.
 #[derive(Default)]
 pub(super) struct Summaries {
-    helpers: dataflow::Memo<usize, Option<Rc<HelperSummary>>>,
+    helpers: dataflow::Memo<usize, Option<Arc<HelperSummary>>>,
 }
 
-/// What a helper of the file does to the values a key is built from.
+/// What a helper does to the values a key is built from (a helper of the file, or of another
+/// file reached by its path: a key type's constructor in a module of its own).
 #[derive(Default)]
-struct HelperSummary {
+pub(crate) struct HelperSummary {
     /// What its returned value is built from: its parameters' and `self`'s places.
     returns: BTreeSet<Place>,
     /// The parts of its parameters and of `self` it assigns (`k.adapter = 0;` of `fn
@@ -170,8 +172,7 @@ pub(super) fn check(ctx: &FnCtx, contract: &FileContract, out: &mut Vec<Finding>
         return;
     }
     let mut a = Keys { ctx, def: None, depth: 0, reuses: &reuses, stale: BTreeMap::new(), returns: Built::default(), parts_at_exits: Vec::new(), unvalued: HashSet::new(), tails: HashMap::new(), entries: HashMap::new(), validated: HashMap::new() };
-    let params = dataflow::param_names(ctx.sig);
-    if let Err(dataflow::TooComplex) = dataflow::solve(&mut a, &params, ctx.body, State::default()) {
+    if let Err(dataflow::TooComplex) = dataflow::solve(&mut a, ctx.sig, ctx.body, State::default()) {
         return out.push(super::analysis_limit(ctx, "dataflow", dataflow::MAX_STEPS, "its cache keys are"));
     }
     for ((start, end), s) in a.stale {
@@ -971,7 +972,7 @@ impl<'c, 'a> Keys<'c, 'a> {
         self.tails.get(&self.ctx.expr_range(value)).cloned()
     }
 
-    /// A helper of this file: what its returned value is built from, its parameters replaced by
+    /// A helper (see [`Self::helper_summary`]): what its returned value is built from, its parameters replaced by
     /// what the arguments are built from (a field path of a parameter by that path of the
     /// argument) and `self`'s fields by the receiver's. `false`: not a helper known here.
     fn helper_built(&self, scopes: &Scopes, state: &State, call: &Expr, masked: &HashSet<String>, out: &mut BTreeSet<Place>, depth: usize) -> bool {
@@ -991,7 +992,20 @@ impl<'c, 'a> Keys<'c, 'a> {
             Base::Local(i) => args.get(i as usize).copied(),
             Base::SelfValue => receiver,
         };
-        let Some(arg) = arg else { return };
+        let Some(mut arg) = arg else { return };
+        // A part of a tuple or a struct written at the call (`of((t.shape, t.dtype))`): that
+        // element, or that field, as written.
+        let mut fields: &[String] = &p.fields;
+        while let Some((first, rest)) = fields.split_first() {
+            let part = match dataflow::strip_parens(arg) {
+                Expr::Tuple(t) => first.parse::<usize>().ok().and_then(|i| t.elems.iter().nth(i)),
+                Expr::Struct(st) => st.fields.iter().find(|f| matches!(&f.member, syn::Member::Named(n) if n == first)).map(|f| &f.expr),
+                _ => None,
+            };
+            let Some(part) = part else { break };
+            (arg, fields) = (part, rest);
+        }
+        let p = &Place { base: p.base.clone(), fields: fields.to_vec() };
         match scopes.place_of(arg).filter(|_| !root_is_masked(scopes, arg, masked)) {
             Some(place) => out.extend(self.read(state, place.fields_then(&p.fields))),
             None if p.fields.is_empty() => self.collect(scopes, state, arg, masked, out, depth + 1),
@@ -1021,27 +1035,11 @@ impl<'c, 'a> Keys<'c, 'a> {
         self.part_set(scopes, state, place, from, self.ctx.expr_range(e).start);
     }
 
-    /// The summary of the helper of this file a call calls, computed once per helper.
-    fn helper_summary(&self, call: &Expr) -> Option<Rc<HelperSummary>> {
-        let (idx, def) = self.ctx.helper_of(call, self.def, self.depth)?;
-        dataflow::memoized(&self.ctx.summaries.stale.helpers, idx, || {
-            let mut inner = Keys { ctx: self.ctx, def: Some(def), depth: self.depth + 1, reuses: &[], stale: BTreeMap::new(), returns: Built::default(), parts_at_exits: Vec::new(), unvalued: HashSet::new(), tails: HashMap::new(), entries: HashMap::new(), validated: HashMap::new() };
-            let params = dataflow::param_names(def.sig);
-            dataflow::solve(&mut inner, &params, def.body, State::default()).ok()?;
-            // A part assigned on some paths only keeps its own value on the others.
-            let mut parts: BTreeMap<Place, BTreeSet<Place>> = BTreeMap::new();
-            for at_exit in &inner.parts_at_exits {
-                for (p, b) in at_exit {
-                    parts.entry(p.clone()).or_default().extend(b.iter().cloned());
-                }
-            }
-            for (p, b) in parts.iter_mut() {
-                if inner.parts_at_exits.iter().any(|e| !e.contains_key(p)) {
-                    b.insert(p.clone());
-                }
-            }
-            Some(Rc::new(HelperSummary { returns: inner.returns.0.unwrap_or_default(), parts }))
-        })
+    /// The summary of the helper a call calls (of this file, or of another by its path),
+    /// computed once per helper.
+    fn helper_summary(&self, call: &Expr) -> Option<Arc<HelperSummary>> {
+        let (_, summary, _) = super::summarised_helper(self.ctx, call, self.def, self.depth, &self.ctx.summaries.stale.helpers, &self.ctx.items.summaries.stale, summarise)?;
+        Some(summary)
     }
 
     /// A helper that assigns parts of what it is given (`neutral(&mut k)`, `k.clear_adapter()`
@@ -1212,4 +1210,24 @@ fn inline_format_args(literal: &str) -> Vec<Vec<String>> {
         rest = &rest[end..];
     }
     out
+}
+
+/// What `def`, a helper `depth` calls down, builds its returned value from and the parts of its
+/// parameters and `self` it assigns.
+fn summarise<'a>(ctx: &FnCtx<'a>, def: &FnDef<'a>, depth: usize) -> Option<Arc<HelperSummary>> {
+    let mut inner = Keys { ctx, def: Some(def), depth, reuses: &[], stale: BTreeMap::new(), returns: Built::default(), parts_at_exits: Vec::new(), unvalued: HashSet::new(), tails: HashMap::new(), entries: HashMap::new(), validated: HashMap::new() };
+    dataflow::solve(&mut inner, def.sig, def.body, State::default()).ok()?;
+    // A part assigned on some paths only keeps its own value on the others.
+    let mut parts: BTreeMap<Place, BTreeSet<Place>> = BTreeMap::new();
+    for at_exit in &inner.parts_at_exits {
+        for (p, b) in at_exit {
+            parts.entry(p.clone()).or_default().extend(b.iter().cloned());
+        }
+    }
+    for (p, b) in parts.iter_mut() {
+        if inner.parts_at_exits.iter().any(|e| !e.contains_key(p)) {
+            b.insert(p.clone());
+        }
+    }
+    Some(Arc::new(HelperSummary { returns: inner.returns.0.unwrap_or_default(), parts }))
 }

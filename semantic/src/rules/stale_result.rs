@@ -437,11 +437,13 @@ fn taken_from(e: &Expr) -> Option<&Expr> {
     takes.then(|| c.args.first()).flatten()
 }
 
-/// The value a conversion copies: `Vec::from(x)`, `String::from(x)`, `T::from_iter(x)`.
+/// The value a conversion copies: `Vec::from(x)`, `String::from(x)`, `T::from_iter(x)`, and a
+/// copy written as a path call (`Arc::clone(&x)`, `Clone::clone(&x)`, `ToOwned::to_owned(x)`: the
+/// same as `x.clone()`).
 fn converted_from(e: &Expr) -> Option<&Expr> {
     let Expr::Call(c) = strip(e) else { return None };
     let Expr::Path(p) = strip(&c.func) else { return None };
-    let converts = p.path.segments.len() >= 2 && p.path.segments.last().is_some_and(|s| s.ident == "from" || s.ident == "from_iter");
+    let converts = p.path.segments.len() >= 2 && p.path.segments.last().is_some_and(|s| ["from", "from_iter", "clone", "to_owned", "to_vec"].iter().any(|n| s.ident == n));
     (converts && c.args.len() == 1).then(|| &c.args[0])
 }
 

@@ -107,8 +107,7 @@ pub(super) fn check(ctx: &FnCtx, calls: &[&Expr], out: &mut Vec<Finding>) {
     if !calls.iter().any(|c| donate.donates(c)) {
         return;
     }
-    let params = dataflow::param_names(ctx.sig);
-    match dataflow::solve(&mut donate, &params, ctx.body, State::default()) {
+    match dataflow::solve(&mut donate, ctx.sig, ctx.body, State::default()) {
         Ok(()) => out.extend(donate.findings),
         Err(dataflow::TooComplex) => out.push(super::analysis_limit(ctx, "dataflow", dataflow::MAX_STEPS, "its donations are")),
     }
@@ -197,8 +196,7 @@ fn summarise<'a>(ctx: &FnCtx<'a>, def: &FnDef<'a>, depth: usize) -> Option<Arc<S
     if !crate::rules::calls_in(def.body).iter().any(|c| inner.donates(c)) {
         return Some(Arc::new(Summary::default()));
     }
-    let params = dataflow::param_names(def.sig);
-    dataflow::solve(&mut inner, &params, def.body, State::default()).ok().map(|()| Arc::new(inner.summary))
+    dataflow::solve(&mut inner, def.sig, def.body, State::default()).ok().map(|()| Arc::new(inner.summary))
 }
 
 /// The place an expression names, a constant index being one more projection (`xs[0]`,

@@ -229,8 +229,7 @@ pub(super) fn writes_of<'m, 'a>(ctx: &FnCtx<'a>, memo: &'m Memo<'a>, out: &mut V
 pub(super) fn facts_of<'m, 'a>(ctx: &FnCtx<'a>, memo: &'m Memo<'a>, out: &mut Vec<crate::finding::Finding>) -> Option<&'m Facts<'a>> {
     let facts = memo.get_or_init(|| {
         let mut w = Writes::new(ctx, None, 0);
-        let params = dataflow::param_names(ctx.sig);
-        match dataflow::solve(&mut w, &params, ctx.body, State::default()) {
+        match dataflow::solve(&mut w, ctx.sig, ctx.body, State::default()) {
             Ok(()) => {
                 w.writes.sort_by_key(|w| (w.at.start, w.at.end));
                 Some(Facts { writes: w.writes, counted_args: w.counted_args })
@@ -464,21 +463,35 @@ impl Analysis for Writes<'_, '_> {
     }
 
     /// `if let Some(s) = scratch` of a `scratch: Option<&mut [T]>` (`scratch.as_deref_mut()`
-    /// too): `s` is the storage the parameter refers to. `if let Ok(mut g) = pool.try_lock()`:
-    /// `g` is the guard, the content of `pool`.
+    /// too): `s` is the storage the parameter refers to. The content of an `Option` reached
+    /// mutably is the storage of the `Option`: `if let Some(s) = scratch.as_deref_mut()` (or
+    /// `.as_mut()`, or `scratch` itself) of a `scratch: &mut Option<Vec<T>>`, `if let Some(ws) =
+    /// &mut self.workspace`. `if let Ok(mut g) = pool.try_lock()`: `g` is the guard, the content
+    /// of `pool`.
     fn bind_from(&mut self, scopes: &Scopes, state: &mut State, locals: &[LocalId], scrutinee: &Expr) {
         let [local] = locals else { return };
         let guard = matches!(strip_parens(scrutinee), Expr::MethodCall(m) if super::takes_write_guard(m));
+        let mutable_access = match strip_parens(scrutinee) {
+            Expr::MethodCall(m) => m.args.is_empty() && MUT_VIEWS.iter().any(|v| m.method == v),
+            Expr::Reference(r) => r.mutability.is_some(),
+            _ => false,
+        };
+        let param_of = |t: &Target, of: fn(&syn::Type) -> bool| t.place.fields.is_empty() && matches!(t.place.base, Base::Local(id) if self.param_type(id).is_some_and(of));
         let targets: BTreeSet<Target> = self
             .designated(scopes, state, scrutinee, false)
             .0
             .into_iter()
-            .filter(|t| guard || (t.place.fields.is_empty() && matches!(t.place.base, Base::Local(id) if self.param_type(id).is_some_and(|ty| optional_mut_ref(ty).is_some()))))
+            .filter(|t| guard || mutable_access || param_of(t, |ty| optional_mut_ref(ty).is_some() || mut_ref_to_option(ty)))
             .collect();
         if !targets.is_empty() {
             state.map.insert(Place { base: Base::Local(*local), fields: Vec::new() }, MaySet(targets));
         }
     }
+}
+
+/// `&mut Option<T>`: the content of the `Option` is storage the parameter refers to.
+fn mut_ref_to_option(ty: &syn::Type) -> bool {
+    matches!(ty, syn::Type::Reference(r) if r.mutability.is_some() && matches!(&*r.elem, syn::Type::Path(p) if p.path.segments.last().is_some_and(|s| s.ident == "Option")))
 }
 
 /// `T` of `Option<&mut T>`: such a parameter designates the storage it refers to.
@@ -1245,8 +1258,7 @@ fn grows_from_len(e: &Expr) -> bool {
 /// What the helper `def` of `ctx`'s file writes, `depth` helpers down.
 fn summarise<'a>(ctx: &FnCtx<'a>, def: &FnDef<'a>, depth: usize) -> Option<Arc<Summary>> {
     let mut inner = Writes::new(ctx, Some(def), depth);
-    let params = dataflow::param_names(def.sig);
-    dataflow::solve(&mut inner, &params, def.body, State::default()).ok()?;
+    dataflow::solve(&mut inner, def.sig, def.body, State::default()).ok()?;
     Some(Arc::new(inner.summary(def)))
 }
 
