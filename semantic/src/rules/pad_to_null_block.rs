@@ -546,6 +546,8 @@ struct Pad<'c, 'a> {
     /// Locals that borrow a place mutably (`let sm = &mut m.slot_mapping;`, `let v = &mut
     /// slots;`): what is done through them is done to that place.
     borrows: std::collections::HashMap<LocalId, Place>,
+    /// Locals bound to a part of a buffer by `split_at_mut(k)`: the buffer, and which part.
+    split_parts: std::collections::HashMap<LocalId, (Place, SplitPart)>,
     /// The value of each block's tail, by the tail's position, taken while the block's locals
     /// were in scope (`let slots = { let mut v = ..; v.resize(n, 0); v };` reads `v` there).
     block_tails: std::collections::HashMap<usize, Val>,
@@ -566,7 +568,7 @@ impl<'c, 'a> Pad<'c, 'a> {
     fn new(ctx: &'c FnCtx<'a>, mode: Mode, def: Option<&'c FnDef<'a>>, depth: usize) -> Self {
         let (local_types, rebound, helpers, borrows, block_tails, zero_counters, static_depth, loop_prefixes, len_inits) = Default::default();
         let summary = Summary { receiver_at: def.filter(|d| d.has_receiver()).map(|d| dataflow::param_count(d.sig)), ..Summary::default() };
-        Pad { ctx, mode, def, depth, summary, local_types, rebound, helpers, borrows, block_tails, zero_counters, static_depth, loop_prefixes, len_inits }
+        Pad { ctx, mode, def, depth, summary, local_types, rebound, helpers, borrows, split_parts: Default::default(), block_tails, zero_counters, static_depth, loop_prefixes, len_inits }
     }
 
     /// A length as written, a local bound to one read as what it was bound to (`n` for `let n =
@@ -841,6 +843,23 @@ impl Analysis for Pad<'_, '_> {
     fn bind_parts(&mut self, scopes: &Scopes, state: &mut State, parts: &[(LocalId, Vec<String>)], scrutinee: &Expr) {
         if parts.iter().all(|(_, path)| path.is_empty()) {
             return;
+        }
+        // `let (head, tail) = slots.split_at_mut(k)`: `head` is `slots[..k]`, `tail` `slots[k..]`.
+        if let Expr::MethodCall(m) = strip(scrutinee) {
+            if m.method == "split_at_mut" && m.args.len() == 1 {
+                if let Some(buffer) = self.buffer_place(scopes, &m.receiver) {
+                    let k = crate::rules::expr_text(&m.args[0]);
+                    for (local, path) in parts {
+                        let part = match path.as_slice() {
+                            [i] if i == "0" => SplitPart::Head(k.clone()),
+                            [i] if i == "1" => SplitPart::Tail(k.clone()),
+                            _ => continue,
+                        };
+                        self.split_parts.insert(*local, (self.borrowed(&buffer), part));
+                    }
+                    return;
+                }
+            }
         }
         let whole = self.eval(scopes, state, scrutinee);
         for (local, path) in parts.iter().filter(|(_, path)| !path.is_empty()) {
@@ -1778,8 +1797,14 @@ impl<'c, 'a> Pad<'c, 'a> {
             return;
         }
         let Some(place) = scopes.place_of(&m.receiver).or_else(|| self.buffer_place(scopes, &m.receiver)) else { return };
-        // A method on a part (`buf[..k].fill(v)`) changes only that part.
-        let whole = scopes.place_of(&m.receiver).is_some() || !sliced(&m.receiver);
+        // A method on a part (`buf[..k].fill(v)`, or on `head` of `buf.split_at_mut(k)`) changes
+        // only that part.
+        let split = match &place {
+            Place { base: Base::Local(id), fields } if fields.is_empty() => self.split_parts.get(id).cloned(),
+            _ => None,
+        };
+        let whole = split.is_none() && (scopes.place_of(&m.receiver).is_some() || !sliced(&m.receiver));
+        let place = split.as_ref().map_or(place, |(buffer, _)| buffer.clone());
         // `resize(n, v)` of a buffer of a known length `k` keeps its entries as the first `k`: a
         // `truncate(k)` later leaves only them.
         let kept_prefix = match state.map.get(&place) {
@@ -1797,8 +1822,10 @@ impl<'c, 'a> Pad<'c, 'a> {
                 let Some(arg) = m.args.first() else { return };
                 let v = if method == "fill_with" { self.produced(scopes, state, arg) } else { self.eval(scopes, state, arg) };
                 let origins = if method.starts_with("fill") { v.put(&how) } else { v.own };
-                let (bound, rest) = match strip(&m.receiver) {
-                    Expr::Index(ix) => (prefix_bound(&ix.index), suffix_start(&ix.index)),
+                let (bound, rest) = match (&split, strip(&m.receiver)) {
+                    (Some((_, SplitPart::Head(k))), _) => (Some(k.clone()), None),
+                    (Some((_, SplitPart::Tail(k))), _) => (None, Some(k.clone())),
+                    (None, Expr::Index(ix)) => (prefix_bound(&ix.index), suffix_start(&ix.index)),
                     _ => (None, None),
                 };
                 // `buf[..n]` of a buffer built with `n` entries is all of it.
@@ -2610,6 +2637,15 @@ fn suffix_start(index: &Expr) -> Option<String> {
         Expr::Range(r) if r.end.is_none() => r.start.as_deref().map(crate::rules::expr_text),
         _ => None,
     }
+}
+
+/// A part of a buffer `split_at_mut(k)` gives, with `k` as written.
+#[derive(Clone, Debug)]
+enum SplitPart {
+    /// `[..k]`
+    Head(String),
+    /// `[k..]`
+    Tail(String),
 }
 
 /// `k` of a prefix range `..k`, as written.

@@ -549,19 +549,19 @@ impl<'c, 'a> Keys<'c, 'a> {
             Expr::Tuple(t) => t.elems.iter().enumerate().map(|(i, el)| (i.to_string(), el)).collect(),
             // A tuple struct's constructor, `Key(p.hash, v)`.
             Expr::Call(c) if is_tuple_constructor(&c.func) => c.args.iter().enumerate().map(|(i, el)| (i.to_string(), el)).collect(),
-            // `Key { a: x, ..base }`: more than its written fields; its parts are not told apart.
-            Expr::Struct(s) if s.rest.is_some() => return,
-            Expr::Struct(s) => s
-                .fields
-                .iter()
-                .map(|f| {
-                    let name = match &f.member {
-                        syn::Member::Named(n) => n.to_string(),
-                        syn::Member::Unnamed(i) => i.index.to_string(),
-                    };
-                    (name, &f.expr)
-                })
-                .collect(),
+            // `Key { a: x, ..base }` of a struct whose fields are known: the others are `base`'s.
+            Expr::Struct(s) if s.rest.is_some() => {
+                let Some(others) = self.updated_fields(scopes, s) else { return };
+                for (part, _) in others {
+                    if let Some(name) = part.fields.last() {
+                        at.push(name.clone());
+                        out.push((at.clone(), self.read(state, part.clone())));
+                        at.pop();
+                    }
+                }
+                s.fields.iter().map(|f| (member_name(&f.member), &f.expr)).collect()
+            }
+            Expr::Struct(s) => s.fields.iter().map(|f| (member_name(&f.member), &f.expr)).collect(),
             _ => return,
         };
         for (name, part) in parts {
@@ -572,6 +572,18 @@ impl<'c, 'a> Keys<'c, 'a> {
             }
             at.pop();
         }
+    }
+
+    /// The fields a struct update (`Key { device: 0, ..full }`) takes from its base, as parts
+    /// of the base's place, with the base: the fields of the struct (one of this file) not
+    /// written. `None`: the base is no place, or the struct's fields are not known.
+    fn updated_fields<'e>(&self, scopes: &Scopes, st: &'e syn::ExprStruct) -> Option<Vec<(Place, &'e Expr)>> {
+        let rest = st.rest.as_deref()?;
+        let base = scopes.place_of(rest)?;
+        let ty = st.path.segments.last()?.ident.to_string();
+        let fields = self.ctx.resolver.fields.fields_of(&ty)?;
+        let written: Vec<String> = st.fields.iter().map(|f| member_name(&f.member)).collect();
+        Some(fields.iter().filter(|f| !written.contains(f)).map(|f| (base.field(f), rest)).collect())
     }
 
     /// `k.1 = 0;`, `k.adapter = 0;` after the key was built (`part` is `k.adapter`; a whole
@@ -951,6 +963,17 @@ impl<'c, 'a> Keys<'c, 'a> {
                 }
             }
             Expr::Macro(m) => self.macro_mentions(scopes, state, &m.mac, masked, out, depth),
+            // `Key { device: 0, ..full }`: the fields written, and the others of `full`.
+            Expr::Struct(st) if st.rest.is_some() && self.updated_fields(scopes, st).is_some() => {
+                for f in &st.fields {
+                    with(&f.expr, HashSet::new(), out);
+                }
+                for (part, from) in self.updated_fields(scopes, st).unwrap_or_default() {
+                    if !root_is_masked(scopes, from, masked) {
+                        out.extend(self.read(state, part));
+                    }
+                }
+            }
             Expr::Call(_) | Expr::MethodCall(_) if self.helper_built(scopes, state, e, masked, out, depth) => {}
             _ => {
                 // Any other expression is built from its parts (a call that is not known: from
@@ -1210,6 +1233,14 @@ fn inline_format_args(literal: &str) -> Vec<Vec<String>> {
         rest = &rest[end..];
     }
     out
+}
+
+/// A field's name as a place writes it (`adapter`, `0`).
+fn member_name(m: &syn::Member) -> String {
+    match m {
+        syn::Member::Named(n) => n.to_string(),
+        syn::Member::Unnamed(i) => i.index.to_string(),
+    }
 }
 
 /// What `def`, a helper `depth` calls down, builds its returned value from and the parts of its

@@ -125,6 +125,8 @@ struct Donate<'c, 'a> {
     /// Use sites already reported.
     seen: HashSet<(usize, usize)>,
     summary: Summary,
+    /// The places handed as `&mut` to `mem::swap`/`replace`/`take` in the function, by range.
+    handles_moved: std::cell::OnceCell<HashSet<Range<usize>>>,
 }
 
 impl Analysis for Donate<'_, '_> {
@@ -141,6 +143,10 @@ impl Analysis for Donate<'_, '_> {
     fn transfer(&mut self, scopes: &Scopes, state: &mut State, e: &Expr) {
         match e {
             Expr::Path(_) | Expr::Field(_) | Expr::Index(_) => {
+                // `mem::swap(&mut a, &mut b)` moves handles; it reads no storage.
+                if self.handles_moved().contains(&self.ctx.expr_range(e)) {
+                    return;
+                }
                 if let Some(place) = place_in(self.ctx, scopes, e) {
                     self.read(scopes, state, &place, self.ctx.expr_range(e));
                 }
@@ -230,6 +236,43 @@ fn local(id: LocalId) -> Place {
 
 /// `place` holds a new value (`init`, when it is an expression): nothing of it is donated any
 /// more, and it shares the storage of `init` when that is a place (a copy, a reference).
+/// `std::mem::swap(&mut a, &mut b)`, `mem::replace(&mut a, v)`, `mem::take(&mut a)`: which,
+/// and the places it is handed mutably.
+fn moved_by_mem(e: &Expr) -> Option<(&'static str, Vec<&Expr>)> {
+    let Expr::Call(c) = e else { return None };
+    let Expr::Path(p) = dataflow::strip_parens(&c.func) else { return None };
+    let names: Vec<String> = p.path.segments.iter().rev().take(2).map(|s| s.ident.to_string()).collect();
+    if names.get(1).map(String::as_str) != Some("mem") {
+        return None;
+    }
+    let kind = match names[0].as_str() {
+        "swap" => "swap",
+        "replace" => "replace",
+        "take" => "take",
+        _ => return None,
+    };
+    let count = if kind == "swap" { 2 } else { 1 };
+    let places: Vec<&Expr> = c.args.iter().take(count).filter_map(|a| match dataflow::strip_parens(a) {
+        Expr::Reference(r) if r.mutability.is_some() => Some(&*r.expr),
+        _ => None,
+    }).collect();
+    (places.len() == count).then_some((kind, places))
+}
+
+/// What `a` and `b` (and the places inside them) hold, exchanged.
+fn swap_facts(state: &mut State, a: &Place, b: &Place) {
+    if a.starts_with(b) || b.starts_with(a) {
+        return;
+    }
+    let moved = |from: &Place, to: &Place, state: &State| -> Vec<(Place, Fact)> {
+        state.map.iter().filter(|(p, _)| p.starts_with(from)).map(|(p, f)| (Place { base: to.base.clone(), fields: [to.fields.as_slice(), &p.fields[from.fields.len()..]].concat() }, f.clone())).collect()
+    };
+    let (to_b, to_a) = (moved(a, b, state), moved(b, a, state));
+    state.clear_under(a);
+    state.clear_under(b);
+    state.map.extend(to_b.into_iter().chain(to_a));
+}
+
 fn rebind(scopes: &Scopes, state: &mut State, place: &Place, init: Option<&Expr>) {
     let source = init.and_then(|i| scopes.place_of(i));
     let mut shares = BTreeSet::new();
@@ -263,8 +306,15 @@ fn rebind(scopes: &Scopes, state: &mut State, place: &Place, init: Option<&Expr>
 }
 
 impl<'c, 'a> Donate<'c, 'a> {
+    fn handles_moved(&self) -> &HashSet<Range<usize>> {
+        self.handles_moved.get_or_init(|| {
+            let ctx = self.ctx;
+            ctx.calls().iter().filter_map(|c| moved_by_mem(c)).flat_map(|(_, places)| places.into_iter().map(|p| ctx.expr_range(p))).collect()
+        })
+    }
+
     fn new(ctx: &'c FnCtx<'a>, def: Option<&'c FnDef<'a>>, depth: usize) -> Self {
-        Donate { ctx, def, depth, donations: Vec::new(), ids: HashMap::new(), findings: Vec::new(), seen: HashSet::new(), summary: Summary::default() }
+        Donate { ctx, def, depth, donations: Vec::new(), ids: HashMap::new(), findings: Vec::new(), seen: HashSet::new(), summary: Summary::default(), handles_moved: std::cell::OnceCell::new() }
     }
 
     /// Whether a call may donate an argument: its contract aliases an input to an output, or it
@@ -295,6 +345,18 @@ impl<'c, 'a> Donate<'c, 'a> {
     fn call(&mut self, scopes: &Scopes, state: &mut State, e: &Expr) {
         let ctx = self.ctx;
         let range = ctx.expr_range(e);
+        // `mem::swap(&mut a, &mut b)` exchanges what the two hold; `mem::replace(&mut a, v)`
+        // gives `a` the value `v`, `mem::take(&mut a)` a new default one.
+        if let Some((kind, places)) = moved_by_mem(e) {
+            let places: Vec<Place> = places.iter().filter_map(|p| place_in(ctx, scopes, p)).collect();
+            match (kind, places.as_slice(), e) {
+                ("swap", [a, b], _) => swap_facts(state, a, b),
+                ("replace", [a], Expr::Call(c)) => rebind(scopes, state, a, c.args.get(1)),
+                ("take", [a], _) => rebind(scopes, state, a, None),
+                _ => {}
+            }
+            return;
+        }
         if let Some((site, callee)) = ctx.callee(e) {
             for (clause, alias) in callee.contract.aliases() {
                 let arg = match alias.input.root {
