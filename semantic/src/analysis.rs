@@ -342,7 +342,7 @@ impl<'a> FnCtx<'a> {
                     Some(ty) if ty.name == crate::resolve::BUILTIN => {
                         return candidates.into_iter().filter(|(_, d)| d.self_type.as_deref().is_none_or(crate::resolve::is_std_type)).collect();
                     }
-                    Some(ty) => return candidates.into_iter().filter(|(_, d)| d.self_type.as_deref() == Some(ty.name.as_str())).collect(),
+                    Some(ty) => return trait_aware(fns, candidates, &ty.name),
                     // An unknown receiver is not `self`: never the function being checked or the
                     // helper being summarised.
                     None => {
@@ -354,6 +354,21 @@ impl<'a> FnCtx<'a> {
         }
         candidates
     }
+}
+
+/// The methods among `candidates` a call on a receiver of type `ty` may run: the type's own;
+/// where it is a trait (`&mut dyn StepHooks`, `H: StepHooks`), its default and every override of
+/// the file's `impl`s of it (the receiver may be any of them); where the type has none, the
+/// default of a trait the file implements for it (`impl StepHooks for DefaultHooks {}`).
+fn trait_aware<'a>(fns: &FileFns<'a>, candidates: Vec<(usize, &'a FnDef<'a>)>, ty: &str) -> Vec<(usize, &'a FnDef<'a>)> {
+    let own: Vec<(usize, &'a FnDef<'a>)> = candidates.iter().copied().filter(|(_, d)| d.self_type.as_deref() == Some(ty)).collect();
+    if own.iter().any(|(_, d)| d.trait_default) {
+        return candidates.into_iter().filter(|(_, d)| d.self_type.as_deref() == Some(ty) || d.trait_of.as_deref() == Some(ty)).collect();
+    }
+    if !own.is_empty() {
+        return own;
+    }
+    candidates.into_iter().filter(|(_, d)| d.trait_default && d.self_type.as_ref().is_some_and(|tr| fns.impls.contains(&(ty.to_string(), tr.clone())))).collect()
 }
 
 /// Whether a receiver is the content of an `Option` or a `Result` (`x.unwrap()`, `x?`).
@@ -592,6 +607,8 @@ pub struct FnDef<'a> {
     /// Compiled only in some builds: it, or a module or an `impl` it is in, has a `#[cfg(..)]`
     /// (`#[cfg(feature = "cuda")]` beside `#[cfg(not(feature = "cuda"))]`).
     pub cfg_gated: bool,
+    /// The trait the `impl` it is in implements (`impl StepHooks for QuietHooks`: `StepHooks`).
+    pub trait_of: Option<String>,
 }
 
 impl FnDef<'_> {
@@ -611,6 +628,8 @@ pub struct FileFns<'a> {
     pub statics: HashMap<String, Vec<(Vec<String>, &'a Expr)>>,
     /// The file's `macro_rules!` definitions, which the solver expands where they are called.
     pub macros: crate::macros::FileMacros,
+    /// The traits the file implements for its types: (type, trait), by last names.
+    pub impls: std::collections::HashSet<(String, String)>,
 }
 
 impl<'a> FileFns<'a> {
@@ -631,6 +650,8 @@ impl<'a> FileFns<'a> {
             macros: crate::macros::FileMacros,
             /// How many `#[cfg(..)]` modules and `impl`s the visit is in.
             cfg_depth: usize,
+            trait_of: Option<String>,
+            impls: std::collections::HashSet<(String, String)>,
         }
         impl<'a> Defs<'_, 'a> {
             fn define(&mut self, name: &syn::Ident, init: &'a Expr) {
@@ -639,7 +660,7 @@ impl<'a> FileFns<'a> {
             fn push(&mut self, sig: &'a syn::Signature, body: &'a syn::Block, attrs: &[syn::Attribute], trait_default: bool) {
                 let range = self.file.join(sig.fn_token.span, body.brace_token.span.join());
                 let cfg_gated = self.cfg_depth > 0 || has_cfg(attrs);
-                self.defs.push(FnDef { sig, body, self_type: self.self_type.clone(), modules: self.modules.clone(), range, trait_default, cfg_gated });
+                self.defs.push(FnDef { sig, body, self_type: self.self_type.clone(), modules: self.modules.clone(), range, trait_default, cfg_gated, trait_of: self.trait_of.clone() });
             }
         }
         impl<'a> Visit<'a> for Defs<'_, 'a> {
@@ -657,11 +678,17 @@ impl<'a> FileFns<'a> {
                     syn::Type::Path(p) => p.path.segments.last().map(|s| s.ident.to_string()),
                     _ => None,
                 };
+                let trait_name = i.trait_.as_ref().and_then(|(_, path, _)| path.segments.last()).map(|s| s.ident.to_string());
+                if let (Some(ty), Some(tr)) = (&self.self_type, &trait_name) {
+                    self.impls.insert((ty.clone(), tr.clone()));
+                }
+                let outer_trait = std::mem::replace(&mut self.trait_of, trait_name);
                 let gated = usize::from(has_cfg(&i.attrs));
                 self.cfg_depth += gated;
                 syn::visit::visit_item_impl(self, i);
                 self.cfg_depth -= gated;
                 self.self_type = outer;
+                self.trait_of = outer_trait;
             }
             fn visit_item_trait(&mut self, t: &'a syn::ItemTrait) {
                 let outer = self.self_type.replace(t.ident.to_string());
@@ -671,9 +698,11 @@ impl<'a> FileFns<'a> {
             fn visit_item_fn(&mut self, f: &'a syn::ItemFn) {
                 // A function nested in a method is not a method.
                 let outer = self.self_type.take();
+                let outer_trait = self.trait_of.take();
                 self.push(&f.sig, &f.block, &f.attrs, false);
                 syn::visit::visit_item_fn(self, f);
                 self.self_type = outer;
+                self.trait_of = outer_trait;
             }
             fn visit_impl_item_fn(&mut self, f: &'a syn::ImplItemFn) {
                 self.push(&f.sig, &f.block, &f.attrs, false);
@@ -696,13 +725,13 @@ impl<'a> FileFns<'a> {
                 syn::visit::visit_trait_item_fn(self, f);
             }
         }
-        let mut v = Defs { file, self_type: None, modules: Vec::new(), defs: Vec::new(), statics: HashMap::new(), macros: Default::default(), cfg_depth: 0 };
+        let mut v = Defs { file, self_type: None, modules: Vec::new(), defs: Vec::new(), statics: HashMap::new(), macros: Default::default(), cfg_depth: 0, trait_of: None, impls: Default::default() };
         v.visit_file(ast);
         let mut by_name: HashMap<String, Vec<usize>> = HashMap::new();
         for (i, d) in v.defs.iter().enumerate() {
             by_name.entry(d.sig.ident.to_string()).or_default().push(i);
         }
-        FileFns { defs: v.defs, by_name, statics: v.statics, macros: v.macros }
+        FileFns { defs: v.defs, by_name, statics: v.statics, macros: v.macros, impls: v.impls }
     }
 }
 

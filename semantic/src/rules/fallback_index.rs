@@ -299,15 +299,30 @@ impl<'c, 'a> Fallbacks<'c, 'a> {
         Src::Fallback { at: At::new(at), text: text.into(), value, scaled: false }
     }
 
-    /// A constant written at `e` (or referenced: `unwrap_or(&0)`), as a fallback.
+    /// A constant written at `e` (or referenced: `unwrap_or(&0)`), or returned by a helper of
+    /// the file whose body is that constant (`unwrap_or(null_block())`, `|| self.null_block()`),
+    /// as a fallback.
     fn constant(&self, e: &Expr) -> Option<Src> {
         let mut e = strip(e);
         while let Expr::Reference(r) = e {
             e = strip(&r.expr);
         }
-        let value = self.ctx.int_value(e)?;
+        let value = self.ctx.int_value(e).or_else(|| self.returned_constant(e))?;
         let r = self.ctx.expr_range(e);
         Some(self.fallback(r.clone(), &self.ctx.file.text[r], value))
+    }
+
+    /// The constant a helper of this file returns, where its body is that constant alone
+    /// (`fn null_block() -> usize { 0 }`).
+    fn returned_constant(&self, call: &Expr) -> Option<i128> {
+        if !matches!(call, Expr::Call(_) | Expr::MethodCall(_)) || !crate::analysis::call_args(call).1.is_empty() {
+            return None;
+        }
+        let (_, def) = self.ctx.helper_of(call, self.def, self.depth)?;
+        match def.body.stmts.as_slice() {
+            [syn::Stmt::Expr(tail, None)] => self.ctx.int_value(tail),
+            _ => None,
+        }
     }
 
     /// Where the value of an expression may come from.
@@ -457,6 +472,14 @@ impl<'c, 'a> Fallbacks<'c, 'a> {
                     }
                     let bound = p.path.get_ident().and_then(|i| scopes.lookup(&i.to_string())).and_then(|id| self.closure_constants.get(&id));
                     out.extend(bound.cloned());
+                    // A function of the file that returns a constant (`unwrap_or_else(null_block)`).
+                    if bound.is_none() {
+                        let call = Expr::Call(syn::ExprCall { attrs: Vec::new(), func: Box::new(Expr::Path(p.clone())), paren_token: Default::default(), args: Default::default() });
+                        if let Some(value) = self.returned_constant(&call) {
+                            let r = self.ctx.expr_range(&m.args[0]);
+                            out.insert(self.fallback(r.clone(), &self.ctx.file.text[r], value));
+                        }
+                    }
                 }
                 out
             }
