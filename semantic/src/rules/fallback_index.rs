@@ -86,7 +86,7 @@ pub(super) fn check(ctx: &FnCtx, calls: &[&Expr], out: &mut Vec<Finding>) {
     if !calls.iter().any(|c| ctx.callee(c).is_some_and(|(_, f)| f.contract.writes().next().is_some())) {
         return;
     }
-    let mut a = Fallbacks { ctx, def: None, depth: 0, masked: Vec::new(), returns: BTreeSet::new(), findings: Vec::new(), seen: HashSet::new(), closure_constants: HashMap::new() };
+    let mut a = Fallbacks { ctx, def: None, depth: 0, masked: Vec::new(), returns: BTreeSet::new(), findings: Vec::new(), seen: HashSet::new(), closure_constants: HashMap::new(), const_locals: HashMap::new() };
     match dataflow::solve(&mut a, ctx.sig, ctx.body, State::default()) {
         Ok(()) => out.extend(a.findings),
         Err(dataflow::TooComplex) => out.push(super::analysis_limit(ctx, "dataflow", dataflow::MAX_STEPS, "its write indexes are")),
@@ -108,6 +108,8 @@ struct Fallbacks<'c, 'a> {
     /// The constant each local bound to a closure returns (`let default_block = || NULL_BLOCK;`),
     /// for `unwrap_or_else(default_block)`.
     closure_constants: HashMap<LocalId, Src>,
+    /// Locals bound to a constant (until assigned), by the constant as written there.
+    const_locals: HashMap<LocalId, Src>,
 }
 
 impl Analysis for Fallbacks<'_, '_> {
@@ -146,6 +148,9 @@ impl Analysis for Fallbacks<'_, '_> {
             }
             Expr::Assign(a) => {
                 if let Some(place) = scopes.place_of(&a.left) {
+                    if let (Base::Local(id), true) = (&place.base, place.fields.is_empty()) {
+                        self.const_locals.remove(id);
+                    }
                     let v = self.eval(scopes, state, &a.right);
                     self.store(scopes, state, &place, &a.right, v);
                 } else if let Expr::Index(ix) = &*a.left {
@@ -165,9 +170,14 @@ impl Analysis for Fallbacks<'_, '_> {
         let place = Place { base: Base::Local(local), fields: Vec::new() };
         state.clear_under(&place);
         self.closure_constants.remove(&local);
+        self.const_locals.remove(&local);
         let Some(init) = init else { return };
         if let Some(constant) = dataflow::closure_of(init).and_then(|c| self.constant(super::tail(&c.body))) {
             self.closure_constants.insert(local, constant);
+        }
+        // `let fallback = NULL_BLOCK;`: an arm that gives `fallback` gives that constant.
+        if let Some(constant) = self.constant(init) {
+            self.const_locals.insert(local, constant);
         }
         let v = self.eval(scopes, state, init);
         self.store(scopes, state, &place, init, v);
@@ -355,7 +365,16 @@ impl<'c, 'a> Fallbacks<'c, 'a> {
     /// names its pattern and block bind masked): a constant branch stands in for the entry the
     /// other branches take; all constant, the branches are a table, not a fallback.
     fn branches_value(&self, scopes: &Scopes, state: &State, branches: Vec<(Option<&Expr>, HashSet<String>)>) -> BTreeSet<Src> {
-        let constants: Vec<Option<Src>> = branches.iter().map(|(v, _)| v.and_then(|v| self.constant(super::tail(v)))).collect();
+        // A constant, or a local bound to one (`None => fallback` of `let fallback = NULL_BLOCK;`:
+        // the constant where the local was bound to it).
+        let local_constant = |e: &Expr| -> Option<Src> {
+            let Some(Place { base: Base::Local(id), fields }) = scopes.place_of(e) else { return None };
+            self.const_locals.get(&id).filter(|_| fields.is_empty()).cloned()
+        };
+        let constants: Vec<Option<Src>> = branches.iter().map(|(v, bound)| v.and_then(|v| {
+            let tail = super::tail(v);
+            self.constant(tail).or_else(|| local_constant(tail).filter(|_| !matches!(strip(tail), Expr::Path(p) if p.path.get_ident().is_some_and(|i| bound.contains(&i.to_string())))))
+        })).collect();
         if constants.iter().all(Option::is_some) {
             return BTreeSet::new();
         }
@@ -415,7 +434,7 @@ impl<'c, 'a> Fallbacks<'c, 'a> {
         if names.is_empty() {
             return self.eval(scopes, state, e);
         }
-        let mut inner = Fallbacks { ctx: self.ctx, def: self.def, depth: self.depth, masked: self.masked.clone(), returns: BTreeSet::new(), findings: Vec::new(), seen: HashSet::new(), closure_constants: self.closure_constants.clone() };
+        let mut inner = Fallbacks { ctx: self.ctx, def: self.def, depth: self.depth, masked: self.masked.clone(), returns: BTreeSet::new(), findings: Vec::new(), seen: HashSet::new(), closure_constants: self.closure_constants.clone(), const_locals: self.const_locals.clone() };
         inner.masked.extend(names);
         inner.eval(scopes, state, e)
     }
@@ -618,7 +637,7 @@ impl<'c, 'a> Fallbacks<'c, 'a> {
 /// What the helper `def` of `ctx`'s file returns, `depth` helpers down; its fallbacks are
 /// positions of that file.
 fn summarise<'a>(ctx: &FnCtx<'a>, def: &FnDef<'a>, depth: usize) -> Option<Arc<Summary>> {
-    let mut inner = Fallbacks { ctx, def: Some(def), depth, masked: Vec::new(), returns: BTreeSet::new(), findings: Vec::new(), seen: HashSet::new(), closure_constants: HashMap::new() };
+    let mut inner = Fallbacks { ctx, def: Some(def), depth, masked: Vec::new(), returns: BTreeSet::new(), findings: Vec::new(), seen: HashSet::new(), closure_constants: HashMap::new(), const_locals: HashMap::new() };
     dataflow::solve(&mut inner, def.sig, def.body, State::default()).ok()?;
     let file = || Some(InFile(ctx.file.clone()));
     Some(Arc::new(Summary(
