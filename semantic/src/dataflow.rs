@@ -504,9 +504,6 @@ fn is_iterator(e: &Expr) -> bool {
     }
 }
 
-/// `receiver.map(|x| ..)`, `receiver.and_then(|x| ..)` or `receiver.inspect(|x| ..)` on an
-/// `Option` or `Result` (a receiver that is not an iterator): the closure runs once if the
-/// receiver holds a value.
 /// Two closures of which exactly one runs: on an `Option` or a `Result`, `x.map(f).unwrap_or_else(g)`
 /// and `x.map_or_else(g, f)` run `f` on the value `x` holds, or `g`.
 struct OneOfTwo<'e> {
@@ -532,6 +529,9 @@ fn one_of_two(m: &syn::ExprMethodCall) -> Option<OneOfTwo<'_>> {
     }
 }
 
+/// `receiver.map(|x| ..)`, `receiver.and_then(|x| ..)` or `receiver.inspect(|x| ..)` on an
+/// `Option` or `Result` (a receiver that is not an iterator): the closure runs once if the
+/// receiver holds a value.
 fn combinator(e: &Expr) -> Option<(&Expr, &syn::ExprClosure)> {
     let Expr::MethodCall(m) = strip_parens(e) else { return None };
     if !(m.method == "map" || m.method == "and_then" || m.method == "inspect") || m.args.len() != 1 || is_iterator(&m.receiver) {
@@ -655,8 +655,9 @@ pub struct Predicate {
 /// How deep a condition is followed through locals bound to conditions and predicate helpers.
 const MAX_CONDITION_DEPTH: usize = 4;
 
-/// Runs `analysis` over a function body. `params` are bound first, in order (their values are
-/// unknown to the solver; the analysis learns of each through [`Analysis::bind`] with `None`).
+/// Runs `analysis` over a function body. The parameters of `sig` are bound first, in order
+/// (their values are unknown to the solver; the analysis learns of each through
+/// [`Analysis::bind`] with `None`), then the names of those a pattern takes apart.
 pub fn solve<A: Analysis>(analysis: &mut A, sig: &syn::Signature, body: &syn::Block, entry: A::State) -> Result<(), TooComplex> {
     let mut solver = Solver { analysis, scopes: Scopes::default(), loops: Vec::new(), closure_returns: Vec::new(), closures: HashMap::new(), conditions: HashMap::new(), condition_depth: 0, foreign_self: false, running: Vec::new(), guards: HashMap::new(), moved_guards: Default::default(), arrays: HashMap::new(), expanding: 0, steps: 0 };
     solver.scopes.push();
@@ -1483,20 +1484,19 @@ impl<A: Analysis> Solver<'_, A> {
                 let state = self.transfer(e, state);
                 Ok(if diverges { None } else { state })
             }
-            Expr::MethodCall(m) if one_of_two(m).is_some() => {
-                let Some(OneOfTwo { receiver, content, fallback, mapped }) = one_of_two(m) else { unreachable!("guarded") };
-                // The receiver holds a value (`content` ran on it) or not (`fallback` ran): never
-                // both, never neither.
-                let start = self.expr(receiver, state)?;
-                let ran = self.closure_at(content, start.clone(), Runs::Once, None, Some(Takes::Content(receiver)))?;
-                let missed = self.closure_at(fallback, start, Runs::Once, None, None)?;
-                let (ran, missed) = match mapped {
-                    Some(map) => (self.transfer(map, ran), self.transfer(map, missed)),
-                    None => (ran, missed),
-                };
-                Ok(self.transfer(e, join(ran, missed)))
-            }
             Expr::MethodCall(m) => {
+                if let Some(OneOfTwo { receiver, content, fallback, mapped }) = one_of_two(m) {
+                    // The receiver holds a value (`content` ran on it) or not (`fallback` ran):
+                    // never both, never neither.
+                    let start = self.expr(receiver, state)?;
+                    let ran = self.closure_at(content, start.clone(), Runs::Once, None, Some(Takes::Content(receiver)))?;
+                    let missed = self.closure_at(fallback, start, Runs::Once, None, None)?;
+                    let (ran, missed) = match mapped {
+                        Some(map) => (self.transfer(map, ran), self.transfer(map, missed)),
+                        None => (ran, missed),
+                    };
+                    return Ok(self.transfer(e, join(ran, missed)));
+                }
                 let mut state = self.expr(&m.receiver, state)?;
                 let method = m.method.to_string();
                 let runs = if RUNS_ONCE.contains(&method.as_str()) {
