@@ -659,14 +659,14 @@ impl<'a> FileFns<'a> {
             }
             fn push(&mut self, sig: &'a syn::Signature, body: &'a syn::Block, attrs: &[syn::Attribute], trait_default: bool) {
                 let range = self.file.join(sig.fn_token.span, body.brace_token.span.join());
-                let cfg_gated = self.cfg_depth > 0 || has_cfg(attrs);
+                let cfg_gated = self.cfg_depth > 0 || crate::source::has_cfg(attrs);
                 self.defs.push(FnDef { sig, body, self_type: self.self_type.clone(), modules: self.modules.clone(), range, trait_default, cfg_gated, trait_of: self.trait_of.clone() });
             }
         }
         impl<'a> Visit<'a> for Defs<'_, 'a> {
             fn visit_item_mod(&mut self, m: &'a syn::ItemMod) {
                 self.modules.push(m.ident.to_string());
-                let gated = usize::from(has_cfg(&m.attrs));
+                let gated = usize::from(crate::source::has_cfg(&m.attrs));
                 self.cfg_depth += gated;
                 syn::visit::visit_item_mod(self, m);
                 self.cfg_depth -= gated;
@@ -683,7 +683,7 @@ impl<'a> FileFns<'a> {
                     self.impls.insert((ty.clone(), tr.clone()));
                 }
                 let outer_trait = std::mem::replace(&mut self.trait_of, trait_name);
-                let gated = usize::from(has_cfg(&i.attrs));
+                let gated = usize::from(crate::source::has_cfg(&i.attrs));
                 self.cfg_depth += gated;
                 syn::visit::visit_item_impl(self, i);
                 self.cfg_depth -= gated;
@@ -733,11 +733,6 @@ impl<'a> FileFns<'a> {
         }
         FileFns { defs: v.defs, by_name, statics: v.statics, macros: v.macros, impls: v.impls }
     }
-}
-
-/// Whether attributes hold a `#[cfg(..)]`.
-fn has_cfg(attrs: &[syn::Attribute]) -> bool {
-    attrs.iter().any(|a| a.path().is_ident("cfg"))
 }
 
 /// A secondary label at a clause of a contract (usually in another file).

@@ -1088,8 +1088,8 @@ impl<A: Analysis> Solver<'_, A> {
         // A statement compiled in some builds only (`#[cfg(debug_assertions)] check_errors();`):
         // the paths where it ran, joined with those of a build without it.
         let cfg_gated = match stmt {
-            Stmt::Expr(e, Some(_)) => crate::source::expr_attrs(e).is_some_and(|attrs| attrs.iter().any(|a| a.path().is_ident("cfg"))),
-            Stmt::Macro(m) => m.attrs.iter().any(|a| a.path().is_ident("cfg")),
+            Stmt::Expr(e, Some(_)) => crate::source::expr_attrs(e).is_some_and(crate::source::has_cfg),
+            Stmt::Macro(m) => crate::source::has_cfg(&m.attrs),
             _ => false,
         };
         if cfg_gated {
@@ -2039,6 +2039,23 @@ impl<V> PlaceMap<V> {
     /// Removes `place` and every field inside it.
     pub fn clear_under(&mut self, place: &Place) {
         self.map.retain(|k, _| !k.starts_with(place));
+    }
+}
+
+impl<V: Clone> PlaceMap<V> {
+    /// What `a` and `b`, and the places inside them, hold, exchanged (`mem::swap(&mut a, &mut b)`).
+    /// Places one inside the other (which no program can swap) are left as they are.
+    pub fn exchange(&mut self, a: &Place, b: &Place) {
+        if a.starts_with(b) || b.starts_with(a) {
+            return;
+        }
+        let under = |from: &Place, to: &Place| -> Vec<(Place, V)> {
+            self.map.iter().filter(|(p, _)| p.starts_with(from)).map(|(p, v)| (to.fields_then(&p.fields[from.fields.len()..]), v.clone())).collect()
+        };
+        let (to_b, to_a) = (under(a, b), under(b, a));
+        self.clear_under(a);
+        self.clear_under(b);
+        self.map.extend(to_b.into_iter().chain(to_a));
     }
 }
 

@@ -312,7 +312,8 @@ pub struct Session {
     /// from them ([`Session::refresh`]).
     changes: std::collections::VecDeque<Change>,
     /// The last names [`crate::incremental::named_elsewhere`] was asked about, with its answer:
-    /// every open file refreshed after one edit asks the same.
+    /// every open file refreshed after one edit asks the same (forgotten when a text changes:
+    /// [`Session::set_text`]).
     elsewhere: Option<(BTreeSet<String>, NamedIn)>,
     /// The functions of the workspace found to hand a parameter on to a kernel's index
     /// ([`crate::rules::Forwarder`]), learned by a check of the workspace when the session opens
@@ -327,7 +328,7 @@ pub struct Session {
 
 /// What the session's files define that depends on some names: each name, with the files (job
 /// indices) that define it ([`crate::incremental::named_elsewhere_in`]).
-type NamedIn = BTreeMap<String, std::collections::BTreeSet<usize>>;
+type NamedIn = BTreeMap<String, BTreeSet<usize>>;
 
 /// How many changed texts the session remembers; a file checked before the oldest is checked whole.
 const MAX_CHANGES: usize = 256;
@@ -437,7 +438,7 @@ impl Session {
         if prev.file.text == text {
             // Back to the text checked (from one that did not parse, say): the session's copy too.
             let (file, findings) = (prev.file.clone(), prev.findings.clone());
-            self.jobs[pos].file = file;
+            self.set_text(pos, file);
             return Some(Edit { findings, items: Some(0), index_changed: false });
         }
         let new: FileRef = Arc::new(SourceFile::new(path.to_path_buf(), job.file.rel_path.clone(), text.to_string()));
@@ -476,7 +477,7 @@ impl Session {
         };
         self.forwarders.extend(items.forwarder_names());
         let old = prev.file.clone();
-        self.jobs[pos].file = new.clone();
+        self.set_text(pos, new.clone());
         if let Some((decls, index, index_findings)) = reindexed {
             (self.decls, self.index, self.index_findings) = (decls, index, index_findings);
             self.generation += 1;
@@ -531,7 +532,7 @@ impl Session {
         let reindexed = crate::incremental::Reindexed { findings: found, elsewhere: &elsewhere };
         let done = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| crate::incremental::recheck(&previous, &new, &job, &index, &items, Some(reindexed)))).ok().flatten()?;
         self.forwarders.extend(items.forwarder_names());
-        self.jobs[pos].file = new.clone();
+        self.set_text(pos, new.clone());
         (self.decls, self.index, self.index_findings) = (decls, index, index_findings);
         self.generation += 1;
         self.log_change(&job.file.path, Some(done.changed));
@@ -573,7 +574,7 @@ impl Session {
             && (declares(&old.file.text) || declares(&text) || uses_changed || crate::index::scan_int_consts(&old.file.text) != crate::index::scan_int_consts(&text));
         called_names(&text, Arc::make_mut(&mut self.called));
         let file = Arc::new(SourceFile::new(path.to_path_buf(), old.file.rel_path.clone(), text));
-        self.jobs[pos].file = file;
+        self.set_text(pos, file);
         self.jobs[pos].unreadable = None;
         // A changed text checked whole changes for other files what is not known here; one that
         // does not parse, nothing: they keep what they found with its last text that did.
@@ -629,6 +630,13 @@ impl Session {
             self.log_change(path, None);
         }
         (findings, others_see)
+    }
+
+    /// Gives job `pos` the text `file`: what other files' texts define, asked of them
+    /// ([`Session::named_or_depending`]), is to be read again.
+    fn set_text(&mut self, pos: usize, file: FileRef) {
+        self.jobs[pos].file = file;
+        self.elsewhere = None;
     }
 
     /// Takes note of a changed text of `path` (see [`Change`]); the file's own last check is of it.

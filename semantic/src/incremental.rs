@@ -507,14 +507,14 @@ pub fn refresh(prev: &Previous, job: &FileJob, index: &Index, items: &crate::ite
     }
     let texts: Vec<&str> = affected.iter().map(|&i| text_of(i)).collect();
     close_over_links(&chunks, &text_of, &mut affected, names.iter().map(String::as_str).collect(), BTreeSet::new(), texts);
-    let changed: BTreeSet<String> = affected.iter().flat_map(|&i| chunks[i].fns.iter().chain(&chunks[i].types).chain(&chunks[i].consts).cloned()).collect();
     let shape = Shape { old_k: 0..0, old_run: 0..0, run_new: 0..0, old_edit_end: usize::MAX, delta: 0, line_delta: 0, reindexed: Some(index_findings) };
     let findings = if affected.is_empty() && same_findings(prev.index_findings, index_findings) {
         prev.findings.to_vec()
     } else {
         check_affected(prev, file, job, index, items, &chunks, &affected, &shape)?
     };
-    Some(Rechecked { findings, items: affected.len(), chunks, changed })
+    // The text did not change: other files see nothing new of it.
+    Some(Rechecked { findings, items: affected.len(), chunks, changed: BTreeSet::new() })
 }
 
 /// Whether two lists of findings are the same to a user.
@@ -696,12 +696,10 @@ pub fn named_elsewhere_in(texts: &[&str], names: &BTreeSet<String>) -> BTreeMap<
         if frontier.is_empty() {
             break;
         }
-        let automaton = aho_corasick::AhoCorasick::new(&frontier).ok();
+        let frontier_names = NameSet::of(frontier.iter().map(String::as_str));
         let mut next = BTreeSet::new();
         for (i, (text, read)) in texts.iter().zip(read.iter_mut()).enumerate().filter(|(_, (_, read))| !**read) {
-            // An automaton that cannot be built (too many names) takes every file.
-            let names_one = automaton.as_ref().is_none_or(|a| a.find_overlapping_iter(*text).any(|m| crate::engine::whole_word(text.as_bytes(), m.start(), m.end())));
-            if names_one {
+            if frontier_names.named_in(text) {
                 *read = true;
                 for n in defined_names(text).into_iter().filter(|n| !names.contains(n)) {
                     if !found.contains_key(&n) {

@@ -1415,7 +1415,7 @@ pub enum ConstOp {
 
 /// The value of `T::MAX` or `T::MIN` of an integer type `T` that fits an `i128`.
 fn integer_bound(path: &syn::Path) -> Option<i128> {
-    let [ty, bound] = [&path.segments[0].ident, &path.segments[1].ident].map(|i| i.to_string());
+    let [ty, bound] = path.segments.iter().map(|s| s.ident.to_string()).collect::<Vec<_>>().try_into().ok()?;
     let (min, max): (i128, i128) = match ty.as_str() {
         "i8" => (i8::MIN.into(), i8::MAX.into()),
         "i16" => (i16::MIN.into(), i16::MAX.into()),
@@ -1449,11 +1449,11 @@ impl ConstExpr {
             Expr::Call(c) if c.args.len() == 1 && matches!(&*c.func, Expr::Path(p) if p.path.segments.last().is_some_and(|s| s.ident == "from")) => {
                 ConstExpr::of(&c.args[0])?
             }
-            // `usize::MAX`, `u32::MAX`, `i64::MIN` (a 64-bit target's `usize`).
-            Expr::Path(p) if p.qself.is_none() && p.path.segments.len() == 2 && integer_bound(&p.path).is_some() => ConstExpr::Int(integer_bound(&p.path)?),
-            Expr::Path(p) if p.qself.is_none() && p.path.segments.iter().all(|s| s.arguments.is_none()) => {
-                ConstExpr::Name(p.path.segments.last()?.ident.to_string())
-            }
+            // `usize::MAX`, `u32::MAX`, `i64::MIN` (a 64-bit target's `usize`), else a constant's name.
+            Expr::Path(p) if p.qself.is_none() && p.path.segments.iter().all(|s| s.arguments.is_none()) => match integer_bound(&p.path) {
+                Some(bound) => ConstExpr::Int(bound),
+                None => ConstExpr::Name(p.path.segments.last()?.ident.to_string()),
+            },
             Expr::Binary(b) => {
                 let op = match b.op {
                     syn::BinOp::Add(_) => ConstOp::Add,

@@ -151,6 +151,11 @@ pub fn expr_span(e: &syn::Expr) -> (Span, Span) {
     }
 }
 
+/// Whether attributes hold a `#[cfg(..)]`: the item or statement is compiled in some builds only.
+pub fn has_cfg(attrs: &[syn::Attribute]) -> bool {
+    attrs.iter().any(|a| a.path().is_ident("cfg"))
+}
+
 /// The outer attributes of an expression (`#[cfg(..)] f()`), for the forms that carry them
 /// and that the spans and the solver read.
 pub fn expr_attrs(e: &syn::Expr) -> Option<&[syn::Attribute]> {

@@ -725,18 +725,7 @@ impl<'c, 'a> Pad<'c, 'a> {
                 let (a, b) = (self.borrowed(&a), self.borrowed(&b));
                 self.materialize(state, &a);
                 self.materialize(state, &b);
-                let under = |state: &State, p: &Place| -> Vec<(Vec<String>, Entries)> {
-                    state.map.iter().filter(|(q, _)| q.starts_with(p)).map(|(q, e)| (q.fields[p.fields.len()..].to_vec(), e.clone())).collect()
-                };
-                let (held_by_a, held_by_b) = (under(state, &a), under(state, &b));
-                state.clear_under(&a);
-                state.clear_under(&b);
-                for (rest, e) in held_by_a {
-                    state.map.insert(b.fields_then(&rest), e);
-                }
-                for (rest, e) in held_by_b {
-                    state.map.insert(a.fields_then(&rest), e);
-                }
+                state.exchange(&a, &b);
             }
             _ => {}
         }

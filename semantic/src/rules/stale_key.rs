@@ -551,8 +551,8 @@ impl<'c, 'a> Keys<'c, 'a> {
             Expr::Call(c) if is_tuple_constructor(&c.func) => c.args.iter().enumerate().map(|(i, el)| (i.to_string(), el)).collect(),
             // `Key { a: x, ..base }` of a struct whose fields are known: the others are `base`'s.
             Expr::Struct(s) if s.rest.is_some() => {
-                let Some(others) = self.updated_fields(scopes, s) else { return };
-                for (part, _) in others {
+                let Some(others) = self.updated_fields(scopes, init) else { return };
+                for part in others {
                     if let Some(name) = part.fields.last() {
                         at.push(name.clone());
                         out.push((at.clone(), self.read(state, part.clone())));
@@ -575,15 +575,15 @@ impl<'c, 'a> Keys<'c, 'a> {
     }
 
     /// The fields a struct update (`Key { device: 0, ..full }`) takes from its base, as parts
-    /// of the base's place, with the base: the fields of the struct (one of this file) not
-    /// written. `None`: the base is no place, or the struct's fields are not known.
-    fn updated_fields<'e>(&self, scopes: &Scopes, st: &'e syn::ExprStruct) -> Option<Vec<(Place, &'e Expr)>> {
-        let rest = st.rest.as_deref()?;
-        let base = scopes.place_of(rest)?;
+    /// of the base's place: the fields of the struct (one of this file) not written. `None`: no
+    /// struct update, a base that is no place, or a struct whose fields are not known.
+    fn updated_fields(&self, scopes: &Scopes, e: &Expr) -> Option<Vec<Place>> {
+        let Expr::Struct(st) = strip(e) else { return None };
+        let base = scopes.place_of(st.rest.as_deref()?)?;
         let ty = st.path.segments.last()?.ident.to_string();
         let fields = self.ctx.resolver.fields.fields_of(&ty)?;
         let written: Vec<String> = st.fields.iter().map(|f| member_name(&f.member)).collect();
-        Some(fields.iter().filter(|f| !written.contains(f)).map(|f| (base.field(f), rest)).collect())
+        Some(fields.iter().filter(|f| !written.contains(f)).map(|f| base.field(f)).collect())
     }
 
     /// `k.1 = 0;`, `k.adapter = 0;` after the key was built (`part` is `k.adapter`; a whole
@@ -963,19 +963,18 @@ impl<'c, 'a> Keys<'c, 'a> {
                 }
             }
             Expr::Macro(m) => self.macro_mentions(scopes, state, &m.mac, masked, out, depth),
-            // `Key { device: 0, ..full }`: the fields written, and the others of `full`.
-            Expr::Struct(st) if st.rest.is_some() && self.updated_fields(scopes, st).is_some() => {
-                for f in &st.fields {
-                    with(&f.expr, HashSet::new(), out);
-                }
-                for (part, from) in self.updated_fields(scopes, st).unwrap_or_default() {
-                    if !root_is_masked(scopes, from, masked) {
-                        out.extend(self.read(state, part));
-                    }
-                }
-            }
             Expr::Call(_) | Expr::MethodCall(_) if self.helper_built(scopes, state, e, masked, out, depth) => {}
             _ => {
+                // `Key { device: 0, ..full }`: the fields written, and the others of `full`.
+                if let (Expr::Struct(st), Some(others)) = (e, self.updated_fields(scopes, e)) {
+                    for f in &st.fields {
+                        with(&f.expr, HashSet::new(), out);
+                    }
+                    if !st.rest.as_deref().is_some_and(|rest| root_is_masked(scopes, rest, masked)) {
+                        out.extend(others.into_iter().flat_map(|part| self.read(state, part)));
+                    }
+                    return;
+                }
                 // Any other expression is built from its parts (a call that is not known: from
                 // its arguments and receiver).
                 let mut v = Children(Vec::new());

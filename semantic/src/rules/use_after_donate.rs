@@ -259,20 +259,6 @@ fn moved_by_mem(e: &Expr) -> Option<(&'static str, Vec<&Expr>)> {
     (places.len() == count).then_some((kind, places))
 }
 
-/// What `a` and `b` (and the places inside them) hold, exchanged.
-fn swap_facts(state: &mut State, a: &Place, b: &Place) {
-    if a.starts_with(b) || b.starts_with(a) {
-        return;
-    }
-    let moved = |from: &Place, to: &Place, state: &State| -> Vec<(Place, Fact)> {
-        state.map.iter().filter(|(p, _)| p.starts_with(from)).map(|(p, f)| (Place { base: to.base.clone(), fields: [to.fields.as_slice(), &p.fields[from.fields.len()..]].concat() }, f.clone())).collect()
-    };
-    let (to_b, to_a) = (moved(a, b, state), moved(b, a, state));
-    state.clear_under(a);
-    state.clear_under(b);
-    state.map.extend(to_b.into_iter().chain(to_a));
-}
-
 fn rebind(scopes: &Scopes, state: &mut State, place: &Place, init: Option<&Expr>) {
     let source = init.and_then(|i| scopes.place_of(i));
     let mut shares = BTreeSet::new();
@@ -350,7 +336,7 @@ impl<'c, 'a> Donate<'c, 'a> {
         if let Some((kind, places)) = moved_by_mem(e) {
             let places: Vec<Place> = places.iter().filter_map(|p| place_in(ctx, scopes, p)).collect();
             match (kind, places.as_slice(), e) {
-                ("swap", [a, b], _) => swap_facts(state, a, b),
+                ("swap", [a, b], _) => state.exchange(a, b),
                 ("replace", [a], Expr::Call(c)) => rebind(scopes, state, a, c.args.get(1)),
                 ("take", [a], _) => rebind(scopes, state, a, None),
                 _ => {}

@@ -476,12 +476,12 @@ impl Analysis for Writes<'_, '_> {
             Expr::Reference(r) => r.mutability.is_some(),
             _ => false,
         };
-        let param_of = |t: &Target, of: fn(&syn::Type) -> bool| t.place.fields.is_empty() && matches!(t.place.base, Base::Local(id) if self.param_type(id).is_some_and(of));
+        let optional_param = |t: &Target| t.place.fields.is_empty() && matches!(t.place.base, Base::Local(id) if self.param_type(id).is_some_and(|ty| optional_mut_ref(ty).is_some() || mut_ref_to_option(ty)));
         let targets: BTreeSet<Target> = self
             .designated(scopes, state, scrutinee, false)
             .0
             .into_iter()
-            .filter(|t| guard || mutable_access || param_of(t, |ty| optional_mut_ref(ty).is_some() || mut_ref_to_option(ty)))
+            .filter(|t| guard || mutable_access || optional_param(t))
             .collect();
         if !targets.is_empty() {
             state.map.insert(Place { base: Base::Local(*local), fields: Vec::new() }, MaySet(targets));
