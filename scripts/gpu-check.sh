@@ -16,6 +16,9 @@
 # cannot reach crates.io builds offline from `target/gpu-vendor.tar.gz`, which
 #   ./scripts/gpu-check.sh --pack
 # makes on a machine that can (`cargo vendor`, about 20 MB): carry that one file along.
+# A GPU machine without cargo runs binaries built elsewhere (x86-64, glibc no newer than its own):
+#   ./scripts/gpu-check.sh --bundle DIR     # here: the test and bench binaries, stripped (~16 MB)
+#   ./scripts/gpu-check.sh --prebuilt DIR OUTDIR   # there, in a copy of the same commit
 set -uo pipefail
 cd "$(dirname "$0")/.."
 pack="target/gpu-vendor.tar.gz"
@@ -25,7 +28,28 @@ if [ "${1:-}" = "--pack" ]; then
         && tar czf "$pack" -C "$tmp" gpu-vendor && rm -rf "$tmp" && ls -la "$pack"
     exit $?
 fi
-out="${1:?usage: scripts/gpu-check.sh OUTDIR | --pack}"
+if [ "${1:-}" = "--bundle" ]; then
+    dir="${2:?usage: scripts/gpu-check.sh --bundle DIR}"
+    mkdir -p "$dir" || exit 1
+    # cargo names each executable it built (or found fresh): the kind and target name say which.
+    { cargo test --release -p reuse-runtime --features cuda --no-run --message-format=json \
+        && cargo bench -p reuse-runtime --features cuda --bench cuda --no-run --message-format=json; } \
+        | python3 -c '
+import json, shutil, sys
+for line in sys.stdin:
+    m = json.loads(line)
+    if m.get("reason") == "compiler-artifact" and m.get("executable"):
+        shutil.copy(m["executable"], sys.argv[1] + "/" + m["target"]["kind"][0] + "-" + m["target"]["name"])
+' "$dir" || exit 1
+    strip "$dir"/* && ls "$dir"
+    exit $?
+fi
+prebuilt=""
+if [ "${1:-}" = "--prebuilt" ]; then
+    prebuilt="$(cd "${2:?usage: scripts/gpu-check.sh --prebuilt DIR OUTDIR}" && pwd)" || exit 1
+    shift 2
+fi
+out="${1:?usage: scripts/gpu-check.sh OUTDIR | --pack | --bundle DIR | --prebuilt DIR OUTDIR}"
 mkdir -p "$out"
 out="$(cd "$out" && pwd)"
 export CARGO_TERM_COLOR=never
@@ -44,22 +68,43 @@ note() { echo "$*" | tee -a "$summary"; }
 step() { # step NAME LOG TIMEOUT_S COMMAND...
     local name="$1" log="$2" limit="$3"; shift 3
     local t0=$(date +%s)
-    timeout "$limit" "$@" > "$log" 2>&1
+    # A function of this script (the runs below) applies the limit to each command it runs.
+    if declare -F "$1" > /dev/null; then STEP_LIMIT="$limit" "$@" > "$log" 2>&1; else timeout "$limit" "$@" > "$log" 2>&1; fi
     local rc=$?
     local dt=$(( $(date +%s) - t0 ))
     if [ $rc -eq 0 ]; then note "PASS $name (${dt}s)"; else note "FAIL $name (exit $rc after ${dt}s, see $(basename "$log"))"; failed=1; fi
     return $rc
 }
 
-command -v cargo > /dev/null || { note "FAIL cargo is not installed"; exit 1; }
-{ nvidia-smi || echo "nvidia-smi not found"; } > "$out/nvidia-smi.txt" 2>&1
+# The three runs, from cargo or from the bundle's binaries (run where cargo runs them: in the
+# package's directory, which the tests read from CARGO_MANIFEST_DIR).
+runtime_tests() {
+    [ -z "$prebuilt" ] && { timeout "$STEP_LIMIT" cargo test --release "${flags[@]}" "$@"; return; }
+    local rc=0 bin
+    if [ "${1:-}" = "--test" ]; then
+        (cd runtime && CARGO_MANIFEST_DIR="$PWD" timeout "$STEP_LIMIT" "$prebuilt/test-$2" "${@:4}"); return
+    fi
+    shift
+    for bin in "$prebuilt"/test-* "$prebuilt"/lib-*; do
+        (cd runtime && CARGO_MANIFEST_DIR="$PWD" timeout "$STEP_LIMIT" "$bin" "$@") || rc=1
+    done
+    return $rc
+}
+bench() {
+    if [ -z "$prebuilt" ]; then timeout "$STEP_LIMIT" cargo bench "${flags[@]}" --bench cuda -- "$out"
+    else timeout "$STEP_LIMIT" "$prebuilt/bench-cuda" "$out"; fi
+}
 
-step "build (release, feature cuda)" "$out/build.log" 330 \
-    cargo test --release "${flags[@]}" --no-run || { note "the build failed: nothing else runs"; exit 1; }
-cargo bench "${flags[@]}" --bench cuda --no-run >> "$out/build.log" 2>&1 || { note "FAIL bench build"; exit 1; }
+{ nvidia-smi || echo "nvidia-smi not found"; } > "$out/nvidia-smi.txt" 2>&1
+if [ -z "$prebuilt" ]; then
+    command -v cargo > /dev/null || { note "FAIL cargo is not installed (see --bundle)"; exit 1; }
+    step "build (release, feature cuda)" "$out/build.log" 330 \
+        cargo test --release "${flags[@]}" --no-run || { note "the build failed: nothing else runs"; exit 1; }
+    cargo bench "${flags[@]}" --bench cuda --no-run >> "$out/build.log" 2>&1 || { note "FAIL bench build"; exit 1; }
+fi
 
 step "CUDA tests" "$out/gpu-tests.log" 120 \
-    cargo test --release "${flags[@]}" --test cuda -- --test-threads=1 --nocapture
+    runtime_tests --test cuda -- --test-threads=1 --nocapture
 if grep -E '^test gpu_[a-z0-9_]+ \.\.\. skipped' "$out/gpu-tests.log" > "$out/skipped.txt"; then
     note "FAIL GPU tests skipped on a GPU machine:"; cat "$out/skipped.txt" | tee -a "$summary"; failed=1
 else
@@ -69,10 +114,9 @@ grep -oE '(dummy_run|execute|execute_with_fallback|write_padded|clear_blocks \(b
     | sed 's/^/  same findings as the CPU backend: /' | tee -a "$summary"
 
 step "runtime tests, feature on" "$out/runtime-tests.log" 120 \
-    cargo test --release "${flags[@]}" -- --test-threads=4
+    runtime_tests -- --test-threads=4
 
-step "benchmark" "$out/bench.log" 150 \
-    cargo bench "${flags[@]}" --bench cuda -- "$out"
+step "benchmark" "$out/bench.log" 150 bench
 if grep -q '^skipped' "$out/bench.log"; then note "FAIL the benchmark found no device: $(grep -m1 "^skipped" "$out/bench.log")"; failed=1; fi
 [ -f "$out/bench.txt" ] && sed 's/^/  /' "$out/bench.txt" | tee -a "$summary"
 

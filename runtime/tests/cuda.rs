@@ -40,8 +40,11 @@ fn gpu() -> Option<Arc<CudaStream>> {
     }
 }
 
+/// The workspace root. Cargo sets `CARGO_MANIFEST_DIR` when it runs a test too; a test binary built
+/// elsewhere and run by `scripts/gpu-check.sh --prebuilt` gets it from the script, in the copy it runs in.
 fn root() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).parent().expect("workspace root").to_path_buf()
+    let package = std::env::var_os("CARGO_MANIFEST_DIR").map_or_else(|| PathBuf::from(env!("CARGO_MANIFEST_DIR")), PathBuf::from);
+    package.parent().expect("workspace root").to_path_buf()
 }
 
 // ---------------------------------------------------------------------------------------------
