@@ -417,9 +417,11 @@ impl Index {
                         || self.reexports.get(module).into_iter().flatten().any(|r| r.name == *name)
                 };
                 for r in &uses {
-                    // A glob stands for the items of its target, the last segment of a path: not
-                    // for a module on the way (`kv::ops::write` is not `kv::layers::ops::write`).
-                    let head: Vec<String> = if r.name == "*" && rest.is_empty() && !shadowed() {
+                    // A glob stands for the items of its target, the last segment of a path or a
+                    // type whose associated item follows (`prelude::StepGuard::new`): not for a
+                    // module on the way (`kv::ops::write` is not `kv::layers::ops::write`).
+                    let item = rest.is_empty() || (rest.len() == 1 && name.starts_with(|c: char| c.is_ascii_uppercase()));
+                    let head: Vec<String> = if r.name == "*" && item && !shadowed() {
                         r.target.iter().chain([name]).cloned().collect()
                     } else if r.name == *name && r.name != "*" {
                         r.target.clone()
@@ -1667,6 +1669,13 @@ mod tests {
     fn a_glob_of_a_module_that_re_exports_reaches_the_definition() {
         let index = index_with(&[("kv", "pub mod ops;\npub use ops::write as cache_kv;\n"), ("engine", "use kv::*;\n")]);
         assert!(index.aliases_from(&p("kv::cache_kv"), Some(&p("engine"))).contains(&p("kv::ops::write")));
+    }
+
+    #[test]
+    fn a_glob_stands_for_a_type_before_its_associated_item_but_not_for_a_module_on_the_way() {
+        let index = index_with(&[("kv", "pub mod obs;\npub use obs::*;\n")]);
+        assert!(index.aliases(&p("kv::StepGuard::begin")).contains(&p("kv::obs::StepGuard::begin")));
+        assert!(!index.aliases(&p("kv::ops::write")).contains(&p("kv::obs::ops::write")));
     }
 
     #[test]

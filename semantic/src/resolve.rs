@@ -1007,10 +1007,28 @@ impl<'a> Resolver<'a> {
         let mut out = self.index.aliases_from(&expanded, Some(&self.module));
         if !matches!(path[0].as_str(), "crate" | "self" | "super" | "Self") {
             let local: Vec<String> = self.module.iter().chain(&expanded).cloned().collect();
-            for p in self.index.aliases_from(&local, Some(&self.module)) {
+            let mut more = self.index.aliases_from(&local, Some(&self.module));
+            // `StepGuard::new()` where `StepGuard` came in by a glob (`use crate::prelude::*;`):
+            // a name imported by name or defined here shadows the globs, as for a plain name.
+            if self.imports.get(&path[0]).is_none() && !self.imports.defines(&path[0]) {
+                more.extend(self.glob_targets(path));
+            }
+            for p in more {
                 if !out.contains(&p) {
                     out.push(p);
                 }
+            }
+        }
+        out
+    }
+
+    /// What `path` names through each glob import of this module (`use ops::*;` and
+    /// `use self::ops::*;` both read as Rust 2018 reads them), followed through re-exports.
+    fn glob_targets(&self, path: &[String]) -> Vec<Vec<String>> {
+        let mut out = Vec::new();
+        for g in &self.imports.globs {
+            for base in [g.clone(), self.module.iter().chain(g.iter()).cloned().collect()] {
+                out.extend(self.index.aliases_from(&[base, path.to_vec()].concat(), Some(&self.module)));
             }
         }
         out
@@ -1046,14 +1064,7 @@ impl<'a> Resolver<'a> {
         if self.imports.defines(name) {
             return vec![aliases(&here)];
         }
-        let mut globbed = Vec::new();
-        for g in &self.imports.globs {
-            for base in [g.clone(), self.module.iter().chain(g.iter()).cloned().collect()] {
-                let mut p = base;
-                p.push(name.to_string());
-                globbed.extend(aliases(&p));
-            }
-        }
+        let globbed = self.glob_targets(std::slice::from_ref(&name.to_string()));
         // Not defined in this file's module: a definition the file does not show (a generated
         // item) comes first, as an item would.
         vec![aliases(&here), globbed]
@@ -1434,6 +1445,23 @@ mod tests {
     /// `(function the call is in, written callee, definition path or "-")`, with the index of all
     /// `files` (module path, text) built as the engine builds it.
     fn resolutions(files: &[(&str, &str)], at: &str) -> Vec<(String, String, String)> {
+        let mut out = Vec::new();
+        each_call(files, at, &mut |resolver, f, env, call| {
+            let site = CallSite::of(call).unwrap();
+            let written = site.path.as_ref().map_or(format!(".{}", site.name), |p| p.join("::"));
+            let to = match resolver.resolve(&site, f.self_type, env) {
+                Resolution::One(callee) => callee.display_path(),
+                Resolution::Ambiguous(_) => "ambiguous".into(),
+                Resolution::None => "-".into(),
+            };
+            out.push((f.sig.ident.to_string(), written, to));
+        });
+        out
+    }
+
+    /// Each call of each function of the file at module `at`, with the function's resolver and
+    /// type environment, the index of all `files` built as the engine builds it.
+    fn each_call(files: &[(&str, &str)], at: &str, visit: &mut dyn FnMut(&Resolver, &reuse_rules::external::FnItem, &TypeEnv, &Expr)) {
         let jobs = crate::items::tests::jobs(files);
         let (index, _) = crate::engine::build_index(&jobs);
         let items = crate::items::WorkspaceItems::of_jobs(&jobs);
@@ -1441,7 +1469,6 @@ mod tests {
         let ast = job.file.parse().unwrap();
         let imports = crate::analysis::imports_by_module(&ast.items, &job.crate_name, &job.module);
         let fields = FieldTypes::of(&ast.items);
-        let mut out = Vec::new();
         reuse_rules::external::walk_fns(&ast.items, &mut |f| {
             let Some(body) = f.body else { return };
             let mut module = job.module.clone();
@@ -1449,17 +1476,9 @@ mod tests {
             let resolver = Resolver { index: &index, items: &items, crate_name: &job.crate_name, module, imports: std::borrow::Cow::Borrowed(&imports[f.modules]), fields: &fields, current: None };
             let env = TypeEnv::of(f.sig, f.outer_generics, Some(body));
             for call in crate::rules::calls_in(body) {
-                let site = CallSite::of(call).unwrap();
-                let written = site.path.as_ref().map_or(format!(".{}", site.name), |p| p.join("::"));
-                let to = match resolver.resolve(&site, f.self_type, &env) {
-                    Resolution::One(callee) => callee.display_path(),
-                    Resolution::Ambiguous(_) => "ambiguous".into(),
-                    Resolution::None => "-".into(),
-                };
-                out.push((f.sig.ident.to_string(), written, to));
+                visit(&resolver, &f, &env, call);
             }
         });
-        out
     }
 
     /// `(function, callee, resolved)` triples, for comparing with [`resolutions`].
@@ -1504,6 +1523,22 @@ mod tests {
         let root = "mod zz;\nuse zz::K;\nfn generic<K: Fn(&[i64])>(k: K) { k.get(&[0]); }\nfn concrete(k: &mut K) { k.get(&[0]); }\n";
         let got = resolutions(&[("c", root), ("c::zz", kernels)], "c");
         assert_eq!(got, triples(&[("generic", ".get", "-"), ("concrete", ".get", "c::zz::K::get")]));
+    }
+
+    /// `Type::new()` where `Type` came in by a glob, or by a glob of a module that glob-re-exports
+    /// it, has that type at its definition path, as `use` by name gives it.
+    #[test]
+    fn the_constructor_of_a_glob_imported_type_gives_its_type() {
+        let kernels = "pub struct K;\nimpl K {\n    pub fn new() -> K { K }\n}\n";
+        let body = "{ K::new(); }";
+        let root = format!("mod zz;\npub mod prelude {{ pub use crate::zz::*; }}\nmod by_name {{ use crate::zz::K; fn e() {body} }}\nmod by_glob {{ use crate::zz::*; fn f() {body} }}\nmod by_prelude {{ use crate::prelude::*; fn g() {body} }}\nmod unimported {{ fn h() {body} }}\n");
+        let mut got = Vec::new();
+        each_call(&[("c", &root), ("c::zz", kernels)], "c", &mut |resolver, f, env, call| {
+            let ty = resolver.type_of(call, f.self_type, env);
+            got.push((f.sig.ident.to_string(), ty.and_then(|t| t.paths).unwrap_or_default()));
+        });
+        let k = vec![vec!["c".to_string(), "zz".to_string(), "K".to_string()]];
+        assert_eq!(got, vec![("e".to_string(), k.clone()), ("f".to_string(), k.clone()), ("g".to_string(), k), ("h".to_string(), vec![])]);
     }
 
     /// A binding whose type is a type parameter of the `impl` (`impl<B: Backend> Runner<B>`) has
