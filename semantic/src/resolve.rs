@@ -780,6 +780,31 @@ pub struct FieldTypes {
     /// For each struct with `#[derive(Default)]`, its fields that the derived `default()` fills
     /// with zeros: integer arrays (`slots: [i64; MAX_BS]`).
     zeroed_by_default: HashMap<String, Vec<String>>,
+    /// The fields that hold at most one cached value (see [`is_single_slot`]), by struct.
+    single_slots: std::collections::HashSet<(String, String)>,
+}
+
+/// Collections a cache keeps its entries in: a slot holding one of them is a cache of many
+/// entries built lazily (`OnceLock<HashMap<..>>`), not a single entry.
+const COLLECTIONS: &[&str] = &[
+    "HashMap", "BTreeMap", "HashSet", "BTreeSet", "Vec", "VecDeque", "LruCache", "IndexMap", "IndexSet", "DashMap", "Cache",
+    "FxHashMap", "AHashMap", "SmallVec", "Slab", "LinkedList",
+];
+
+/// Whether a type holds at most one cached value and no key: `Option<T>`, `OnceCell<T>`,
+/// `OnceLock<T>` (behind locks, cells and pointers too), of a `T` that is no collection of
+/// entries.
+pub fn is_single_slot(ty: &Type) -> bool {
+    let Type::Path(p) = content_type(ty) else { return false };
+    let Some(seg) = p.path.segments.last() else { return false };
+    if !["Option", "OnceCell", "OnceLock"].contains(&seg.ident.to_string().as_str()) {
+        return false;
+    }
+    match first_type_argument(seg).map(content_type) {
+        Some(Type::Path(inner)) => inner.path.segments.last().is_some_and(|s| !COLLECTIONS.contains(&s.ident.to_string().as_str())),
+        Some(_) => true,
+        None => false,
+    }
 }
 
 impl FieldTypes {
@@ -817,6 +842,11 @@ impl FieldTypes {
         self.zeroed_by_default.get(owner).map(Vec::as_slice)
     }
 
+    /// Whether field `field` of struct `owner` holds at most one cached value ([`is_single_slot`]).
+    pub fn is_single_slot(&self, owner: &str, field: &str) -> bool {
+        self.single_slots.contains(&(owner.to_string(), field.to_string()))
+    }
+
     /// The type of field `field` of struct `owner`, by last path segment.
     pub fn field_type(&self, owner: &str, field: &str) -> Option<&str> {
         self.types.get(&(owner.to_string(), field.to_string())).map(String::as_str)
@@ -844,6 +874,9 @@ impl FieldTypes {
                     for field in &st.fields {
                         let Some(name) = &field.ident else { continue };
                         let key = (st.ident.to_string(), name.to_string());
+                        if is_single_slot(&field.ty) {
+                            self.single_slots.insert(key.clone());
+                        }
                         if let Some(ty) = type_name(&field.ty).and_then(known) {
                             self.types.insert(key.clone(), ty);
                             if let Type::Path(p) = content_type(&field.ty) {

@@ -29,6 +29,14 @@ declare_rule! {
     /// component (`if self.filled_under != self.adapter_version { self.kv.clear(); .. }`). PLACE
     /// may be a `static` (a `LazyLock`/`OnceLock` of a locked map: `PLANS.lock().unwrap().get(..)`).
     ///
+    /// A cache that holds one value and no key (a field or parameter of type `Option<T>`,
+    /// `OnceCell<T>` or `OnceLock<T>`, behind a lock too, of a `T` that is no map) is looked up
+    /// by every read that serves its value (`get_or_init`, `get_or_insert_with`, `get`,
+    /// `as_ref`, `clone`, a pattern that takes the value apart: `if let Some((len, m)) =
+    /// &self.last`). Such a lookup is keyed by the components the value's stamps are compared
+    /// with before it is served (`if *len == seq_len`), or by a slot emptied whenever a
+    /// component changed (`if self.len != seq_len { self.mask = None; .. }`, `take()`).
+    ///
     /// ## Why it matters
     /// An entry is valid only for the inputs it was computed from. A key that leaves one out
     /// (the adapter version, the dtype, the device) serves a stale entry when that input changes.

@@ -498,7 +498,7 @@ pub(crate) fn takes_write_guard(m: &syn::ExprMethodCall) -> bool {
 
 /// What a lock's guard guards: `m` of `m.lock().unwrap()`, `m.write().await`, `m.borrow_mut()`
 /// (else the expression itself).
-fn guarded(e: &Expr) -> &Expr {
+pub(crate) fn guarded(e: &Expr) -> &Expr {
     let mut inner = dataflow::strip_parens(e);
     let mut locked = false;
     loop {

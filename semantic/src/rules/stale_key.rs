@@ -134,6 +134,30 @@ struct Reuse<'a> {
     place_text: String,
     /// The key components, with how they read.
     key: Vec<(Place, String)>,
+    /// The cache holds one value and no key (`Option<T>`, `OnceCell<T>`): every read of it is a
+    /// lookup that serves that value whatever the components are, unless it was checked
+    /// against them.
+    single: bool,
+}
+
+/// Reads of a single-slot cache that serve the value it holds (`Option`'s, `OnceCell`'s).
+const SINGLE_SLOT_READS: &[&str] = &[
+    "get", "get_mut", "get_or_init", "get_or_try_init", "get_or_insert_with", "get_or_insert", "get_or_insert_default", "as_ref", "as_mut",
+    "as_deref", "as_deref_mut", "unwrap", "expect", "clone", "cloned", "copied",
+];
+
+/// Whether a type holds at most one cached value: a parameter's as written, a field's as the
+/// file declares it (a field of a field is not followed).
+fn single_slot(ctx: &FnCtx, place: &Place) -> bool {
+    match (&place.base, place.fields.as_slice()) {
+        (Base::SelfValue, [field]) => ctx.self_type.is_some_and(|owner| ctx.resolver.fields.is_single_slot(owner, field)),
+        // Parameters are the first locals, in order, `self` left out.
+        (Base::Local(i), []) => ctx.sig.inputs.iter().filter_map(|a| match a {
+            syn::FnArg::Typed(t) => Some(&t.ty),
+            syn::FnArg::Receiver(_) => None,
+        }).nth(*i as usize).is_some_and(|ty| crate::resolve::is_single_slot(ty)),
+        _ => false,
+    }
 }
 
 /// The place that stands for the `i`-th `static` cache of a contract: a static is no place of the
@@ -148,6 +172,15 @@ struct Stale {
     reuse: usize,
     lookup: String,
     missing: BTreeSet<String>,
+}
+
+impl Stale {
+    /// A stale lookup of reuse `reuse`, leaving out `missing`, recorded by its key's range (a
+    /// single slot's: the read's).
+    fn record(stale: &mut BTreeMap<(usize, usize), Stale>, range: Range<usize>, reuse: usize, lookup: &str, missing: BTreeSet<String>) {
+        let s = stale.entry((range.start, range.end)).or_insert(Stale { reuse, lookup: lookup.to_string(), missing: BTreeSet::new() });
+        s.missing.extend(missing);
+    }
 }
 
 pub(super) fn check(ctx: &FnCtx, contract: &FileContract, out: &mut Vec<Finding>) {
@@ -165,7 +198,8 @@ pub(super) fn check(ctx: &FnCtx, contract: &FileContract, out: &mut Vec<Finding>
                 _ => (super::contract_place(ctx.sig, place)?, None),
             };
             statics += usize::from(static_path.is_some());
-            Some(Reuse { clause, place: place_of_cache, static_path, place_text: place.to_string(), key })
+            let single = static_path.is_none() && single_slot(ctx, &place_of_cache);
+            Some(Reuse { clause, place: place_of_cache, static_path, place_text: place.to_string(), key, single })
         })
         .collect();
     if reuses.is_empty() {
@@ -183,15 +217,22 @@ pub(super) fn check(ctx: &FnCtx, contract: &FileContract, out: &mut Vec<Finding>
             continue;
         }
         let all: Vec<&str> = r.key.iter().map(|(_, t)| t.as_str()).collect();
-        out.push(
+        let finding = if r.single {
+            Finding::new(
+                &STALE_KEY,
+                format!("this {} of `{}` serves the one value it holds without checking {}", s.lookup, r.place_text, names(&missing)),
+                Label::new(ctx.file, start..end, format!("served whatever {} is", names(&missing))),
+            )
+            .with_help(format!("keep ({}) beside the value and compare them before serving it, or empty the slot when they change", all.join(", ")))
+        } else {
             Finding::new(
                 &STALE_KEY,
                 format!("this {} on `{}` uses a key built without {}", s.lookup, r.place_text, names(&missing)),
                 Label::new(ctx.file, start..end, format!("key lacks {}", names(&missing))),
             )
-            .with_secondary(Label::new(ctx.contract_file, r.clause.keyword.span.start..r.clause.end.end, "entries are valid only for these key components"))
-            .with_help(format!("build the key from all of ({}), so a changed component misses the cache", all.join(", "))),
-        );
+            .with_help(format!("build the key from all of ({}), so a changed component misses the cache", all.join(", ")))
+        };
+        out.push(finding.with_secondary(Label::new(ctx.contract_file, r.clause.keyword.span.start..r.clause.end.end, "entries are valid only for these key components")));
     }
 }
 
@@ -273,6 +314,8 @@ impl Analysis for Keys<'_, '_> {
         if let Some(key) = init.and_then(|i| self.found_by(i)) {
             let r = self.ctx.expr_range(key);
             self.entries.insert(local, (r.start, r.end));
+        } else if let Some(read) = init.and_then(|i| self.single_found(scopes, state, i, false)) {
+            self.entries.insert(local, read);
         }
         let place = Place { base: Base::Local(local), fields: Vec::new() };
         match init {
@@ -323,17 +366,24 @@ impl Analysis for Keys<'_, '_> {
     /// `match` arm) is built from that value, and designates the caches it designates (`if let
     /// Ok(map) = self.kv.lock()`).
     fn bind_from(&mut self, scopes: &Scopes, state: &mut State, locals: &[LocalId], scrutinee: &Expr) {
+        let taken: Vec<LocalId> = locals.iter().copied().filter(|l| self.unvalued.contains(l)).collect();
+        self.unvalued.clear();
+        // The names a pattern takes from a single slot's value are that value's parts (the
+        // entry), not the cache; a name bound to the slot itself (`let cell = &self.mask;`)
+        // takes no value from it.
+        let mut entry_of_slot = false;
         if let Some(key) = self.found_by(scrutinee) {
             let r = self.ctx.expr_range(key);
             self.entries.extend(locals.iter().map(|l| (*l, (r.start, r.end))));
+        } else if let Some(read) = self.single_found(scopes, state, scrutinee, !taken.is_empty()) {
+            self.entries.extend(locals.iter().map(|l| (*l, read)));
+            entry_of_slot = true;
         }
-        let taken: Vec<LocalId> = locals.iter().copied().filter(|l| self.unvalued.contains(l)).collect();
-        self.unvalued.clear();
         if taken.is_empty() {
             return;
         }
         let built = self.built_from(scopes, state, scrutinee, &HashSet::new());
-        let caches = self.caches_of(scopes, state, scrutinee);
+        let caches = if entry_of_slot { BTreeSet::new() } else { self.caches_of(scopes, state, scrutinee) };
         for local in taken {
             let place = Place { base: Base::Local(local), fields: Vec::new() };
             state.built.map.insert(place.clone(), Built(Some(built.clone())));
@@ -438,8 +488,9 @@ impl<'c, 'a> Keys<'c, 'a> {
     /// empty, so it holds no entry of an old value of any component.
     fn flushes(&self, scopes: &Scopes, state: &mut State, e: &Expr) {
         let emptied = match e {
-            Expr::MethodCall(m) if m.method == "clear" && m.args.is_empty() => Some(&*m.receiver),
-            Expr::Assign(a) if is_empty_collection(&a.right) => Some(&*a.left),
+            // `self.mask.take()`, `self.mask = None;`: a single slot emptied.
+            Expr::MethodCall(m) if (m.method == "clear" || m.method == "take") && m.args.is_empty() => Some(&*m.receiver),
+            Expr::Assign(a) if is_empty_collection(&a.right) || matches!(strip(&a.right), Expr::Path(p) if p.path.is_ident("None")) => Some(&*a.left),
             Expr::Call(c) if c.args.len() == 1 && matches!(strip(&c.func), Expr::Path(p) if p.path.segments.last().is_some_and(|s| s.ident == "take")) => Some(&c.args[0]),
             _ => None,
         };
@@ -760,6 +811,10 @@ impl<'c, 'a> Keys<'c, 'a> {
     /// The caches an expression designates: a place through guards and references, or a local
     /// bound to one.
     fn caches_of(&self, scopes: &Scopes, state: &State, e: &Expr) -> BTreeSet<Place> {
+        if self.single_read(scopes, state, strip(e)).is_some() {
+            // The value a single slot holds (`let m = self.mask.get_or_init(..);`) is no cache.
+            return BTreeSet::new();
+        }
         match strip(e) {
             Expr::MethodCall(m) if super::takes_guard(m) || (m.args.len() <= 1 && { let name = m.method.to_string(); super::UNWRAPS.contains(&name.as_str()) || VIEWS.contains(&name.as_str()) }) => self.caches_of(scopes, state, &m.receiver),
             Expr::Try(t) => self.caches_of(scopes, state, &t.expr),
@@ -833,13 +888,19 @@ impl<'c, 'a> Keys<'c, 'a> {
 
     /// A lookup on a cache at `e`: the key's components, recorded when some are missing.
     fn lookup(&mut self, scopes: &Scopes, state: &State, e: &Expr, masked: &HashSet<String>) {
+        if let Some(i) = self.single_read(scopes, state, e).filter(|_| !root_is_masked(scopes, e, masked)) {
+            let Expr::MethodCall(m) = e else { return };
+            let missing = self.unchecked(state, &self.reuses[i]);
+            return Stale::record(&mut self.stale, self.ctx.expr_range(e), i, &format!("`{}`", m.method), missing);
+        }
         let Some((receiver, key, lookup)) = Self::lookup_parts(e) else { return };
         if root_is_masked(scopes, receiver, masked) {
             return;
         }
         let caches = self.caches_of(scopes, state, receiver);
         for (i, r) in self.reuses.iter().enumerate() {
-            if !caches.contains(&r.place) {
+            // A single slot's `get_or_insert_with(|| ..)` takes no key ([`Self::single_read`]).
+            if !caches.contains(&r.place) || r.single {
                 continue;
             }
             let mut built = self.built_from(scopes, state, key, masked);
@@ -861,10 +922,64 @@ impl<'c, 'a> Keys<'c, 'a> {
             if missing.is_empty() {
                 continue;
             }
-            let range = self.ctx.expr_range(key);
-            let s = self.stale.entry((range.start, range.end)).or_insert(Stale { reuse: i, lookup: lookup.clone(), missing: BTreeSet::new() });
-            s.missing.extend(missing);
+            Stale::record(&mut self.stale, self.ctx.expr_range(key), i, &lookup, missing);
         }
+    }
+
+    /// The components of `r` not known, on every path here, to be those the cache was filled
+    /// under (see [`State::flushed`]).
+    fn unchecked(&self, state: &State, r: &Reuse) -> BTreeSet<String> {
+        r.key.iter().map(|(_, t)| t).filter(|t| !state.flushed.0.contains(*t)).cloned().collect()
+    }
+
+    /// The single-slot cache (its index in `reuses`) that `e` is, itself or behind a guard
+    /// (`self.mask`, `g` of `let g = self.mask.lock().unwrap();`, `*self.mask.borrow()`).
+    fn slot_of(&self, scopes: &Scopes, state: &State, e: &Expr) -> Option<usize> {
+        let place = scopes.place_of(strip(super::guarded(e)))?;
+        let designated = state.caches.map.get(&place).map_or_else(|| [place].into(), |c| c.0.clone());
+        self.reuses.iter().position(|r| r.single && designated.contains(&r.place))
+    }
+
+    /// A read of a single-slot cache that serves the value it holds (`self.mask.get_or_init(..)`,
+    /// `self.table.as_ref()`, `g.clone()` of its guard), by the cache's index in `reuses`: a
+    /// lookup with no key. Unwrapping the guard itself (`lock().unwrap()`) reads nothing.
+    fn single_read(&self, scopes: &Scopes, state: &State, e: &Expr) -> Option<usize> {
+        let Expr::MethodCall(m) = e else { return None };
+        let method = m.method.to_string();
+        if !SINGLE_SLOT_READS.contains(&method.as_str()) || m.args.len() > 1 {
+            return None;
+        }
+        if super::UNWRAPS.contains(&method.as_str()) && matches!(dataflow::strip_parens(&m.receiver), Expr::MethodCall(g) if super::takes_guard(g)) {
+            return None;
+        }
+        self.slot_of(scopes, state, &m.receiver)
+    }
+
+    /// The range under which the hit `e` holds was recorded, when `e` is what a read of a single
+    /// slot gave (through `?`, `cloned()`, `unwrap()`, ..), or the slot itself matched by a
+    /// pattern (`if let Some((len, m)) = &self.last`: then that is the lookup, recorded here).
+    fn single_found(&mut self, scopes: &Scopes, state: &State, e: &Expr, matched: bool) -> Option<(usize, usize)> {
+        let mut at = dataflow::strip_parens(e);
+        loop {
+            if self.single_read(scopes, state, at).is_some() {
+                let r = self.ctx.expr_range(at);
+                return Some((r.start, r.end));
+            }
+            at = match at {
+                Expr::Try(t) => dataflow::strip_parens(&t.expr),
+                Expr::MethodCall(m) if m.args.len() <= 1 && ["cloned", "copied", "unwrap", "expect", "as_ref", "as_mut", "clone"].contains(&m.method.to_string().as_str()) => dataflow::strip_parens(&m.receiver),
+                _ => break,
+            };
+        }
+        let bare = strip(e);
+        if !matched || matches!(bare, Expr::MethodCall(_)) {
+            return None;
+        }
+        let i = self.slot_of(scopes, state, bare)?;
+        let r = self.ctx.expr_range(e);
+        let missing = self.unchecked(state, &self.reuses[i]);
+        Stale::record(&mut self.stale, r.clone(), i, "match", missing);
+        Some((r.start, r.end))
     }
 
     /// What a place's value is built from: the place itself, and what it (or the whole value it
