@@ -217,7 +217,6 @@ impl Analysis for Fallbacks<'_, '_> {
     /// `if b != NULL_BLOCK { pool.write(b, ..) }`, `if b == NULL_BLOCK { return; }`: where the
     /// index is known not to be a constant, that fallback is not there.
     fn assume(&mut self, scopes: &Scopes, state: &mut State, cond: &Expr, holds: bool) {
-        use std::cmp::Ordering::{Equal, Greater, Less};
         let Expr::Binary(b) = strip(cond) else { return };
         // The orderings of the index against the constant under which the comparison holds,
         // written with the index on the left.
@@ -226,23 +225,8 @@ impl Analysis for Fallbacks<'_, '_> {
             (None, Some(p)) => (p, self.ctx.int_value(&b.left), true),
             _ => return,
         };
-        let true_for: &[std::cmp::Ordering] = match (b.op, flipped) {
-            (syn::BinOp::Eq(_), _) => &[Equal],
-            (syn::BinOp::Ne(_), _) => &[Less, Greater],
-            (syn::BinOp::Lt(_), false) | (syn::BinOp::Gt(_), true) => &[Less],
-            (syn::BinOp::Le(_), false) | (syn::BinOp::Ge(_), true) => &[Less, Equal],
-            (syn::BinOp::Gt(_), false) | (syn::BinOp::Lt(_), true) => &[Greater],
-            (syn::BinOp::Ge(_), false) | (syn::BinOp::Le(_), true) => &[Greater, Equal],
-            _ => return,
-        };
         let (Some(value), Some(srcs)) = (value, state.map.get_mut(&place)) else { return };
-        // A fallback stays where the index could be it: the comparison gives `holds` for it.
-        let possible = |v: i128| true_for.contains(&v.cmp(&value)) == holds;
-        srcs.0.retain(|s| match s {
-            Src::Fallback { value: v, scaled: false, .. } => possible(*v),
-            Src::Default { .. } => possible(0),
-            _ => true,
-        });
+        retain_possible(&mut srcs.0, &b.op, flipped, value, holds);
     }
 
     fn predicate(&mut self, call: &Expr, depth: usize) -> Option<dataflow::Predicate> {
@@ -322,6 +306,42 @@ impl<'c, 'a> Fallbacks<'c, 'a> {
         Some(self.fallback(r.clone(), &self.ctx.file.text[r], value))
     }
 
+    /// `|&b| b != NULL_BLOCK`, `|b| *b > 0`: a predicate that compares its one item with a
+    /// constant, as (operator, whether the item is on the right, the constant).
+    fn compares_its_item<'x>(&self, c: &'x syn::ExprClosure) -> Option<(&'x syn::BinOp, bool, i128)> {
+        let [param] = c.inputs.iter().collect::<Vec<_>>()[..] else { return None };
+        let mut pat = param;
+        while let syn::Pat::Reference(r) = pat {
+            pat = &r.pat;
+        }
+        let syn::Pat::Ident(item) = pat else { return None };
+        let Expr::Binary(b) = strip(super::tail(&c.body)) else { return None };
+        let is_item = |e: &Expr| matches!(strip_cast(strip(e)), Expr::Path(p) if p.path.is_ident(&item.ident));
+        match (is_item(&b.left), is_item(&b.right)) {
+            (true, false) => Some((&b.op, false, self.ctx.int_value(strip(&b.right))?)),
+            (false, true) => Some((&b.op, true, self.ctx.int_value(strip(&b.left))?)),
+            _ => None,
+        }
+    }
+
+    /// The constant a block's value is through a local of its own (`{ let f = NULL_BLOCK; f }`),
+    /// reported where the local was bound to it.
+    fn block_local_constant(&self, e: &Expr) -> Option<Src> {
+        let Expr::Block(b) = strip(e) else { return None };
+        let (Some(syn::Stmt::Expr(tail, None)), earlier) = (b.block.stmts.last(), &b.block.stmts[..b.block.stmts.len().saturating_sub(1)]) else { return None };
+        let Expr::Path(p) = strip(tail) else { return None };
+        let name = p.path.get_ident()?;
+        let assigned = |s: &syn::Stmt| matches!(s, syn::Stmt::Expr(Expr::Assign(a), _) if matches!(strip(&a.left), Expr::Path(l) if l.path.is_ident(name)));
+        let (at, local) = earlier.iter().enumerate().rev().find_map(|(i, s)| match s {
+            syn::Stmt::Local(l) if matches!(&l.pat, syn::Pat::Ident(id) if id.ident == *name) => Some((i, l)),
+            _ => None,
+        })?;
+        if earlier[at + 1..].iter().any(assigned) {
+            return None;
+        }
+        self.constant(&local.init.as_ref()?.expr)
+    }
+
     /// The constant a helper of this file returns, where its body is that constant alone
     /// (`fn null_block() -> usize { 0 }`).
     fn returned_constant(&self, call: &Expr) -> Option<i128> {
@@ -373,7 +393,9 @@ impl<'c, 'a> Fallbacks<'c, 'a> {
         };
         let constants: Vec<Option<Src>> = branches.iter().map(|(v, bound)| v.and_then(|v| {
             let tail = super::tail(v);
-            self.constant(tail).or_else(|| local_constant(tail).filter(|_| !matches!(strip(tail), Expr::Path(p) if p.path.get_ident().is_some_and(|i| bound.contains(&i.to_string())))))
+            self.constant(tail)
+                .or_else(|| self.block_local_constant(v))
+                .or_else(|| local_constant(tail).filter(|_| !matches!(strip(tail), Expr::Path(p) if p.path.get_ident().is_some_and(|i| bound.contains(&i.to_string())))))
         })).collect();
         if constants.iter().all(Option::is_some) {
             return BTreeSet::new();
@@ -518,6 +540,16 @@ impl<'c, 'a> Fallbacks<'c, 'a> {
                 out.insert(Src::Buffer);
                 out
             }
+            // `.filter(|&b| b != NULL_BLOCK)` keeps the entries the predicate holds for: a
+            // comparison of the entry with a constant drops the fallbacks it rules out; any other
+            // predicate (`b < num_blocks`) may keep every one.
+            "filter" | "take_while" if closure.is_some() => {
+                let mut out = self.eval(scopes, state, &m.receiver);
+                if let Some((op, flipped, bound)) = closure.and_then(|c| self.compares_its_item(c)) {
+                    retain_possible(&mut out, op, flipped, bound, true);
+                }
+                out
+            }
             // The entries of a mapped iterator are what the closure returns.
             "map" | "filter_map" | "flat_map" => closure.map(|c| entries(self.closure_value(scopes, state, c))).unwrap_or_default(),
             _ if PASS_THROUGH.contains(&method.as_str()) => self.eval(scopes, state, &m.receiver),
@@ -654,6 +686,27 @@ fn summarise<'a>(ctx: &FnCtx<'a>, def: &FnDef<'a>, depth: usize) -> Option<Arc<S
 }
 
 /// The entries of a buffer built from these values: each is one index, so a default is 0.
+/// Keeps the fallbacks that the index could still be where `index OP bound` (written with the
+/// index on the left unless `flipped`) gives `holds`.
+fn retain_possible(srcs: &mut BTreeSet<Src>, op: &syn::BinOp, flipped: bool, bound: i128, holds: bool) {
+    use std::cmp::Ordering::{Equal, Greater, Less};
+    let true_for: &[std::cmp::Ordering] = match (op, flipped) {
+        (syn::BinOp::Eq(_), _) => &[Equal],
+        (syn::BinOp::Ne(_), _) => &[Less, Greater],
+        (syn::BinOp::Lt(_), false) | (syn::BinOp::Gt(_), true) => &[Less],
+        (syn::BinOp::Le(_), false) | (syn::BinOp::Ge(_), true) => &[Less, Equal],
+        (syn::BinOp::Gt(_), false) | (syn::BinOp::Lt(_), true) => &[Greater],
+        (syn::BinOp::Ge(_), false) | (syn::BinOp::Le(_), true) => &[Greater, Equal],
+        _ => return,
+    };
+    let possible = |v: i128| true_for.contains(&v.cmp(&bound)) == holds;
+    srcs.retain(|s| match s {
+        Src::Fallback { value: v, scaled: false, .. } => possible(*v),
+        Src::Default { .. } => possible(0),
+        _ => true,
+    });
+}
+
 fn entries(srcs: BTreeSet<Src>) -> BTreeSet<Src> {
     srcs.into_iter()
         .map(|s| match s {
