@@ -30,7 +30,8 @@
 //! closure stored elsewhere or spawned is a body of its own and is not walked. A closure not run
 //! in place is also a value where it is created ([`Analysis::transfer`] of the `Expr::Closure`,
 //! for what it captures); an `async` block not awaited where it is written likewise (its
-//! `Expr::Async`). A labelled block
+//! `Expr::Async`), and one bound to a local runs where the local is awaited (`let fx = async {
+//! .. }; .. fx.await`), once. A labelled block
 //! (`'a: { .. break 'a v; .. }`) joins its `break`s at its end. `.await` is transparent (the analysis hears of it after its
 //! base, where the future runs); an `async`
 //! block awaited where it is written (`async { .. }.await`) runs there, once. Macros are
@@ -464,7 +465,7 @@ const TAKES_CONTENT: &[&str] = &["map", "and_then", "inspect", "is_some_and", "i
 /// all, never twice (an effect in `or_insert_with(|| ..)` is not run twice).
 const RUNS_AT_MOST_ONCE: &[&str] = &[
     "update", "with", "with_borrow", "with_borrow_mut", "and_then", "or_else", "map_err", "unwrap_or_else", "map_or",
-    "map_or_else", "get_or_insert_with", "or_insert_with",
+    "map_or_else", "get_or_insert_with", "or_insert_with", "or_insert_with_key", "and_modify",
 ];
 
 /// Method names whose closure argument runs during the call exactly once (tracing's
@@ -505,7 +506,8 @@ fn is_iterator(e: &Expr) -> bool {
 }
 
 /// Two closures of which exactly one runs: on an `Option` or a `Result`, `x.map(f).unwrap_or_else(g)`
-/// and `x.map_or_else(g, f)` run `f` on the value `x` holds, or `g`.
+/// and `x.map_or_else(g, f)` run `f` on the value `x` holds, or `g`; on a map's entry,
+/// `e.and_modify(f).or_insert_with(g)` runs `f` on an occupied entry, or `g` on a vacant one.
 struct OneOfTwo<'e> {
     receiver: &'e Expr,
     content: &'e syn::ExprClosure,
@@ -523,6 +525,14 @@ fn one_of_two(m: &syn::ExprMethodCall) -> Option<OneOfTwo<'_>> {
                 return None;
             }
             Some(OneOfTwo { receiver: &map.receiver, content: closure_of(&map.args[0])?, fallback, mapped: Some(&m.receiver) })
+        }
+        ("or_insert_with" | "or_insert_with_key", 1) => {
+            let fallback = closure_of(&m.args[0])?;
+            let Expr::MethodCall(modify) = strip_parens(&m.receiver) else { return None };
+            if modify.method != "and_modify" || modify.args.len() != 1 {
+                return None;
+            }
+            Some(OneOfTwo { receiver: &modify.receiver, content: closure_of(&modify.args[0])?, fallback, mapped: Some(&m.receiver) })
         }
         ("map_or_else", 2) if !is_iterator(&m.receiver) => Some(OneOfTwo { receiver: &m.receiver, content: closure_of(&m.args[1])?, fallback: closure_of(&m.args[0])?, mapped: None }),
         _ => None,
@@ -659,7 +669,7 @@ const MAX_CONDITION_DEPTH: usize = 4;
 /// (their values are unknown to the solver; the analysis learns of each through
 /// [`Analysis::bind`] with `None`), then the names of those a pattern takes apart.
 pub fn solve<A: Analysis>(analysis: &mut A, sig: &syn::Signature, body: &syn::Block, entry: A::State) -> Result<(), TooComplex> {
-    let mut solver = Solver { analysis, scopes: Scopes::default(), loops: Vec::new(), closure_returns: Vec::new(), closures: HashMap::new(), conditions: HashMap::new(), condition_depth: 0, foreign_self: false, running: Vec::new(), guards: HashMap::new(), moved_guards: Default::default(), arrays: HashMap::new(), expanding: 0, steps: 0 };
+    let mut solver = Solver { analysis, scopes: Scopes::default(), loops: Vec::new(), closure_returns: Vec::new(), closures: HashMap::new(), async_blocks: HashMap::new(), conditions: HashMap::new(), condition_depth: 0, foreign_self: false, running: Vec::new(), guards: HashMap::new(), moved_guards: Default::default(), arrays: HashMap::new(), expanding: 0, steps: 0 };
     solver.scopes.push();
     let mut state = entry;
     for p in param_names(sig) {
@@ -825,6 +835,8 @@ struct Solver<'a, A: Analysis> {
     closure_returns: Vec<Option<A::State>>,
     /// Locals bound to a closure (`let flush = || ..;`): a call of one (`flush()`) runs it there.
     closures: HashMap<LocalId, std::rc::Rc<syn::ExprClosure>>,
+    /// Locals bound to an `async` block, which runs where the local is awaited.
+    async_blocks: HashMap<LocalId, std::rc::Rc<syn::ExprAsync>>,
     /// Locals bound to a condition (`let valid = b != NULL_BLOCK;`), with the locals it reads:
     /// where one decides a branch, so does its condition, while each of those names is still the
     /// local it read and no assignment or `&mut` borrow has changed it.
@@ -1147,6 +1159,9 @@ impl<A: Analysis> Solver<'_, A> {
                 if let (Some(closure), true) = (closure_of(init_expr), self.scopes.names.len() == first + 1) {
                     self.closures.insert(first as LocalId, std::rc::Rc::new(closure.clone()));
                 }
+                if let (Expr::Async(block), Pat::Ident(_), true) = (strip_parens(init_expr), &l.pat, self.scopes.names.len() == first + 1) {
+                    self.async_blocks.insert(first as LocalId, std::rc::Rc::new(block.clone()));
+                }
                 if let (Expr::Array(items), Pat::Ident(p), true) = (strip_parens(init_expr), &l.pat, self.scopes.names.len() == first + 1) {
                     if p.mutability.is_none() && p.subpat.is_none() && items.elems.len() <= MAX_UNROLLED {
                         self.arrays.insert(first as LocalId, std::rc::Rc::new(items.clone()));
@@ -1172,7 +1187,13 @@ impl<A: Analysis> Solver<'_, A> {
                         self.guards.insert(id, std::rc::Rc::new(closure));
                         Ok(state)
                     }
-                    None => self.mac(&m.mac, state),
+                    // As the expression it stands for, which the analysis hears of after its
+                    // arguments (`tokio::join!(flush(), ..);` drives the futures it is handed).
+                    None => {
+                        let state = self.mac(&m.mac, state)?;
+                        let e = Expr::Macro(syn::ExprMacro { attrs: Vec::new(), mac: m.mac.clone() });
+                        Ok(self.transfer(&e, state))
+                    }
                 },
             },
         }
@@ -1434,13 +1455,15 @@ impl<A: Analysis> Solver<'_, A> {
             },
             // `async { .. }.await`: the block runs here, once; its `return` leaves the block only.
             Expr::Await(a) => match strip_parens(&a.base) {
-                Expr::Async(block) => {
-                    let frames = std::mem::take(&mut self.loops);
-                    self.closure_returns.push(None);
-                    let out = self.block(&block.block, state);
-                    let returned = self.closure_returns.pop().flatten();
-                    self.loops = frames;
-                    Ok(join(out?, returned))
+                Expr::Async(block) => self.async_block(&block.block, state),
+                // `let fx = async { .. }; .. fx.await`: the block runs where it is awaited.
+                base if self.async_local(base).is_some() => {
+                    let (id, block) = self.async_local(base).expect("checked in the guard");
+                    let state = self.expr(base, state)?;
+                    self.running.push(id);
+                    let out = self.async_block(&block.block, state);
+                    self.running.pop();
+                    Ok(self.transfer(e, out?))
                 }
                 // The awaited future runs here (an analysis hears of the `.await` after its base).
                 base => {
@@ -1733,14 +1756,34 @@ impl<A: Analysis> Solver<'_, A> {
         names_read(e).into_iter().filter_map(|n| self.scopes.lookup(&n).map(|id| (n, id))).collect()
     }
 
+    /// An `async` block run where it is awaited, once; its `return` leaves the block only.
+    fn async_block(&mut self, block: &syn::Block, state: Option<A::State>) -> Flow<A::State> {
+        let frames = std::mem::take(&mut self.loops);
+        self.closure_returns.push(None);
+        let out = self.block(block, state);
+        let returned = self.closure_returns.pop().flatten();
+        self.loops = frames;
+        Ok(join(out?, returned))
+    }
+
+    /// The `async` block an awaited local was bound to (not one being walked).
+    fn async_local(&self, base: &Expr) -> Option<(LocalId, std::rc::Rc<syn::ExprAsync>)> {
+        self.bound_body(&self.async_blocks, base)
+    }
+
     /// The closure a callee names when it is a local bound to one (not one being walked).
     fn closure_local(&self, func: &Expr) -> Option<(LocalId, std::rc::Rc<syn::ExprClosure>)> {
-        let Expr::Path(p) = func else { return None };
+        self.bound_body(&self.closures, func)
+    }
+
+    /// What `e`, a plain local, was bound to among `bodies`, unless that body is being walked.
+    fn bound_body<T>(&self, bodies: &HashMap<LocalId, std::rc::Rc<T>>, e: &Expr) -> Option<(LocalId, std::rc::Rc<T>)> {
+        let Expr::Path(p) = e else { return None };
         let id = self.scopes.lookup(&p.path.get_ident()?.to_string())?;
         if self.running.contains(&id) {
             return None;
         }
-        self.closures.get(&id).map(|c| (id, c.clone()))
+        bodies.get(&id).map(|b| (id, b.clone()))
     }
 
     /// A closure walked in place, as often as it `runs`.

@@ -79,8 +79,9 @@ pub struct Chunk {
     /// The functions and methods it defines, nested ones included: the helpers the rules follow
     /// by name ([`crate::analysis::FileFns`]).
     pub fns: Vec<String>,
-    /// The types it implements and the traits it declares: a field of `self` holds what the
-    /// type's methods and struct literals leave in it.
+    /// The types it implements, the traits it declares and those it implements: a field of `self`
+    /// holds what the type's methods and struct literals leave in it, and a type runs the
+    /// defaults of a trait it implements.
     pub types: Vec<String>,
     /// The constants and statics it defines, nested ones included: the items that name one
     /// depend on its value.
@@ -298,6 +299,11 @@ impl<'a> Visit<'a> for Names {
     fn visit_item_impl(&mut self, i: &'a syn::ItemImpl) {
         if let syn::Type::Path(p) = &*i.self_ty {
             self.types.extend(p.path.segments.last().map(|s| s.ident.to_string()));
+        }
+        // `impl StepHooks for DefaultHooks {}` tells the items that call the trait's methods
+        // that the type runs the trait's defaults, whether or not it defines any.
+        if let Some((_, path, _)) = &i.trait_ {
+            self.types.extend(path.segments.last().map(|s| s.ident.to_string()));
         }
         syn::visit::visit_item_impl(self, i);
     }
@@ -1591,7 +1597,7 @@ mod equivalence {
 /// that must re-index it.)
 #[cfg(test)]
 mod fixtures {
-    use super::tests::{keys, session};
+    use super::tests::{keys, session, workspace};
 
     /// xorshift: the same edits on every run.
     fn xorshift(seed: u64) -> impl FnMut() -> usize {
@@ -1635,6 +1641,22 @@ mod fixtures {
             LineEdit::NegatedSkip => lines[at] = lines[at].replacen("skip = ", "skip = -", 1),
         }
         (lines.join("\n"), at)
+    }
+
+    /// An edited method that calls a trait's method on a type whose `impl` of the trait is empty
+    /// (it runs the trait's default) is checked with that `impl` in view.
+    #[test]
+    fn an_empty_trait_impl_is_checked_with_the_items_that_call_the_trait() {
+        let text = "use std::collections::HashMap;\n#[reuse::effect]\nfn log_step() {}\npub trait Hooks {\n    fn on_step(&mut self) {\n        log_step();\n    }\n}\npub struct Quiet;\nimpl Hooks for Quiet {}\npub struct Cache {\n    plans: HashMap<u64, u32>,\n    hooks: Quiet,\n}\nimpl Cache {\n    #[reuse::contract(reuses(self.plans, key(g)), preserves(log_step))]\n    pub fn run(&mut self, g: u64) -> u32 {\n        let p = self.plans.get(&g).copied().unwrap_or(0);\n        self.hooks.on_step();\n        p\n    }\n}\n";
+        let dir = workspace("empty-impl", &[("src/lib.rs", text)]);
+        let path = std::fs::canonicalize(dir.join("src/lib.rs")).unwrap();
+        let (mut live, mut fresh) = (session(&dir), session(&dir));
+        live.update(&path, text.to_string());
+        let edited = text.replace("        p\n", "        p // typed\n");
+        let got = live.edit(&path, edited.clone());
+        assert!(got.items.is_some(), "the item path");
+        assert_eq!(keys(&got.findings), keys(&fresh.update(&path, edited)));
+        assert!(got.findings.is_empty(), "{:?}", keys(&got.findings));
     }
 
     #[test]

@@ -568,6 +568,18 @@ impl<'c, 'a> Effects<'c, 'a> {
     /// is one of this file, or of the type's file where the type is another file's.
     fn guard_of(&self, e: &Expr) -> Option<Arc<Traces>> {
         let e = strip_parens(e);
+        // `fn begin_step(&self) -> impl Drop { SyncOnDrop }`: an opaque type is the type of the
+        // value the helper of this file ends with (one level: that value is no such call).
+        if matches!(e, Expr::Call(_) | Expr::MethodCall(_)) {
+            if let Some((_, def)) = self.ctx.helper_of(e, self.def, self.depth) {
+                if matches!(&def.sig.output, syn::ReturnType::Type(_, t) if matches!(**t, syn::Type::ImplTrait(_))) {
+                    return match def.body.stmts.last() {
+                        Some(syn::Stmt::Expr(tail, None)) if !matches!(strip_parens(tail), Expr::Call(_) | Expr::MethodCall(_)) => self.guard_of(tail),
+                        _ => None,
+                    };
+                }
+            }
+        }
         let here = self.def.map_or(self.ctx.self_type, |d| d.self_type.as_deref());
         let ty = match e {
             Expr::Struct(st) => {

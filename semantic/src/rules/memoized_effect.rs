@@ -41,10 +41,16 @@ pub(super) fn check<'a>(ctx: &FnCtx<'a>, calls: &[&'a Expr], out: &mut Vec<Findi
         let Expr::MethodCall(m) = call else { continue };
         let method = m.method.to_string();
         if CACHING_METHODS.contains(&method.as_str()) {
+            // `entry(k).and_modify(|_| log_step()).or_insert_with(|| { log_step(); .. })`: what
+            // the hit runs too is run on every call, not cached.
+            let on_hit: HashSet<String> = match dataflow::strip_parens(&m.receiver) {
+                Expr::MethodCall(modify) if modify.method == "and_modify" => modify.args.iter().flat_map(calls_in_expr).filter_map(callee_name).collect(),
+                _ => HashSet::new(),
+            };
             for arg in &m.args {
                 match strip(arg) {
                     Expr::Closure(c) => {
-                        for inner in calls_in_expr(&c.body) {
+                        for inner in calls_in_expr(&c.body).into_iter().filter(|inner| callee_name(inner).is_none_or(|n| !on_hit.contains(&n))) {
                             report(ctx, inner, inner, &format!("`{method}`"), out);
                         }
                         // Reported at the macro's call, in the closure.

@@ -1352,6 +1352,8 @@ impl<'c, 'a> Pad<'c, 'a> {
             Expr::Try(t) => return self.eval(scopes, state, &t.expr),
             Expr::Await(a) => return self.eval(scopes, state, &a.base),
             Expr::Block(b) => return self.block_value(scopes, state, &b.block),
+            // `async { vec![0; n] }.await`: the value of the block, run where it is awaited.
+            Expr::Async(a) => return self.block_value(scopes, state, &a.block),
             Expr::If(i) => {
                 let mut v = self.block_value(scopes, state, &i.then_branch);
                 if let Some((_, els)) = &i.else_branch {
