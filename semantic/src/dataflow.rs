@@ -488,6 +488,26 @@ const ITERATOR_METHODS: &[&str] = &[
 /// Functions that make an iterator (`std::iter::repeat(x)`).
 const ITERATOR_FNS: &[&str] = &["repeat", "repeat_n", "repeat_with", "once", "once_with", "from_fn", "successors", "empty"];
 
+/// Two `let`s that no build compiles together and that bind the same names, in order.
+fn cfg_alternatives(a: &Stmt, b: &Stmt) -> bool {
+    let (Stmt::Local(a), Stmt::Local(b)) = (a, b) else { return false };
+    crate::source::cfg_complementary(&a.attrs, &b.attrs) && pattern_names(&a.pat) == pattern_names(&b.pat)
+}
+
+/// The names a pattern binds, in order.
+pub fn pattern_names(p: &Pat) -> Vec<String> {
+    struct Names(Vec<String>);
+    impl<'a> Visit<'a> for Names {
+        fn visit_pat_ident(&mut self, i: &'a syn::PatIdent) {
+            self.0.push(i.ident.to_string());
+            syn::visit::visit_pat_ident(self, i);
+        }
+    }
+    let mut n = Names(Vec::new());
+    n.visit_pat(p);
+    n.0
+}
+
 /// Whether `e` is an iterator by its own shape: a range, an `iter::` maker, or a chain through
 /// a method that makes or adapts one (`v.iter().map(..)`). A local of unknown type is not.
 fn is_iterator(e: &Expr) -> bool {
@@ -878,13 +898,7 @@ impl<A: Analysis> Solver<'_, A> {
 
     fn block(&mut self, b: &syn::Block, state: Option<A::State>) -> Flow<A::State> {
         self.scopes.push();
-        let mut state = state;
-        for stmt in &b.stmts {
-            if state.is_none() {
-                break;
-            }
-            state = self.stmt(stmt, state)?;
-        }
+        let mut state = self.stmts(&b.stmts, state)?;
         if let (Some(s), Some(Stmt::Expr(value, None))) = (state.as_mut(), b.stmts.last()) {
             self.analysis.block_value(&self.scopes, s, value);
         }
@@ -974,13 +988,7 @@ impl<A: Analysis> Solver<'_, A> {
             Some((Stmt::Expr(e, None), rest)) => (rest, Some(e)),
             _ => (&b.stmts[..], None),
         };
-        let mut state = state;
-        for stmt in stmts {
-            if state.is_none() {
-                break;
-            }
-            state = self.stmt(stmt, state)?;
-        }
+        let state = self.stmts(stmts, state)?;
         match tail {
             Some(e) => self.returned(e, state, kind, whole)?,
             None => {
@@ -1094,6 +1102,32 @@ impl<A: Analysis> Solver<'_, A> {
             (Some(s), false) => self.exit(s, &Exit { kind, value: Some(e), span: expr_span(e), unrun: false, branch_of: whole }),
             _ => Ok(()),
         }
+    }
+
+    /// A block's statements in order, until a path ends.
+    fn stmts(&mut self, stmts: &[Stmt], mut state: Option<A::State>) -> Flow<A::State> {
+        let mut stmts = stmts.iter().peekable();
+        while let Some(stmt) = stmts.next() {
+            if state.is_none() {
+                break;
+            }
+            // `#[cfg(P)] let y = a; #[cfg(not(P))] let y = b;`: each build binds `y` to one of
+            // them; both alternatives run from the same state and bind the same locals.
+            if let Some(other) = stmts.peek().copied().filter(|other| cfg_alternatives(stmt, other)) {
+                stmts.next();
+                let (bound, active) = (self.scopes.names.len(), self.scopes.frames.last().map_or(0, Vec::len));
+                let first = self.stmt_in_every_build(stmt, state.clone())?;
+                self.scopes.names.truncate(bound);
+                if let Some(frame) = self.scopes.frames.last_mut() {
+                    frame.truncate(active);
+                }
+                let second = self.stmt_in_every_build(other, state)?;
+                state = join(first, second);
+                continue;
+            }
+            state = self.stmt(stmt, state)?;
+        }
+        Ok(state)
     }
 
     fn stmt(&mut self, stmt: &Stmt, state: Option<A::State>) -> Flow<A::State> {

@@ -156,6 +156,18 @@ pub fn has_cfg(attrs: &[syn::Attribute]) -> bool {
     attrs.iter().any(|a| a.path().is_ident("cfg"))
 }
 
+/// Whether two items' `#[cfg(..)]`s are each other's negation (`cfg(P)` and `cfg(not(P))`): no
+/// build compiles both, every build one of them.
+pub fn cfg_complementary(a: &[syn::Attribute], b: &[syn::Attribute]) -> bool {
+    let predicate = |attrs: &[syn::Attribute]| -> Option<String> {
+        let [cfg] = attrs.iter().filter(|a| a.path().is_ident("cfg")).collect::<Vec<_>>()[..] else { return None };
+        cfg.meta.require_list().ok().map(|l| l.tokens.to_string())
+    };
+    let (Some(a), Some(b)) = (predicate(a), predicate(b)) else { return false };
+    let negates = |x: &str, y: &str| y.strip_prefix("not").map(str::trim).and_then(|r| r.strip_prefix('(')).and_then(|r| r.strip_suffix(')')).is_some_and(|inner| inner.trim() == x);
+    negates(&a, &b) || negates(&b, &a)
+}
+
 /// The outer attributes of an expression (`#[cfg(..)] f()`), for the forms that carry them
 /// and that the spans and the solver read.
 pub fn expr_attrs(e: &syn::Expr) -> Option<&[syn::Attribute]> {

@@ -408,9 +408,7 @@ pub fn deferred_body(e: &Expr) -> Option<(Vec<&Expr>, std::collections::HashSet<
 
 /// The names a pattern binds.
 pub fn pattern_names(p: &syn::Pat) -> std::collections::HashSet<String> {
-    let mut v = Bound(Default::default());
-    v.visit_pat(p);
-    v.0
+    dataflow::pattern_names(p).into_iter().collect()
 }
 
 /// The names a block's own `let`s bind.

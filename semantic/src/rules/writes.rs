@@ -1029,6 +1029,19 @@ impl<'c, 'a> Writes<'c, 'a> {
             }
             return;
         }
+        // Removing or inserting at `k` moves every entry after it, and `truncate(k)` drops them:
+        // the positions from `k` to the end (`drain(a..b)` from `a`); `k` not known, all of them.
+        let from_k = match (method.as_str(), m.args.len()) {
+            ("remove" | "swap_remove" | "truncate" | "split_off" | "drain", 1) | ("insert", 2) => Some(&m.args[0]),
+            _ => None,
+        };
+        if let Some(k) = from_k {
+            let at = self.position_of(scopes, k).map_or(ALL, |(lo, _)| (lo, i128::MAX));
+            for t in self.designated(scopes, state, receiver, true).0 {
+                self.record(t.place.clone(), t.within(Some(at)), receiver, How::Method(method.clone()));
+            }
+            return;
+        }
         // Hands out parts to be written elsewhere: not judged here. `write()` without arguments
         // takes a lock's write guard: the writes through the guard are the writes (`VIEWS`).
         // A `chunks_mut(n)` hands out every part, from position 0, whatever `n` is (narrowed by
@@ -1310,6 +1323,21 @@ fn narrowed_iter_muts(ctx: &FnCtx, body: &syn::Block, out: &mut Vec<(*const syn:
                     self.kept_by(&c.cond, index, false)
                 }
                 [syn::Stmt::Expr(Expr::If(c), _)] if c.else_branch.is_none() => self.kept_by(&c.cond, index, true),
+                // `match i { NULL_BLOCK => continue, _ => .. }`: past an arm that skips one position.
+                [syn::Stmt::Expr(Expr::Match(m), _), ..] if crate::rules::expr_text(crate::resolve::strip(&m.expr)) == index => {
+                    let skips = |arm: &syn::Arm| arm.guard.is_none() && matches!(crate::rules::tail(&arm.body), Expr::Continue(_)) || matches!(&*arm.body, Expr::Block(b) if matches!(b.block.stmts.as_slice(), [syn::Stmt::Expr(Expr::Continue(_), _)]));
+                    let [skipped] = m.arms.iter().filter(|a| skips(a)).collect::<Vec<_>>()[..] else { return None };
+                    let k = match &skipped.pat {
+                        syn::Pat::Lit(l) => self.ctx.int_value(&Expr::Lit(l.clone())),
+                        syn::Pat::Path(p) => self.ctx.int_value(&Expr::Path(p.clone())),
+                        // A constant's name reads as a binding to the parser.
+                        syn::Pat::Ident(i) if i.subpat.is_none() && i.by_ref.is_none() => {
+                            self.ctx.int_value(&Expr::Path(syn::ExprPath { attrs: Vec::new(), qself: None, path: i.ident.clone().into() }))
+                        }
+                        _ => None,
+                    }?;
+                    where_holds(syn::BinOp::Eq(Default::default()), k, false)
+                }
                 _ => None,
             }
         }
