@@ -358,8 +358,9 @@ impl<'a> FnCtx<'a> {
 
 /// The methods among `candidates` a call on a receiver of type `ty` may run: the type's own;
 /// where it is a trait (`&mut dyn StepHooks`, `H: StepHooks`), its default and every override of
-/// the file's `impl`s of it (the receiver may be any of them); where the type has none, the
-/// default of a trait the file implements for it (`impl StepHooks for DefaultHooks {}`).
+/// the file's `impl`s of it (the receiver may be any of them), or those overrides alone where the
+/// trait declares the method without a default; where the type has none, the default of a trait
+/// the file implements for it (`impl StepHooks for DefaultHooks {}`).
 fn trait_aware<'a>(fns: &FileFns<'a>, candidates: Vec<(usize, &'a FnDef<'a>)>, ty: &str) -> Vec<(usize, &'a FnDef<'a>)> {
     let own: Vec<(usize, &'a FnDef<'a>)> = candidates.iter().copied().filter(|(_, d)| d.self_type.as_deref() == Some(ty)).collect();
     if own.iter().any(|(_, d)| d.trait_default) {
@@ -367,6 +368,10 @@ fn trait_aware<'a>(fns: &FileFns<'a>, candidates: Vec<(usize, &'a FnDef<'a>)>, t
     }
     if !own.is_empty() {
         return own;
+    }
+    // A trait whose method has no default (`fn forward(&mut self, ..);`): the file's impls of it.
+    if fns.impls.iter().any(|(_, tr)| tr == ty) {
+        return candidates.into_iter().filter(|(_, d)| d.trait_of.as_deref() == Some(ty)).collect();
     }
     candidates.into_iter().filter(|(_, d)| d.trait_default && d.self_type.as_ref().is_some_and(|tr| fns.impls.contains(&(ty.to_string(), tr.clone())))).collect()
 }

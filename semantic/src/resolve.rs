@@ -271,6 +271,12 @@ impl<'e> CallSite<'e> {
         self.args.get(position + shift).copied()
     }
 
+    /// The expression passed for the callee's `self`: the receiver of a method call, or the first
+    /// argument of a path call (`Buf::relu_(x)`, `B::add_(x, r)`).
+    pub fn self_arg(&self, callee: &ContractedFn) -> Option<&'e Expr> {
+        self.receiver.or_else(|| callee.has_receiver.then(|| self.args.first().copied()).flatten())
+    }
+
     /// The expression passed for a named parameter of the callee.
     pub fn arg_named(&self, callee: &ContractedFn, name: &str) -> Option<&'e Expr> {
         self.arg_for(callee, callee.param_position(name)?)
@@ -361,6 +367,11 @@ impl TypeEnv {
     /// The type of `var` where it is used (`at`: the use's byte offset).
     pub fn type_of_at(&self, var: &str, at: usize) -> Option<&str> {
         self.binding(var, at)?.ty.as_deref()
+    }
+
+    /// The trait a type parameter is bounded by, as written (`kv::Backend` of `B: kv::Backend`).
+    pub fn bound_of(&self, param: &str) -> Option<&[String]> {
+        self.bounds.get(param).map(Vec::as_slice)
     }
 
     /// Whether `var` names a local binding (a parameter or a `let`) where it is used.
@@ -976,6 +987,14 @@ impl<'a> Resolver<'a> {
         if !self.may_resolve(call) {
             return Resolution::None;
         }
+        // `B::add_(x, r)` of `fn f<B: Backend>`: the function of the bound's trait, as written.
+        if let Some(path) = call.path.as_deref().filter(|p| p.len() == 2) {
+            if let Some(bound) = env.bound_of(&path[0]) {
+                let path: Vec<String> = bound.iter().chain(&path[1..]).cloned().collect();
+                let named = CallSite { name: call.name.clone(), path: Some(path), global: false, receiver: None, args: call.args.clone(), expr: call.expr };
+                return self.resolve(&named, self_type, env);
+            }
+        }
         // What a path call may name, through imports (renames included) and `pub use` re-exports:
         // its candidates are found by the names at the end of those paths, not only the name written.
         let targets = match &call.path {
@@ -1556,6 +1575,16 @@ mod tests {
         let root = "mod zz;\nuse zz::K;\nfn generic<K: Fn(&[i64])>(k: K) { k.get(&[0]); }\nfn concrete(k: &mut K) { k.get(&[0]); }\n";
         let got = resolutions(&[("c", root), ("c::zz", kernels)], "c");
         assert_eq!(got, triples(&[("generic", ".get", "-"), ("concrete", ".get", "c::zz::K::get")]));
+    }
+
+    /// `B::add_(x, r)` of `fn f<B: Backend>`: the bound trait's function; a type parameter
+    /// without a bound names nothing.
+    #[test]
+    fn a_type_parameter_s_function_is_its_bound_trait_s() {
+        let kernels = "pub trait Backend {\n    #[reuse::contract(aliases(return = lhs))]\n    fn add_(lhs: u64, rhs: u64) -> u64;\n}\n";
+        let root = "mod zz;\nuse zz::Backend;\nfn f<B: Backend>(x: u64) { B::add_(x, 1); }\nfn g<B>(x: u64) where B: Backend { B::add_(x, 1); }\nfn h<T>(x: u64) { T::add_(x, 1); }\n";
+        let got = resolutions(&[("c", root), ("c::zz", kernels)], "c");
+        assert_eq!(got, triples(&[("f", "B::add_", "c::zz::Backend::add_"), ("g", "B::add_", "c::zz::Backend::add_"), ("h", "T::add_", "-")]));
     }
 
     /// `Type::new()` where `Type` came in by a glob, or by a glob of a module that glob-re-exports

@@ -1918,7 +1918,7 @@ impl<'c, 'a> Pad<'c, 'a> {
             let fields: Vec<String> = target.index.segments[1..].iter().map(|s| s.text.clone()).collect();
             let arg = match target.index.root {
                 PlaceRoot::Param => site.arg_named(callee, target.index.root_name()),
-                PlaceRoot::SelfField => site.receiver,
+                PlaceRoot::SelfField => site.self_arg(callee),
                 PlaceRoot::Static => None,
             };
             let Some(arg) = arg else { continue };

@@ -347,7 +347,7 @@ impl<'c, 'a> Donate<'c, 'a> {
             for (clause, alias) in callee.contract.aliases() {
                 let arg = match alias.input.root {
                     PlaceRoot::Param => site.arg_named(callee, alias.input.root_name()),
-                    PlaceRoot::SelfField => site.receiver,
+                    PlaceRoot::SelfField => site.self_arg(callee),
                     PlaceRoot::Static => None,
                 };
                 // A clone, a call, a literal: a value of its own, donated with no name left.
