@@ -301,7 +301,9 @@ impl<'c, 'a> Fallbacks<'c, 'a> {
         while let Expr::Reference(r) = e {
             e = strip(&r.expr);
         }
-        let value = self.ctx.int_value(e).or_else(|| self.returned_constant(e))?;
+        // `unwrap_or(usize::default())`, `unwrap_or(Default::default())`, `unwrap_or(T::zero())`.
+        let zero = || super::zero_call(e).filter(|(owner, f)| !super::owns_zero(self.ctx, owner, f)).map(|_| 0);
+        let value = self.ctx.int_value(e).or_else(|| self.returned_constant(e)).or_else(zero)?;
         let r = self.ctx.expr_range(e);
         Some(self.fallback(r.clone(), &self.ctx.file.text[r], value))
     }
@@ -551,7 +553,14 @@ impl<'c, 'a> Fallbacks<'c, 'a> {
                 out
             }
             // The entries of a mapped iterator are what the closure returns.
-            "map" | "filter_map" | "flat_map" => closure.map(|c| entries(self.closure_value(scopes, state, c))).unwrap_or_default(),
+            "map" | "filter_map" | "flat_map" => match (closure, m.args.first().map(strip)) {
+                (Some(c), _) => entries(self.closure_value(scopes, state, c)),
+                // `.map(Option::unwrap_or_default)`: 0 where an entry is missing.
+                (None, Some(path @ Expr::Path(p))) if method == "map" && p.path.segments.last().is_some_and(|s| s.ident == "unwrap_or_default") => {
+                    entries([Src::Default { at: At::new(self.ctx.expr_range(path)) }].into())
+                }
+                _ => BTreeSet::new(),
+            },
             _ if PASS_THROUGH.contains(&method.as_str()) => self.eval(scopes, state, &m.receiver),
             _ => self.helper_return(scopes, state, e).unwrap_or_default(),
         }

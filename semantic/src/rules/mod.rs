@@ -411,6 +411,33 @@ pub fn pattern_names(p: &syn::Pat) -> std::collections::HashSet<String> {
     dataflow::pattern_names(p).into_iter().collect()
 }
 
+/// `X::default()` or `X::zero()` (num-traits' `Zero`; `Default::default()`, `Zero::zero()` too),
+/// by its owner and function: 0 for an integer, such as an index's entry, unless the owner is
+/// a type of the file with a function of that name of its own ([`owns_zero`]).
+pub fn zero_call(e: &Expr) -> Option<(String, String)> {
+    let Expr::Call(c) = crate::resolve::strip(e) else { return None };
+    let Expr::Path(p) = &*c.func else { return None };
+    zero_fn_path(&p.path).filter(|_| c.args.is_empty())
+}
+
+/// `X::default` or `X::zero` as a path (`resize_with(n, Default::default)`, `map(i64::zero)`):
+/// its owner and function.
+pub fn zero_fn_path(path: &syn::Path) -> Option<(String, String)> {
+    let segs: Vec<String> = path.segments.iter().map(|s| s.ident.to_string()).collect();
+    match segs.as_slice() {
+        [.., owner, f] if f == "default" || f == "zero" => Some((owner.clone(), f.clone())),
+        _ => None,
+    }
+}
+
+/// Whether `owner` is a type of this file with its own function `f` (`impl Default for Slot {
+/// .. Slot(PAD_SLOT_ID) }`): its value is not known to be 0. An integer's is.
+pub fn owns_zero(ctx: &crate::analysis::FnCtx, owner: &str, f: &str) -> bool {
+    !crate::resolve::is_std_type(owner)
+        && !matches!(owner, "i8" | "i16" | "i32" | "i64" | "i128" | "isize" | "u8" | "u16" | "u32" | "u64" | "u128" | "usize")
+        && ctx.fns.by_name.get(f).is_some_and(|defs| defs.iter().any(|&i| ctx.fns.defs[i].self_type.as_deref() == Some(owner)))
+}
+
 /// The names a block's own `let`s bind.
 pub fn block_names(b: &syn::Block) -> std::collections::HashSet<String> {
     b.stmts.iter().filter_map(|s| if let syn::Stmt::Local(l) = s { Some(pattern_names(&l.pat)) } else { None }).flatten().collect()

@@ -1096,15 +1096,9 @@ fn converts_its_argument(c: &syn::ExprClosure) -> bool {
     }
 }
 
-/// The owner of a `default()` call (`Default`, `i64`, `T`), where an entry is expected.
-fn default_owner(e: &Expr) -> Option<String> {
-    let Expr::Call(c) = strip(e) else { return None };
-    let Expr::Path(p) = &*c.func else { return None };
-    let segs: Vec<String> = p.path.segments.iter().map(|s| s.ident.to_string()).collect();
-    match segs.as_slice() {
-        [owner, f] if f == "default" && c.args.is_empty() => Some(owner.clone()),
-        _ => None,
-    }
+/// The 0 an `unwrap_or_default` gives where the value is missing, written at `r`.
+fn unwrap_or_default_origin(r: Range<usize>, text: &str) -> Origin {
+    Origin { start: r.start, end: r.end, text: text.into(), entry: Entry::Zero, how: How::Fallback("unwrap_or_default".into()), holder: None, function: None, in_buffer: false, via: None, file: None, site: None }
 }
 
 /// How many entries a buffer is built with, as written: `vec![x; n]`, `[x; N]`.
@@ -1499,18 +1493,13 @@ impl<'c, 'a> Pad<'c, 'a> {
     /// file with a `default` of its own (`impl Default for Slot { .. Slot(PAD_SLOT_ID) }`) is
     /// not known to be 0.
     fn entry_value(&self, scopes: &Scopes, state: &mut State, value: &Expr) -> Val {
-        if let Some(owner) = default_owner(value) {
-            if self.has_own_default(&owner) {
+        if let Some((owner, f)) = super::zero_call(value) {
+            if super::owns_zero(self.ctx, &owner, &f) {
                 return Val::default();
             }
             return Val::one(self.origin(value, Entry::Zero, How::Value));
         }
         self.eval(scopes, state, value)
-    }
-
-    /// Whether a type of this file has a `default` of its own (an `impl Default`).
-    fn has_own_default(&self, owner: &str) -> bool {
-        self.ctx.fns.by_name.get("default").is_some_and(|defs| defs.iter().any(|&i| self.ctx.fns.defs[i].self_type.as_deref() == Some(owner)))
     }
 
     fn vec_macro(&self, scopes: &Scopes, state: &mut State, mac: &syn::Macro) -> Val {
@@ -1639,13 +1628,10 @@ impl<'c, 'a> Pad<'c, 'a> {
     fn produced(&self, scopes: &Scopes, state: &mut State, producer: &Expr) -> Val {
         match strip(producer) {
             Expr::Closure(c) => self.eval(scopes, state, &c.body),
-            Expr::Path(p) if p.path.segments.last().is_some_and(|s| s.ident == "default") => {
-                let owner = p.path.segments.iter().rev().nth(1).map(|s| s.ident.to_string());
-                match owner.filter(|o| self.has_own_default(o)) {
-                    Some(_) => Val::default(),
-                    None => Val::one(self.origin(producer, Entry::Zero, How::Producer)),
-                }
-            }
+            Expr::Path(p) => match super::zero_fn_path(&p.path) {
+                Some((owner, f)) if !super::owns_zero(self.ctx, &owner, &f) => Val::one(self.origin(producer, Entry::Zero, How::Producer)),
+                _ => Val::default(),
+            },
             _ => Val::default(),
         }
     }
@@ -1679,8 +1665,7 @@ impl<'c, 'a> Pad<'c, 'a> {
             }
             "unwrap_or_default" => {
                 let r = self.ctx.range(m.method.span()).start..self.ctx.expr_range(e).end;
-                let o = Origin { start: r.start, end: r.end, text: "unwrap_or_default()".into(), entry: Entry::Zero, how: How::Fallback(method), holder: None, function: None, in_buffer: false, via: None, file: None, site: None };
-                Val::one(o)
+                Val::one(unwrap_or_default_origin(r, "unwrap_or_default()"))
             }
             // `map.entry(id).or_insert_with(|| vec![0; n])`: the entry already there (not known
             // here) or the one inserted.
@@ -1711,6 +1696,11 @@ impl<'c, 'a> Pad<'c, 'a> {
                 Some(Expr::Closure(c)) => Val { own: self.eval(scopes, state, &c.body).put(&How::Every), fields: BTreeMap::new() },
                 // `.map(i64::from)`, `.map(Into::into)`.
                 Some(Expr::Path(p)) if method == "map" && p.path.segments.last().is_some_and(|s| s.ident == "from" || s.ident == "into") => self.eval(scopes, state, &m.receiver),
+                // `.map(Option::unwrap_or_default)`: the closure `|s| s.unwrap_or_default()` as a path.
+                Some(path @ Expr::Path(p)) if method == "map" && p.path.segments.last().is_some_and(|s| s.ident == "unwrap_or_default") => {
+                    let o = unwrap_or_default_origin(self.ctx.expr_range(path), "unwrap_or_default");
+                    Val { own: Val::one(o).put(&How::Every), fields: BTreeMap::new() }
+                }
                 _ => Val::default(),
             },
             "chain" => {
