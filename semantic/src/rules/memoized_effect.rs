@@ -152,6 +152,8 @@ fn option_tests(body: &syn::Block) -> HashSet<*const Expr> {
         let is_self = |e: &Expr| matches!(strip(e), Expr::Path(p) if p.path.is_ident("self") || p.path.get_ident().is_some_and(|i| selves.contains(&i.to_string())));
         match strip(e) {
             Expr::Field(f) => is_self(&f.base) || of_self(&f.base, selves),
+            // `self.layer_masks[layer]`: one slot of a per-layer memo.
+            Expr::Index(i) => of_self(&i.expr, selves),
             Expr::Reference(r) => of_self(&r.expr, selves),
             Expr::Unary(u) => of_self(&u.expr, selves),
             Expr::MethodCall(m) if m.args.is_empty() || super::UNWRAPS.contains(&m.method.to_string().as_str()) => of_self(&m.receiver, selves),
@@ -319,6 +321,8 @@ impl Memo<'_, '_> {
                 Expr::Reference(r) => through_guards(&r.expr),
                 Expr::Unary(u) if matches!(u.op, syn::UnOp::Deref(_)) => through_guards(&u.expr),
                 Expr::MethodCall(m) if m.args.is_empty() && ["as_ref", "as_mut", "as_deref"].contains(&m.method.to_string().as_str()) => through_guards(&m.receiver),
+                // `self.layer_masks[layer]`: a slot of a per-layer memo is the memo's.
+                Expr::Index(i) => through_guards(&i.expr),
                 _ => break,
             };
         }
@@ -372,6 +376,9 @@ fn peel(e: &Expr) -> &Expr {
         Expr::MethodCall(m) if (m.method == "unwrap" && m.args.is_empty()) || (m.method == "expect" && m.args.len() == 1) => peel(&m.receiver),
         // Wrapped to be shared or returned (`Arc::new(p)`, `Some(p)`): the same result.
         Expr::Call(c) if c.args.len() == 1 && is_wrapper(&c.func) => peel(&c.args[0]),
+        // Converted on the way (`step(n).map(Arc::new)?`, `.map_err(..)?`, anyhow's `.context(..)?`):
+        // what is kept is still computed by the call.
+        Expr::MethodCall(m) if m.args.len() <= 1 && ["map", "map_err", "context", "with_context", "into", "ok", "ok_or", "ok_or_else"].contains(&m.method.to_string().as_str()) => peel(&m.receiver),
         Expr::Try(t) => peel(&t.expr),
         Expr::Await(a) => peel(&a.base),
         other => other,

@@ -41,7 +41,7 @@ use reuse_rules::contract::PlaceRoot;
 /// Methods of maps and caches whose first argument is the key (std's maps and sets, `lru`'s
 /// `LruCache`: `contains`, `push`; `moka`'s `Cache`: `get_with`, `try_get_with`).
 const KEYED_METHODS: &[&str] = &[
-    "get", "get_mut", "entry", "contains_key", "insert", "get_key_value", "get_or_insert_with", "get_or_insert", "peek", "put", "try_insert", "get_or_insert_mut", "contains",
+    "get", "get_mut", "entry", "entry_ref", "contains_key", "insert", "get_key_value", "get_or_insert_with", "get_or_insert", "peek", "put", "try_insert", "get_or_insert_mut", "contains",
     "push", "get_with", "try_get_with", "optionally_get_with",
 ];
 
@@ -871,6 +871,27 @@ impl<'c, 'a> Keys<'c, 'a> {
                 }
                 _ => return None,
             },
+            // `iter().filter(|e| e.key == k).next()` (through `map`, `copied`, `cloned`): a
+            // search, as `find` is; a filter whose items are counted or evicted is none.
+            Expr::MethodCall(m) if (m.method == "next" || m.method == "last") && m.args.is_empty() => {
+                let mut r = strip(&m.receiver);
+                while let Expr::MethodCall(x) = r {
+                    if !["map", "copied", "cloned"].contains(&x.method.to_string().as_str()) {
+                        break;
+                    }
+                    r = strip(&x.receiver);
+                }
+                let Expr::MethodCall(filter) = r else { return None };
+                if filter.method != "filter" || !matches!(filter.args.first().map(strip), Some(Expr::Closure(_))) {
+                    return None;
+                }
+                match strip(&filter.receiver) {
+                    Expr::MethodCall(it) if ["iter", "iter_mut", "into_iter"].contains(&it.method.to_string().as_str()) && it.args.is_empty() => {
+                        (&*it.receiver, &filter.args[0], format!("`filter(..).{}()`", m.method))
+                    }
+                    _ => return None,
+                }
+            }
             _ => return None,
         })
     }
@@ -1113,6 +1134,9 @@ impl<'c, 'a> Keys<'c, 'a> {
     /// what the arguments are built from (a field path of a parameter by that path of the
     /// argument) and `self`'s fields by the receiver's. `false`: not a helper known here.
     fn helper_built(&self, scopes: &Scopes, state: &State, call: &Expr, masked: &HashSet<String>, out: &mut BTreeSet<Place>, depth: usize) -> bool {
+        if let Some(from) = self.call_for_into(call) {
+            return self.helper_built(scopes, state, &from, masked, out, depth);
+        }
         let Some(summary) = self.helper_summary(call) else { return false };
         for p in summary.returns.iter() {
             self.at_call(scopes, state, call, p, masked, out, depth);
@@ -1170,6 +1194,35 @@ impl<'c, 'a> Keys<'c, 'a> {
         let Expr::Reference(r) = dataflow::strip_parens(&c.args[0]) else { return };
         let Some(place) = scopes.place_of(&r.expr).filter(|_| r.mutability.is_some()) else { return };
         self.part_set(scopes, state, place, from, self.ctx.expr_range(e).start);
+    }
+
+    /// `t.into()` as the call of the `From` impl of this file it runs, `KernelKey::from(t)`: the
+    /// one impl whose parameter has the receiver's type (the only one, where that type is not
+    /// known).
+    fn call_for_into(&self, call: &Expr) -> Option<Expr> {
+        let Expr::MethodCall(m) = call else { return None };
+        if m.method != "into" || !m.args.is_empty() {
+            return None;
+        }
+        let impls: Vec<&crate::analysis::FnDef> = self.ctx.fns.by_name.get("from")?.iter().map(|&i| &self.ctx.fns.defs[i]).filter(|d| d.trait_of.as_deref() == Some("From")).collect();
+        let here = self.def.map_or(self.ctx.self_type, |d| d.self_type.as_deref());
+        let helper_env;
+        let env = match self.def {
+            None => self.ctx.env(),
+            Some(d) => {
+                helper_env = crate::resolve::TypeEnv::of(d.sig, None, Some(d.body));
+                &helper_env
+            }
+        };
+        let from_type = self.ctx.resolver.type_of(&m.receiver, here, env).map(|t| t.name);
+        let takes = |d: &&crate::analysis::FnDef| match (d.sig.inputs.first(), &from_type) {
+            (Some(syn::FnArg::Typed(t)), Some(ty)) => crate::resolve::type_name(&t.ty).as_ref() == Some(ty),
+            _ => true,
+        };
+        let [def] = impls.into_iter().filter(takes).collect::<Vec<_>>()[..] else { return None };
+        let owner = syn::Ident::new(def.self_type.as_deref()?, proc_macro2::Span::call_site());
+        let receiver = &m.receiver;
+        Some(syn::parse_quote!(#owner::from(#receiver)))
     }
 
     /// The summary of the helper a call calls (of this file, or of another by its path),
