@@ -151,9 +151,11 @@ pub(super) struct Write<'a> {
     /// The expression that writes: the target, the receiver, the argument.
     pub at: Range<usize>,
     pub how: How<'a>,
-    /// The name the target indexes its place with (`pool[b] = v`, `self.blocks[b].fill(..)`):
-    /// in a helper's summary, a parameter whose value at a call is the position written.
-    index: Option<String>,
+    /// The name the target indexes its place with (`pool[b] = v`, `self.blocks[b].fill(..)`),
+    /// and how many positions each of its values stands for (`cache[b * BS..(b + 1) * BS]`:
+    /// `BS`): in a helper's summary, a parameter whose value at a call gives the positions
+    /// written.
+    index: Option<(String, i128)>,
 }
 
 /// What a helper writes, and the storage of its parameters or `self` the references it returns
@@ -197,9 +199,10 @@ struct HelperWrite {
     /// The contracted writer it hands the storage to (by its place in the index's functions),
     /// with the writer's parameter, when that is how it writes it.
     writer: Option<(usize, String)>,
-    /// The parameter (by position) whose value is the position written, when `positions` are
-    /// not known otherwise (`fn zero_block(pool: &mut [f32], b: usize) { pool[b] = 0.0; }`).
-    at_param: Option<usize>,
+    /// The parameter (by position) whose value gives the positions written, when `positions`
+    /// are not known otherwise (`fn zero_elem(pool: &mut [f32], b: usize) { pool[b] = 0.0; }`),
+    /// and how many positions each value stands for (`pool[b * BS..(b + 1) * BS].fill(0.0)`).
+    at_param: Option<(usize, i128)>,
 }
 
 /// Per-file memo of the helpers' summaries, by definition.
@@ -349,6 +352,10 @@ impl Analysis for Writes<'_, '_> {
         // `let null = NULL_BLOCK;`, `let mut b = 0;` (a `while` loop's counter): the position it
         // holds until it is assigned.
         if let Some(v) = self.ctx.int_value(init) {
+            self.counters.insert(local, (v, v.saturating_add(1)));
+        } else if let Some(v) = constant_branch(self.ctx, strip_parens(init)) {
+            // `let b = if dummy { NULL_BLOCK } else { next };`: on the path of that branch, the
+            // position it names (the others' are not known).
             self.counters.insert(local, (v, v.saturating_add(1)));
         }
         let targets = self.designated(scopes, state, init, false);
@@ -695,12 +702,14 @@ impl<'c, 'a> Writes<'c, 'a> {
         }
         let Expr::MethodCall(m) = call else { return None };
         let split = match (m.method.to_string().as_str(), m.args.len()) {
+            // A head whose end is not known stands for its first position, as `[..k]` does: it
+            // is written whenever the head is not empty.
             ("split_at_mut", 1) => match self.ctx.int_value(&m.args[0]) {
                 Some(k) => [(Some((0, k)), false), (Some((k, i128::MAX)), false)],
-                None => [(None, false), (None, false)],
+                None => [(Some((0, 1)), false), (None, false)],
             },
             ("split_first_mut", 0) => [(Some((0, 1)), true), (Some((1, i128::MAX)), false)],
-            ("split_last_mut", 0) => [(None, true), (None, false)],
+            ("split_last_mut", 0) => [(None, true), (Some((0, 1)), false)],
             _ => return None,
         };
         Some((m, split))
@@ -793,7 +802,7 @@ impl<'c, 'a> Writes<'c, 'a> {
             return;
         }
         // Only a summary maps an index to a parameter.
-        let index = self.def.and_then(|_| index_name(target));
+        let index = self.def.and_then(|_| index_param(self.ctx, target));
         self.writes.push(Write { place, positions, at, how, index });
     }
 
@@ -844,8 +853,8 @@ impl<'c, 'a> Writes<'c, 'a> {
                     Some(i) => args.get(*i).copied(),
                     None => receiver,
                 };
-                // `zero_block(pool, NULL_BLOCK)`: the position is the argument's value.
-                let positions = &positions.or_else(|| at_param.and_then(|j| args.get(j)).and_then(|a| self.position_of(scopes, a)));
+                // `zero_block(pool, NULL_BLOCK)`: the positions are the argument's value's.
+                let positions = &positions.or_else(|| at_param.and_then(|(j, k)| Some(scaled(self.position_of(scopes, args.get(j)?)?, k))));
                 let Some(arg) = arg else { continue };
                 // A receiver is taken by reference; an argument must be one.
                 for t in self.designated(scopes, state, arg, param.is_none()).0 {
@@ -1114,7 +1123,7 @@ impl<'c, 'a> Writes<'c, 'a> {
                 }
                 _ => None,
             };
-            let at_param = w.index.as_ref().filter(|_| w.positions.is_none()).and_then(|n| params.iter().position(|p| p.as_deref() == Some(n.as_str())));
+            let at_param = w.index.as_ref().filter(|_| w.positions.is_none()).and_then(|(n, k)| Some((params.iter().position(|p| p.as_deref() == Some(n.as_str()))?, *k)));
             s.writes.push(HelperWrite { param, fields: w.place.fields.clone(), positions: w.positions, writer, at_param });
         }
         s.calls_back = called_closures(def.body, &params);
@@ -1231,20 +1240,19 @@ fn param_positions(ctx: &FnCtx, index: &Expr) -> Option<(String, i128, bool)> {
     }
 }
 
-/// The name a write's target indexes its place with: `pool[b]`, `self.blocks[b].data`,
-/// `pool[b][j]` (the element `pool[b]`).
-fn index_name(target: &Expr) -> Option<String> {
+/// The name a write's target indexes its place with, and the positions each of its values
+/// stands for: `pool[b]`, `self.blocks[b].data`, `pool[b][j]` (the element `pool[b]`), `cache[b
+/// * BS..(b + 1) * BS]` (`BS` of them).
+fn index_param(ctx: &FnCtx, target: &Expr) -> Option<(String, i128)> {
     match strip_parens(target) {
         Expr::Index(ix) => match strip_parens(&ix.expr) {
-            inner @ Expr::Index(_) => index_name(inner),
-            Expr::Field(f) if matches!(strip_parens(&f.base), Expr::Index(_)) => index_name(&f.base),
-            _ => match strip_parens(&ix.index) {
-                Expr::Path(p) => p.path.get_ident().map(|i| i.to_string()),
-                _ => None,
-            },
+            inner @ Expr::Index(_) => index_param(ctx, inner),
+            Expr::Field(f) if matches!(strip_parens(&f.base), Expr::Index(_)) => index_param(ctx, &f.base),
+            // `pool[b]`, `cache[b * BS..(b + 1) * BS]`.
+            _ => param_positions(ctx, &ix.index).map(|(name, k, _)| (name, k)),
         },
-        Expr::Field(f) => index_name(&f.base),
-        Expr::Reference(r) => index_name(&r.expr),
+        Expr::Field(f) => index_param(ctx, &f.base),
+        Expr::Reference(r) => index_param(ctx, &r.expr),
         _ => None,
     }
 }
@@ -1261,6 +1269,17 @@ fn pattern_idents(body: &syn::Block) -> HashSet<String> {
     let mut v = Idents(HashSet::new());
     v.visit_block(body);
     v.0
+}
+
+/// The one constant among the values an `if`/`else` or a `match` gives, when its branches give
+/// one (and other values that are not constants).
+fn constant_branch(ctx: &FnCtx, e: &Expr) -> Option<i128> {
+    let mut constants: Vec<i128> = crate::rules::branches(e)?.iter().filter_map(|b| ctx.int_value(b.value)).collect();
+    constants.dedup();
+    match constants[..] {
+        [v] => Some(v),
+        _ => None,
+    }
 }
 
 /// `len() + n`, `x.len() + 1`: a new length past the current one (a `resize` that only grows).
