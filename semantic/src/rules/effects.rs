@@ -659,9 +659,9 @@ impl<'c, 'a> Effects<'c, 'a> {
 
     /// The traces of a helper's normal exits that serve (`None`: not a helper, none of its paths
     /// runs an effect, it never returns normally, or it could not be summarised). A call that may
-    /// name several functions of the file (`self.obs.record()`, with `record` on two types) runs
-    /// what they all run, when their summaries agree. A call that names no function of this file
-    /// may name one of another file, by its path.
+    /// name several functions of the file (`self.obs.record()`, with `record` on two types; a
+    /// trait's impls for a `dyn` receiver) runs one of them: the paths of any. A call that names
+    /// no function of this file may name one of another file, by its path.
     /// With whether the helper is an `async fn` (its call returns a future).
     fn helper_summary(&self, call: &Expr) -> Option<(Arc<Traces>, bool)> {
         let candidates = self.ctx.helper_candidates(call, self.def, self.depth);
@@ -672,15 +672,23 @@ impl<'c, 'a> Effects<'c, 'a> {
             return Some((summary, is_async));
         }
         let is_async = candidates.iter().all(|(_, def)| def.sig.asyncness.is_some());
-        let mut agreed: Option<Arc<Traces>> = None;
-        for (idx, def) in candidates {
-            let summary = self.summary_of(idx, def)?;
-            match &agreed {
-                Some(seen) if **seen != *summary => return None,
-                _ => agreed = Some(summary),
+        // The call runs one of them (a trait's impls for a `dyn` or generic receiver): the paths
+        // of any, one that runs no effect a path that runs nothing.
+        let summaries: Vec<Option<Arc<Traces>>> = candidates.into_iter().map(|(idx, def)| self.summary_of(idx, def)).collect();
+        if summaries.iter().all(Option::is_none) {
+            return None;
+        }
+        if let [Some(one)] = &summaries[..] {
+            return Some((one.clone(), is_async));
+        }
+        let mut any = Traces::default();
+        for s in &summaries {
+            match s {
+                Some(traces) => any.join(traces),
+                None => any.join(&Traces::start()),
             }
         }
-        agreed.map(|a| (a, is_async))
+        Some((Arc::new(any), is_async))
     }
 
     fn counted(&self) -> Counted {

@@ -45,7 +45,7 @@ const CONVERSIONS: &[&str] = &[
     "new", "from_vec", "from_slice", "from", "to_vec", "clone", "into", "to_owned", "to_device", "to_dtype", "as_slice",
     "reshape", "unsqueeze", "contiguous", "copy", "as_ref", "as_mut", "as_mut_slice", "iter", "into_iter", "copied",
     "cloned", "collect", "take", "rev", "to", "borrow", "borrow_mut", "lock", "unwrap", "expect", "into_boxed_slice",
-    "into_vec", "from_iter", "as_deref", "as_deref_mut",
+    "into_vec", "from_iter", "as_deref", "as_deref_mut", "cycle",
 ];
 /// Methods that change how many entries a buffer has.
 const LENGTH_CHANGING: &[&str] = &[
