@@ -430,13 +430,13 @@ impl<'a> FnCtx<'a> {
         // A path into this very file is `helper_of`'s (and asking the item table about it would
         // parse this file a second time: `Vec::new()` may be `crate::here::Vec::new`).
         let elsewhere = |t: &[String]| self.items.file_of(t).is_some_and(|(_, f)| f.file.path != self.file.path);
-        targets.into_iter().find(|t| !contracted(t) && elsewhere(t) && self.items.has_fn(self.index, t))
+        targets.into_iter().find(|t| !contracted(t) && elsewhere(t) && self.items.fn_file_of(self.index, t).is_some_and(|(_, f)| f.file.path != self.file.path))
     }
 
     /// Runs `f` on the function defined at `path` in another file of the workspace, with the
     /// context of its own file (imports, helpers, types), that file parsed on this thread.
     pub fn with_foreign_fn<R>(&self, path: &[String], f: impl for<'x> FnOnce(&FnCtx<'x>, &FnDef<'x>) -> R) -> Option<R> {
-        let (i, item) = self.items.file_of(path)?;
+        let (i, item) = self.items.fn_file_of(self.index, path)?;
         let ast = self.parsed.get(i, &item.file)?;
         let scope = FileScope::of(&ast, &item.crate_name, &item.module, self.items);
         let fns = FileFns::of(&item.file, &ast);

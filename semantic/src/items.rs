@@ -209,7 +209,28 @@ impl WorkspaceItems {
 
     /// Whether a function or method with a body is defined at `path`.
     pub fn has_fn(&self, index: &Index, path: &[String]) -> bool {
-        self.types_of(index, path).is_some_and(|t| t.fns.contains(path))
+        self.fn_file_of(index, path).is_some()
+    }
+
+    /// The file that defines the function or method at `path`: its module's, or, for a method
+    /// of a type whose `impl` block is in another file of the crate (`impl Observer` in
+    /// `observer_impl.rs`, which imports the type), that file. Only the files whose text has an
+    /// `impl` and names the type and the method are parsed to know.
+    pub fn fn_file_of(&self, index: &Index, path: &[String]) -> Option<(usize, &ItemFile)> {
+        let (i, file) = self.file_of(path)?;
+        if self.table(index, i).fns.contains(path) {
+            return Some((i, file));
+        }
+        let [krate, .., ty, name] = path else { return None };
+        let written = |f: &ItemFile| {
+            let t = &f.file.text;
+            t.contains("impl") && t.contains(ty.as_str()) && fn_names(t).any(|n| n == name)
+        };
+        self.files
+            .iter()
+            .enumerate()
+            .filter(|(j, f)| *j != i && f.crate_name == *krate && written(f))
+            .find(|(j, _)| self.table(index, *j).fns.contains(path))
     }
 
     /// Whether a struct, an enum or a union is defined at `path`.
@@ -234,7 +255,8 @@ impl WorkspaceItems {
 
     /// What the function or method defined at `path` returns.
     pub fn returns(&self, index: &Index, path: &[String]) -> Option<TypeRef> {
-        self.types_of(index, path)?.returns.get(path).cloned()
+        let (i, _) = self.fn_file_of(index, path)?;
+        self.table(index, i).returns.get(path).cloned()
     }
 
     /// Whether any file of the check defines a function or method of this name (`fn name`), read
@@ -279,8 +301,13 @@ impl WorkspaceItems {
     }
 
     fn types_of(&self, index: &Index, path: &[String]) -> Option<Arc<FileTypes>> {
-        let (i, file) = self.file_of(path)?;
-        Some(self.types[i].get_or_init(|| Arc::new(file_types(index, file))).clone())
+        let (i, _) = self.file_of(path)?;
+        Some(self.table(index, i))
+    }
+
+    /// The item table of file `i`, built on first use.
+    fn table(&self, index: &Index, i: usize) -> Arc<FileTypes> {
+        self.types[i].get_or_init(|| Arc::new(file_types(index, &self.files[i]))).clone()
     }
 }
 

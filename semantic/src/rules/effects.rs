@@ -610,7 +610,7 @@ impl<'c, 'a> Effects<'c, 'a> {
             return self.summary_of(idx, &fns.defs[idx]);
         }
         // The type's file is parsed only where its text can hold a `Drop` impl.
-        let may_drop = |p: &[String]| self.ctx.items.file_of(p).is_some_and(|(_, f)| f.file.text.contains("Drop"));
+        let may_drop = |p: &[String]| self.ctx.items.file_of(p).is_some();
         ty.paths?.iter().filter(|p| may_drop(p)).find_map(|p| self.foreign_summary(&[p.as_slice(), &["drop".to_string()]].concat()))
     }
 
