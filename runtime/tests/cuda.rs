@@ -8,7 +8,7 @@
 //! any skip there).
 #![cfg(feature = "cuda")]
 
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 use std::process::Command;
 use std::sync::Arc;
 
