@@ -397,6 +397,14 @@ impl Analysis for Keys<'_, '_> {
     /// return None; }`: a hit whose entry is compared with a component is validated for it (an
     /// entry stamped with the version it was built for), as if the key held it.
     fn assume(&mut self, scopes: &Scopes, state: &mut State, cond: &Expr, holds: bool) {
+        // `e.valid_for(self.adapter_version)` of `fn valid_for(&self, v: u64) -> bool { self.version
+        // == v }`: the comparison it makes, on the receiver and the arguments.
+        if let Expr::MethodCall(m) = strip(cond) {
+            if let Some(compared) = super::predicate_of(self.ctx, strip(cond), self.def, self.depth).and_then(|p| inline_method_predicate(&p, m)) {
+                self.assume(scopes, state, &compared, holds);
+            }
+            return;
+        }
         let Expr::Binary(b) = strip(cond) else { return };
         // `for &b in &self.sizes { if b >= bs { self.graphs.get(&b) .. } }`: where a local is
         // known equal to, or bounded by, a value, it is chosen by that value (the captured
@@ -844,6 +852,19 @@ impl<'c, 'a> Keys<'c, 'a> {
     fn stamped_with(&self, scopes: &Scopes, state: &State, value: &Expr, masked: &HashSet<String>) -> BTreeSet<Place> {
         match strip(value) {
             Expr::Struct(s) => s.fields.iter().flat_map(|f| self.built_from(scopes, state, &f.expr, masked)).collect(),
+            // `Entry::new(kv, self.adapter_version)` of a constructor of the file that ends with a
+            // struct literal of its parameters: the arguments it stores in the fields.
+            call @ Expr::Call(c) => {
+                let Some((_, def)) = self.ctx.helper_of(call, self.def, self.depth) else { return BTreeSet::new() };
+                let Some(syn::Stmt::Expr(tail, None)) = def.body.stmts.last() else { return BTreeSet::new() };
+                let Expr::Struct(literal) = strip(tail) else { return BTreeSet::new() };
+                let params = dataflow::param_names(def.sig);
+                let stored = |f: &syn::FieldValue| match strip(&f.expr) {
+                    Expr::Path(p) => p.path.get_ident().and_then(|i| params.iter().position(|n| i == n)).and_then(|k| c.args.iter().nth(k)),
+                    _ => None,
+                };
+                literal.fields.iter().filter_map(stored).flat_map(|arg| self.built_from(scopes, state, arg, masked)).collect()
+            }
             Expr::Tuple(t) => t.elems.iter().flat_map(|el| self.built_from(scopes, state, el, masked)).collect(),
             other => match scopes.place_of(other) {
                 Some(p) => state
@@ -1318,6 +1339,35 @@ impl<'ast> Visit<'ast> for Children<'ast> {
 }
 
 /// `HashMap::new()`, `Default::default()`, `Vec::new()`: an empty collection.
+/// A predicate method's comparison of `self`'s field with a parameter (`self.version == v`), on
+/// the receiver and the argument of a call of it: `e.version == self.adapter_version`.
+fn inline_method_predicate(p: &dataflow::Predicate, call: &syn::ExprMethodCall) -> Option<Expr> {
+    let Expr::Binary(b) = strip(&p.cond) else { return None };
+    if !matches!(b.op, syn::BinOp::Eq(_) | syn::BinOp::Ne(_)) {
+        return None;
+    }
+    let side = |e: &Expr| -> Option<Expr> {
+        let mut fields = Vec::new();
+        let mut at = strip(e);
+        while let Expr::Field(f) = at {
+            fields.push(f.member.clone());
+            at = strip(&f.base);
+        }
+        let Expr::Path(base) = at else { return None };
+        let name = base.path.get_ident()?;
+        if name == "self" && !fields.is_empty() {
+            let mut out = (*call.receiver).clone();
+            for member in fields.into_iter().rev() {
+                out = Expr::Field(syn::ExprField { attrs: Vec::new(), base: Box::new(out), dot_token: Default::default(), member });
+            }
+            return Some(out);
+        }
+        let k = p.params.iter().position(|n| name == n)?;
+        fields.is_empty().then(|| call.args.iter().nth(k).cloned()).flatten()
+    };
+    Some(Expr::Binary(syn::ExprBinary { attrs: Vec::new(), left: Box::new(side(&b.left)?), op: b.op, right: Box::new(side(&b.right)?) }))
+}
+
 fn is_empty_collection(e: &Expr) -> bool {
     let Expr::Call(c) = strip(e) else { return false };
     let Expr::Path(p) = strip(&c.func) else { return false };
