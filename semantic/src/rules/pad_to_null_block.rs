@@ -1423,6 +1423,12 @@ impl<'c, 'a> Pad<'c, 'a> {
                     let derived = if default_call { self.derived_default(&written, rest) } else { None };
                     v = match derived {
                         Some(derived) => derived,
+                        // `..Default::default()` of a hand-written `impl Default for Meta`: the
+                        // struct's own `default()`, as `..Meta::default()` reads.
+                        None if default_call => {
+                            let owner = &s.path;
+                            self.eval(scopes, state, &syn::parse_quote!(#owner::default()))
+                        }
                         None => self.eval(scopes, state, rest),
                     };
                 }
