@@ -609,9 +609,8 @@ impl<'c, 'a> Effects<'c, 'a> {
         if let [idx] = local[..] {
             return self.summary_of(idx, &fns.defs[idx]);
         }
-        // The type's file is parsed only where its text can hold a `Drop` impl.
-        let may_drop = |p: &[String]| self.ctx.items.file_of(p).is_some();
-        ty.paths?.iter().filter(|p| may_drop(p)).find_map(|p| self.foreign_summary(&[p.as_slice(), &["drop".to_string()]].concat()))
+        // Its `Drop` impl in the type's file or another of its crate (`WorkspaceItems::fn_file_of`).
+        ty.paths?.iter().find_map(|p| self.foreign_summary(&[p.as_slice(), &["drop".to_string()]].concat()))
     }
 
     fn position(&self, name: &str) -> Option<u8> {
@@ -677,9 +676,6 @@ impl<'c, 'a> Effects<'c, 'a> {
         let summaries: Vec<Option<Arc<Traces>>> = candidates.into_iter().map(|(idx, def)| self.summary_of(idx, def)).collect();
         if summaries.iter().all(Option::is_none) {
             return None;
-        }
-        if let [Some(one)] = &summaries[..] {
-            return Some((one.clone(), is_async));
         }
         let mut any = Traces::default();
         for s in &summaries {

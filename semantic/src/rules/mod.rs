@@ -603,8 +603,7 @@ fn drop_calls_held_closure(ctx: &FnCtx, here: Option<&str>, written: &[String]) 
     if let Some(def) = local {
         return calls_held_closure(def.body);
     }
-    let may_drop = |p: &[String]| ctx.items.file_of(p).is_some();
-    ctx.resolver.type_paths(written, here).iter().filter(|p| may_drop(p)).any(|p| ctx.with_foreign_fn(&[p.as_slice(), &["drop".to_string()]].concat(), |_, def| calls_held_closure(def.body)) == Some(true))
+    ctx.resolver.type_paths(written, here).iter().any(|p| ctx.with_foreign_fn(&[p.as_slice(), &["drop".to_string()]].concat(), |_, def| calls_held_closure(def.body)) == Some(true))
 }
 
 /// A body that calls a closure held in a field of `self`: `(self.0)()`, `(self.f)(x)`, or a name
