@@ -224,28 +224,24 @@ impl<'a> FnCtx<'a> {
 }
 
 impl<'a> FnCtx<'a> {
-    /// The index fields declared on the struct this function's file calls `ty`: the file's own
-    /// struct of that name if it defines one; else the one its `use` names (by crate); else one of
-    /// this crate. A struct of the same name in another crate is another struct.
-    pub fn index_fields_of_type(&self, ty: &str) -> Vec<&'a crate::index::IndexField> {
-        let declared = self.index.index_fields.iter().filter(|d| d.type_name == ty);
-        let defines_here = self.resolver.fields.defines(ty);
-        let imported_from = self.resolver.imports.get(ty).and_then(|p| p.first()).map(|c| if c == "crate" { self.resolver.crate_name.to_string() } else { c.clone() });
-        declared
-            .filter(|d| {
-                if defines_here {
-                    d.file.path == self.file.path
-                } else if let Some(krate) = &imported_from {
-                    d.krate == *krate
-                } else {
-                    d.krate == self.resolver.crate_name
-                }
-            })
-            .collect()
+    /// The index fields declared on the struct `ty` (a type of this function's file, as the
+    /// resolver types it): the struct its name or written path resolves to in this module, through
+    /// imports, renamed dependencies and re-exports (`kv::StepInput` of `kv = { package =
+    /// "kernels" }`, `kernels::StepInput` written out, `pub use meta::StepInput;`). A struct of
+    /// the same name elsewhere is another struct. A name that resolves to nothing keeps the
+    /// old reading: the file's own struct of that name, else one of this crate.
+    pub fn index_fields_of_type(&self, ty: &crate::resolve::TypeRef) -> Vec<&'a crate::index::IndexField> {
+        let declared = self.index.index_fields.iter().filter(|d| d.type_name == ty.name);
+        let paths = self.resolver.owner_paths(ty, self.self_type);
+        if !paths.is_empty() {
+            return declared.filter(|d| paths.contains(&d.type_path)).collect();
+        }
+        let defines_here = self.resolver.fields.defines(&ty.name);
+        declared.filter(|d| if defines_here { d.file.path == self.file.path } else { d.krate == self.resolver.crate_name }).collect()
     }
 
     /// The declaration of `ty.field`, if it is an index field (see [`Self::index_fields_of_type`]).
-    pub fn index_field(&self, ty: &str, field: &str) -> Option<&'a crate::index::IndexField> {
+    pub fn index_field(&self, ty: &crate::resolve::TypeRef, field: &str) -> Option<&'a crate::index::IndexField> {
         self.index_fields_of_type(ty).into_iter().find(|d| d.field == field)
     }
 }

@@ -63,9 +63,9 @@ pub struct Chunk {
     pub range: Range<usize>,
     /// A `use` declaration: imports decide how every other item's calls resolve.
     pub is_use: bool,
-    /// Defines a struct (itself, or in an inline module): the file's field types resolve the
-    /// receivers of every item's calls ([`crate::resolve::FieldTypes`]).
-    pub defines_struct: bool,
+    /// Defines a struct or a type alias (itself, or in an inline module): the file's field types
+    /// and aliases resolve the receivers of every item's calls ([`crate::resolve::FieldTypes`]).
+    pub defines_type: bool,
     /// A `const` or `static`: a name the module defines, which every item can name without a
     /// path (a fix spells a sentinel so).
     pub is_value: bool,
@@ -86,9 +86,10 @@ pub struct Chunk {
     /// The constants and statics it defines, nested ones included: the items that name one
     /// depend on its value.
     pub consts: Vec<String>,
-    /// For a `use` item or a struct, what it tells the other items, as (name, meaning) pairs:
-    /// `(name, path)` per imported name (`*` for a glob), `(struct, its field names)` and
-    /// `(field, struct and type)` per field. An edit changes the names whose pairs differ.
+    /// For a `use` item, a struct or a type alias, what it tells the other items, as (name,
+    /// meaning) pairs: `(name, path)` per imported name (`*` for a glob), `(struct, its field
+    /// names)` and `(field, struct and type)` per field, `(alias, the type)`. An edit changes the
+    /// names whose pairs differ.
     pub binds: Vec<(String, String)>,
     /// The insides of the bodies of its functions and methods (between the braces): an edit
     /// inside one leaves the item's contract and signature as they were.
@@ -102,7 +103,7 @@ impl Chunk {
 
     /// Context every masked copy keeps.
     fn is_context(&self) -> bool {
-        self.is_use || self.defines_struct || self.is_value || self.defines_macro
+        self.is_use || self.defines_type || self.is_value || self.defines_macro
     }
 }
 
@@ -127,11 +128,11 @@ pub fn chunks(items: &[syn::Item], at: &dyn Fn(Span) -> Range<usize>, start: usi
             value_skeleton(item, at, &mut values);
         }
         let is_value = matches!(item, syn::Item::Const(_) | syn::Item::Static(_));
-        out.push(Chunk { range: from..to, is_use: matches!(item, syn::Item::Use(_)), defines_struct: defines_struct(item), is_value, values, defines_macro: defines_macro(item), fns: names.fns, types: names.types, consts: names.consts, binds, bodies });
+        out.push(Chunk { range: from..to, is_use: matches!(item, syn::Item::Use(_)), defines_type: defines_type(item), is_value, values, defines_macro: defines_macro(item), fns: names.fns, types: names.types, consts: names.consts, binds, bodies });
         from = to;
     }
     if from < end || out.is_empty() {
-        out.push(Chunk { range: from..end, is_use: false, defines_struct: false, is_value: false, values: Vec::new(), defines_macro: false, fns: Vec::new(), types: Vec::new(), consts: Vec::new(), binds: Vec::new(), bodies: Vec::new() });
+        out.push(Chunk { range: from..end, is_use: false, defines_type: false, is_value: false, values: Vec::new(), defines_macro: false, fns: Vec::new(), types: Vec::new(), consts: Vec::new(), binds: Vec::new(), bodies: Vec::new() });
     }
     Some(out)
 }
@@ -172,12 +173,12 @@ fn last_token(item: &syn::Item) -> Option<Span> {
     }
 }
 
-/// Whether an item defines a struct where [`crate::resolve::FieldTypes`] reads them: at the top of
-/// the file or in inline modules.
-fn defines_struct(item: &syn::Item) -> bool {
+/// Whether an item defines a struct or a type alias where [`crate::resolve::FieldTypes`] reads
+/// them: at the top of the file or in inline modules.
+fn defines_type(item: &syn::Item) -> bool {
     match item {
-        syn::Item::Struct(_) => true,
-        syn::Item::Mod(m) => m.content.as_ref().is_some_and(|(_, items)| items.iter().any(defines_struct)),
+        syn::Item::Struct(_) | syn::Item::Type(_) => true,
+        syn::Item::Mod(m) => m.content.as_ref().is_some_and(|(_, items)| items.iter().any(defines_type)),
         _ => false,
     }
 }
@@ -236,7 +237,8 @@ fn item_bodies(item: &syn::Item) -> Vec<&syn::token::Brace> {
     }
 }
 
-/// What a `use` item or the structs of an item tell the other items (see [`Chunk::binds`]).
+/// What a `use` item or the structs and type aliases of an item tell the other items (see
+/// [`Chunk::binds`]).
 fn item_binds(item: &syn::Item, out: &mut Vec<(String, String)>) {
     fn tree(t: &syn::UseTree, prefix: &mut Vec<String>, out: &mut Vec<(String, String)>) {
         match t {
@@ -262,7 +264,9 @@ fn item_binds(item: &syn::Item, out: &mut Vec<(String, String)>) {
                 out.push((field.clone(), format!("{name}.{field}: {}", f.ty.to_token_stream())));
             }
         }
-        syn::Item::Mod(m) => m.content.iter().flat_map(|(_, items)| items).filter(|i| defines_struct(i)).for_each(|i| item_binds(i, out)),
+        // `type DecodeGraph = kv::graph::Graph;`: what the name stands for.
+        syn::Item::Type(t) => out.push((t.ident.to_string(), format!("= {}", t.ty.to_token_stream()))),
+        syn::Item::Mod(m) => m.content.iter().flat_map(|(_, items)| items).filter(|i| defines_type(i)).for_each(|i| item_binds(i, out)),
         _ => {}
     }
 }
@@ -407,7 +411,7 @@ pub fn recheck(prev: &Previous, new: &FileRef, job: &FileJob, index: &Index, ite
     }
     // A contract names fields of the file's structs (`self.vars.slots`), checked when the file is
     // indexed: a struct edited in a declaring file re-indexes it.
-    if reindexed.is_none() && old_run.iter().chain(&chunks[run_new.clone()]).any(|c| c.defines_struct) && (crate::engine::declares(&old.text) || crate::engine::declares(&new.text)) {
+    if reindexed.is_none() && old_run.iter().chain(&chunks[run_new.clone()]).any(|c| c.defines_type) && (crate::engine::declares(&old.text) || crate::engine::declares(&new.text)) {
         return None;
     }
     let text_of = |i: usize| &new.text[chunks[i].range.clone()];
@@ -996,7 +1000,7 @@ pub(crate) mod tests {
         assert!(parts[4].trim_start().starts_with("/* } */ #[cfg(x)]\nimpl") && parts[4].ends_with("} } }"));
         assert_eq!(parts[6], "\n// end\n");
         assert!(chunks[0].is_use && !chunks[1].is_use);
-        assert!(chunks[2].defines_struct && chunks[5].defines_struct && !chunks[4].defines_struct, "a struct in an inline module counts");
+        assert!(chunks[2].defines_type && chunks[5].defines_type && !chunks[4].defines_type, "a struct in an inline module counts");
         assert_eq!(chunks[4].fns, ["g", "inner"]);
         assert_eq!(chunks[4].types, ["S"]);
         assert_eq!(chunks[1].fns, ["f"]);
@@ -1659,6 +1663,23 @@ mod fixtures {
         assert!(got.findings.is_empty(), "{:?}", keys(&got.findings));
     }
 
+    /// A type alias tells the items that name it what their receivers are: deleting it (or
+    /// pointing it elsewhere) re-checks them (found by the random edits of `engine-shapes`).
+    #[test]
+    fn editing_a_type_alias_rechecks_the_items_that_name_it() {
+        let text = "pub const PAD: i64 = -1;\npub struct Graph;\nimpl Graph {\n    #[reuse::contract(writes(cache[slots], skip = PAD))]\n    pub fn replay(&mut self, cache: &mut [f32], slots: &[i64]) {}\n}\npub struct Other;\nimpl Other {\n    pub fn replay(&mut self, cache: &mut [f32], slots: &[i64]) {}\n}\npub type Decode = Graph;\n\npub fn run(g: &mut Decode, cache: &mut [f32], n: usize) {\n    let slots = vec![0; n];\n    g.replay(cache, &slots);\n}\n";
+        let dir = workspace("type-alias", &[("src/lib.rs", text)]);
+        let path = std::fs::canonicalize(dir.join("src/lib.rs")).unwrap();
+        for edited in [text.replace("pub type Decode = Graph;\n", ""), text.replace("= Graph;", "= Other;")] {
+            let (mut live, mut fresh) = (session(&dir), session(&dir));
+            assert_eq!(live.update(&path, text.to_string()).len(), 1, "the alias's finding");
+            let got = live.edit(&path, edited.clone());
+            assert!(got.items.is_some(), "the item path");
+            assert_eq!(keys(&got.findings), keys(&fresh.update(&path, edited.clone())), "{edited}");
+            assert!(got.findings.is_empty(), "{:?}", keys(&got.findings));
+        }
+    }
+
     #[test]
     fn random_edits_of_every_fixture_give_the_findings_of_a_fresh_check() {
         let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../fixtures");
@@ -1771,6 +1792,9 @@ mod fixtures {
             let shifted = live.edit(&path, typed.clone()).findings;
             assert_eq!(keys(&shifted), keys(&live.update(&path, typed)), "{rel} after a blank line");
             assert_eq!(shifted.len(), expected.len(), "{rel} after a blank line");
+            // Back to the text on disk: the files opened later have labels in this one
+            // (`sched` builds `kv`'s index struct) and are compared with the command line's.
+            live.update(&path, text);
         }
     }
 }

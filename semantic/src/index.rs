@@ -648,6 +648,9 @@ pub struct IndexField {
     pub attr_range: Range<usize>,
     /// The crate that declares it (its sentinel is that crate's constant).
     pub krate: String,
+    /// The struct's definition path (crate name first, then its modules): what a type written
+    /// anywhere in the workspace is resolved to before its index fields are looked up.
+    pub type_path: Vec<String>,
     /// Its sentinel, when it names a constant only the workspace can define.
     pub const_refs: Vec<ConstRef>,
 }
@@ -696,7 +699,8 @@ fn index_fields_in(
                             reuse_rules::contract::Sentinel::Const(p) => scope.const_ref(p).into_iter().collect(),
                             reuse_rules::contract::Sentinel::Int { .. } => Vec::new(),
                         };
-                        found.push(IndexField { type_name: st.ident.to_string(), field: name.clone(), decl, file: file.clone(), attr_range, krate: crate_name.to_string(), const_refs });
+                        let type_path = full.iter().cloned().chain([st.ident.to_string()]).collect();
+                        found.push(IndexField { type_name: st.ident.to_string(), field: name.clone(), decl, file: file.clone(), attr_range, krate: crate_name.to_string(), type_path, const_refs });
                     }
                     // An error of an empty attribute (`#[reuse::index]`) has no token of its own:
                     // it is the attribute's.

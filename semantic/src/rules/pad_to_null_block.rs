@@ -35,7 +35,7 @@ use crate::analysis::{call_args, clause_label, FnCtx, FnDef};
 use crate::dataflow::{self, Analysis, Base, Domain, LocalId, Place, PlaceMap, Scopes};
 use crate::finding::{Finding, Fix, Label};
 use crate::index::ContractedFn;
-use crate::resolve::strip;
+use crate::resolve::{strip, TypeRef};
 use super::InFile;
 use reuse_rules::catalogue::PAD_TO_NULL_BLOCK;
 use reuse_rules::contract::{Clause, ClauseKind, PlaceRoot, Sentinel};
@@ -536,7 +536,7 @@ struct Pad<'c, 'a> {
     depth: usize,
     summary: Summary,
     /// Locals built by a struct literal, with the struct's name (index fields are checked on them).
-    local_types: std::collections::HashMap<LocalId, String>,
+    local_types: std::collections::HashMap<LocalId, TypeRef>,
     /// Locals that re-bind a parameter whole (`let meta = meta;`, `let meta = &mut *meta;`):
     /// what they hold at an exit is what the caller's value holds.
     rebound: std::collections::HashMap<LocalId, LocalId>,
@@ -774,7 +774,7 @@ impl Analysis for Pad<'_, '_> {
                 let Some(ty) = self.literal_type(s) else { return };
                 if self.def.is_some() {
                     let v = self.eval(scopes, state, e);
-                    self.summary.literals.entry(ty).or_default().join(v);
+                    self.summary.literals.entry(ty.name).or_default().join(v);
                     return;
                 }
                 // Check mode: an index field built with the null block.
@@ -782,7 +782,7 @@ impl Analysis for Pad<'_, '_> {
                     let syn::Member::Named(name) = &f.member else { continue };
                     if let Some(decl) = self.ctx.index_field(&ty, &name.to_string()) {
                         let v = self.eval(scopes, state, &f.expr);
-                        self.report_index_field(decl, &v, &format!("{ty} {{ {name} }}"));
+                        self.report_index_field(decl, &v, &format!("{} {{ {name} }}", ty.name));
                     }
                 }
             }
@@ -896,7 +896,7 @@ impl Analysis for Pad<'_, '_> {
         self.len_inits.remove(&local);
         let Some(init) = init else {
             // A parameter that is an object with persistent index fields.
-            self.bind_object(state, local, || self.base_type(scopes, &Base::Local(local)));
+            self.bind_object(state, local, || self.base_type(scopes, &Base::Local(local)).map(|t| t.name));
             return;
         };
         if crate::index::int_value(strip(init)) == Some(0) {
@@ -2208,9 +2208,9 @@ impl<'c, 'a> Pad<'c, 'a> {
 
     /// The struct a place's base has: `self` in an impl, a parameter by its declared type, a local
     /// built by a struct literal. Only these are known (never guessed).
-    fn base_type(&self, scopes: &Scopes, base: &Base) -> Option<String> {
+    fn base_type(&self, scopes: &Scopes, base: &Base) -> Option<TypeRef> {
         match base {
-            Base::SelfValue => self.ctx.self_type.map(str::to_string),
+            Base::SelfValue => self.ctx.self_type.map(TypeRef::here),
             Base::Local(id) => {
                 if let Some(ty) = self.local_types.get(id) {
                     return Some(ty.clone());
@@ -2218,7 +2218,8 @@ impl<'c, 'a> Pad<'c, 'a> {
                 let params: Vec<&syn::PatType> = self.ctx.sig.inputs.iter().filter_map(|a| if let syn::FnArg::Typed(t) = a { Some(t) } else { None }).collect();
                 let param = params.get(*id as usize)?;
                 let named = matches!(&*param.pat, syn::Pat::Ident(p) if p.ident == scopes.name(*id));
-                named.then(|| type_name(&param.ty)).flatten()
+                let generics = crate::resolve::generic_names(self.ctx.sig, self.ctx.outer_generics);
+                named.then(|| self.ctx.resolver.type_ref(&param.ty, self.ctx.self_type, &generics)).flatten()
             }
         }
     }
@@ -2234,7 +2235,7 @@ impl<'c, 'a> Pad<'c, 'a> {
 
     /// The index fields of a value of type `ty` at `place`, and of the structs of this file in
     /// its fields (`batch.meta.slot_mapping`), a few levels down.
-    fn index_fields_in(&self, state: &State, place: &Place, ty: &str, depth: usize, out: &mut Vec<(&'a crate::index::IndexField, Place, Val)>) {
+    fn index_fields_in(&self, state: &State, place: &Place, ty: &TypeRef, depth: usize, out: &mut Vec<(&'a crate::index::IndexField, Place, Val)>) {
         for decl in self.ctx.index_fields_of_type(ty) {
             let field = place.field(&decl.field);
             let mut v = self.read_concrete(state, &field);
@@ -2245,9 +2246,9 @@ impl<'c, 'a> Pad<'c, 'a> {
             return;
         }
         let fields = self.ctx.resolver.fields;
-        for f in fields.fields_of(ty).unwrap_or_default() {
-            if let Some(inner) = fields.field_type(ty, f).filter(|inner| *inner != ty) {
-                self.index_fields_in(state, &place.field(f), inner, depth + 1, out);
+        for f in fields.fields_of(&ty.name).unwrap_or_default() {
+            if let Some(inner) = fields.field_type(&ty.name, f).filter(|inner| *inner != ty.name) {
+                self.index_fields_in(state, &place.field(f), &TypeRef::here(inner), depth + 1, out);
             }
         }
     }
@@ -2319,15 +2320,19 @@ impl<'c, 'a> Pad<'c, 'a> {
     }
 
     /// The type a struct literal builds, by its last path segment (`Self` in an impl is the type).
-    fn literal_type(&self, s: &syn::ExprStruct) -> Option<String> {
+    fn literal_type(&self, s: &syn::ExprStruct) -> Option<TypeRef> {
         let name = s.path.segments.last()?.ident.to_string();
         if name == "Self" {
-            return match self.def {
+            let own = match self.def {
                 Some(d) => d.self_type.clone(),
                 None => self.ctx.self_type.map(str::to_string),
             };
+            return own.map(|t| TypeRef { name: t, paths: None });
         }
-        Some(name)
+        // Written out (`kernels::StepInput { .. }`): the type that path names.
+        let written: Vec<String> = s.path.segments.iter().map(|s| s.ident.to_string()).collect();
+        let paths = (written.len() > 1).then(|| self.ctx.resolver.type_paths(&written, self.ctx.self_type));
+        Some(TypeRef { name, paths })
     }
 
     /// The helper a call designates (a function of this file, or of another file of the
@@ -2591,16 +2596,6 @@ fn tagged(v: &Val, function: &str) -> Val {
             })
             .collect(),
         fields: v.fields.iter().map(|(k, fv)| (k.clone(), tagged(fv, function))).collect(),
-    }
-}
-
-/// A parameter type's struct name: `&mut StepMeta` → `StepMeta`, `Box<Meta>` stays `Box`.
-fn type_name(ty: &syn::Type) -> Option<String> {
-    match ty {
-        syn::Type::Reference(r) => type_name(&r.elem),
-        syn::Type::Paren(p) => type_name(&p.elem),
-        syn::Type::Path(p) => p.path.segments.last().map(|s| s.ident.to_string()),
-        _ => None,
     }
 }
 
