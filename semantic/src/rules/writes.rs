@@ -155,7 +155,29 @@ pub(super) struct Write<'a> {
     /// and how many positions each of its values stands for (`cache[b * BS..(b + 1) * BS]`:
     /// `BS`): in a helper's summary, a parameter whose value at a call gives the positions
     /// written.
-    index: Option<(String, i128)>,
+    index: Option<(String, ByParam)>,
+}
+
+/// How a parameter's value gives the positions a helper writes: each value stands for `scale`
+/// positions (`pool[b]`: 1; `cache[b * BS..(b + 1) * BS]`: `BS`), and `to_end` writes from there
+/// to the end (`blocks.iter_mut().skip(first)`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+struct ByParam {
+    scale: i128,
+    to_end: bool,
+}
+
+impl ByParam {
+    /// The positions written for an argument at `position` (unknown: all of them from 0 when the
+    /// helper writes to the end, as an inline `skip(k)` of an unknown `k` does; else unknown).
+    fn positions(self, position: Option<Positions>) -> Option<Positions> {
+        match (position, self.to_end) {
+            (Some(p), false) => Some(scaled(p, self.scale)),
+            (Some((lo, _)), true) => Some((lo.saturating_mul(self.scale), i128::MAX)),
+            (None, true) => Some(ALL),
+            (None, false) => None,
+        }
+    }
 }
 
 /// What a helper writes, and the storage of its parameters or `self` the references it returns
@@ -201,8 +223,8 @@ struct HelperWrite {
     writer: Option<(usize, String)>,
     /// The parameter (by position) whose value gives the positions written, when `positions`
     /// are not known otherwise (`fn zero_elem(pool: &mut [f32], b: usize) { pool[b] = 0.0; }`),
-    /// and how many positions each value stands for (`pool[b * BS..(b + 1) * BS].fill(0.0)`).
-    at_param: Option<(usize, i128)>,
+    /// and how (`pool[b * BS..(b + 1) * BS].fill(0.0)`, `blocks.iter_mut().skip(first)`).
+    at_param: Option<(usize, ByParam)>,
 }
 
 /// Per-file memo of the helpers' summaries, by definition.
@@ -256,7 +278,7 @@ struct Writes<'c, 'a> {
     seen: HashSet<(usize, usize, Place, Option<Positions>)>,
     /// The `iter_mut()` calls that a consuming chain narrows, with the ranges of positions it
     /// keeps (two for all but one).
-    narrowed: Vec<(*const syn::ExprMethodCall, Vec<Positions>, String)>,
+    narrowed: Vec<Narrowed>,
     /// While the body of a closure kept for later is read: the names it binds itself.
     masked: HashSet<String>,
     /// Views of a place (`as_mut_slice()`, `as_mut()`) that an enclosing expression writes
@@ -802,7 +824,7 @@ impl<'c, 'a> Writes<'c, 'a> {
             return;
         }
         // Only a summary maps an index to a parameter.
-        let index = self.def.and_then(|_| index_param(self.ctx, target));
+        let index = self.def.and_then(|_| index_param(self.ctx, target)).map(|(name, scale)| (name, ByParam { scale, to_end: false }));
         self.writes.push(Write { place, positions, at, how, index });
     }
 
@@ -854,7 +876,7 @@ impl<'c, 'a> Writes<'c, 'a> {
                     None => receiver,
                 };
                 // `zero_block(pool, NULL_BLOCK)`: the positions are the argument's value's.
-                let positions = &positions.or_else(|| at_param.and_then(|(j, k)| Some(scaled(self.position_of(scopes, args.get(j)?)?, k))));
+                let positions = &positions.or_else(|| at_param.and_then(|(j, by)| by.positions(self.position_of(scopes, args.get(j)?))));
                 let Some(arg) = arg else { continue };
                 // A receiver is taken by reference; an argument must be one.
                 for t in self.designated(scopes, state, arg, param.is_none()).0 {
@@ -1061,7 +1083,20 @@ impl<'c, 'a> Writes<'c, 'a> {
         if guard || method == "split_at_mut" || self.viewed.contains(&(m as *const _)) || (!parts && !MUTATING_METHODS.contains(&method.as_str())) {
             return;
         }
-        let narrowed = self.narrowed.iter().find(|(p, ..)| std::ptr::eq(*p, m)).map(|(_, r, how)| (r.clone(), how.clone()));
+        let narrowed = self.narrowed.iter().find(|n| std::ptr::eq(n.call, m));
+        // In a summary, `skip(first)` of a parameter: the caller's argument gives the positions.
+        if let Some((name, scale)) = narrowed.and_then(|n| n.from_param.clone()).filter(|_| self.def.is_some()) {
+            let how = narrowed.map_or(method, |n| n.how.clone());
+            for t in self.designated(scopes, state, receiver, true).0 {
+                let before = self.writes.len();
+                self.record(t.place.clone(), None, receiver, How::Method(how.clone()));
+                if let Some(w) = self.writes.get_mut(before) {
+                    w.index = Some((name.clone(), ByParam { scale, to_end: true }));
+                }
+            }
+            return;
+        }
+        let narrowed = narrowed.map(|n| (n.ranges.clone(), n.how.clone()));
         // Positions not known: what a raw pointer handed to a kernel writes is the contract's
         // to say (and the runtime shim's to check); growing writes only past the end; the last
         // entry's position is not known here.
@@ -1294,13 +1329,25 @@ fn summarise<'a>(ctx: &FnCtx<'a>, def: &FnDef<'a>, depth: usize) -> Option<Arc<S
     Some(Arc::new(inner.summary(def)))
 }
 
+/// An `iter_mut()` call (or another that hands out parts) that the chain consuming it narrows.
+struct Narrowed {
+    call: *const syn::ExprMethodCall,
+    /// The ranges of positions it keeps (two for all but one).
+    ranges: Vec<Positions>,
+    /// The chain as a message names it (`iter_mut().skip(..)`).
+    how: String,
+    /// `.skip(first)` of a name that is no constant: the name, and the positions each of its
+    /// values stands for (a helper's parameter gives them at its calls).
+    from_param: Option<(String, i128)>,
+}
+
 /// The `iter_mut()` calls of a body that the chain consuming them narrows: `.skip(k)` from `k`
 /// on, `.take(k)` the first `k`, `.nth(k)` the one at `k` (`.next()` the first), through
 /// adapters that keep positions.
-fn narrowed_iter_muts(ctx: &FnCtx, body: &syn::Block, out: &mut Vec<(*const syn::ExprMethodCall, Vec<Positions>, String)>) {
+fn narrowed_iter_muts(ctx: &FnCtx, body: &syn::Block, out: &mut Vec<Narrowed>) {
     struct Chains<'c, 'a, 'o> {
         ctx: &'c FnCtx<'a>,
-        out: &'o mut Vec<(*const syn::ExprMethodCall, Vec<Positions>, String)>,
+        out: &'o mut Vec<Narrowed>,
     }
     impl Chains<'_, '_, '_> {
         /// `P.iter_mut().enumerate()` whose index `i` is kept to some positions: the others are
@@ -1311,9 +1358,9 @@ fn narrowed_iter_muts(ctx: &FnCtx, body: &syn::Block, out: &mut Vec<(*const syn:
             let Expr::MethodCall(inner) = strip_parens(&e.receiver) else { return };
             if let (true, Some(size)) = (e.method == "enumerate", part_size(self.ctx, inner)) {
                 let ptr = inner as *const _;
-                if !self.out.iter().any(|(p, ..)| *p == ptr) {
-                    let kept = kept.into_iter().filter(|(lo, hi)| lo < hi).map(|r| scaled(r, size)).collect();
-                    self.out.push((ptr, kept, format!("{}().enumerate(){how}", inner.method)));
+                if !self.out.iter().any(|n| n.call == ptr) {
+                    let ranges = kept.into_iter().filter(|(lo, hi)| lo < hi).map(|r| scaled(r, size)).collect();
+                    self.out.push(Narrowed { call: ptr, ranges, how: format!("{}().enumerate(){how}", inner.method), from_param: None });
                 }
             }
         }
@@ -1378,8 +1425,8 @@ fn narrowed_iter_muts(ctx: &FnCtx, body: &syn::Block, out: &mut Vec<(*const syn:
         fn read_only(&mut self, iterated: &Expr, pat: &syn::Pat, body: &Expr) {
             if let Some(m) = iter_mut_of_items(iterated, pat, body) {
                 let ptr = m as *const _;
-                if !self.out.iter().any(|(p, ..)| *p == ptr) {
-                    self.out.push((ptr, Vec::new(), "iter_mut()".to_string()));
+                if !self.out.iter().any(|n| n.call == ptr) {
+                    self.out.push(Narrowed { call: ptr, ranges: Vec::new(), how: "iter_mut()".to_string(), from_param: None });
                 }
             }
         }
@@ -1421,18 +1468,25 @@ fn narrowed_iter_muts(ctx: &FnCtx, body: &syn::Block, out: &mut Vec<(*const syn:
                 "next" if m.args.is_empty() => Some(0),
                 _ => None,
             };
-            if let Some(k) = count {
+            // `.skip(first)`: from a position a name gives.
+            let from_name = match (method.as_str(), count, m.args.first().map(strip_parens)) {
+                ("skip", None, Some(Expr::Path(p))) => p.path.get_ident().map(|i| i.to_string()),
+                _ => None,
+            };
+            if count.is_some() || from_name.is_some() {
                 let mut r = strip_parens(&m.receiver);
                 while let Expr::MethodCall(inner) = r {
                     if let Some(size) = part_size(self.ctx, inner) {
                         let ptr = inner as *const _;
-                        if !self.out.iter().any(|(p, ..)| *p == ptr) {
-                            let range = match method.as_str() {
-                                "skip" => (k, i128::MAX),
-                                "take" => (0, k),
-                                _ => (k, k.saturating_add(1)),
+                        if !self.out.iter().any(|n| n.call == ptr) {
+                            let range = match (method.as_str(), count) {
+                                (_, None) => ALL,
+                                ("skip", Some(k)) => (k, i128::MAX),
+                                ("take", Some(k)) => (0, k),
+                                (_, Some(k)) => (k, k.saturating_add(1)),
                             };
-                            self.out.push((ptr, vec![scaled(range, size)], format!("{}().{method}({})", inner.method, if m.args.is_empty() { "" } else { ".." })));
+                            let how = format!("{}().{method}({})", inner.method, if m.args.is_empty() { "" } else { ".." });
+                            self.out.push(Narrowed { call: ptr, ranges: vec![scaled(range, size)], how, from_param: from_name.clone().map(|n| (n, size)) });
                         }
                         break;
                     }
