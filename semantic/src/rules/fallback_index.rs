@@ -19,7 +19,7 @@
 //! this file is reported where it is written; one of a helper of another file (reached by path,
 //! summarised in that file's context) at the call of the helper, with a label there ([`At`]).
 
-use std::collections::{BTreeSet, HashMap, HashSet};
+use std::collections::{BTreeMap, BTreeSet, HashMap, HashSet};
 use std::ops::Range;
 use std::sync::Arc;
 
@@ -75,9 +75,15 @@ pub(super) struct Summaries {
     helpers: dataflow::Memo<usize, Option<Arc<Summary>>>,
 }
 
-/// What a helper returns.
-#[derive(Debug)]
-pub(super) struct Summary(BTreeSet<Src>);
+/// What a helper returns, and what it leaves in the fields of `self` and of its parameters
+/// (`fn locate(&mut self, ..) { self.cur_block = table.get(i).copied().unwrap_or(0); }`: a later
+/// `self.pool.write(self.cur_block, ..)` of its caller writes the fallback).
+#[derive(Debug, Default)]
+pub(super) struct Summary {
+    returns: BTreeSet<Src>,
+    /// By parameter (position; `None`: `self`) and field path, at its normal exits.
+    stores: BTreeMap<(Option<usize>, Vec<String>), BTreeSet<Src>>,
+}
 
 /// Methods whose value is their receiver's, converted.
 const PASS_THROUGH: &[&str] = &["copied", "cloned", "clone", "into", "try_into", "unwrap", "expect", "to_owned", "iter", "into_iter", "as_slice", "to_vec"];
@@ -86,7 +92,7 @@ pub(super) fn check(ctx: &FnCtx, calls: &[&Expr], out: &mut Vec<Finding>) {
     if !calls.iter().any(|c| ctx.callee(c).is_some_and(|(_, f)| f.contract.writes().next().is_some())) {
         return;
     }
-    let mut a = Fallbacks { ctx, def: None, depth: 0, masked: Vec::new(), returns: BTreeSet::new(), findings: Vec::new(), seen: HashSet::new(), closure_constants: HashMap::new(), const_locals: HashMap::new() };
+    let mut a = Fallbacks { ctx, def: None, depth: 0, masked: Vec::new(), summary: Summary::default(), findings: Vec::new(), seen: HashSet::new(), closure_constants: HashMap::new(), const_locals: HashMap::new() };
     match dataflow::solve(&mut a, ctx.sig, ctx.body, State::default()) {
         Ok(()) => out.extend(a.findings),
         Err(dataflow::TooComplex) => out.push(super::analysis_limit(ctx, "dataflow", dataflow::MAX_STEPS, "its write indexes are")),
@@ -100,8 +106,8 @@ struct Fallbacks<'c, 'a> {
     depth: usize,
     /// Names bound by the closures whose bodies are being evaluated: not the locals around them.
     masked: Vec<String>,
-    /// In a summary: what the helper returns.
-    returns: BTreeSet<Src>,
+    /// In a summary: what the helper returns and leaves in fields (see [`Summary`]).
+    summary: Summary,
     findings: Vec<Finding>,
     /// (call, fallback) pairs already reported (loops revisit their calls).
     seen: HashSet<(usize, usize, usize, usize)>,
@@ -135,6 +141,7 @@ impl Analysis for Fallbacks<'_, '_> {
                 if self.def.is_none() {
                     self.check_call(scopes, state, e);
                 }
+                self.helper_stores(scopes, state, e);
                 // Entries pushed into a buffer.
                 if let Expr::MethodCall(m) = e {
                     if m.method == "push" {
@@ -235,9 +242,22 @@ impl Analysis for Fallbacks<'_, '_> {
 
     fn exit(&mut self, scopes: &Scopes, state: &State, exit: &dataflow::Exit<'_>) {
         // A constant arm is a fallback only next to its siblings (`Some(&b) => b, None => 0`).
-        if let (Some(_), Some(v)) = (self.def, exit.branch_of.or(exit.value)) {
+        let Some(def) = self.def else { return };
+        if let Some(v) = exit.branch_of.or(exit.value) {
             let v = self.eval(scopes, state, v);
-            self.returns.extend(v);
+            self.summary.returns.extend(v);
+        }
+        let params = dataflow::param_count(def.sig);
+        for (place, srcs) in &state.map {
+            let owner = match place.base {
+                Base::SelfValue => None,
+                Base::Local(id) if (id as usize) < params => Some(id as usize),
+                Base::Local(_) => continue,
+            };
+            let kept: BTreeSet<Src> = srcs.0.iter().filter(|s| !matches!(s, Src::Param(i, f) if Some(*i) == owner && *f == place.fields)).cloned().collect();
+            if !place.fields.is_empty() && !kept.is_empty() {
+                self.summary.stores.entry((owner, place.fields.clone())).or_default().extend(kept);
+            }
         }
     }
 }
@@ -458,7 +478,7 @@ impl<'c, 'a> Fallbacks<'c, 'a> {
         if names.is_empty() {
             return self.eval(scopes, state, e);
         }
-        let mut inner = Fallbacks { ctx: self.ctx, def: self.def, depth: self.depth, masked: self.masked.clone(), returns: BTreeSet::new(), findings: Vec::new(), seen: HashSet::new(), closure_constants: self.closure_constants.clone(), const_locals: self.const_locals.clone() };
+        let mut inner = Fallbacks { ctx: self.ctx, def: self.def, depth: self.depth, masked: self.masked.clone(), summary: Summary::default(), findings: Vec::new(), seen: HashSet::new(), closure_constants: self.closure_constants.clone(), const_locals: self.const_locals.clone() };
         inner.masked.extend(names);
         inner.eval(scopes, state, e)
     }
@@ -570,30 +590,45 @@ impl<'c, 'a> Fallbacks<'c, 'a> {
     /// resolved by path), its parameters substituted by the arguments. The fallbacks of a helper
     /// of another file are reported at this call.
     fn helper_return(&self, scopes: &Scopes, state: &State, call: &Expr) -> Option<BTreeSet<Src>> {
-        let (name, returns, elsewhere) = super::summarised_helper(self.ctx, call, self.def, self.depth, &self.ctx.summaries.fallback.helpers, &self.ctx.items.summaries.fallback, summarise)?;
-        let returns = match elsewhere {
-            false => returns,
-            true => {
-                let r = self.ctx.expr_range(call);
-                let name: Arc<str> = name.into();
-                // Positions of this file: the call, whatever the helper's own calls were.
-                let via = |at: &At| At { via: Some((r.start, r.end, name.clone())), ..at.clone() };
-                Arc::new(Summary(
-                    returns
-                        .0
-                        .iter()
-                        .map(|s| match s {
-                            Src::Fallback { at, text, value, scaled } => Src::Fallback { at: via(at), text: text.clone(), value: *value, scaled: *scaled },
-                            Src::Default { at } => Src::Default { at: via(at) },
-                            other => other.clone(),
-                        })
-                        .collect(),
-                ))
+        let (name, summary, elsewhere) = self.helper_summary(call)?;
+        Some(self.in_caller(scopes, state, call, &name, elsewhere, &summary.returns))
+    }
+
+    /// After a call of a helper: the fields of the receiver and of the arguments hold what the
+    /// helper left in them (joined with what they held: it may not store on every path).
+    fn helper_stores(&self, scopes: &Scopes, state: &mut State, call: &Expr) {
+        let Some((name, summary, elsewhere)) = self.helper_summary(call).filter(|(_, s, _)| !s.stores.is_empty()) else { return };
+        let (receiver, args) = call_args(call);
+        for ((owner, fields), srcs) in &summary.stores {
+            let arg = match owner {
+                Some(i) => args.get(*i).copied(),
+                None => receiver,
+            };
+            let Some(place) = arg.and_then(|a| scopes.place_of(a)).filter(|p| !self.masks(scopes, p)) else { continue };
+            let v = self.in_caller(scopes, state, call, &name, elsewhere, srcs);
+            if !v.is_empty() {
+                state.map.entry(place.fields_then(fields)).or_default().0.extend(v);
             }
+        }
+    }
+
+    fn helper_summary(&self, call: &Expr) -> Option<(String, Arc<Summary>, bool)> {
+        super::summarised_helper(self.ctx, call, self.def, self.depth, &self.ctx.summaries.fallback.helpers, &self.ctx.items.summaries.fallback, summarise)
+    }
+
+    /// Values of a helper's summary at its call: a helper of another file's fallbacks are
+    /// reported at the call (positions of this file), its parameters are the arguments.
+    fn in_caller(&self, scopes: &Scopes, state: &State, call: &Expr, name: &str, elsewhere: bool, srcs: &BTreeSet<Src>) -> BTreeSet<Src> {
+        let r = self.ctx.expr_range(call);
+        let name: Arc<str> = name.into();
+        // Positions of this file: the call, whatever the helper's own calls were.
+        let via = |at: &At| match elsewhere {
+            true => At { via: Some((r.start, r.end, name.clone())), ..at.clone() },
+            false => at.clone(),
         };
         let (_, args) = call_args(call);
         let mut out = BTreeSet::new();
-        for s in returns.0.iter() {
+        for s in srcs {
             match s {
                 Src::Param(i, fields) => {
                     let Some(arg) = args.get(*i) else { continue };
@@ -602,10 +637,12 @@ impl<'c, 'a> Fallbacks<'c, 'a> {
                         _ => out.extend(self.eval(scopes, state, arg)),
                     }
                 }
-                other => _ = out.insert(other.clone()),
+                Src::Fallback { at, text, value, scaled } => _ = out.insert(Src::Fallback { at: via(at), text: text.clone(), value: *value, scaled: *scaled }),
+                Src::Default { at } => _ = out.insert(Src::Default { at: via(at) }),
+                Src::Buffer => _ = out.insert(Src::Buffer),
             }
         }
-        Some(out)
+        out
     }
 
     /// At a call of a contracted writer: the fallbacks its index arguments may hold.
@@ -678,20 +715,20 @@ impl<'c, 'a> Fallbacks<'c, 'a> {
 /// What the helper `def` of `ctx`'s file returns, `depth` helpers down; its fallbacks are
 /// positions of that file.
 fn summarise<'a>(ctx: &FnCtx<'a>, def: &FnDef<'a>, depth: usize) -> Option<Arc<Summary>> {
-    let mut inner = Fallbacks { ctx, def: Some(def), depth, masked: Vec::new(), returns: BTreeSet::new(), findings: Vec::new(), seen: HashSet::new(), closure_constants: HashMap::new(), const_locals: HashMap::new() };
+    let mut inner = Fallbacks { ctx, def: Some(def), depth, masked: Vec::new(), summary: Summary::default(), findings: Vec::new(), seen: HashSet::new(), closure_constants: HashMap::new(), const_locals: HashMap::new() };
     dataflow::solve(&mut inner, def.sig, def.body, State::default()).ok()?;
     let file = || Some(InFile(ctx.file.clone()));
-    Some(Arc::new(Summary(
-        inner
-            .returns
-            .into_iter()
+    let in_file = |srcs: BTreeSet<Src>| -> BTreeSet<Src> {
+        srcs.into_iter()
             .map(|s| match s {
                 Src::Fallback { at, text, value, scaled } => Src::Fallback { at: At { file: at.file.or_else(file), ..at }, text, value, scaled },
                 Src::Default { at } => Src::Default { at: At { file: at.file.or_else(file), ..at } },
                 other => other,
             })
-            .collect(),
-    )))
+            .collect()
+    };
+    let Summary { returns, stores } = inner.summary;
+    Some(Arc::new(Summary { returns: in_file(returns), stores: stores.into_iter().map(|(k, v)| (k, in_file(v))).collect() }))
 }
 
 /// The entries of a buffer built from these values: each is one index, so a default is 0.
