@@ -751,39 +751,26 @@ impl<'c, 'a> Keys<'c, 'a> {
     }
 
     /// The place `receiver` is and the fields its type's `hash` method (a `Hash` impl of this
-    /// file) feeds, where that method reads `self` only through fields (`self.tokens.hash(state)`).
+    /// file, or of the file of the crate that implements it for the type's definition path) feeds,
+    /// where that method reads `self` only through fields (`self.tokens.hash(state)`).
     fn hashed_fields(&self, scopes: &Scopes, receiver: &Expr) -> Option<(Place, Vec<String>)> {
         let place = scopes.place_of(receiver).filter(|p| p.fields.is_empty())?;
         let Base::Local(id) = place.base else { return None };
         let at = self.ctx.expr_range(receiver).start;
         let ty = self.ctx.env().type_of_at(scopes.name(id), at)?;
         let ty = ty.rsplit("::").next().unwrap_or(ty);
-        let def = self.ctx.fns.defs.iter().find(|d| d.self_type.as_deref() == Some(ty) && d.sig.ident == "hash" && d.sig.receiver().is_some() && d.sig.inputs.len() == 2)?;
-        struct SelfFields {
-            fields: Vec<String>,
-            whole: bool,
-        }
-        impl<'ast> Visit<'ast> for SelfFields {
-            fn visit_expr(&mut self, e: &'ast Expr) {
-                match e {
-                    Expr::Field(f) if matches!(strip(&f.base), Expr::Path(p) if p.path.is_ident("self")) => {
-                        if let syn::Member::Named(n) = &f.member {
-                            self.fields.push(n.to_string());
-                        } else if let syn::Member::Unnamed(i) = &f.member {
-                            self.fields.push(i.index.to_string());
-                        }
-                    }
-                    Expr::Path(p) if p.path.is_ident("self") => self.whole = true,
-                    // A macro's tokens are not read: `self` may be in them.
-                    Expr::Macro(_) => self.whole = true,
-                    other => syn::visit::visit_expr(self, other),
-                }
+        let is_hash = |d: &crate::analysis::FnDef| d.sig.ident == "hash" && d.sig.receiver().is_some() && d.sig.inputs.len() == 2;
+        let fields = match self.ctx.fns.defs.iter().find(|d| d.self_type.as_deref() == Some(ty) && is_hash(d)) {
+            Some(def) => self_fields_read(def.body),
+            None => {
+                let written = self.ctx.resolver.type_of(receiver, self.ctx.self_type, self.ctx.env())?;
+                self.ctx.resolver.owner_paths(&written, self.ctx.self_type).into_iter().find_map(|mut path| {
+                    path.push("hash".to_string());
+                    self.ctx.with_foreign_fn(&path, |_, def| is_hash(def).then(|| self_fields_read(def.body)).flatten()).flatten()
+                })
             }
-            fn visit_item(&mut self, _: &'ast syn::Item) {}
-        }
-        let mut read = SelfFields { fields: Vec::new(), whole: false };
-        read.visit_block(def.body);
-        (!read.whole).then_some((place, read.fields))
+        }?;
+        Some((place, fields))
     }
 
     /// `target` (a place, or `&mut` one) takes in what `from` is built from.
@@ -1478,4 +1465,34 @@ fn summarise<'a>(ctx: &FnCtx<'a>, def: &FnDef<'a>, depth: usize) -> Option<Arc<H
         }
     }
     Some(Arc::new(HelperSummary { returns: inner.returns.0.unwrap_or_default(), parts }))
+}
+
+/// The fields of `self` a method body reads, where it reads `self` only through fields (a `Hash`
+/// impl's `self.tokens.hash(state)`); `None` where it reads `self` whole or in a macro's tokens.
+fn self_fields_read(body: &syn::Block) -> Option<Vec<String>> {
+    struct SelfFields {
+        fields: Vec<String>,
+        whole: bool,
+    }
+    impl<'ast> Visit<'ast> for SelfFields {
+        fn visit_expr(&mut self, e: &'ast Expr) {
+            match e {
+                Expr::Field(f) if matches!(strip(&f.base), Expr::Path(p) if p.path.is_ident("self")) => {
+                    if let syn::Member::Named(n) = &f.member {
+                        self.fields.push(n.to_string());
+                    } else if let syn::Member::Unnamed(i) = &f.member {
+                        self.fields.push(i.index.to_string());
+                    }
+                }
+                Expr::Path(p) if p.path.is_ident("self") => self.whole = true,
+                // A macro's tokens are not read: `self` may be in them.
+                Expr::Macro(_) => self.whole = true,
+                other => syn::visit::visit_expr(self, other),
+            }
+        }
+        fn visit_item(&mut self, _: &'ast syn::Item) {}
+    }
+    let mut read = SelfFields { fields: Vec::new(), whole: false };
+    read.visit_block(body);
+    (!read.whole).then_some(read.fields)
 }
