@@ -1225,7 +1225,10 @@ impl<A: Analysis> Solver<'_, A> {
                     // arguments (`tokio::join!(flush(), ..);` drives the futures it is handed).
                     None => {
                         let state = self.mac(&m.mac, state)?;
-                        let e = Expr::Macro(syn::ExprMacro { attrs: Vec::new(), mac: m.mac.clone() });
+                        let e = match self.analysis.macros() {
+                            Some(file) => file.statement(&m.mac),
+                            None => std::rc::Rc::new(crate::macros::statement_expr(&m.mac)),
+                        };
                         Ok(self.transfer(&e, state))
                     }
                 },

@@ -45,6 +45,8 @@ pub struct FileMacros {
     /// visit was a tenth of the editor's whole-file check. By [`invocation_key`].
     lowered: RefCell<HashMap<u64, Rc<LoweredMacro>>>,
     expanded: RefCell<HashMap<u64, Option<Rc<syn::Expr>>>>,
+    /// Each statement macro (`tokio::join!(..);`) as the expression it stands for, built once.
+    statements: RefCell<HashMap<u64, Rc<syn::Expr>>>,
 }
 
 impl FileMacros {
@@ -70,6 +72,13 @@ impl FileMacros {
         let lowered = Rc::new(crate::dataflow::lower_macro(mac));
         self.lowered.borrow_mut().insert(key, lowered.clone());
         lowered
+    }
+
+    /// A statement macro as the expression it stands for, built once per invocation (the
+    /// solver hands it to every analysis on every visit).
+    pub fn statement(&self, mac: &syn::Macro) -> Rc<syn::Expr> {
+        let key = invocation_key(mac);
+        self.statements.borrow_mut().entry(key).or_insert_with(|| Rc::new(statement_expr(mac))).clone()
     }
 
     /// The expansion of a call of one of the file's definitions, as a block whose braces span the
@@ -368,6 +377,11 @@ fn vars_in(parts: &[Part]) -> Vec<String> {
         }
     }
     out
+}
+
+/// A statement macro (`name!(..);`) as an expression.
+pub fn statement_expr(mac: &syn::Macro) -> syn::Expr {
+    syn::Expr::Macro(syn::ExprMacro { attrs: Vec::new(), mac: mac.clone() })
 }
 
 #[cfg(test)]
