@@ -736,6 +736,23 @@ impl<'a> FileFns<'a> {
     }
 }
 
+/// Calls `f` with each `static` of `items` (inline modules included) and its module path.
+fn walk_statics(items: &[syn::Item], modules: &mut Vec<String>, f: &mut dyn FnMut(&[String], &syn::ItemStatic)) {
+    for item in items {
+        match item {
+            syn::Item::Static(st) => f(modules, st),
+            syn::Item::Mod(m) => {
+                if let Some((_, content)) = &m.content {
+                    modules.push(m.ident.to_string());
+                    walk_statics(content, modules, f);
+                    modules.pop();
+                }
+            }
+            _ => {}
+        }
+    }
+}
+
 /// A secondary label at a clause of a contract (usually in another file).
 pub fn clause_label(callee: &ContractedFn, clause: &reuse_rules::contract::Clause<Range<usize>>, message: impl Into<String>) -> Label {
     Label::new(&callee.file, callee.clause_range(clause), message)
@@ -770,6 +787,38 @@ pub fn analyze_file(file: &FileRef, ast: &syn::File, crate_name: &str, module: &
             env_memo: Default::default(),
             contract: own.as_ref().or(external.map(|c| &c.contract)),
             contract_file: external.map_or(file, |c| &c.file),
+            fns: &fns,
+            summaries: &summaries,
+            calls_memo: Default::default(),
+            resolutions: Default::default(),
+            local_consts: Default::default(),
+        };
+        rules::check_fn(&ctx, &mut findings);
+    });
+    // A `static`'s initializer is a body of its own, run once (`LazyLock::new(|| ..)`): checked
+    // as a function `fn NAME() { init }` of its module would be.
+    walk_statics(&ast.items, &mut Vec::new(), &mut |modules, st| {
+        if crate::rules::calls_in_expr(&st.expr).is_empty() {
+            return;
+        }
+        let ident = &st.ident;
+        let sig: syn::Signature = syn::parse_quote!(fn #ident());
+        let body = syn::Block { brace_token: Default::default(), stmts: vec![syn::Stmt::Expr((*st.expr).clone(), None)] };
+        let item = FnItem { modules, self_type: None, attrs: &[], sig: &sig, body: Some(&body), in_trait: false, outer_generics: None };
+        let Some((resolver, _)) = scope.resolver(index, &item) else { return };
+        let ctx = FnCtx {
+            file,
+            index,
+            items,
+            parsed: &parsed,
+            resolver: &resolver,
+            sig: &sig,
+            body: &body,
+            self_type: None,
+            outer_generics: None,
+            env_memo: Default::default(),
+            contract: None,
+            contract_file: file,
             fns: &fns,
             summaries: &summaries,
             calls_memo: Default::default(),

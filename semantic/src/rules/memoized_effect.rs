@@ -31,6 +31,9 @@ const CACHING_METHODS: &[&str] =
         // `lru::LruCache`, `moka`'s caches.
         "get_or_insert", "get_or_insert_mut", "try_get_or_insert", "get_with", "try_get_with", "optionally_get_with",
     ];
+/// Types whose constructor takes a closure run once, on first use: `std`'s `LazyLock` and
+/// `LazyCell`, `once_cell`'s `Lazy` (a `static`'s initializer is checked as a body of its own).
+const LAZY_TYPES: &[&str] = &["LazyLock", "LazyCell", "Lazy"];
 /// Inserts of a key and a value: a map's, `lru::LruCache`'s `put` and `push`.
 const INSERTS: &[&str] = &["insert", "put", "push"];
 /// Lookups that make a later `insert` a get-then-insert memo.
@@ -38,6 +41,11 @@ const LOOKUPS: &[&str] = &["get", "get_mut", "contains_key", "peek"];
 
 pub(super) fn check<'a>(ctx: &FnCtx<'a>, calls: &[&'a Expr], out: &mut Vec<Finding>) {
     for &call in calls {
+        // `LazyLock::new(|| sample_mask(16))`: the closure runs on the first use only.
+        if let Some((lazy, closure)) = lazy_constructor(call) {
+            report_cached_closure(ctx, &closure.body, &HashSet::new(), &format!("`{lazy}::new`"), out);
+            continue;
+        }
         let Expr::MethodCall(m) = call else { continue };
         let method = m.method.to_string();
         if CACHING_METHODS.contains(&method.as_str()) {
@@ -49,15 +57,7 @@ pub(super) fn check<'a>(ctx: &FnCtx<'a>, calls: &[&'a Expr], out: &mut Vec<Findi
             };
             for arg in &m.args {
                 match strip(arg) {
-                    Expr::Closure(c) => {
-                        for inner in calls_in_expr(&c.body).into_iter().filter(|inner| callee_name(inner).is_none_or(|n| !on_hit.contains(&n))) {
-                            report(ctx, inner, inner, &format!("`{method}`"), out);
-                        }
-                        // Reported at the macro's call, in the closure.
-                        for (inner, at) in super::calls_in_expansions(ctx, &c.body) {
-                            report(ctx, &inner, at, &format!("`{method}`"), out);
-                        }
-                    }
+                    Expr::Closure(c) => report_cached_closure(ctx, &c.body, &on_hit, &format!("`{method}`"), out),
                     // A function item (`or_insert_with(warm_step)`, `get_or_init(log_step)`):
                     // called as the closure would call it.
                     Expr::Path(p) if p.qself.is_none() => {
@@ -407,6 +407,34 @@ fn through_guards(e: &Expr) -> &Expr {
 }
 
 /// Reports the call `call_expr` as cached, at `at` (the call, or the macro call it is in).
+/// The calls of the body of a closure that runs only when nothing is cached (by `how`), except
+/// those named in `on_hit` (what the hit runs too).
+fn report_cached_closure(ctx: &FnCtx, body: &Expr, on_hit: &HashSet<String>, how: &str, out: &mut Vec<Finding>) {
+    for inner in calls_in_expr(body).into_iter().filter(|inner| callee_name(inner).is_none_or(|n| !on_hit.contains(&n))) {
+        report(ctx, inner, inner, how, out);
+    }
+    // Reported at the macro's call, in the closure.
+    for (inner, at) in super::calls_in_expansions(ctx, body) {
+        report(ctx, &inner, at, how, out);
+    }
+}
+
+/// `LazyLock::new(|| ..)` (`std::sync::LazyLock::new`, `once_cell::sync::Lazy::new`): the lazy
+/// type as written, and its closure.
+fn lazy_constructor(call: &Expr) -> Option<(String, &syn::ExprClosure)> {
+    let Expr::Call(c) = call else { return None };
+    let Expr::Path(p) = strip(&c.func) else { return None };
+    let [.., ty, new] = p.path.segments.iter().collect::<Vec<_>>()[..] else { return None };
+    let lazy = ty.ident.to_string();
+    if new.ident != "new" || !LAZY_TYPES.contains(&lazy.as_str()) {
+        return None;
+    }
+    match c.args.iter().map(strip).collect::<Vec<_>>()[..] {
+        [Expr::Closure(closure)] => Some((lazy, closure)),
+        _ => None,
+    }
+}
+
 fn report(ctx: &FnCtx, call_expr: &Expr, at: &Expr, how: &str, out: &mut Vec<Finding>) {
     let Some(call) = CallSite::of(call_expr) else { return };
     let name = call.name.clone();
