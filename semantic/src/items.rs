@@ -233,6 +233,27 @@ impl WorkspaceItems {
             .find(|(j, _)| self.table(index, *j).fns.contains(path))
     }
 
+    /// For each file of the crate other than `here` whose `impl` blocks define methods of the type
+    /// at `ty` (its own file included when that is not `here`): one method's path, through which
+    /// that file's functions are analysed in its own context (a constructor in `lib.rs`, a
+    /// replay method in `replay.rs`).
+    pub fn methods_elsewhere(&self, index: &Index, ty: &[String], here: &std::path::Path) -> Vec<Vec<String>> {
+        let ([krate, ..], Some(name)) = (ty, ty.last()) else { return Vec::new() };
+        let mut out = Vec::new();
+        for (j, f) in self.files.iter().enumerate() {
+            let t = &f.file.text;
+            if f.file.path == here || f.crate_name != *krate || !(t.contains("impl") && t.contains(name.as_str())) {
+                continue;
+            }
+            let table = self.table(index, j);
+            if let Some(method) = table.fns.iter().find(|p| p.len() == ty.len() + 1 && p.starts_with(ty)) {
+                out.push(method.clone());
+            }
+        }
+        out.sort();
+        out
+    }
+
     /// Whether a struct, an enum or a union is defined at `path`.
     pub fn defines_type(&self, index: &Index, path: &[String]) -> bool {
         self.types_of(index, path).is_some_and(|t| t.types.contains(path))

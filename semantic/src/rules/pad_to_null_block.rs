@@ -2527,12 +2527,39 @@ impl<'c, 'a> Pad<'c, 'a> {
         }
     }
 
-    /// What the fields of a value of type `ty` may hold between calls: its struct literals in
-    /// this file and the fields of `self` at the normal exits of its methods.
+    /// What the fields of a value of type `ty` may hold between calls: its struct literals and
+    /// the fields of `self` at the normal exits of its methods, in this file and in the other
+    /// files of the crate that implement it (a constructor in `lib.rs` zero-fills the buffer a
+    /// method in `replay.rs` hands to a kernel), each in its own file's context.
     fn field_summary(&self, ty: &str) -> Option<Arc<Val>> {
-        dataflow::memoized(&self.ctx.summaries.pad.fields, ty.to_string(), || Some(Arc::new(self.fields_left(ty))))
+        dataflow::memoized(&self.ctx.summaries.pad.fields, ty.to_string(), || {
+            let mut val = self.fields_left(ty);
+            val.join(self.fields_left_elsewhere(ty));
+            Some(Arc::new(val))
+        })
     }
 
+    fn fields_left_elsewhere(&self, ty: &str) -> Val {
+        let mut val = Val::default();
+        let ctx = self.ctx;
+        let here = match self.def {
+            Some(d) => d.self_type.as_deref(),
+            None => ctx.self_type,
+        };
+        for path in ctx.resolver.type_paths(&[ty.to_string()], here) {
+            for method in ctx.items.methods_elsewhere(ctx.index, &path, &ctx.file.path) {
+                let found = ctx.with_foreign_fn(&method, |fctx, _| {
+                    let mut v = Pad::new(fctx, Mode::Summarise, None, self.depth + 1).fields_left(ty);
+                    v.in_file(fctx.file);
+                    v
+                });
+                val.join(found.unwrap_or_default());
+            }
+        }
+        val
+    }
+
+    /// What this file's functions leave in the fields of a value of type `ty`.
     fn fields_left(&self, ty: &str) -> Val {
         let mut val = Val::default();
         for (idx, def) in self.ctx.fns.defs.iter().enumerate() {
