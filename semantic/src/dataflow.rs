@@ -577,13 +577,15 @@ enum Runs {
     AtMostOnce,
     AnyTimes,
 }
-/// Macros that never return.
-const DIVERGING_MACROS: &[&str] = &["panic", "unreachable", "todo", "unimplemented"];
+/// Macros that never return normally: the panics, and `bail!` (anyhow's, eyre's, and the
+/// `return Err(..)` engines define under that name, candle's `crate::bail!`), an error exit.
+const DIVERGING_MACROS: &[&str] = &["panic", "unreachable", "todo", "unimplemented", "bail"];
 
 /// What a macro call does, for every analysis of a body: the one place macros are lowered.
 #[derive(Debug)]
 pub enum LoweredMacro {
-    /// `panic!`, `unreachable!`, `todo!`, `unimplemented!`: the path ends.
+    /// `panic!`, `unreachable!`, `todo!`, `unimplemented!`, `bail!`: the path ends (an error
+    /// exit, never a normal one).
     Diverges,
     /// The expressions it evaluates, in order: its arguments, a comma-separated list
     /// (`println!("{}", f(x))`, `assert_eq!(a, b)`, `vec![a, b]`).
@@ -610,8 +612,8 @@ pub fn lower_macro(mac: &syn::Macro) -> LoweredMacro {
     }
 }
 
-/// Whether a macro never returns (`panic!`, `unreachable!`, `todo!`, `unimplemented!`): known
-/// from its name, without lowering it.
+/// Whether a macro never returns normally (`panic!`, `unreachable!`, `todo!`, `unimplemented!`,
+/// `bail!`): known from its name, without lowering it.
 pub fn macro_diverges(mac: &syn::Macro) -> bool {
     mac.path.segments.last().is_some_and(|s| DIVERGING_MACROS.iter().any(|d| s.ident == d))
 }
@@ -1997,10 +1999,16 @@ impl<A: Analysis> Solver<'_, A> {
         match &*self.lowered(mac) {
             LoweredMacro::Diverges => Ok(None),
             LoweredMacro::Evaluates(exprs) => {
+                let name = mac.path.segments.last().map(|s| s.ident.to_string()).unwrap_or_default();
+                // `debug_assert!(check_errors())` evaluates its arguments only with debug
+                // assertions on: joined with a release build's path, as a `#[cfg]` statement is.
+                if name.starts_with("debug_assert") {
+                    let without = state.clone();
+                    return Ok(join(self.exprs(exprs, state)?, without));
+                }
                 let state = self.exprs(exprs, state)?;
                 // Past `assert!(c)` (`assert_ne!(a, b)`, `assert_eq!(a, b)`), `c` holds. Not past
                 // `debug_assert!(c)`: a release build does not check it.
-                let name = mac.path.segments.last().map(|s| s.ident.to_string()).unwrap_or_default();
                 let held: Option<Expr> = match (name.as_str(), exprs.as_slice()) {
                     ("assert", [c, ..]) => Some(c.clone()),
                     // Built, not parsed: `assert_eq!(a < b, c)` would read as a chained comparison.

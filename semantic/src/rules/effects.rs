@@ -156,7 +156,11 @@ fn is_err(e: &Expr) -> bool {
 }
 
 fn is_none_or_ok_none(e: &Expr) -> bool {
-    let is_none = |e: &Expr| matches!(strip(e), Expr::Path(p) if p.path.is_ident("None"));
+    // `None`, `None::<u32>`, `Option::None`, `std::option::Option::None`.
+    let is_none = |e: &Expr| {
+        matches!(strip(e), Expr::Path(p) if p.qself.is_none() && p.path.segments.last().is_some_and(|l| l.ident == "None")
+            && p.path.segments.iter().rev().skip(1).all(|s| ["Option", "option", "std", "core"].contains(&s.ident.to_string().as_str())))
+    };
     is_none(e) || call_named(e, "Ok").is_some_and(|args| args.len() == 1 && is_none(&args[0]))
 }
 
