@@ -474,6 +474,35 @@ impl<'ast> Visit<'ast> for TypeEnv {
         syn::visit::visit_pat_ident(self, p);
     }
 
+    /// `for layer in &self.layers { .. }`: `layer` is an element of what is iterated (read as
+    /// `self.layers[0]` would be), in the loop's body.
+    fn visit_expr_for_loop(&mut self, f: &'ast syn::ExprForLoop) {
+        self.visit_expr(&f.expr);
+        let Pat::Ident(pi) = &*f.pat else {
+            self.visit_pat(&f.pat);
+            self.visit_block(&f.body);
+            return;
+        };
+        let mut iterated = strip(&f.expr);
+        while let Expr::MethodCall(m) = iterated {
+            if !(m.args.is_empty() && ["iter", "iter_mut", "into_iter"].contains(&m.method.to_string().as_str())) {
+                break;
+            }
+            iterated = strip(&m.receiver);
+        }
+        // In scope in the body only: `for x in x.iter()` iterates the `x` before it.
+        let from = f.body.brace_token.span.open().byte_range().start;
+        let scope_end = f.body.brace_token.span.close().byte_range().end;
+        self.bind(pi.ident.to_string(), None, None, from, scope_end);
+        if matches!(iterated, Expr::Path(_) | Expr::Field(_)) {
+            let element: Expr = syn::parse_quote!(#iterated[0]);
+            if let Some(b) = self.bindings.get_mut(&pi.ident.to_string()).and_then(|v| v.last_mut()) {
+                b.init = Some(std::rc::Rc::new(element));
+            }
+        }
+        self.visit_block(&f.body);
+    }
+
     fn visit_local(&mut self, local: &'ast syn::Local) {
         // The initializer sees the bindings before this `let`; its pattern is bound below.
         if let Some(init) = &local.init {
@@ -990,9 +1019,22 @@ impl<'a> Resolver<'a> {
         // `B::add_(x, r)` of `fn f<B: Backend>`: the function of the bound's trait, as written.
         if let Some(path) = call.path.as_deref().filter(|p| p.len() == 2) {
             if let Some(bound) = env.bound_of(&path[0]) {
-                let path: Vec<String> = bound.iter().chain(&path[1..]).cloned().collect();
-                let named = CallSite { name: call.name.clone(), path: Some(path), global: false, receiver: None, args: call.args.clone(), expr: call.expr };
-                return self.resolve(&named, self_type, env);
+                let written: Vec<String> = bound.iter().chain(&path[1..]).cloned().collect();
+                let named = |path: Vec<String>, global: bool| CallSite { name: call.name.clone(), path: Some(path), global, receiver: None, args: call.args.clone(), expr: call.expr };
+                let found = self.resolve(&named(written, false), self_type, env);
+                if !matches!(found, Resolution::None) {
+                    return found;
+                }
+                // A method of a supertrait (`B::add_` of `B: AutodiffBackend` where
+                // `trait AutodiffBackend: Backend`), by the traits' definition paths.
+                let traits = TypeRef { name: bound.last().cloned().unwrap_or_default(), paths: Some(self.type_paths(bound, self_type)) };
+                for t in self.owner_paths(&traits, self_type) {
+                    let found = self.resolve(&named(t.into_iter().chain(path[1..].iter().cloned()).collect(), true), self_type, env);
+                    if !matches!(found, Resolution::None) {
+                        return found;
+                    }
+                }
+                return Resolution::None;
             }
         }
         // What a path call may name, through imports (renames included) and `pub use` re-exports:
@@ -1248,8 +1290,18 @@ impl<'a> Resolver<'a> {
                 if let Some(ty) = local {
                     return Some(TypeRef::here(ty));
                 }
+                // A tuple struct's constructor (`HostTensor(raw)`): that struct.
+                if let [name] = path.as_slice() {
+                    if self.fields.defines(name) {
+                        return Some(TypeRef::here(name));
+                    }
+                }
                 // Declared in another file: by the definition paths the call may name.
-                self.call_targets(&path, self_type).iter().find_map(|t| self.items.returns(self.index, t))
+                let targets = self.call_targets(&path, self_type);
+                if let Some(ty) = targets.iter().find(|t| self.items.defines_type(self.index, t)) {
+                    return Some(TypeRef { name: ty.last()?.clone(), paths: Some(vec![ty.clone()]) });
+                }
+                targets.iter().find_map(|t| self.items.returns(self.index, t))
             }
             Expr::Field(f) => {
                 let owner = self.type_of(&f.base, self_type, env)?;

@@ -55,13 +55,30 @@ pub struct SharedSummaries {
     pub(crate) kernel_names: std::sync::OnceLock<std::collections::HashSet<String>>,
 }
 
-/// A function without a contract that hands a parameter on as a kernel's index, by its crate and
-/// name (how the prefilter finds the files that call it).
+/// A function without a contract that hands a parameter on to a contract, so that its callers
+/// are checked as a contract's are: as a kernel's index (`pad_to_null_block`), or as an input
+/// donated to an output (`use_after_donate`). By its crate and name (how the prefilter finds the
+/// files that call it, in the check's later rounds).
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub(crate) struct Forwarder {
     pub krate: String,
     pub name: String,
     pub method: bool,
+}
+
+impl Forwarder {
+    /// Records the function `ctx` checks as a forwarder, where some file may call it.
+    fn record(ctx: &FnCtx) {
+        if ctx.contract.is_some() || !ctx.items.may_be_called(&ctx.sig.ident.to_string()) {
+            return;
+        }
+        let f = Forwarder { krate: ctx.resolver.crate_name.to_string(), name: ctx.sig.ident.to_string(), method: ctx.sig.receiver().is_some() };
+        if let Ok(mut all) = ctx.items.summaries.forwarders.lock() {
+            if !all.contains(&f) {
+                all.push(f);
+            }
+        }
+    }
 }
 
 use crate::analysis::FnCtx;

@@ -107,6 +107,15 @@ pub(super) fn check(ctx: &FnCtx, calls: &[&Expr], out: &mut Vec<Finding>) {
     if !calls.iter().any(|c| donate.donates(c)) {
         return;
     }
+    // A function that donates its parameter is checked at its calls as a contract is: the files
+    // that call it are analysed too (a forwarder, in the check's later rounds).
+    if ctx.contract.is_none() && ctx.items.may_be_called(&ctx.sig.ident.to_string()) {
+        if let Some((idx, def)) = ctx.fns.defs.iter().enumerate().find(|(_, d)| std::ptr::eq(d.sig, ctx.sig)) {
+            if dataflow::memoized(&ctx.summaries.donate.helpers, idx, || summarise(ctx, def, 1)).is_some_and(|s| !s.donates.is_empty()) {
+                super::Forwarder::record(ctx);
+            }
+        }
+    }
     match dataflow::solve(&mut donate, ctx.sig, ctx.body, State::default()) {
         Ok(()) => out.extend(donate.findings),
         Err(dataflow::TooComplex) => out.push(super::analysis_limit(ctx, "dataflow", dataflow::MAX_STEPS, "its donations are")),
@@ -160,6 +169,13 @@ impl Analysis for Donate<'_, '_> {
                 for left in places {
                     self.stored_through(scopes, state, left);
                     if let Some(place) = place_in(self.ctx, scopes, left) {
+                        // `*h = add_inplace(*h, r)` of `let h = &mut d.hidden;` writes the output
+                        // back into what `h` borrows: that place holds a new value too.
+                        if let Expr::Unary(u) = dataflow::strip_parens(left) {
+                            if let (syn::UnOp::Deref(_), Some([source])) = (u.op, state.map.get(&place).map(|f| f.shares.iter().cloned().collect::<Vec<_>>()).as_deref()) {
+                                rebind(scopes, state, source, init);
+                            }
+                        }
                         rebind(scopes, state, &place, init);
                     }
                 }
