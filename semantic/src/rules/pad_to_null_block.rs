@@ -513,12 +513,7 @@ fn record_forwarder(pad: &Pad) {
     if dataflow::param_count(def.sig) == 0 || pad.summary(idx, def).is_none_or(|s| s.forwards.is_empty()) {
         return;
     }
-    let f = super::Forwarder { krate: ctx.resolver.crate_name.to_string(), name: def.sig.ident.to_string(), method: def.has_receiver() };
-    if let Ok(mut all) = ctx.items.summaries.forwarders.lock() {
-        if !all.contains(&f) {
-            all.push(f);
-        }
-    }
+    super::Forwarder::record(ctx);
 }
 
 enum Mode {
@@ -1843,6 +1838,14 @@ impl<'c, 'a> Pad<'c, 'a> {
                     }
                 }
             }
+            // `buf.clone_from(src)` is `buf = src.clone()` (clippy's `assigning_clones` writes
+            // the one as the other): the whole buffer is replaced.
+            "clone_from" if whole => {
+                let Some(arg) = m.args.first() else { return };
+                let v = self.eval(scopes, state, arg);
+                let at = self.ctx.expr_range(&m.receiver).start;
+                self.store(scopes, state, &place, v, at);
+            }
             "push" | "insert" | "push_back" | "push_front" => {
                 if let Some(v) = m.args.last() {
                     let v = self.entry_value(scopes, state, v).put(&how);
@@ -2534,7 +2537,11 @@ impl<'c, 'a> Pad<'c, 'a> {
     fn field_summary(&self, ty: &str) -> Option<Arc<Val>> {
         dataflow::memoized(&self.ctx.summaries.pad.fields, ty.to_string(), || {
             let mut val = self.fields_left(ty);
-            val.join(self.fields_left_elsewhere(ty));
+            // The other files' functions are read in their own context, once: not again from
+            // there (each would come back here).
+            if self.depth == 0 {
+                val.join(self.fields_left_elsewhere(ty));
+            }
             Some(Arc::new(val))
         })
     }
