@@ -48,7 +48,9 @@ pub(super) fn check<'a>(ctx: &FnCtx<'a>, calls: &[&'a Expr], out: &mut Vec<Findi
         }
         let Expr::MethodCall(m) = call else { continue };
         let method = m.method.to_string();
-        if CACHING_METHODS.contains(&method.as_str()) {
+        // A cache this call made (`let cell = OnceCell::new();`) and consults once: one call's,
+        // as a local `Option` is. Consulted in a loop, it skips the effects of later rounds.
+        if CACHING_METHODS.contains(&method.as_str()) && !made_here_for_one_use(ctx, m) {
             // `entry(k).and_modify(|_| log_step()).or_insert_with(|| { log_step(); .. })`: what
             // the hit runs too is run on every call, not cached.
             let on_hit: HashSet<String> = match dataflow::strip_parens(&m.receiver) {
@@ -407,6 +409,88 @@ fn through_guards(e: &Expr) -> &Expr {
 }
 
 /// Reports the call `call_expr` as cached, at `at` (the call, or the macro call it is in).
+/// Whether the cache a caching method is called on (`cell`, `seen` of `seen.entry(k)`) is a local
+/// the function made empty (`let cell = OnceCell::new();`, `HashMap::new()`, `Default::default()`,
+/// `with_capacity(n)`), and not a parameter, a field or a borrow of one (`let memo = &mut
+/// self.memo;` stays the field's memo), and the call is in no loop or closure begun after it was
+/// made (`for g in graphs { memo.entry(..).or_insert_with(..) }` serves later rounds).
+fn made_here_for_one_use(ctx: &FnCtx, call: &syn::ExprMethodCall) -> bool {
+    let mut root = strip(&call.receiver);
+    while let Expr::MethodCall(m) = root {
+        root = strip(&m.receiver);
+    }
+    let Expr::Path(p) = root else { return false };
+    let Some(name) = p.path.get_ident() else { return false };
+    let at = name.span().byte_range().start;
+    // The `let` of that name before the call (the last one: a shadowing `let` re-binds it).
+    struct Lets<'e> {
+        name: String,
+        at: usize,
+        found: Option<&'e syn::LocalInit>,
+        made_at: usize,
+    }
+    impl<'e> syn::visit::Visit<'e> for Lets<'e> {
+        fn visit_local(&mut self, l: &'e syn::Local) {
+            let bound = match &l.pat {
+                syn::Pat::Ident(i) => Some(&i.ident),
+                syn::Pat::Type(t) => match &*t.pat {
+                    syn::Pat::Ident(i) => Some(&i.ident),
+                    _ => None,
+                },
+                _ => None,
+            };
+            if let Some(i) = bound.filter(|i| **i == self.name && i.span().byte_range().start < self.at) {
+                self.found = l.init.as_ref();
+                self.made_at = i.span().byte_range().start;
+            }
+            syn::visit::visit_local(self, l);
+        }
+        fn visit_item(&mut self, _: &'e syn::Item) {}
+    }
+    let mut lets = Lets { name: name.to_string(), at, found: None, made_at: 0 };
+    syn::visit::Visit::visit_block(&mut lets, ctx.body);
+    let Some(init) = lets.found else { return false };
+    // Loops and closures between the `let` and the call.
+    struct Repeats {
+        from: usize,
+        at: usize,
+        repeated: bool,
+    }
+    impl Repeats {
+        fn around(&mut self, open: usize, close: usize) {
+            self.repeated |= self.from < open && open < self.at && self.at < close;
+        }
+    }
+    impl<'e> syn::visit::Visit<'e> for Repeats {
+        fn visit_expr_for_loop(&mut self, f: &'e syn::ExprForLoop) {
+            self.around(f.body.brace_token.span.open().byte_range().start, f.body.brace_token.span.close().byte_range().end);
+            syn::visit::visit_expr_for_loop(self, f);
+        }
+        fn visit_expr_while(&mut self, w: &'e syn::ExprWhile) {
+            self.around(w.body.brace_token.span.open().byte_range().start, w.body.brace_token.span.close().byte_range().end);
+            syn::visit::visit_expr_while(self, w);
+        }
+        fn visit_expr_loop(&mut self, l: &'e syn::ExprLoop) {
+            self.around(l.body.brace_token.span.open().byte_range().start, l.body.brace_token.span.close().byte_range().end);
+            syn::visit::visit_expr_loop(self, l);
+        }
+        fn visit_expr_closure(&mut self, c: &'e syn::ExprClosure) {
+            let r = syn::spanned::Spanned::span(&c.body).byte_range();
+            self.around(r.start, r.end);
+            syn::visit::visit_expr_closure(self, c);
+        }
+        fn visit_item(&mut self, _: &'e syn::Item) {}
+    }
+    let mut repeats = Repeats { from: lets.made_at, at: call.method.span().byte_range().start, repeated: false };
+    syn::visit::Visit::visit_block(&mut repeats, ctx.body);
+    if repeats.repeated {
+        return false;
+    }
+    let Expr::Call(c) = strip(&init.expr) else { return false };
+    let Expr::Path(f) = strip(&c.func) else { return false };
+    f.path.segments.len() >= 2 && f.path.segments.last().is_some_and(|s| ["new", "default", "with_capacity", "with_hasher", "with_capacity_and_hasher"].contains(&s.ident.to_string().as_str()))
+}
+
 /// The calls of the body of a closure that runs only when nothing is cached (by `how`), except
 /// those named in `on_hit` (what the hit runs too).
 fn report_cached_closure(ctx: &FnCtx, body: &Expr, on_hit: &HashSet<String>, how: &str, out: &mut Vec<Finding>) {
