@@ -531,6 +531,12 @@ impl Session {
         let elsewhere = |names: &std::collections::BTreeSet<String>| crate::incremental::named_elsewhere(&others, names);
         let reindexed = crate::incremental::Reindexed { findings: found, elsewhere: &elsewhere };
         let done = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| crate::incremental::recheck(&previous, &new, &job, &index, &items, Some(reindexed)))).ok().flatten()?;
+        // The declaring items parsed alone, but the whole text does not: a whole check keeps the
+        // declarations of the last text that parsed (and reports the parse error alone here),
+        // not those read from items of a text that does not parse.
+        if done.findings.iter().any(|f| f.rule.name == PARSE_ERROR.name) {
+            return None;
+        }
         self.forwarders.extend(items.forwarder_names());
         self.set_text(pos, new.clone());
         (self.decls, self.index, self.index_findings) = (decls, index, index_findings);
@@ -1201,6 +1207,9 @@ fn check_ast(j: &FileJob, ast: Result<&syn::File, &ParseFailure>, index: &Index,
             findings = apply_suppressions(&j.file, Some(ast), findings);
         }
         Err(e) => {
+            // The index's other findings of this file are of the last text that parsed (the
+            // session keeps its declarations while a bracket is open): not of this text.
+            findings.retain(|f| f.rule.name == PARSE_ERROR.name || (j.external && f.rule.name == CONTRACT_SYNTAX.name));
             if !findings.iter().any(|f| f.rule.name == PARSE_ERROR.name || f.rule.name == CONTRACT_SYNTAX.name) {
                 findings.push(parse_error(j, e));
             }

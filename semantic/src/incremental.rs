@@ -1663,6 +1663,24 @@ mod fixtures {
         assert!(got.findings.is_empty(), "{:?}", keys(&got.findings));
     }
 
+    /// A declaring file given a text that does not parse, then the same text again (an edit that
+    /// changes nothing): the parse error alone both times, not the findings of its declarations
+    /// as the last text that parsed had them (found by the random edits of the fixtures).
+    #[test]
+    fn a_declaring_file_that_does_not_parse_reports_the_parse_error_alone() {
+        let text = "#[reuse::contract(aliases(return = n))]\nfn a(n: u32, data: &mut [f32]) -> &mut [f32] {\n    data\n}\n";
+        let dir = workspace("broken-decl", &[("src/lib.rs", text)]);
+        let path = std::fs::canonicalize(dir.join("src/lib.rs")).unwrap();
+        let mut live = session(&dir);
+        assert_eq!(live.update(&path, text.to_string()).len(), 1, "the alias's finding");
+        let broken = text.replace("fn a(n: u32, data: &mut [f32]) -> &mut [f32] {\n", "");
+        for _ in 0..2 {
+            let got = live.edit(&path, broken.clone());
+            let rules: Vec<&str> = got.findings.iter().map(|f| f.rule.name).collect();
+            assert_eq!(rules, ["parse_error"], "{:?}", keys(&got.findings));
+        }
+    }
+
     /// A type alias tells the items that name it what their receivers are: deleting it (or
     /// pointing it elsewhere) re-checks them (found by the random edits of `engine-shapes`).
     #[test]
