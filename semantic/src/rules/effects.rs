@@ -617,6 +617,18 @@ impl<'c, 'a> Effects<'c, 'a> {
         ty.paths?.iter().find_map(|p| self.foreign_summary(&[p.as_slice(), &["drop".to_string()]].concat()))
     }
 
+    /// Whether a method call named like an effect is another type's method: its receiver's type
+    /// is known (`self.cursor.advance()` of a `Cursor` field) and no effect of that name is a
+    /// method of it (`Rng::advance` is the effect). An unknown receiver may be the effect's.
+    fn another_types_method(&self, call: &CallSite, here: Option<&str>) -> bool {
+        let (Some(receiver), None) = (call.receiver, self.def) else { return false };
+        let resolver = self.ctx.resolver;
+        let Some(ty) = resolver.type_of(receiver, here, self.ctx.env()) else { return false };
+        let owners = resolver.owner_paths(&ty, here);
+        let Some(effects) = self.ctx.index.effects.get(&call.name) else { return false };
+        !owners.is_empty() && !effects.iter().any(|e| owners.iter().any(|o| e.path.len() == o.len() + 1 && e.path.starts_with(o)))
+    }
+
     fn position(&self, name: &str) -> Option<u8> {
         self.names.iter().position(|n| n == name).map(|i| i as u8)
     }
@@ -635,7 +647,7 @@ impl<'c, 'a> Effects<'c, 'a> {
         let Some(call) = CallSite::of(e) else { return Runs::Nothing };
         let here = self.def.map_or(self.ctx.self_type, |d| d.self_type.as_deref());
         if let Some(i) = self.position(&call.name) {
-            if !self.resolved || self.ctx.resolver.effect(&call, here).is_some() {
+            if (!self.resolved && !self.another_types_method(&call, here)) || self.ctx.resolver.effect(&call, here).is_some() {
                 return Runs::Effects(vec![i]);
             }
         } else if let Some(i) = self.ctx.resolver.effect(&call, here).and_then(|f| self.position(f.path.last()?)) {
