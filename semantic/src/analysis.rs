@@ -125,11 +125,34 @@ impl<'a> FnCtx<'a> {
     /// (`PAD_SLOT_ID + 1`).
     pub fn int_value(&self, e: &Expr) -> Option<i128> {
         let krate = [self.resolver.crate_name];
+        if let Some(v) = self.const_by_path(crate::resolve::strip(e), &krate) {
+            return Some(v);
+        }
         let local = self.local_consts.get_or_init(|| local_consts(self.body));
         crate::index::ConstExpr::of(crate::resolve::strip(e))?.eval(&mut |name| match local.get(name) {
             Some(c) => c.eval(&mut |inner| self.index.const_value_in(inner, &krate)),
             None => self.index.const_value_in(name, &krate),
         })
+    }
+}
+
+impl<'a> FnCtx<'a> {
+    /// A constant named where the crate defines several of its name (`tokens::PAD`, the pad token
+    /// id, beside `slots::PAD`, the no-write slot): the one its path resolves to, as a call's
+    /// path does. A name the crate defines once is read by name ([`Self::int_value`]).
+    fn const_by_path(&self, e: &Expr, krate: &[&str]) -> Option<i128> {
+        let Expr::Path(p) = e else { return None };
+        if p.qself.is_some() || p.path.segments.iter().any(|s| !s.arguments.is_none()) {
+            return None;
+        }
+        let name = p.path.segments.last()?.ident.to_string();
+        if !self.index.defines_const_more_than_once(&name) {
+            return None;
+        }
+        let written: Vec<String> = p.path.segments.iter().map(|s| s.ident.to_string()).collect();
+        let targets = self.resolver.call_targets(&written, self.self_type);
+        let value = targets.iter().find_map(|t| self.items.const_value(self.index, t))?;
+        value.eval(&mut |inner| self.index.const_value_in(inner, krate))
     }
 }
 

@@ -512,6 +512,12 @@ impl Index {
         self.const_value_in(name, &[])
     }
 
+    /// Whether several constants of the workspace have this name (which one a name means is
+    /// then its path's to say).
+    pub fn defines_const_more_than_once(&self, name: &str) -> bool {
+        self.consts.get(name).is_some_and(|v| v.len() > 1)
+    }
+
     /// The value of a constant as code of `crates` sees it (first the first crate's own
     /// definitions): a sibling or dependency that defines another `BLOCK_SIZE` does not make the
     /// name unknown where the crate has its own.

@@ -64,6 +64,8 @@ pub struct FileTypes {
     zeroed_by_default: HashMap<Vec<String>, Vec<String>>,
     /// The constants and statics defined: of modules, and of types and traits (`Pool::NULL`).
     consts: std::collections::HashSet<Vec<String>>,
+    /// The integer value of each constant of a module, as written (`const PAD: i64 = -1;`).
+    const_values: HashMap<Vec<String>, crate::index::ConstExpr>,
     /// The file's module and the inline modules in it: their items are all in this file.
     inline_modules: std::collections::HashSet<Vec<String>>,
     /// The modules declared here whose items are in a file of their own (`mod ops;`).
@@ -297,6 +299,11 @@ impl WorkspaceItems {
         self.types_of(index, owner)?.zeroed_by_default.get(owner).cloned()
     }
 
+    /// The value, as written, of the module constant defined at `path`.
+    pub fn const_value(&self, index: &Index, path: &[String]) -> Option<crate::index::ConstExpr> {
+        self.types_of(index, path)?.const_values.get(path).cloned()
+    }
+
     /// Whether a constant is defined at the definition path `path` (see [`ConstLookup`]).
     pub fn const_at(&self, index: &Index, path: &[String]) -> ConstLookup {
         let Some((_, file)) = self.file_of(path) else { return ConstLookup::Unknown };
@@ -392,7 +399,13 @@ fn collect_structs<'r>(items: &[syn::Item], rel: &mut Vec<String>, resolver: &dy
     let at = |rel: &[String], names: &[String]| -> Vec<String> { resolver(rel).module.into_iter().chain(names.iter().cloned()).collect() };
     for item in items {
         match item {
-            syn::Item::Const(c) => _ = out.consts.insert(at(rel, &[c.ident.to_string()])),
+            syn::Item::Const(c) => {
+                let path = at(rel, &[c.ident.to_string()]);
+                if let Some(value) = crate::index::ConstExpr::of(&c.expr) {
+                    out.const_values.insert(path.clone(), value);
+                }
+                out.consts.insert(path);
+            }
             syn::Item::Static(st) => _ = out.consts.insert(at(rel, &[st.ident.to_string()])),
             syn::Item::Impl(i) => {
                 if let Some(ty) = crate::resolve::type_name(&i.self_ty) {
