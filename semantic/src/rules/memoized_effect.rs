@@ -60,6 +60,8 @@ pub(super) fn check<'a>(ctx: &FnCtx<'a>, calls: &[&'a Expr], out: &mut Vec<Findi
             for arg in &m.args {
                 match strip(arg) {
                     Expr::Closure(c) => report_cached_closure(ctx, &c.body, &on_hit, &format!("`{method}`"), out),
+                    // An async cache's init future (`moka::future::Cache::get_with(k, async { .. })`).
+                    init @ Expr::Async(_) => report_cached_closure(ctx, init, &on_hit, &format!("`{method}`"), out),
                     // A function item (`or_insert_with(warm_step)`, `get_or_init(log_step)`):
                     // called as the closure would call it.
                     Expr::Path(p) if p.qself.is_none() => {

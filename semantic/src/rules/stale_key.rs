@@ -42,8 +42,12 @@ use reuse_rules::contract::PlaceRoot;
 /// `LruCache`: `contains`, `push`; `moka`'s `Cache`: `get_with`, `try_get_with`).
 const KEYED_METHODS: &[&str] = &[
     "get", "get_mut", "entry", "entry_ref", "contains_key", "insert", "get_key_value", "get_or_insert_with", "get_or_insert", "peek", "put", "try_insert", "get_or_insert_mut", "contains",
-    "push", "get_with", "try_get_with", "optionally_get_with",
+    "push", "get_with", "try_get_with", "optionally_get_with", "try_get_or_insert", "try_get_or_insert_mut",
 ];
+
+/// What a search walks: the entries of a cache kept as a list, or a map's keys themselves
+/// (`compiled.keys().any(|k| k.shape == shape)`).
+const ENTRY_ITERATORS: &[&str] = &["iter", "iter_mut", "into_iter", "keys"];
 
 /// Iterator methods that search a cache kept as a list for the entry whose key matches.
 const SEARCHES: &[&str] = &["find", "find_map", "position", "rposition", "any"];
@@ -874,7 +878,7 @@ impl<'c, 'a> Keys<'c, 'a> {
             // `self.entries.iter().find(|e| e.key == key)`: a search of a cache kept as a list of
             // entries; its key is what the predicate compares (the closure's own names masked).
             Expr::MethodCall(m) if SEARCHES.contains(&m.method.to_string().as_str()) && matches!(m.args.first().map(strip), Some(Expr::Closure(_))) => match strip(&m.receiver) {
-                Expr::MethodCall(it) if ["iter", "iter_mut", "into_iter"].contains(&it.method.to_string().as_str()) && it.args.is_empty() => {
+                Expr::MethodCall(it) if ENTRY_ITERATORS.contains(&it.method.to_string().as_str()) && it.args.is_empty() => {
                     (&*it.receiver, &m.args[0], format!("`{}(..)`", m.method))
                 }
                 _ => return None,
@@ -894,7 +898,7 @@ impl<'c, 'a> Keys<'c, 'a> {
                     return None;
                 }
                 match strip(&filter.receiver) {
-                    Expr::MethodCall(it) if ["iter", "iter_mut", "into_iter"].contains(&it.method.to_string().as_str()) && it.args.is_empty() => {
+                    Expr::MethodCall(it) if ENTRY_ITERATORS.contains(&it.method.to_string().as_str()) && it.args.is_empty() => {
                         (&*it.receiver, &filter.args[0], format!("`filter(..).{}()`", m.method))
                     }
                     _ => return None,
