@@ -101,7 +101,7 @@ fn writable_type(ty: &Type) -> bool {
             };
             match (last.ident.to_string().as_str(), inner) {
                 ("Option", Some(t)) => matches!(t, Type::Reference(r) if r.mutability.is_some()),
-                ("Arc" | "Rc", Some(t)) => interior(t),
+                ("Arc" | "Rc", _) => interior(ty),
                 _ => false,
             }
         }
@@ -109,7 +109,14 @@ fn writable_type(ty: &Type) -> bool {
     }
 }
 
-/// `Mutex<T>`, `RwLock<T>`, `RefCell<T>` (a path ending in one).
+/// `Mutex<T>`, `RwLock<T>`, `RefCell<T>` (a path ending in one), also shared in an `Arc` or an
+/// `Rc` (`&Arc<Mutex<Vec<usize>>>`, a free list handed around).
 fn interior(ty: &Type) -> bool {
-    matches!(ty, Type::Path(p) if p.path.segments.last().is_some_and(|s| ["Mutex", "RwLock", "RefCell"].iter().any(|n| s.ident == n)))
+    let Type::Path(p) = ty else { return false };
+    let Some(last) = p.path.segments.last() else { return false };
+    if ["Mutex", "RwLock", "RefCell"].iter().any(|n| last.ident == n) {
+        return true;
+    }
+    let syn::PathArguments::AngleBracketed(a) = &last.arguments else { return false };
+    (last.ident == "Arc" || last.ident == "Rc") && a.args.iter().any(|g| matches!(g, syn::GenericArgument::Type(t) if interior(t)))
 }

@@ -70,6 +70,8 @@ pub(crate) const MUTATING_METHODS: &[&str] = &[
     "sort_unstable", "reverse", "rotate_left", "rotate_right", "copy_within", "get_mut", "last_mut", "first_mut", "first_chunk_mut",
     "chunks_mut", "split_at_mut", "push", "insert", "clear", "truncate", "resize", "resize_with", "extend", "extend_from_slice", "write",
     "set", "zero_", "fill_", "copy_", "as_mut",
+    // The entry API borrows a map mutably to insert or change the entry.
+    "entry", "entry_ref",
     // Removing, reordering and moving entries writes the positions they leave or take.
     "pop", "pop_back", "pop_front", "push_back", "push_front", "retain", "retain_mut", "drain", "remove", "swap_remove",
     "split_off", "append", "splice", "extend_from_within", "dedup", "dedup_by", "dedup_by_key", "sort_by", "sort_by_key",
