@@ -136,6 +136,9 @@ struct Donate<'c, 'a> {
     summary: Summary,
     /// The places handed as `&mut` to `mem::swap`/`replace`/`take` in the function, by range.
     handles_moved: std::cell::OnceCell<HashSet<Range<usize>>>,
+    /// What the place given to each `mem::replace`/`mem::take` held before (its value), by the
+    /// call's range.
+    replaced: HashMap<Range<usize>, Fact>,
 }
 
 impl Analysis for Donate<'_, '_> {
@@ -187,6 +190,18 @@ impl Analysis for Donate<'_, '_> {
 
     fn bind(&mut self, scopes: &Scopes, state: &mut State, id: LocalId, init: Option<&Expr>) {
         rebind(scopes, state, &local(id), init);
+        // `let old = mem::replace(&mut a, fresh);`: `old` is what `a` held, donated or not.
+        if let Some(fact) = init.and_then(|i| self.replaced.get(&self.ctx.expr_range(dataflow::strip_parens(i)))).filter(|f| !f.is_empty()) {
+            state.map.insert(local(id), fact.clone());
+        }
+    }
+
+    /// `if let Some(h) = self.kv`: the one name a pattern takes out of a place holds a copy of
+    /// the handle in it (donating `h` donates what `self.kv` holds).
+    fn bind_from(&mut self, scopes: &Scopes, state: &mut State, locals: &[LocalId], scrutinee: &Expr) {
+        if let ([id], Some(_)) = (locals, scopes.place_of(scrutinee)) {
+            rebind(scopes, state, &local(*id), Some(scrutinee));
+        }
     }
 
     fn macro_tokens(&mut self, scopes: &Scopes, state: &mut State, mac: &syn::Macro) {
@@ -316,7 +331,7 @@ impl<'c, 'a> Donate<'c, 'a> {
     }
 
     fn new(ctx: &'c FnCtx<'a>, def: Option<&'c FnDef<'a>>, depth: usize) -> Self {
-        Donate { ctx, def, depth, donations: Vec::new(), ids: HashMap::new(), findings: Vec::new(), seen: HashSet::new(), summary: Summary::default(), handles_moved: std::cell::OnceCell::new() }
+        Donate { ctx, def, depth, donations: Vec::new(), ids: HashMap::new(), findings: Vec::new(), seen: HashSet::new(), summary: Summary::default(), handles_moved: std::cell::OnceCell::new(), replaced: HashMap::new() }
     }
 
     /// Whether a call may donate an argument: its contract aliases an input to an output, or it
@@ -351,6 +366,9 @@ impl<'c, 'a> Donate<'c, 'a> {
         // gives `a` the value `v`, `mem::take(&mut a)` a new default one.
         if let Some((kind, places)) = moved_by_mem(e) {
             let places: Vec<Place> = places.iter().filter_map(|p| place_in(ctx, scopes, p)).collect();
+            if let [a] = places.as_slice() {
+                self.replaced.insert(range.clone(), state.map.get(a).cloned().unwrap_or_default());
+            }
             match (kind, places.as_slice(), e) {
                 ("swap", [a, b], _) => state.exchange(a, b),
                 ("replace", [a], Expr::Call(c)) => rebind(scopes, state, a, c.args.get(1)),
