@@ -224,10 +224,7 @@ impl WorkspaceItems {
             return Some((i, file));
         }
         let [krate, .., ty, name] = path else { return None };
-        let written = |f: &ItemFile| {
-            let t = &f.file.text;
-            t.contains("impl") && t.contains(ty.as_str()) && fn_names(t).any(|n| n == name)
-        };
+        let written = |f: &ItemFile| implements(&f.file.text, ty) && fn_names(&f.file.text).any(|n| n == name);
         self.files
             .iter()
             .enumerate()
@@ -243,8 +240,7 @@ impl WorkspaceItems {
         let ([krate, ..], Some(name)) = (ty, ty.last()) else { return Vec::new() };
         let mut out = Vec::new();
         for (j, f) in self.files.iter().enumerate() {
-            let t = &f.file.text;
-            if f.file.path == here || f.crate_name != *krate || !(t.contains("impl") && t.contains(name.as_str())) {
+            if f.file.path == here || f.crate_name != *krate || !implements(&f.file.text, name) {
                 continue;
             }
             let table = self.table(index, j);
@@ -337,6 +333,28 @@ impl WorkspaceItems {
     fn table(&self, index: &Index, i: usize) -> Arc<FileTypes> {
         self.types[i].get_or_init(|| Arc::new(file_types(index, &self.files[i]))).clone()
     }
+}
+
+/// Whether a text may have an `impl` block of the type named `ty` (`impl Observer {`,
+/// `impl<B: Backend> Runner<B> {`, `impl Drop for Guard {`): the name as a word between an
+/// `impl` keyword and the next `{` (comments and strings included: a superset). Only such files
+/// are parsed to find a type's methods in other files.
+pub fn implements(text: &str, ty: &str) -> bool {
+    let ident = |c: char| c.is_ascii_alphanumeric() || c == '_';
+    text.match_indices("impl").any(|(at, _)| {
+        let head = &text[at + 4..];
+        // To the block's brace, a few hundred bytes at most (on a character's boundary).
+        let mut end = head.find('{').unwrap_or(head.len()).min(400);
+        while !head.is_char_boundary(end) {
+            end -= 1;
+        }
+        let head = &head[..end];
+        head.match_indices(ty).any(|(i, _)| {
+            let before = head[..i].chars().next_back().is_none_or(|c| !ident(c));
+            let after = head[i + ty.len()..].chars().next().is_none_or(|c| !ident(c));
+            before && after
+        })
+    })
 }
 
 /// The names after each `fn` keyword of a text (comments and strings included: a superset).
@@ -553,5 +571,20 @@ pub(crate) mod tests {
         assert_eq!(shown(items.field(&index, &p("eng::meta::Missing"), "graph")), None);
         assert!(items.has_fn(&index, &p("eng::runner::Runner::nothing")));
         assert!(!items.has_fn(&index, &p("eng::runner::Runner::missing")));
+    }
+
+    /// The text test that picks the files parsed for a type's methods elsewhere: the type's
+    /// name as a word in an `impl` header, not anywhere in the file.
+    #[test]
+    fn an_impl_header_names_the_type() {
+        assert!(implements("impl Observer {\n}", "Observer"));
+        assert!(implements("impl<B: Backend> Runner<B> where B: Clone {}", "Runner"));
+        assert!(implements("impl Drop for Guard {}", "Guard"));
+        assert!(!implements("impl Other {\n    fn f() -> Observer { todo!() }\n}", "Observer"));
+        assert!(!implements("impl ObserverExt {}", "Observer"));
+        assert!(!implements("struct Observer; fn f(o: Observer) {}", "Observer"));
+        // A long header cut on a character's boundary.
+        let long = format!("impl {} Observer {{}}", "é".repeat(300));
+        assert!(!implements(&long, "Observer"));
     }
 }
