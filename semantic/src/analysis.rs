@@ -789,7 +789,7 @@ pub fn analyze_file(file: &FileRef, ast: &syn::File, crate_name: &str, module: &
     let parsed = ParsedFiles::default();
     let imports_reuse = file.text.contains("use reuse::");
     let mut findings = Vec::new();
-    walk_fns(&ast.items, &mut |f: FnItem<'_>| {
+    let mut check = |f: FnItem<'_>| {
         let Some(body) = f.body else { return };
         let Some((resolver, here)) = scope.resolver(index, &f) else { return };
         // Contract errors were reported while indexing; here the contract is only read. Without
@@ -817,7 +817,8 @@ pub fn analyze_file(file: &FileRef, ast: &syn::File, crate_name: &str, module: &
             local_consts: Default::default(),
         };
         rules::check_fn(&ctx, &mut findings);
-    });
+    };
+    walk_fns(&ast.items, &mut check);
     // A `static`'s initializer is a body of its own, run once (`LazyLock::new(|| ..)`): checked
     // as a function `fn NAME() { init }` of its module would be.
     walk_statics(&ast.items, &mut Vec::new(), &mut |modules, st| {
@@ -827,28 +828,7 @@ pub fn analyze_file(file: &FileRef, ast: &syn::File, crate_name: &str, module: &
         let ident = &st.ident;
         let sig: syn::Signature = syn::parse_quote!(fn #ident());
         let body = syn::Block { brace_token: Default::default(), stmts: vec![syn::Stmt::Expr((*st.expr).clone(), None)] };
-        let item = FnItem { modules, self_type: None, attrs: &[], sig: &sig, body: Some(&body), in_trait: false, outer_generics: None };
-        let Some((resolver, _)) = scope.resolver(index, &item) else { return };
-        let ctx = FnCtx {
-            file,
-            index,
-            items,
-            parsed: &parsed,
-            resolver: &resolver,
-            sig: &sig,
-            body: &body,
-            self_type: None,
-            outer_generics: None,
-            env_memo: Default::default(),
-            contract: None,
-            contract_file: file,
-            fns: &fns,
-            summaries: &summaries,
-            calls_memo: Default::default(),
-            resolutions: Default::default(),
-            local_consts: Default::default(),
-        };
-        rules::check_fn(&ctx, &mut findings);
+        check(FnItem { modules, self_type: None, attrs: &[], sig: &sig, body: Some(&body), in_trait: false, outer_generics: None });
     });
     // A finding inside an expansion of a macro of the file points into its definition, which
     // every call of the macro shares: it gets no fix there.

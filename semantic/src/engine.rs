@@ -531,12 +531,6 @@ impl Session {
         let elsewhere = |names: &std::collections::BTreeSet<String>| crate::incremental::named_elsewhere(&others, names);
         let reindexed = crate::incremental::Reindexed { findings: found, elsewhere: &elsewhere };
         let done = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| crate::incremental::recheck(&previous, &new, &job, &index, &items, Some(reindexed)))).ok().flatten()?;
-        // The declaring items parsed alone, but the whole text does not: a whole check keeps the
-        // declarations of the last text that parsed (and reports the parse error alone here),
-        // not those read from items of a text that does not parse.
-        if done.findings.iter().any(|f| f.rule.name == PARSE_ERROR.name) {
-            return None;
-        }
         self.forwarders.extend(items.forwarder_names());
         self.set_text(pos, new.clone());
         (self.decls, self.index, self.index_findings) = (decls, index, index_findings);

@@ -67,9 +67,15 @@ pub(crate) struct Forwarder {
 }
 
 impl Forwarder {
-    /// Records the function `ctx` checks as a forwarder, where some file may call it.
-    fn record(ctx: &FnCtx) {
+    /// Records the function `ctx` checks as a forwarder where it has no contract, some file may
+    /// call it, and its summary says it hands a parameter on (`forwards`, asked only then: a
+    /// summary costs a solve).
+    fn record_if<'a>(ctx: &FnCtx<'a>, forwards: impl FnOnce(usize, &'a crate::analysis::FnDef<'a>) -> bool) {
         if ctx.contract.is_some() || !ctx.items.may_be_called(&ctx.sig.ident.to_string()) {
+            return;
+        }
+        let Some((idx, def)) = ctx.fns.defs.iter().enumerate().find(|(_, d)| std::ptr::eq(d.sig, ctx.sig)) else { return };
+        if !forwards(idx, def) {
             return;
         }
         let f = Forwarder { krate: ctx.resolver.crate_name.to_string(), name: ctx.sig.ident.to_string(), method: ctx.sig.receiver().is_some() };

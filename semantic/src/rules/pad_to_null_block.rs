@@ -491,9 +491,9 @@ pub(super) fn check(ctx: &FnCtx, calls: &[&Expr], out: &mut Vec<Finding>) {
             }
         }
     }
-    // Only a function some file may call can be a forwarder worth knowing.
-    if reaches_kernel && ctx.contract.is_none() && ctx.items.may_be_called(&ctx.sig.ident.to_string()) {
-        record_forwarder(&pad);
+    // The function hands a parameter on to a kernel's index: the files calling it are analysed.
+    if reaches_kernel {
+        super::Forwarder::record_if(ctx, |idx, def| dataflow::param_count(def.sig) > 0 && pad.summary(idx, def).is_some_and(|s| !s.forwards.is_empty()));
     }
     match dataflow::solve(&mut pad, ctx.sig, ctx.body, entry) {
         Ok(()) => {
@@ -503,17 +503,6 @@ pub(super) fn check(ctx: &FnCtx, calls: &[&Expr], out: &mut Vec<Finding>) {
         }
         Err(dataflow::TooComplex) => out.push(super::analysis_limit(ctx, "dataflow", dataflow::MAX_STEPS, "its write indexes are")),
     }
-}
-
-/// Tells the check that the function being checked hands a parameter on to a kernel's index, so
-/// that the files calling it are analysed ([`super::Forwarder`]).
-fn record_forwarder(pad: &Pad) {
-    let ctx = pad.ctx;
-    let Some((idx, def)) = ctx.fns.defs.iter().enumerate().find(|(_, d)| std::ptr::eq(d.sig, ctx.sig)) else { return };
-    if dataflow::param_count(def.sig) == 0 || pad.summary(idx, def).is_none_or(|s| s.forwards.is_empty()) {
-        return;
-    }
-    super::Forwarder::record(ctx);
 }
 
 enum Mode {

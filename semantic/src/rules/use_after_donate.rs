@@ -109,13 +109,7 @@ pub(super) fn check(ctx: &FnCtx, calls: &[&Expr], out: &mut Vec<Finding>) {
     }
     // A function that donates its parameter is checked at its calls as a contract is: the files
     // that call it are analysed too (a forwarder, in the check's later rounds).
-    if ctx.contract.is_none() && ctx.items.may_be_called(&ctx.sig.ident.to_string()) {
-        if let Some((idx, def)) = ctx.fns.defs.iter().enumerate().find(|(_, d)| std::ptr::eq(d.sig, ctx.sig)) {
-            if dataflow::memoized(&ctx.summaries.donate.helpers, idx, || summarise(ctx, def, 1)).is_some_and(|s| !s.donates.is_empty()) {
-                super::Forwarder::record(ctx);
-            }
-        }
-    }
+    super::Forwarder::record_if(ctx, |idx, def| dataflow::memoized(&ctx.summaries.donate.helpers, idx, || summarise(ctx, def, 1)).is_some_and(|s| !s.donates.is_empty()));
     match dataflow::solve(&mut donate, ctx.sig, ctx.body, State::default()) {
         Ok(()) => out.extend(donate.findings),
         Err(dataflow::TooComplex) => out.push(super::analysis_limit(ctx, "dataflow", dataflow::MAX_STEPS, "its donations are")),
