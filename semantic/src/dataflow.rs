@@ -238,6 +238,11 @@ pub trait Analysis {
     /// lookup is the entry).
     fn bind_from(&mut self, _scopes: &Scopes, _state: &mut Self::State, _locals: &[LocalId], _scrutinee: &Expr) {}
 
+    /// `scrutinee` is matched against a pattern only to test it (`matches!(x, PAT if ..)`): the
+    /// names the pattern binds next ([`Analysis::bind_from`]) are read by the test and end with
+    /// it; nothing of the value is used past it.
+    fn tested(&mut self, _scopes: &Scopes, _state: &mut Self::State, _scrutinee: &Expr) {}
+
     /// The part of the matched value each local of a pattern took, as a field path (tuple elements
     /// by position: `let (slots, n) = pad(..)` takes `.0` and `.1`; `let Meta { slot_mapping, .. }
     /// = m` takes `.slot_mapping`; `Some(x)`/`Ok(x)` are looked through). Locals whose part has no
@@ -568,6 +573,29 @@ fn combinator(e: &Expr) -> Option<(&Expr, &syn::ExprClosure)> {
         return None;
     }
     Some((&m.receiver, closure_of(&m.args[0])?))
+}
+
+/// The parts of `matches!(scrutinee, PAT)` or `matches!(scrutinee, PAT if guard)`.
+fn matches_macro(cond: &Expr) -> Option<(Expr, Pat, Option<Expr>)> {
+    let Expr::Macro(m) = strip_parens(cond) else { return None };
+    if m.mac.path.segments.last().is_none_or(|s| s.ident != "matches") {
+        return None;
+    }
+    m.mac
+        .parse_body_with(|input: syn::parse::ParseStream| {
+            let scrutinee: Expr = input.parse()?;
+            input.parse::<syn::Token![,]>()?;
+            let pat = Pat::parse_multi_with_leading_vert(input)?;
+            let guard = if input.peek(syn::Token![if]) {
+                input.parse::<syn::Token![if]>()?;
+                Some(input.parse::<Expr>()?)
+            } else {
+                None
+            };
+            let _ = input.parse::<Option<syn::Token![,]>>()?;
+            Ok((scrutinee, pat, guard))
+        })
+        .ok()
 }
 
 /// How often a closure walked in place runs.
@@ -1060,6 +1088,16 @@ impl<A: Analysis> Solver<'_, A> {
                 let state = self.expr(receiver, state)?;
                 if let Some(s) = &state {
                     self.exit(s, &Exit { kind, value: Some(e), span: expr_span(e), unrun: true, branch_of: whole })?;
+                }
+                // `and_then`'s value is the closure's: each of its exits, a `return` in it
+                // included, is the function's, with its own value (`return None` declines).
+                if matches!(strip_parens(e), Expr::MethodCall(m) if m.method == "and_then") {
+                    let st = self.enter_closure(closure, state, Some(e), Some(Takes::Content(receiver)));
+                    let frames = std::mem::take(&mut self.loops);
+                    let left = self.returned(&closure.body, st, kind, whole);
+                    self.loops = frames;
+                    self.scopes.pop();
+                    return left;
                 }
                 let ran = self.closure_at(closure, state, Runs::Once, Some(e), Some(Takes::Content(receiver)))?;
                 let state = self.transfer(e, ran);
@@ -1688,6 +1726,9 @@ impl<A: Analysis> Solver<'_, A> {
             Expr::Let(l) if matches!(&*l.pat, Pat::TupleStruct(t) if t.path.segments.last().is_some_and(|v| v.ident == "Some" || v.ident == "Ok")) => combinator(&l.expr).map(|(receiver, closure)| (l, receiver, closure)),
             _ => None,
         };
+        if let Some((scrutinee, pat, guard)) = matches_macro(cond) {
+            return self.matches_condition(&scrutinee, &pat, guard.as_ref(), state);
+        }
         let Some((l, receiver, closure)) = matched else {
             let cond_state = self.expr(cond, state)?;
             return Ok((self.assumed(cond, true, cond_state.clone()), self.assumed(cond, false, cond_state)));
@@ -1703,6 +1744,27 @@ impl<A: Analysis> Solver<'_, A> {
         let mut matched = ran;
         self.bind_pattern(&l.pat, None, Some(&l.expr), &mut matched);
         Ok((matched, missed))
+    }
+
+    /// `if matches!(x, PAT if guard)`: where it holds, `x` matched `PAT` (its names bound from `x`
+    /// while the guard runs, then ended) and the guard held; where it fails, either did not.
+    fn matches_condition(&mut self, scrutinee: &Expr, pat: &Pat, guard: Option<&Expr>, state: Option<A::State>) -> Result<Split<A::State>, TooComplex> {
+        self.step()?;
+        let state = self.expr(scrutinee, state)?;
+        self.scopes.push();
+        let mut matched = state.clone();
+        if let Some(m) = matched.as_mut() {
+            self.analysis.tested(&self.scopes, m, scrutinee);
+        }
+        self.bind_pattern(pat, None, Some(scrutinee), &mut matched);
+        let mut failed = state;
+        if let Some(guard) = guard {
+            let after = self.expr(guard, matched)?;
+            failed = join(failed, self.assumed(guard, false, after.clone()));
+            matched = self.assumed(guard, true, after);
+        }
+        self.scopes.pop();
+        Ok((matched, failed))
     }
 
     /// The state where `cond` evaluated to `holds`: each comparison known to hold or to fail
@@ -1837,28 +1899,7 @@ impl<A: Analysis> Solver<'_, A> {
     /// `if let Some(g) = lookup { .. }`).
     fn closure_at(&mut self, c: &syn::ExprClosure, state: Option<A::State>, runs: Runs, call: Option<&Expr>, takes: Option<Takes<'_>>) -> Flow<A::State> {
         let run = |s: &mut Self, st: Option<A::State>| {
-            s.scopes.push();
-            let mut st = st;
-            let mut ids = Vec::new();
-            // Called by name (`pad(&mut slots, n)` of `let pad = |v: &mut Vec<i64>, n| ..`): each
-            // parameter is bound to its argument, as a `let` would be.
-            let args: Vec<&Expr> = match call {
-                Some(Expr::Call(called)) => called.args.iter().collect(),
-                _ => Vec::new(),
-            };
-            for (k, p) in c.inputs.iter().enumerate() {
-                let before = s.scopes.names.len();
-                s.bind_pattern(p, args.get(k).copied(), None, &mut st);
-                ids.extend((before..s.scopes.names.len()).map(|i| i as LocalId));
-            }
-            if let Some(st) = st.as_mut() {
-                s.analysis.closure_params(&s.scopes, st, &ids);
-                match takes {
-                    Some(Takes::Each(iterated)) => s.analysis.bind_each(&s.scopes, st, &ids, iterated),
-                    Some(Takes::Content(holder)) => s.analysis.bind_from(&s.scopes, st, &ids, holder),
-                    None => {}
-                }
-            }
+            let st = s.enter_closure(c, st, call, takes);
             // A `return` in a closure leaves the closure, not the function: its state joins the
             // closure's end. Loops outside the closure are not the targets of its `break`s.
             let frames = std::mem::take(&mut s.loops);
@@ -1889,6 +1930,32 @@ impl<A: Analysis> Solver<'_, A> {
             }
             Runs::AnyTimes => self.looped(None, state, false, |s, st| run(s, st)),
         }
+    }
+
+    /// A closure's scope entered (the caller pops it) and its parameters bound: to the arguments
+    /// of a call by name (`pad(&mut slots, n)` of `let pad = |v: &mut Vec<i64>, n| ..`), as a
+    /// `let` would bind them, and to what the closure takes (an iterated item, a content).
+    fn enter_closure(&mut self, c: &syn::ExprClosure, mut st: Option<A::State>, call: Option<&Expr>, takes: Option<Takes<'_>>) -> Option<A::State> {
+        self.scopes.push();
+        let mut ids = Vec::new();
+        let args: Vec<&Expr> = match call {
+            Some(Expr::Call(called)) => called.args.iter().collect(),
+            _ => Vec::new(),
+        };
+        for (k, p) in c.inputs.iter().enumerate() {
+            let before = self.scopes.names.len();
+            self.bind_pattern(p, args.get(k).copied(), None, &mut st);
+            ids.extend((before..self.scopes.names.len()).map(|i| i as LocalId));
+        }
+        if let Some(st) = st.as_mut() {
+            self.analysis.closure_params(&self.scopes, st, &ids);
+            match takes {
+                Some(Takes::Each(iterated)) => self.analysis.bind_each(&self.scopes, st, &ids, iterated),
+                Some(Takes::Content(holder)) => self.analysis.bind_from(&self.scopes, st, &ids, holder),
+                None => {}
+            }
+        }
+        st
     }
 
     /// A loop: `body` runs from the head state until the head stops changing; the exit is the head

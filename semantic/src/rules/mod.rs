@@ -466,6 +466,23 @@ pub fn block_names(b: &syn::Block) -> std::collections::HashSet<String> {
     b.stmts.iter().filter_map(|s| if let syn::Stmt::Local(l) = s { Some(pattern_names(&l.pat)) } else { None }).flatten().collect()
 }
 
+/// Whether a block has a `return` of its own (one in a closure, an `async` block or an item
+/// inside it leaves that instead).
+pub fn returns_early(block: &syn::Block) -> bool {
+    struct Returns(bool);
+    impl<'ast> Visit<'ast> for Returns {
+        fn visit_expr_return(&mut self, _: &'ast syn::ExprReturn) {
+            self.0 = true;
+        }
+        fn visit_expr_closure(&mut self, _: &'ast syn::ExprClosure) {}
+        fn visit_expr_async(&mut self, _: &'ast syn::ExprAsync) {}
+        fn visit_item(&mut self, _: &'ast syn::Item) {}
+    }
+    let mut r = Returns(false);
+    r.visit_block(block);
+    r.0
+}
+
 struct Bound(std::collections::HashSet<String>);
 
 impl<'ast> Visit<'ast> for Bound {

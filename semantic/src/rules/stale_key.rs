@@ -209,11 +209,14 @@ pub(super) fn check(ctx: &FnCtx, contract: &FileContract, out: &mut Vec<Finding>
     if reuses.is_empty() {
         return;
     }
-    let mut a = Keys { ctx, def: None, depth: 0, reuses: &reuses, stale: BTreeMap::new(), returns: Built::default(), parts_at_exits: Vec::new(), unvalued: HashSet::new(), tails: HashMap::new(), entries: HashMap::new(), validated: HashMap::new() };
+    let mut a = Keys::new(ctx, None, 0, &reuses);
     if let Err(dataflow::TooComplex) = dataflow::solve(&mut a, ctx.sig, ctx.body, State::default()) {
         return out.push(super::analysis_limit(ctx, "dataflow", dataflow::MAX_STEPS, "its cache keys are"));
     }
     for ((start, end), s) in a.stale {
+        if a.tested.contains(&(start..end)) {
+            continue;
+        }
         let r = &reuses[s.reuse];
         let validated = a.validated.get(&(start, end));
         let missing: Vec<&str> = r.key.iter().map(|(_, t)| t.as_str()).filter(|t| s.missing.contains(*t) && !validated.is_some_and(|v| v.contains(*t))).collect();
@@ -240,6 +243,36 @@ pub(super) fn check(ctx: &FnCtx, contract: &FileContract, out: &mut Vec<Finding>
     }
 }
 
+/// The parameter of a closure that judges an entry (`|e| e.version == v`, `|(n, d, _)| *n ==
+/// len && *d == dtype`): what names a part of the entry.
+enum EntryParam {
+    /// `|e|`, `|&e|`: a field of it (`e.version`); the whole entry is no stamp.
+    Whole(String),
+    /// `|(n, d, _)|`, `|Entry { version, .. }|`: any name the pattern takes.
+    Parts(HashSet<String>),
+}
+
+impl EntryParam {
+    fn of(p: &syn::Pat) -> EntryParam {
+        match p {
+            syn::Pat::Reference(r) => EntryParam::of(&r.pat),
+            syn::Pat::Type(t) => EntryParam::of(&t.pat),
+            syn::Pat::Ident(i) if i.subpat.is_none() => EntryParam::Whole(i.ident.to_string()),
+            other => EntryParam::Parts(super::pattern_names(other)),
+        }
+    }
+
+    /// Whether `e` (its `*`, `&` and parentheses aside) is a part of the entry.
+    fn part(&self, e: &Expr) -> bool {
+        let text = crate::rules::expr_text(strip(e));
+        let root = text.split('.').next().unwrap_or_default();
+        match self {
+            EntryParam::Whole(name) => root == name && text.contains('.'),
+            EntryParam::Parts(names) => names.contains(root),
+        }
+    }
+}
+
 struct Keys<'c, 'a> {
     ctx: &'c FnCtx<'a>,
     /// The helper being summarised (None: the function being checked).
@@ -263,6 +296,71 @@ struct Keys<'c, 'a> {
     entries: HashMap<LocalId, (usize, usize)>,
     /// The components each lookup's hit is validated for, by the range of its key.
     validated: HashMap<(usize, usize), BTreeSet<String>>,
+    /// In a helper run for a caller's caches ([`Keys::flushed_by_helper`]): the components
+    /// flushed on every normal exit (`None` before the first).
+    flushed_at_exits: Option<BTreeSet<String>>,
+    /// What each method of `self` the body calls leaves flushed, by the helper's index.
+    helper_flushes: HashMap<usize, BTreeSet<String>>,
+    /// The ranges of values matched only to be tested (`matches!(&self.last, ..)`): a single
+    /// slot read there serves nothing, and is no finding (its comparisons still validate).
+    tested: HashSet<Range<usize>>,
+}
+
+impl<'c, 'a> Keys<'c, 'a> {
+    fn new(ctx: &'c FnCtx<'a>, def: Option<&'c FnDef<'a>>, depth: usize, reuses: &'c [Reuse<'c>]) -> Self {
+        Keys {
+            ctx,
+            def,
+            depth,
+            reuses,
+            stale: BTreeMap::new(),
+            returns: Built::default(),
+            parts_at_exits: Vec::new(),
+            unvalued: HashSet::new(),
+            tails: HashMap::new(),
+            entries: HashMap::new(),
+            validated: HashMap::new(),
+            flushed_at_exits: None,
+            helper_flushes: HashMap::new(),
+            tested: HashSet::new(),
+        }
+    }
+
+    /// `self.sync()` of a method that empties a cache of `self` when a stamp differs from the
+    /// component (`if self.filled_under != self.adapter_version { self.kv.clear(); .. }`): the
+    /// components it leaves flushed on every normal exit, computed by running it on the caches
+    /// of `self` this function reuses (their components of `self` only: a parameter of this
+    /// function is no place of the helper's).
+    fn flushed_by_helper(&mut self, call: &Expr) -> BTreeSet<String> {
+        let Expr::MethodCall(m) = call else { return BTreeSet::new() };
+        if !matches!(dataflow::strip_parens(&m.receiver), Expr::Path(p) if p.path.is_ident("self")) || self.reuses.is_empty() {
+            return BTreeSet::new();
+        }
+        let Some((idx, def)) = self.ctx.helper_of(call, self.def, self.depth) else { return BTreeSet::new() };
+        if let Some(known) = self.helper_flushes.get(&idx) {
+            return known.clone();
+        }
+        let of_self: Vec<Reuse> = self
+            .reuses
+            .iter()
+            .filter(|r| r.place.base == Base::SelfValue)
+            .map(|r| Reuse {
+                clause: r.clause,
+                place: r.place.clone(),
+                static_path: None,
+                place_text: r.place_text.clone(),
+                key: r.key.iter().filter(|(k, _)| k.base == Base::SelfValue).cloned().collect(),
+                single: r.single,
+            })
+            .collect();
+        let mut inner = Keys::new(self.ctx, Some(def), self.depth + 1, &of_self);
+        let flushed = match dataflow::solve(&mut inner, def.sig, def.body, State::default()) {
+            Ok(()) => inner.flushed_at_exits.unwrap_or_default(),
+            Err(dataflow::TooComplex) => BTreeSet::new(),
+        };
+        self.helper_flushes.insert(idx, flushed.clone());
+        flushed
+    }
 }
 
 impl Analysis for Keys<'_, '_> {
@@ -285,6 +383,8 @@ impl Analysis for Keys<'_, '_> {
                 self.fed(scopes, state, e);
                 self.parts_assigned_by_helper(scopes, state, e);
                 self.replaced_in_place(scopes, state, e);
+                let flushed = self.flushed_by_helper(e);
+                state.flushed.0.extend(flushed);
             }
             // `write!(key, "{:x}:{}", p.hash, v)`: the buffer takes in what is formatted into it.
             Expr::Macro(m) if m.mac.path.segments.last().is_some_and(|s| s.ident == "write" || s.ident == "writeln") => {
@@ -311,6 +411,10 @@ impl Analysis for Keys<'_, '_> {
                 self.validated_by_combinator(scopes, state, m);
             }
         }
+    }
+
+    fn tested(&mut self, _scopes: &Scopes, _state: &mut State, scrutinee: &Expr) {
+        self.tested.insert(self.ctx.expr_range(scrutinee));
     }
 
     fn bind(&mut self, scopes: &Scopes, state: &mut State, local: LocalId, init: Option<&Expr>) {
@@ -449,9 +553,16 @@ impl Analysis for Keys<'_, '_> {
         let compared = self.built_from(scopes, state, other, &HashSet::new());
         let Some(stale) = self.stale.get(&key) else { return };
         let reuse = &self.reuses[stale.reuse];
+        // Where a single slot's stamp equals the component, the one value it holds is of the
+        // current one: a later read of the slot on this path (`if matches!(&self.last, Some((n,
+        // _)) if *n == len) { return self.last.clone().unwrap().1 }`) serves it.
+        let equal_here = matches!(b.op, syn::BinOp::Eq(_)) == holds;
         for (k, text) in &reuse.key {
             if compared.iter().any(|m| k.starts_with(m) || m.starts_with(k)) {
                 self.validated.entry(key).or_default().insert(text.clone());
+                if reuse.single && equal_here {
+                    state.flushed.0.insert(text.clone());
+                }
             }
         }
     }
@@ -469,6 +580,10 @@ impl Analysis for Keys<'_, '_> {
     fn exit(&mut self, scopes: &Scopes, state: &State, exit: &dataflow::Exit<'_>) {
         let value = exit.value;
         let Some(def) = self.def else { return };
+        self.flushed_at_exits = Some(match self.flushed_at_exits.take() {
+            None => state.flushed.0.clone(),
+            Some(before) => before.intersection(&state.flushed.0).cloned().collect(),
+        });
         let params = dataflow::param_count(def.sig);
         let mut built = value.map(|v| self.built_from(scopes, state, v, &HashSet::new())).unwrap_or_default();
         // A branch of a returned `if` or `match` is chosen by its condition or scrutinee: the
@@ -535,42 +650,46 @@ impl<'c, 'a> Keys<'c, 'a> {
         if !["filter", "is_some_and", "map_or", "take_if", "find", "is_none_or"].contains(&m.method.to_string().as_str()) {
             return;
         }
+        // The lookup's key, or the read of a single slot (`self.last.as_ref().filter(|(n, d, _)|
+        // ..)`: its stamps kept beside the value), by the range its lookup is recorded under.
         let mut receiver = strip(&m.receiver);
-        while let Expr::MethodCall(inner) = receiver {
-            if Self::lookup_parts(receiver).is_some() || !["cloned", "copied", "as_ref", "as_mut", "iter", "into_iter"].contains(&inner.method.to_string().as_str()) {
-                break;
+        let recorded = loop {
+            if let Some((_, key, _)) = Self::lookup_parts(receiver) {
+                break self.ctx.expr_range(key);
             }
-            receiver = strip(&inner.receiver);
-        }
-        let closure = m.args.iter().rev().find_map(|a| match strip(a) {
+            if self.single_read(scopes, state, receiver).is_some() {
+                break self.ctx.expr_range(receiver);
+            }
+            match receiver {
+                Expr::MethodCall(inner) if ["cloned", "copied", "as_ref", "as_mut", "iter", "into_iter"].contains(&inner.method.to_string().as_str()) => receiver = strip(&inner.receiver),
+                _ => return,
+            }
+        };
+        let Some(c) = m.args.iter().rev().find_map(|a| match strip(a) {
             Expr::Closure(c) => Some(c),
             _ => None,
-        });
-        let (Some((_, key, _)), Some(c)) = (Self::lookup_parts(receiver), closure) else { return };
-        let param = c.inputs.first().map(|p| quote::ToTokens::to_token_stream(p).to_string().replace(' ', "")).unwrap_or_default();
+        }) else {
+            return;
+        };
+        let Some(param) = c.inputs.first() else { return };
         let masked = super::names_bound_in(c);
         let mut found = BTreeSet::new();
-        self.compared(scopes, state, &c.body, param.trim_start_matches('&'), &masked, &mut found);
+        self.compared(scopes, state, &c.body, &EntryParam::of(param), &masked, &mut found);
         if !found.is_empty() {
-            let r = self.ctx.expr_range(key);
-            self.validated.entry((r.start, r.end)).or_default().extend(found);
+            self.validated.entry((recorded.start, recorded.end)).or_default().extend(found);
         }
     }
 
-    /// The components that a condition compares a field of the closure's parameter `param` with.
-    fn compared(&self, scopes: &Scopes, state: &State, e: &Expr, param: &str, masked: &HashSet<String>, found: &mut BTreeSet<String>) {
+    /// The components that a condition compares a part of the closure's parameter with.
+    fn compared(&self, scopes: &Scopes, state: &State, e: &Expr, param: &EntryParam, masked: &HashSet<String>, found: &mut BTreeSet<String>) {
         match strip(e) {
             Expr::Binary(b) if matches!(b.op, syn::BinOp::And(_)) => {
                 self.compared(scopes, state, &b.left, param, masked, found);
                 self.compared(scopes, state, &b.right, param, masked, found);
             }
             Expr::Binary(b) if matches!(b.op, syn::BinOp::Eq(_) | syn::BinOp::Ne(_)) => {
-                let of_param = |e: &Expr| {
-                    let t = crate::rules::expr_text(strip(e));
-                    t.split('.').next() == Some(param) && t.contains('.')
-                };
                 for (entry, other) in [(&b.left, &b.right), (&b.right, &b.left)] {
-                    if !of_param(entry) {
+                    if !param.part(entry) {
                         continue;
                     }
                     let built = self.built_from(scopes, state, other, masked);
@@ -664,13 +783,22 @@ impl<'c, 'a> Keys<'c, 'a> {
             let sig = self.def.map_or(self.ctx.sig, |d| d.sig);
             // `self` or a parameter, whole: its other fields are its own (`self.adapter = 0;
             // self` returns the receiver's other fields), and its type is written.
+            // A field of one (`self.key.dtype = d;` in a builder that wraps the key): the
+            // type its fields declare, down from the whole's.
             let own_type = match whole.base {
-                _ if !whole.fields.is_empty() => None,
                 Base::SelfValue => Some(self.def.map_or(self.ctx.self_type.map(str::to_string), |d| d.self_type.clone())),
                 Base::Local(id) if (id as usize) < dataflow::param_count(sig) => {
                     Some(sig.inputs.iter().filter_map(|a| if let syn::FnArg::Typed(t) = a { Some(&*t.ty) } else { None }).nth(id as usize).and_then(crate::resolve::type_name))
                 }
                 Base::Local(_) => None,
+            };
+            let own_type = match own_type {
+                Some(Some(mut ty)) if !whole.fields.is_empty() => whole.fields.iter().try_for_each(|f| {
+                    ty = self.ctx.resolver.fields.field_type(&ty, f)?.to_string();
+                    Some(())
+                }).map(|()| Some(ty)),
+                _ if !whole.fields.is_empty() => None,
+                whole_type => whole_type,
             };
             let (ty, sources) = match own_type {
                 Some(ty) => (ty, vec![whole.clone()]),
@@ -1063,7 +1191,21 @@ impl<'c, 'a> Keys<'c, 'a> {
             return;
         }
         match e {
-            Expr::Closure(c) => with(&c.body, super::names_bound_in(c), out),
+            Expr::Closure(c) => {
+                let bound = super::names_bound_in(c);
+                // `find_map(|e| { if e.fp == fp && .. { return Some(e.plan); } None })`: the
+                // conditions under which the closure returns early decide its value too.
+                if let Expr::Block(b) = strip(&c.body) {
+                    for stmt in &b.block.stmts {
+                        if let syn::Stmt::Expr(Expr::If(i), _) = stmt {
+                            if super::returns_early(&i.then_branch) {
+                                with(&i.cond, bound.clone(), out);
+                            }
+                        }
+                    }
+                }
+                with(&c.body, bound, out)
+            }
             // A value chosen by a branch: what the scrutinee or condition, and every branch that
             // gives a value, build (`true => (h, v), false => (h, 0)` builds `h`, not `v`).
             Expr::Match(_) | Expr::If(_) if super::branches(e).is_some() => {
@@ -1454,7 +1596,7 @@ fn member_name(m: &syn::Member) -> String {
 /// What `def`, a helper `depth` calls down, builds its returned value from and the parts of its
 /// parameters and `self` it assigns.
 fn summarise<'a>(ctx: &FnCtx<'a>, def: &FnDef<'a>, depth: usize) -> Option<Arc<HelperSummary>> {
-    let mut inner = Keys { ctx, def: Some(def), depth, reuses: &[], stale: BTreeMap::new(), returns: Built::default(), parts_at_exits: Vec::new(), unvalued: HashSet::new(), tails: HashMap::new(), entries: HashMap::new(), validated: HashMap::new() };
+    let mut inner = Keys::new(ctx, Some(def), depth, &[]);
     dataflow::solve(&mut inner, def.sig, def.body, State::default()).ok()?;
     // A part assigned on some paths only keeps its own value on the others.
     let mut parts: BTreeMap<Place, BTreeSet<Place>> = BTreeMap::new();
