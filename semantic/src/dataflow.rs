@@ -1439,7 +1439,15 @@ impl<A: Analysis> Solver<'_, A> {
                     let mut st = st;
                     let locals = s.bind_pattern(&f.pat, None, None, &mut st);
                     if let Some(st) = st.as_mut() {
-                        s.analysis.bind_each(&s.scopes, st, &locals, &f.expr);
+                        // `for (i, chunk) in chunks.enumerate()`: `i` counts the items, and only
+                        // the rest of the pattern takes an item of what is enumerated.
+                        let (counted, iterated) = match (&*f.pat, strip_parens(&f.expr)) {
+                            (Pat::Tuple(t), Expr::MethodCall(m)) if m.method == "enumerate" && m.args.is_empty() && t.elems.len() == 2 => {
+                                (pattern_names(&t.elems[0]).len().min(locals.len()), &*m.receiver)
+                            }
+                            _ => (0, &*f.expr),
+                        };
+                        s.analysis.bind_each(&s.scopes, st, &locals[counted..], iterated);
                     }
                     let r = s.block(&f.body, st);
                     s.scopes.pop();

@@ -307,6 +307,17 @@ pub(super) struct AlwaysRun {
 /// The helper a call designates, when it runs effects on every normal path (see [`AlwaysRun`]):
 /// a helper of this file, or of another file reached by its path. `None`: not such a helper, or
 /// it runs none on every path.
+/// `std::mem::swap`, `mem::swap`, or `swap` imported from `std::mem`/`core::mem`.
+fn is_mem_swap(func: &Expr) -> bool {
+    let Expr::Path(p) = strip_parens(func) else { return false };
+    let names: Vec<String> = p.path.segments.iter().map(|s| s.ident.to_string()).collect();
+    match names.as_slice() {
+        [.., m, swap] => m == "mem" && swap == "swap",
+        [swap] => swap == "swap",
+        [] => false,
+    }
+}
+
 pub(super) fn always_run_by_helper(ctx: &FnCtx, call: &Expr) -> Option<AlwaysRun> {
     // Only calls that name a function of this file for sure: a path, resolved to its definition
     // (`compile(g)`, `helpers::compile(g)`, a renamed import, `Self::f()`), `self.f()`, and a
@@ -425,10 +436,16 @@ impl Analysis for Effects<'_, '_> {
                         state.then_any(&self.guards[&g]);
                     }
                 }
-                // `out.extend_from_slice(&g.output)`: `out` holds a copy read here.
-                if let (Some(fresh), Expr::MethodCall(m)) = (self.fresh.as_mut(), e) {
-                    if COPIES_INTO.contains(&m.method.to_string().as_str()) && m.args.len() == 1 {
-                        if let Some(local) = fresh.copied_into(scopes, &m.receiver, &m.args[0], e) {
+                // `out.extend_from_slice(&g.output)`: `out` holds a copy read here; after
+                // `mem::swap(&mut out, &mut g.output)`, what the entry held.
+                if let Some(fresh) = self.fresh.as_mut() {
+                    let copies: Vec<(&Expr, &Expr)> = match e {
+                        Expr::MethodCall(m) if COPIES_INTO.contains(&m.method.to_string().as_str()) && m.args.len() == 1 => vec![(&*m.receiver, &m.args[0])],
+                        Expr::Call(c) if c.args.len() == 2 && is_mem_swap(&c.func) => vec![(&c.args[0], &c.args[1]), (&c.args[1], &c.args[0])],
+                        _ => Vec::new(),
+                    };
+                    for (into, from) in copies {
+                        if let Some(local) = fresh.copied_into(scopes, into, from, e) {
                             self.bound.insert(local, state.clone());
                         }
                     }

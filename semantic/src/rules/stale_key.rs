@@ -171,6 +171,18 @@ fn static_cache(i: usize) -> Place {
     Place { base: Base::Local(LocalId::MAX - i as LocalId), fields: Vec::new() }
 }
 
+/// The caches a place designates: what the map says of it, or of the nearest place it is a
+/// field of, that field in each (`this.plans` of `let this = &mut *self;` is `self.plans`).
+fn designated(state: &State, p: &Place) -> BTreeSet<Place> {
+    for n in (0..=p.fields.len()).rev() {
+        let prefix = Place { base: p.base.clone(), fields: p.fields[..n].to_vec() };
+        if let Some(c) = state.caches.map.get(&prefix) {
+            return c.0.iter().map(|c| c.fields_then(&p.fields[n..])).collect();
+        }
+    }
+    [p.clone()].into()
+}
+
 /// A lookup that leaves out components, gathered over the solver's visits.
 struct Stale {
     reuse: usize,
@@ -326,6 +338,20 @@ impl<'c, 'a> Keys<'c, 'a> {
         }
     }
 
+    /// `place` is given a new value: what was built from its old one holds that old value,
+    /// which is not the component any more (`let k = (h, self.version); self.version = new;`
+    /// leaves `k` without the version), and a cache emptied for its old value may hold entries
+    /// of the old one under the new.
+    fn component_changed(&self, state: &mut State, place: &Place) {
+        for (at, Built(built)) in state.built.map.iter_mut() {
+            if let Some(built) = built.as_mut().filter(|_| !at.starts_with(place)) {
+                built.retain(|p| !p.starts_with(place));
+            }
+        }
+        let changed: Vec<&String> = self.reuses.iter().flat_map(|r| &r.key).filter(|(k, _)| k.starts_with(place)).map(|(_, t)| t).collect();
+        state.flushed.0.retain(|t| !changed.contains(&t));
+    }
+
     /// `self.sync()` of a method that empties a cache of `self` when a stamp differs from the
     /// component (`if self.filled_under != self.adapter_version { self.kv.clear(); .. }`): the
     /// components it leaves flushed on every normal exit, computed by running it on the caches
@@ -373,8 +399,14 @@ impl Analysis for Keys<'_, '_> {
     fn transfer(&mut self, scopes: &Scopes, state: &mut State, e: &Expr) {
         self.flushes(scopes, state, e);
         match e {
+            Expr::Binary(b) if dataflow::is_compound(&b.op) => {
+                if let Some(place) = scopes.place_of(&b.left) {
+                    self.component_changed(state, &place);
+                }
+            }
             Expr::Assign(a) => {
                 if let Some(place) = scopes.place_of(&a.left) {
+                    self.component_changed(state, &place);
                     self.assign(scopes, state, &place, &a.right);
                     self.part_replaced(scopes, state, &place, self.ctx.expr_range(&a.left).start);
                 }
@@ -569,10 +601,21 @@ impl Analysis for Keys<'_, '_> {
 
     /// `let (h, v) = (prompt.hash, 0)`, `let Req { hash, .. } = req`: a name a pattern takes from
     /// a part of the value is built from that part only (`h` covers the hash, not the version).
+    ///
+    /// `let Self { plans, .. } = self;`: the name taken from a field designates that field of
+    /// the caches the value designates.
     fn bind_parts(&mut self, scopes: &Scopes, state: &mut State, parts: &[(LocalId, Vec<String>)], scrutinee: &Expr) {
+        let whole = self.caches_of(scopes, state, scrutinee);
         for (local, path) in parts.iter().filter(|(_, path)| !path.is_empty()) {
+            let place = Place { base: Base::Local(*local), fields: Vec::new() };
             if let Some(built) = self.part_built(scopes, state, scrutinee, path) {
-                state.built.map.insert(Place { base: Base::Local(*local), fields: Vec::new() }, Built(Some(built)));
+                state.built.map.insert(place.clone(), Built(Some(built)));
+            }
+            let caches: BTreeSet<Place> = whole.iter().map(|c| c.fields_then(path)).collect();
+            if caches.iter().any(|c| self.reuses.iter().any(|r| r.place.starts_with(c))) {
+                state.caches.map.insert(place, MaySet(caches));
+            } else {
+                state.caches.map.remove(&place);
             }
         }
     }
@@ -761,7 +804,15 @@ impl<'c, 'a> Keys<'c, 'a> {
     /// struct update, a base that is no place, or a struct whose fields are not known.
     fn updated_fields(&self, scopes: &Scopes, e: &Expr) -> Option<Vec<Place>> {
         let Expr::Struct(st) = strip(e) else { return None };
-        let base = scopes.place_of(st.rest.as_deref()?)?;
+        // `..full`, or a copy of it (`..self.clone()`): the same fields.
+        let mut rest = strip(st.rest.as_deref()?);
+        while let Expr::MethodCall(m) = rest {
+            if !(m.args.is_empty() && ["clone", "to_owned"].contains(&m.method.to_string().as_str())) {
+                break;
+            }
+            rest = strip(&m.receiver);
+        }
+        let base = scopes.place_of(rest)?;
         let ty = st.path.segments.last()?.ident.to_string();
         let fields = self.ctx.resolver.fields.fields_of(&ty)?;
         let written: Vec<String> = st.fields.iter().map(|f| member_name(&f.member)).collect();
@@ -948,7 +999,7 @@ impl<'c, 'a> Keys<'c, 'a> {
             // `self.kv.read().await`: tokio's locks are awaited.
             Expr::Await(a) => self.caches_of(scopes, state, &a.base),
             other => match scopes.place_of(other) {
-                Some(p) => state.caches.map.get(&p).map(|c| c.0.clone()).unwrap_or_else(|| [p].into()),
+                Some(p) => designated(state, &p),
                 None => self.static_named(other).into_iter().collect(),
             },
         }

@@ -477,6 +477,8 @@ fn getter_field(ctx: &FnCtx, method: &str) -> Option<String> {
             match e {
                 Expr::Reference(r) => e = strip(&r.expr),
                 Expr::MethodCall(m) if PASS_THROUGH.contains(&m.method.to_string().as_str()) => e = strip(&m.receiver),
+                // `self.captured[..n].to_vec()`: a part of the field.
+                Expr::Index(i) => e = strip(&i.expr),
                 _ => break,
             }
         }
