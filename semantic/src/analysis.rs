@@ -515,6 +515,16 @@ impl<'a> FnCtx<'a> {
     /// the call is written: a function of that name in another module is not it. `None` where
     /// that module's imports are not at hand (a helper in another inline module calls it): then
     /// a plain name is matched by name, and any other path names no helper.
+    /// Whether `receiver.method(..)` is a method a trait of this file declares with `&mut self`,
+    /// the receiver being of that trait (`ws.reset()` of `ws: &mut W`, `W: Workspace`, or of
+    /// `&mut dyn Workspace`): it may write the receiver, whatever the implementation.
+    pub fn trait_method_takes_mut_self(&self, receiver: &Expr, method: &str) -> bool {
+        let Some(ty) = self.resolver.type_of(receiver, self.self_type, self.env()) else { return false };
+        let bounds = self.env().bound_of(&ty.name).unwrap_or_default();
+        let last = |t: &str| t.rsplit("::").next().unwrap_or(t).trim().to_string();
+        std::iter::once(ty.name.clone()).chain(bounds.iter().map(|b| last(b))).any(|tr| self.fns.trait_mut_methods.contains(&(tr, method.to_string())))
+    }
+
     /// Whether a method receiver's type is known (a typed binding, a field of a known struct, a
     /// typed return), so that a method call on it is that type's method.
     pub fn receiver_type_known(&self, receiver: &Expr) -> bool {
@@ -654,6 +664,9 @@ pub struct FileFns<'a> {
     pub macros: crate::macros::FileMacros,
     /// The traits the file implements for its types: (type, trait), by last names.
     pub impls: std::collections::HashSet<(String, String)>,
+    /// The methods the file's traits declare with a `&mut self` receiver, with or without a
+    /// default: (trait, method), by last names.
+    pub trait_mut_methods: std::collections::HashSet<(String, String)>,
 }
 
 impl<'a> FileFns<'a> {
@@ -676,6 +689,7 @@ impl<'a> FileFns<'a> {
             cfg_depth: usize,
             trait_of: Option<String>,
             impls: std::collections::HashSet<(String, String)>,
+            trait_mut_methods: std::collections::HashSet<(String, String)>,
         }
         impl<'a> Defs<'_, 'a> {
             fn define(&mut self, name: &syn::Ident, init: &'a Expr) {
@@ -743,19 +757,24 @@ impl<'a> FileFns<'a> {
                 self.macros.define(m, range);
             }
             fn visit_trait_item_fn(&mut self, f: &'a syn::TraitItemFn) {
+                if let (Some(tr), Some(r)) = (&self.self_type, f.sig.receiver()) {
+                    if r.reference.is_some() && r.mutability.is_some() {
+                        self.trait_mut_methods.insert((tr.clone(), f.sig.ident.to_string()));
+                    }
+                }
                 if let Some(body) = &f.default {
                     self.push(&f.sig, body, &f.attrs, true);
                 }
                 syn::visit::visit_trait_item_fn(self, f);
             }
         }
-        let mut v = Defs { file, self_type: None, modules: Vec::new(), defs: Vec::new(), statics: HashMap::new(), macros: Default::default(), cfg_depth: 0, trait_of: None, impls: Default::default() };
+        let mut v = Defs { file, self_type: None, modules: Vec::new(), defs: Vec::new(), statics: HashMap::new(), macros: Default::default(), cfg_depth: 0, trait_of: None, impls: Default::default(), trait_mut_methods: Default::default() };
         v.visit_file(ast);
         let mut by_name: HashMap<String, Vec<usize>> = HashMap::new();
         for (i, d) in v.defs.iter().enumerate() {
             by_name.entry(d.sig.ident.to_string()).or_default().push(i);
         }
-        FileFns { defs: v.defs, by_name, statics: v.statics, macros: v.macros, impls: v.impls }
+        FileFns { defs: v.defs, by_name, statics: v.statics, macros: v.macros, impls: v.impls, trait_mut_methods: v.trait_mut_methods }
     }
 }
 

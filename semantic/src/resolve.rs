@@ -822,6 +822,8 @@ pub struct FieldTypes {
     zeroed_by_default: HashMap<String, Vec<String>>,
     /// The fields that hold at most one cached value (see [`is_single_slot`]), by struct.
     single_slots: std::collections::HashSet<(String, String)>,
+    /// The fields that are locks or cells ([`is_interior`]): written through a shared reference.
+    interior: std::collections::HashSet<(String, String)>,
 }
 
 /// Collections a cache keeps its entries in: a slot holding one of them is a cache of many
@@ -830,6 +832,19 @@ const COLLECTIONS: &[&str] = &[
     "HashMap", "BTreeMap", "HashSet", "BTreeSet", "Vec", "VecDeque", "LruCache", "IndexMap", "IndexSet", "DashMap", "Cache",
     "FxHashMap", "AHashMap", "SmallVec", "Slab", "LinkedList",
 ];
+
+/// A lock or a cell, whose guard writes through a shared reference: `Mutex<T>`, `RwLock<T>`,
+/// `RefCell<T>` (a path ending in one), also shared in an `Arc` or an `Rc`
+/// (`&Arc<Mutex<Vec<usize>>>`, a free list handed around).
+pub fn is_interior(ty: &Type) -> bool {
+    let Type::Path(p) = ty else { return false };
+    let Some(last) = p.path.segments.last() else { return false };
+    if ["Mutex", "RwLock", "RefCell"].iter().any(|n| last.ident == n) {
+        return true;
+    }
+    let syn::PathArguments::AngleBracketed(a) = &last.arguments else { return false };
+    (last.ident == "Arc" || last.ident == "Rc") && a.args.iter().any(|g| matches!(g, syn::GenericArgument::Type(t) if is_interior(t)))
+}
 
 /// Whether a type holds at most one cached value and no key: `Option<T>`, `OnceCell<T>`,
 /// `OnceLock<T>` (behind locks, cells and pointers too), of a `T` that is no collection of
@@ -887,6 +902,16 @@ impl FieldTypes {
         self.single_slots.contains(&(owner.to_string(), field.to_string()))
     }
 
+    /// Whether field `field` of struct `owner` is a lock or a cell ([`is_interior`]).
+    pub fn is_interior(&self, owner: &str, field: &str) -> bool {
+        self.interior.contains(&(owner.to_string(), field.to_string()))
+    }
+
+    /// Whether struct `owner` has a field that is a lock or a cell.
+    pub fn has_interior(&self, owner: &str) -> bool {
+        self.interior.iter().any(|(o, _)| o == owner)
+    }
+
     /// The type of field `field` of struct `owner`, by last path segment.
     pub fn field_type(&self, owner: &str, field: &str) -> Option<&str> {
         self.types.get(&(owner.to_string(), field.to_string())).map(String::as_str)
@@ -916,6 +941,9 @@ impl FieldTypes {
                         let key = (st.ident.to_string(), name.to_string());
                         if is_single_slot(&field.ty) {
                             self.single_slots.insert(key.clone());
+                        }
+                        if is_interior(&field.ty) {
+                            self.interior.insert(key.clone());
                         }
                         if let Some(ty) = type_name(&field.ty).and_then(known) {
                             self.types.insert(key.clone(), ty);

@@ -38,15 +38,25 @@ pub(super) fn check<'a>(ctx: &FnCtx<'a>, contract: &FileContract, memo: &writes:
         FnArg::Typed(pt) => Some(&*pt.ty),
         FnArg::Receiver(_) => None,
     });
-    let mut writable: Vec<(Base, &str)> = typed
+    // A parameter writable whole, or only at the fields of its struct that are locks or cells
+    // (`pool: &Pool` with `free: RwLock<Vec<usize>>`: `pool.free.write()` writes through it).
+    let mut writable: Vec<(Base, &str, Option<String>)> = typed
         .zip(names.iter())
         .enumerate()
-        .filter(|(_, (ty, name))| writable_type(ty) && *name != "_")
-        .map(|(i, (_, name))| (Base::Local(i as LocalId), name.as_str()))
+        .filter(|(_, (_, name))| *name != "_")
+        .filter_map(|(i, (ty, name))| {
+            let base = Base::Local(i as LocalId);
+            if writable_type(ty) {
+                return Some((base, name.as_str(), None));
+            }
+            let Type::Reference(r) = ty else { return None };
+            let owner = crate::resolve::type_name(&r.elem)?;
+            ctx.resolver.fields.has_interior(&owner).then_some((base, name.as_str(), Some(owner)))
+        })
         .collect();
     let mut_self = ctx.sig.receiver().is_some_and(|r| r.reference.is_some() && r.mutability.is_some());
     if mut_self && declared.iter().any(|p| p.base == Base::SelfValue && !p.fields.is_empty()) {
-        writable.push((Base::SelfValue, "self"));
+        writable.push((Base::SelfValue, "self", None));
     }
     if writable.is_empty() {
         return;
@@ -54,7 +64,12 @@ pub(super) fn check<'a>(ctx: &FnCtx<'a>, contract: &FileContract, memo: &writes:
     let Some(writes) = writes::writes_of(ctx, memo, out) else { return };
     let mut reported: Vec<Place> = Vec::new();
     for w in writes {
-        let Some(&(_, param)) = writable.iter().find(|(b, _)| *b == w.place.base) else { continue };
+        let Some(&(_, param, ref through)) = writable.iter().find(|(b, _, _)| *b == w.place.base) else { continue };
+        if let Some(owner) = through {
+            if !w.place.fields.first().is_some_and(|f| ctx.resolver.fields.is_interior(owner, f)) {
+                continue;
+            }
+        }
         let inside_declared = |d: &Place| d.base == w.place.base && (d.fields.starts_with(&w.place.fields) || w.place.fields.starts_with(&d.fields));
         if declared.iter().any(inside_declared) {
             continue;
@@ -88,7 +103,7 @@ pub(super) fn check<'a>(ctx: &FnCtx<'a>, contract: &FileContract, memo: &writes:
 /// writes through a shared reference.
 fn writable_type(ty: &Type) -> bool {
     match ty {
-        Type::Reference(r) => r.mutability.is_some() || interior(&r.elem),
+        Type::Reference(r) => r.mutability.is_some() || crate::resolve::is_interior(&r.elem),
         Type::Paren(p) => writable_type(&p.elem),
         Type::Path(p) => {
             let Some(last) = p.path.segments.last() else { return false };
@@ -101,7 +116,7 @@ fn writable_type(ty: &Type) -> bool {
             };
             match (last.ident.to_string().as_str(), inner) {
                 ("Option", Some(t)) => matches!(t, Type::Reference(r) if r.mutability.is_some()),
-                ("Arc" | "Rc", _) => interior(ty),
+                ("Arc" | "Rc", _) => crate::resolve::is_interior(ty),
                 _ => false,
             }
         }
@@ -109,14 +124,3 @@ fn writable_type(ty: &Type) -> bool {
     }
 }
 
-/// `Mutex<T>`, `RwLock<T>`, `RefCell<T>` (a path ending in one), also shared in an `Arc` or an
-/// `Rc` (`&Arc<Mutex<Vec<usize>>>`, a free list handed around).
-fn interior(ty: &Type) -> bool {
-    let Type::Path(p) = ty else { return false };
-    let Some(last) = p.path.segments.last() else { return false };
-    if ["Mutex", "RwLock", "RefCell"].iter().any(|n| last.ident == n) {
-        return true;
-    }
-    let syn::PathArguments::AngleBracketed(a) = &last.arguments else { return false };
-    (last.ident == "Arc" || last.ident == "Rc") && a.args.iter().any(|g| matches!(g, syn::GenericArgument::Type(t) if interior(t)))
-}

@@ -868,6 +868,17 @@ impl<'c, 'a> Writes<'c, 'a> {
                     self.record(t.place, t.window, arg, How::Callee { callee, param: param.to_string() });
                 }
             }
+            // `other.add_(bias)` of `#[reuse::contract(aliases(return = self))] fn add_(&mut
+            // self, ..)`: an input the output is made in writes what it is given, in place.
+            for (_, alias) in callee.contract.aliases() {
+                let param = alias.input.root_name();
+                let is_self = param == "self";
+                let arg = if is_self { site.self_arg(callee) } else { site.arg_named(callee, param) };
+                let Some(arg) = arg else { continue };
+                for t in self.designated(scopes, state, arg, is_self).0 {
+                    self.record(t.place, None, arg, How::Callee { callee, param: param.to_string() });
+                }
+            }
             return;
         }
         if let Some((name, summary)) = self.helper_summary(e) {
@@ -1082,7 +1093,18 @@ impl<'c, 'a> Writes<'c, 'a> {
         // taken apart (`bind_parts`).
         let guard = super::takes_write_guard(m);
         let parts = ["chunks_mut", "chunks_exact_mut"].contains(&method.as_str());
-        if guard || method == "split_at_mut" || self.viewed.contains(&(m as *const _)) || (!parts && !MUTATING_METHODS.contains(&method.as_str())) {
+        if guard || method == "split_at_mut" || self.viewed.contains(&(m as *const _)) {
+            return;
+        }
+        if !parts && !MUTATING_METHODS.contains(&method.as_str()) {
+            // `ws.reset()` of a trait's `fn reset(&mut self);`: the receiver, at positions no
+            // implementation here tells.
+            // (The types of the function checked: a helper's receivers are not typed here.)
+            if self.def.is_none() && self.ctx.trait_method_takes_mut_self(receiver, &method) {
+                for t in self.designated(scopes, state, receiver, true).0 {
+                    self.record(t.place, None, receiver, How::Method(method.clone()));
+                }
+            }
             return;
         }
         let narrowed = self.narrowed.iter().find(|n| std::ptr::eq(n.call, m));
