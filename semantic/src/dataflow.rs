@@ -459,6 +459,9 @@ enum Takes<'x> {
     Each(&'x Expr),
     /// The value an `Option` or a `Result` holds (`lookup.map(|g| ..)`), as `Some(g)` takes it.
     Content(&'x Expr),
+    /// `items.fold(init, |acc, item| ..)`: the first parameter is the accumulator, bound to
+    /// `init` (each round starts from it: the rounds are joined), the rest take each item.
+    Fold { init: &'x Expr, items: &'x Expr },
 }
 
 /// `Option`/`Result` methods whose closure takes the value the receiver holds (on a receiver
@@ -1622,6 +1625,15 @@ impl<A: Analysis> Solver<'_, A> {
                     let maps_items = MAPS_ITEMS.contains(&method.as_str()) && is_iterator(&m.receiver);
                     (EACH_ITEM.contains(&method.as_str()) || maps_items).then_some(Takes::Each(&m.receiver))
                 };
+                // `items.fold(init, |acc, item| ..)`: the fold's value is what the closure ends
+                // with, the accumulator as the last round left it.
+                if let (true, [init, f]) = (method == "fold" || method == "try_fold", &m.args.iter().collect::<Vec<_>>()[..]) {
+                    if let Some(closure) = closure_of(f) {
+                        let state = self.expr(init, state)?;
+                        let state = self.closure_at(closure, state, Runs::AnyTimes, Some(e), Some(Takes::Fold { init, items: &m.receiver }))?;
+                        return Ok(self.transfer(e, state));
+                    }
+                }
                 for arg in &m.args {
                     state = match (closure_of(arg), runs) {
                         (Some(closure), Some(runs)) => self.closure_at(closure, state, runs, None, takes)?,
@@ -1950,16 +1962,25 @@ impl<A: Analysis> Solver<'_, A> {
             Some(Expr::Call(called)) => called.args.iter().collect(),
             _ => Vec::new(),
         };
+        let mut accumulators = 0;
         for (k, p) in c.inputs.iter().enumerate() {
             let before = self.scopes.names.len();
-            self.bind_pattern(p, args.get(k).copied(), None, &mut st);
+            let init = match takes {
+                Some(Takes::Fold { init, .. }) if k == 0 => Some(init),
+                _ => args.get(k).copied(),
+            };
+            self.bind_pattern(p, init, None, &mut st);
             ids.extend((before..self.scopes.names.len()).map(|i| i as LocalId));
+            if k == 0 {
+                accumulators = ids.len();
+            }
         }
         if let Some(st) = st.as_mut() {
             self.analysis.closure_params(&self.scopes, st, &ids);
             match takes {
                 Some(Takes::Each(iterated)) => self.analysis.bind_each(&self.scopes, st, &ids, iterated),
                 Some(Takes::Content(holder)) => self.analysis.bind_from(&self.scopes, st, &ids, holder),
+                Some(Takes::Fold { items, .. }) => self.analysis.bind_each(&self.scopes, st, &ids[accumulators..], items),
                 None => {}
             }
         }

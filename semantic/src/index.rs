@@ -1446,6 +1446,12 @@ fn integer_bound(path: &syn::Path) -> Option<i128> {
     }
 }
 
+/// Whether a called name may be a newtype's constructor: capitalised, and not one of the
+/// prelude's wrappers whose content is no integer of the program (`Some(0)` is no block id).
+fn is_newtype_name(name: &str) -> bool {
+    name.starts_with(|c: char| c.is_ascii_uppercase()) && !["Some", "Ok", "Err", "Box", "Arc", "Rc", "Cell", "RefCell", "Mutex", "RwLock"].contains(&name)
+}
+
 impl ConstExpr {
     pub fn of(expr: &Expr) -> Option<ConstExpr> {
         Some(match expr {
@@ -1459,6 +1465,11 @@ impl ConstExpr {
             Expr::Cast(c) => ConstExpr::of(&c.expr)?,
             // `i64::from(0u8)`
             Expr::Call(c) if c.args.len() == 1 && matches!(&*c.func, Expr::Path(p) if p.path.segments.last().is_some_and(|s| s.ident == "from")) => {
+                ConstExpr::of(&c.args[0])?
+            }
+            // `BlockId(0)`, `SlotId(-1)`, `Self(0)`: a newtype's constructor holds the integer
+            // (a type or variant name, capitalised; not `Some`/`Ok`/`Err` nor a pointer).
+            Expr::Call(c) if c.args.len() == 1 && matches!(&*c.func, Expr::Path(p) if p.qself.is_none() && p.path.segments.last().is_some_and(|s| is_newtype_name(&s.ident.to_string()))) => {
                 ConstExpr::of(&c.args[0])?
             }
             // `usize::MAX`, `u32::MAX`, `i64::MIN` (a 64-bit target's `usize`), else a constant's name.

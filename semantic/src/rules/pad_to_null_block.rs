@@ -1353,6 +1353,12 @@ impl<'c, 'a> Pad<'c, 'a> {
                 }
                 return v;
             }
+            // `items.fold(init, |mut acc, x| { acc.push(..); acc })`: what the closure ends with.
+            Expr::MethodCall(m) if m.method == "fold" || m.method == "try_fold" => {
+                if let Some(v) = self.block_tails.get(&self.pos(e)) {
+                    return v.clone();
+                }
+            }
             _ => {}
         }
         if let Some(v) = self.ctx.int_value(e).filter(|_| !is_local(scopes, e)) {

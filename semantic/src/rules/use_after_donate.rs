@@ -314,6 +314,43 @@ fn rebind(scopes: &Scopes, state: &mut State, place: &Place, init: Option<&Expr>
     if !shares.is_empty() {
         state.map.entry(place.clone()).or_default().shares.extend(shares);
     }
+    if let Some(init) = init {
+        share_parts(scopes, state, place, init);
+    }
+}
+
+/// The parts of a struct or tuple literal share the storage of the places they copy: `let s =
+/// Saved { h: x };` makes `s.h` a copy of the handle `x`, as `let h = x;` would.
+fn share_parts(scopes: &Scopes, state: &mut State, place: &Place, init: &Expr) {
+    let parts: Vec<(String, &Expr)> = match dataflow::strip_parens(init) {
+        Expr::Struct(st) => st
+            .fields
+            .iter()
+            .map(|f| {
+                let name = match &f.member {
+                    syn::Member::Named(n) => n.to_string(),
+                    syn::Member::Unnamed(i) => i.index.to_string(),
+                };
+                (name, &f.expr)
+            })
+            .collect(),
+        Expr::Tuple(t) => t.elems.iter().enumerate().map(|(i, e)| (i.to_string(), e)).collect(),
+        _ => return,
+    };
+    for (name, value) in parts {
+        let part = place.field(&name);
+        match scopes.place_of(value) {
+            Some(source) => {
+                let mut shares = state.map.get(&source).map(|f| f.shares.clone()).unwrap_or_default();
+                shares.insert(source);
+                shares.retain(|s| !s.starts_with(place));
+                if !shares.is_empty() {
+                    state.map.entry(part).or_default().shares.extend(shares);
+                }
+            }
+            None => share_parts(scopes, state, &part, value),
+        }
+    }
 }
 
 impl<'c, 'a> Donate<'c, 'a> {
