@@ -525,6 +525,61 @@ impl<'a> FnCtx<'a> {
         std::iter::once(ty.name.clone()).chain(bounds.iter().map(|b| last(b))).any(|tr| self.fns.trait_mut_methods.contains(&(tr, method.to_string())))
     }
 
+    /// The `From` impl of this file that `t.into()` runs: the one whose parameter has the
+    /// receiver's type (the only one, where that type is not known, unless `typed` asks for it to
+    /// be), by its index in [`FileFns::defs`]. `within`: the helper the call is written in
+    /// (`None`: this function).
+    pub fn into_impl(&self, call: &Expr, within: Option<&FnDef>, typed: bool) -> Option<(usize, &'a FnDef<'a>)> {
+        let Expr::MethodCall(m) = call else { return None };
+        if m.method != "into" || !m.args.is_empty() {
+            return None;
+        }
+        let fns: &'a FileFns<'a> = self.fns;
+        let impls: Vec<(usize, &'a FnDef<'a>)> = fns.by_name.get("from")?.iter().map(|&i| (i, &fns.defs[i])).filter(|(_, d)| d.trait_of.as_deref() == Some("From")).collect();
+        let here = within.map_or(self.self_type, |d| d.self_type.as_deref());
+        let helper_env;
+        let env = match within {
+            None => self.env(),
+            Some(d) => {
+                helper_env = crate::resolve::TypeEnv::of(d.sig, None, Some(d.body));
+                &helper_env
+            }
+        };
+        let from_type = self.resolver.type_of(&m.receiver, here, env).map(|t| t.name);
+        if typed && from_type.is_none() {
+            return None;
+        }
+        // A slice, an array or a `Vec` (a builtin) is told apart by its element type: `&[WaitingSeq]`
+        // is not `&[RunningSeq]`.
+        let from_element = match crate::resolve::strip(&m.receiver) {
+            Expr::Path(p) if from_type.as_deref() == Some(crate::resolve::BUILTIN) => {
+                p.path.get_ident().and_then(|i| env.element_of_at(&i.to_string(), i.span().byte_range().start)).map(str::to_string)
+            }
+            _ => None,
+        };
+        let takes = |(_, d): &(usize, &FnDef)| match (d.sig.inputs.first(), &from_type) {
+            (Some(syn::FnArg::Typed(t)), Some(ty)) => {
+                crate::resolve::type_name(&t.ty).as_ref() == Some(ty)
+                    && (from_element.is_none() || crate::resolve::element_type(&t.ty).and_then(crate::resolve::type_name) == from_element)
+            }
+            _ => true,
+        };
+        match impls.into_iter().filter(takes).collect::<Vec<_>>()[..] {
+            [one] => Some(one),
+            _ => None,
+        }
+    }
+
+    /// `t.into()` as the call of the `From` impl it runs ([`Self::into_impl`]), written
+    /// `KernelKey::from(t)`.
+    pub fn call_for_into(&self, call: &Expr, within: Option<&FnDef>) -> Option<Expr> {
+        let (_, def) = self.into_impl(call, within, false)?;
+        let Expr::MethodCall(m) = call else { return None };
+        let owner = syn::Ident::new(def.self_type.as_deref()?, proc_macro2::Span::call_site());
+        let receiver = &m.receiver;
+        Some(syn::parse_quote!(#owner::from(#receiver)))
+    }
+
     /// Whether a method receiver's type is known (a typed binding, a field of a known struct, a
     /// typed return), so that a method call on it is that type's method.
     pub fn receiver_type_known(&self, receiver: &Expr) -> bool {

@@ -642,7 +642,9 @@ pub fn element_type(ty: &Type) -> Option<&Type> {
             let inner = first_type_argument(seg)?;
             match seg.ident.to_string().as_str() {
                 "Vec" | "VecDeque" => Some(inner),
-                "Box" | "Rc" | "Arc" => element_type(inner),
+                // Behind a pointer, a lock or a cell: its content's (`RefCell<Vec<Block>>`,
+                // indexed through the guard, `cells.borrow_mut()[0]`).
+                "Box" | "Rc" | "Arc" | "Mutex" | "RwLock" | "RefCell" => element_type(inner),
                 // A map's value (`graph_runners.get_mut(&bs)`, `runners[&bs]`).
                 "HashMap" | "BTreeMap" | "IndexMap" | "FxHashMap" | "AHashMap" => second_type_argument(seg),
                 _ => None,
@@ -1353,7 +1355,21 @@ impl<'a> Resolver<'a> {
     /// The type of an element of `base` (`layers` of type `&[Block]`, a field `Vec<Block>`).
     fn element_type_of(&self, base: &Expr, self_type: Option<&str>, env: &TypeEnv) -> Option<TypeRef> {
         match strip(base) {
-            Expr::Path(p) => p.path.get_ident().and_then(|v| env.element_of_at(&v.to_string(), v.span().byte_range().start)).map(TypeRef::here),
+            Expr::Path(p) => {
+                let v = p.path.get_ident()?;
+                let (var, at) = (v.to_string(), v.span().byte_range().start);
+                match env.element_of_at(&var, at) {
+                    Some(element) => Some(TypeRef::here(element)),
+                    // `let mut g = self.blocks.lock().unwrap(); g[0]`: an element of what it was bound to.
+                    None if env.written_type_at(&var, at).is_none() => self.element_type_of(env.init_at(&var, at)?, self_type, env),
+                    None => None,
+                }
+            }
+            // `self.cells.borrow_mut()[0]`, `self.locked.lock().unwrap()[0]`: the guard derefs to
+            // the content, whose element it is.
+            Expr::MethodCall(m) if matches!(m.method.to_string().as_str(), "unwrap" | "expect" | "lock" | "borrow" | "borrow_mut" | "read" | "write" | "as_ref" | "as_mut") && m.args.is_empty() => {
+                self.element_type_of(&m.receiver, self_type, env)
+            }
             Expr::Field(f) => {
                 let owner = self.type_of(&f.base, self_type, env)?;
                 let syn::Member::Named(name) = &f.member else { return None };

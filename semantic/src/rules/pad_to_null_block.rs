@@ -1634,6 +1634,13 @@ impl<'c, 'a> Pad<'c, 'a> {
 
     fn eval_method(&self, scopes: &Scopes, state: &mut State, e: &Expr, m: &syn::ExprMethodCall) -> Val {
         let method = m.method.to_string();
+        // `let meta: InputMetadata = seqs.into();` runs the file's `From` impl for the type of
+        // `seqs` (a receiver of a type not known may be any buffer: it converts as itself).
+        if let Some((idx, def)) = self.ctx.into_impl(e, self.def, true) {
+            if let Some(summary) = self.summary(idx, def) {
+                return self.substitute(scopes, state, &summary.returns, &[&*m.receiver], &How::Helper("from".to_string()), e);
+            }
+        }
         match method.as_str() {
             _ if ZEROS.contains(&method.as_str()) => Val::one(self.origin(e, Entry::Zero, How::Value)).put(&How::Filled).into(),
             // candle's `pad_with_zeros(dim, left, right)`: the receiver's entries, and zeros.

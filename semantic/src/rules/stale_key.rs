@@ -1339,7 +1339,7 @@ impl<'c, 'a> Keys<'c, 'a> {
     /// what the arguments are built from (a field path of a parameter by that path of the
     /// argument) and `self`'s fields by the receiver's. `false`: not a helper known here.
     fn helper_built(&self, scopes: &Scopes, state: &State, call: &Expr, masked: &HashSet<String>, out: &mut BTreeSet<Place>, depth: usize) -> bool {
-        if let Some(from) = self.call_for_into(call) {
+        if let Some(from) = self.ctx.call_for_into(call, self.def) {
             return self.helper_built(scopes, state, &from, masked, out, depth);
         }
         let Some(summary) = self.helper_summary(call) else { return false };
@@ -1401,34 +1401,6 @@ impl<'c, 'a> Keys<'c, 'a> {
         self.part_set(scopes, state, place, from, self.ctx.expr_range(e).start);
     }
 
-    /// `t.into()` as the call of the `From` impl of this file it runs, `KernelKey::from(t)`: the
-    /// one impl whose parameter has the receiver's type (the only one, where that type is not
-    /// known).
-    fn call_for_into(&self, call: &Expr) -> Option<Expr> {
-        let Expr::MethodCall(m) = call else { return None };
-        if m.method != "into" || !m.args.is_empty() {
-            return None;
-        }
-        let impls: Vec<&crate::analysis::FnDef> = self.ctx.fns.by_name.get("from")?.iter().map(|&i| &self.ctx.fns.defs[i]).filter(|d| d.trait_of.as_deref() == Some("From")).collect();
-        let here = self.def.map_or(self.ctx.self_type, |d| d.self_type.as_deref());
-        let helper_env;
-        let env = match self.def {
-            None => self.ctx.env(),
-            Some(d) => {
-                helper_env = crate::resolve::TypeEnv::of(d.sig, None, Some(d.body));
-                &helper_env
-            }
-        };
-        let from_type = self.ctx.resolver.type_of(&m.receiver, here, env).map(|t| t.name);
-        let takes = |d: &&crate::analysis::FnDef| match (d.sig.inputs.first(), &from_type) {
-            (Some(syn::FnArg::Typed(t)), Some(ty)) => crate::resolve::type_name(&t.ty).as_ref() == Some(ty),
-            _ => true,
-        };
-        let [def] = impls.into_iter().filter(takes).collect::<Vec<_>>()[..] else { return None };
-        let owner = syn::Ident::new(def.self_type.as_deref()?, proc_macro2::Span::call_site());
-        let receiver = &m.receiver;
-        Some(syn::parse_quote!(#owner::from(#receiver)))
-    }
 
     /// The summary of the helper a call calls (of this file, or of another by its path),
     /// computed once per helper.
