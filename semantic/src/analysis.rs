@@ -44,6 +44,10 @@ pub struct FnCtx<'a> {
     /// Computed once per function, on first use: every rule and every call site reads the same
     /// ones (per call site, a function with thousands of calls was quadratic).
     pub calls_memo: std::cell::OnceCell<Vec<&'a Expr>>,
+    /// The light types of the helpers' bodies this analysis reads (their receivers typed as
+    /// this function's are: `for layer in &mut self.layers { layer.forward(..) }` in a helper),
+    /// by the helper's start in the file.
+    pub helper_envs: std::cell::RefCell<HashMap<usize, std::rc::Rc<TypeEnv>>>,
     /// Every call's resolution, by where the call is written ([`crate::resolve::call_position`]):
     /// a call is resolved once, whichever rule, solver pass or helper summary asks.
     pub resolutions: std::cell::RefCell<HashMap<(usize, usize), Resolution<'a>>>,
@@ -105,6 +109,11 @@ impl<'a> FnCtx<'a> {
     /// The local types of the function (see [`TypeEnv`]).
     pub fn env(&self) -> &TypeEnv {
         self.env_memo.get_or_init(|| TypeEnv::of(self.sig, self.outer_generics, Some(self.body)))
+    }
+
+    /// The light types of a helper's body, built once per helper.
+    pub fn helper_env(&self, def: &FnDef) -> std::rc::Rc<TypeEnv> {
+        self.helper_envs.borrow_mut().entry(def.range.start).or_insert_with(|| std::rc::Rc::new(TypeEnv::of(def.sig, None, Some(def.body)))).clone()
     }
 
     /// The contracted callee of a call expression, if it is one and unambiguous.
@@ -350,8 +359,14 @@ impl<'a> FnCtx<'a> {
         // another type of this file is not it (one of another file's type is `foreign_helper`'s).
         if let Expr::MethodCall(m) = call {
             if !on_self {
-                let empty = TypeEnv::default();
-                let env = if within.is_none() { self.env() } else { &empty };
+                let helper_env;
+                let env = match within {
+                    None => self.env(),
+                    Some(d) => {
+                        helper_env = self.helper_env(d);
+                        &*helper_env
+                    }
+                };
                 // What an `Option` or a `Result` holds (`self.obs.as_mut().expect(..)`) is light-typed
                 // as the std type itself: its content is not known.
                 let ty = self.resolver.type_of(&m.receiver, here, env).filter(|t| t.name != crate::resolve::BUILTIN || !unwraps(&m.receiver));
@@ -482,6 +497,7 @@ impl<'a> FnCtx<'a> {
                 fns: &fns,
                 summaries: &summaries,
                 calls_memo: Default::default(),
+                helper_envs: Default::default(),
                 resolutions: Default::default(),
                 local_consts: Default::default(),
             };
@@ -541,8 +557,8 @@ impl<'a> FnCtx<'a> {
         let env = match within {
             None => self.env(),
             Some(d) => {
-                helper_env = crate::resolve::TypeEnv::of(d.sig, None, Some(d.body));
-                &helper_env
+                helper_env = self.helper_env(d);
+                &*helper_env
             }
         };
         let from_type = self.resolver.type_of(&m.receiver, here, env).map(|t| t.name);
@@ -887,6 +903,7 @@ pub fn analyze_file(file: &FileRef, ast: &syn::File, crate_name: &str, module: &
             fns: &fns,
             summaries: &summaries,
             calls_memo: Default::default(),
+                helper_envs: Default::default(),
             resolutions: Default::default(),
             local_consts: Default::default(),
         };
@@ -1284,6 +1301,7 @@ pub mod local {
                 fns: &fns,
                 summaries: &summaries,
                 calls_memo: Default::default(),
+                helper_envs: Default::default(),
                 resolutions: Default::default(),
                 local_consts: Default::default(),
             };

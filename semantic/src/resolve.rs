@@ -1366,8 +1366,12 @@ impl<'a> Resolver<'a> {
                 }
             }
             // `self.cells.borrow_mut()[0]`, `self.locked.lock().unwrap()[0]`: the guard derefs to
-            // the content, whose element it is.
-            Expr::MethodCall(m) if matches!(m.method.to_string().as_str(), "unwrap" | "expect" | "lock" | "borrow" | "borrow_mut" | "read" | "write" | "as_ref" | "as_mut") && m.args.is_empty() => {
+            // the content, whose element it is; `for layer in self.layers.iter_mut()` walks the
+            // elements.
+            Expr::MethodCall(m)
+                if matches!(m.method.to_string().as_str(), "unwrap" | "expect" | "lock" | "borrow" | "borrow_mut" | "read" | "write" | "as_ref" | "as_mut" | "iter" | "iter_mut" | "into_iter")
+                    && m.args.is_empty() =>
+            {
                 self.element_type_of(&m.receiver, self_type, env)
             }
             Expr::Field(f) => {

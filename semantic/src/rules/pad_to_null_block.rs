@@ -45,7 +45,7 @@ const CONVERSIONS: &[&str] = &[
     "new", "from_vec", "from_slice", "from", "to_vec", "clone", "into", "to_owned", "to_device", "to_dtype", "as_slice",
     "reshape", "unsqueeze", "contiguous", "copy", "as_ref", "as_mut", "as_mut_slice", "iter", "into_iter", "copied",
     "cloned", "collect", "take", "rev", "to", "borrow", "borrow_mut", "lock", "unwrap", "expect", "into_boxed_slice",
-    "into_vec", "from_iter", "as_deref", "as_deref_mut", "cycle",
+    "into_vec", "from_iter", "as_deref", "as_deref_mut", "cycle", "make_contiguous",
 ];
 /// Methods that change how many entries a buffer has.
 const LENGTH_CHANGING: &[&str] = &[
@@ -1649,6 +1649,13 @@ impl<'c, 'a> Pad<'c, 'a> {
                 let r = self.ctx.range(m.method.span());
                 let zeros = Origin { start: r.start, end: r.end, text: "pad_with_zeros".into(), entry: Entry::Zero, how: How::Put(method.clone()), holder: None, function: None, in_buffer: true, via: None, file: None, site: None };
                 v.own.insert(zeros);
+                v
+            }
+            // itertools' `pad_using(n, |_| 0)`: the receiver's entries, then what the closure
+            // gives for each missing one.
+            "pad_using" if m.args.len() == 2 => {
+                let mut v = self.eval(scopes, state, &m.receiver);
+                v.own.extend(self.produced(scopes, state, &m.args[1]).put(&How::Put(method.clone())));
                 v
             }
             // `s.max(0)`, `s.clamp(0, hi)`: the receiver's value or a bound (a clamp that turns
