@@ -135,6 +135,9 @@ pub struct EffectFn {
     pub writes_self: Option<Vec<String>>,
 }
 
+/// Constants' values by name and the crates asked for ([`Index::const_value_in`]).
+type ConstMemo = HashMap<(String, Vec<String>), Option<i128>>;
+
 #[derive(Debug, Default)]
 pub struct Index {
     pub fns: Vec<ContractedFn>,
@@ -143,6 +146,11 @@ pub struct Index {
     /// Integer constants by name, with the crate that defines them; several definitions with
     /// different values make a name unknown, unless one crate asked for has its own.
     consts: HashMap<String, Vec<(Option<String>, ConstExpr)>>,
+    /// The values [`Index::const_value_in`] worked out, by name and the crates asked for: a name
+    /// many crates define (a bitflags `ALL`) is evaluated once per question, not once per path
+    /// that reaches it (every constant that names it, at every depth). Emptied when a file is
+    /// indexed.
+    const_memo: std::sync::Mutex<ConstMemo>,
     /// `use` items by the module they are in (`pub use` re-exports, and the private imports of
     /// a file's top level): what a path through them names.
     reexports: HashMap<Vec<String>, Vec<Reexport>>,
@@ -199,6 +207,7 @@ impl Index {
         for (name, e) in decl.effects {
             self.effects.entry(name).or_default().push(e);
         }
+        self.const_memo.get_mut().unwrap_or_else(std::sync::PoisonError::into_inner).clear();
         for (name, v) in decl.consts {
             self.consts.entry(name).or_default().push((decl.krate.clone(), v));
         }
@@ -525,11 +534,28 @@ impl Index {
         self.const_value_at_depth(name, crates, 0)
     }
 
+    fn const_memo(&self) -> std::sync::MutexGuard<'_, ConstMemo> {
+        self.const_memo.lock().unwrap_or_else(std::sync::PoisonError::into_inner)
+    }
+
     /// [`Index::const_value_in`], a constant defined by others at most [`MAX_CONST_DEPTH`] deep
     /// (`const A: i64 = B + 1;` names B; a cycle ends unknown). A constant's own names are read
     /// as its crate sees them.
     fn const_value_at_depth(&self, name: &str, crates: &[&str], depth: usize) -> Option<i128> {
         let values = self.consts.get(name)?;
+        // The crates asked for, in order, each once: what decides the value.
+        let mut asked: Vec<String> = Vec::new();
+        for c in crates {
+            if !asked.iter().any(|a| a == c) {
+                asked.push(c.to_string());
+            }
+        }
+        let key = (name.to_string(), asked);
+        if let Some(known) = self.const_memo().get(&key) {
+            return *known;
+        }
+        let crates: Vec<&str> = key.1.iter().map(String::as_str).collect();
+        let crates = crates.as_slice();
         let agreed = |vs: Vec<i128>| vs.first().copied().filter(|v| vs.iter().all(|x| x == v));
         let value = |krate: &Option<String>, e: &ConstExpr| {
             // A renamed import names its target as the target's crate sees it (its first
@@ -544,13 +570,13 @@ impl Index {
                 (depth < MAX_CONST_DEPTH).then(|| self.const_value_at_depth(n, &seen_by, depth + 1)).flatten()
             })
         };
-        for krate in crates {
-            let own: Vec<i128> = values.iter().filter(|(c, _)| c.as_deref() == Some(*krate)).filter_map(|(c, e)| value(c, e)).collect();
-            if !own.is_empty() {
-                return agreed(own);
-            }
-        }
-        agreed(values.iter().filter_map(|(c, e)| value(c, e)).collect())
+        let found = crates
+            .iter()
+            .map(|krate| values.iter().filter(|(c, _)| c.as_deref() == Some(*krate)).filter_map(|(c, e)| value(c, e)).collect::<Vec<i128>>())
+            .find(|own| !own.is_empty())
+            .map_or_else(|| agreed(values.iter().filter_map(|(c, e)| value(c, e)).collect()), agreed);
+        self.const_memo().insert(key, found);
+        found
     }
 
     /// Every name a call site or body could mention that makes a file worth analysing.

@@ -198,6 +198,22 @@ impl Analysis for Donate<'_, '_> {
         }
     }
 
+    /// `for &b in xs.iter() { add_inplace(b, r); }`: each item is a copy of a handle the
+    /// collection holds, so donating it donates that element of the collection.
+    fn bind_each(&mut self, scopes: &Scopes, state: &mut State, locals: &[LocalId], iterated: &Expr) {
+        let mut collection = dataflow::strip_parens(iterated);
+        loop {
+            collection = match collection {
+                Expr::Reference(r) => dataflow::strip_parens(&r.expr),
+                Expr::MethodCall(m) if m.args.is_empty() && ["iter", "iter_mut", "into_iter", "copied", "cloned"].contains(&m.method.to_string().as_str()) => dataflow::strip_parens(&m.receiver),
+                _ => break,
+            };
+        }
+        if let ([id], Some(_)) = (locals, scopes.place_of(collection)) {
+            rebind(scopes, state, &local(*id), Some(collection));
+        }
+    }
+
     fn macro_tokens(&mut self, scopes: &Scopes, state: &mut State, mac: &syn::Macro) {
         let mut names = Vec::new();
         token_names(&mac.tokens, &mut names);
