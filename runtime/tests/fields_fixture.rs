@@ -15,6 +15,8 @@ const FILE: &str = "fixtures/rules/pad_to_null_block_fields.rs";
 
 /// The checker marks where the 0 is put (the helper); the shim sees it where the kernel is called.
 const AT_THE_HELPER: &str = "the checker marks the helper that pads the metadata; the shim reports the kernel call its caller makes";
+/// The checker marks the `From` impl that pads; the shim sees the kernel call of the caller of `.into()`.
+const AT_THE_CONVERSION: &str = "the checker marks the From impl that pads the metadata; the shim reports the kernel call made by the caller of `.into()`";
 /// An index field is checked where it is built or changed; at run time no kernel runs there.
 const FIELD_ONLY: &str = "an index declared on a field is checked statically where the field is built or changed; the shim scans indexes at the kernel calls that name them";
 
@@ -30,6 +32,8 @@ const AGREEMENT: &[Expect] = &[
     Expect { function: "step_when", static_rules: &["pad_to_null_block"], shim_rules: &["pad_to_null_block"], why: "" },
     Expect { function: "step_copied", static_rules: &["pad_to_null_block"], shim_rules: &["pad_to_null_block"], why: "" },
     Expect { function: "step_reset_when", static_rules: &["pad_to_null_block"], shim_rules: &["pad_to_null_block"], why: "" },
+    Expect { function: "from", static_rules: &["pad_to_null_block"], shim_rules: &[], why: AT_THE_CONVERSION },
+    Expect { function: "meta_into", static_rules: &[], shim_rules: &["pad_to_null_block"], why: AT_THE_CONVERSION },
 ];
 
 /// Every function of the fixture, bad forms and look-alikes, on inputs that reach their padding.
@@ -63,6 +67,10 @@ fn run_all() -> Vec<Violation> {
         fresh().step_when(&[4, 5], false);
         fresh().step_copied(&[4, 5]);
         fresh().step_reset_when(false);
+        // Metadata made by `.into()`: a missing slot becomes 0 in one `From` impl, the sentinel
+        // in the other.
+        fixture::meta_into(&mut kv, &[fixture::WaitingSeq { slot: Some(4) }, fixture::WaitingSeq { slot: None }]);
+        fixture::meta_into_padded(&mut kv, &[fixture::RunningSeq { slot: Some(4) }, fixture::RunningSeq { slot: None }]);
     })
 }
 
