@@ -904,6 +904,11 @@ impl FieldTypes {
         self.single_slots.contains(&(owner.to_string(), field.to_string()))
     }
 
+    /// Whether this file declares a trait named `name`.
+    pub fn is_trait(&self, name: &str) -> bool {
+        self.traits.contains(name)
+    }
+
     /// Whether field `field` of struct `owner` is a lock or a cell ([`is_interior`]).
     pub fn is_interior(&self, owner: &str, field: &str) -> bool {
         self.interior.contains(&(owner.to_string(), field.to_string()))

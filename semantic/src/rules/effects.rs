@@ -637,11 +637,39 @@ impl<'c, 'a> Effects<'c, 'a> {
     /// Whether a method call named like an effect is another type's method: its receiver's type
     /// is known (`self.cursor.advance()` of a `Cursor` field) and no effect of that name is a
     /// method of it (`Rng::advance` is the effect). An unknown receiver may be the effect's.
+    ///
+    /// A call through the type's path (`Cursor::advance(self)`, in a trait impl that forwards to
+    /// the inherent method) is that type's method the same way; a helper's receivers are typed by
+    /// the helper's own bindings.
     fn another_types_method(&self, call: &CallSite, here: Option<&str>) -> bool {
-        let (Some(receiver), None) = (call.receiver, self.def) else { return false };
         let resolver = self.ctx.resolver;
-        let Some(ty) = resolver.type_of(receiver, here, self.ctx.env()) else { return false };
-        let owners = resolver.owner_paths(&ty, here);
+        // A trait's path (`Source::advance(&mut x)`) dispatches on its first argument: `x`'s type.
+        let by_trait = match call.path.as_deref() {
+            Some([.., owner, _]) if call.receiver.is_none() && resolver.fields.is_trait(owner) => call.args.first().copied(),
+            _ => None,
+        };
+        let owners = match (call.receiver.or(by_trait), call.path.as_deref()) {
+            (Some(receiver), _) => {
+                let env = match self.def {
+                    None => self.ctx.env(),
+                    Some(def) => self.helper_env.get_or_init(|| crate::resolve::TypeEnv::of(def.sig, None, Some(def.body))),
+                };
+                let Some(ty) = resolver.type_of(receiver, here, env) else { return false };
+                resolver.owner_paths(&ty, here)
+            }
+            // `Type::method(..)`: a capitalised segment before the name is a type (a module's
+            // function, `obs::advance()`, is resolved as a path by `Resolver::effect`).
+            (None, Some([.., owner, _])) if owner.starts_with(|c: char| c.is_ascii_uppercase()) && owner != "Self" => {
+                let path = call.path.as_deref().unwrap_or_default();
+                let paths = resolver.type_paths(&path[..path.len() - 1], here);
+                let a_type = resolver.fields.defines(owner) || paths.iter().any(|p| self.ctx.items.defines_type(self.ctx.index, p));
+                if !a_type {
+                    return false;
+                }
+                paths
+            }
+            _ => return false,
+        };
         let Some(effects) = self.ctx.index.effects.get(&call.name) else { return false };
         !owners.is_empty() && !effects.iter().any(|e| owners.iter().any(|o| e.path.len() == o.len() + 1 && e.path.starts_with(o)))
     }
