@@ -826,6 +826,9 @@ pub struct FieldTypes {
     single_slots: std::collections::HashSet<(String, String)>,
     /// The fields that are locks or cells ([`is_interior`]): written through a shared reference.
     interior: std::collections::HashSet<(String, String)>,
+    /// The fields whose type is a type parameter of their struct (`src: S` of `struct Gen<S>`),
+    /// by that parameter's name.
+    param_fields: HashMap<(String, String), String>,
 }
 
 /// Collections a cache keeps its entries in: a slot holding one of them is a cache of many
@@ -909,6 +912,11 @@ impl FieldTypes {
         self.traits.contains(name)
     }
 
+    /// The type parameter of struct `owner` that field `field` is of (`S` of `src: S`).
+    pub fn param_of(&self, owner: &str, field: &str) -> Option<&str> {
+        self.param_fields.get(&(owner.to_string(), field.to_string())).map(String::as_str)
+    }
+
     /// Whether field `field` of struct `owner` is a lock or a cell ([`is_interior`]).
     pub fn is_interior(&self, owner: &str, field: &str) -> bool {
         self.interior.contains(&(owner.to_string(), field.to_string()))
@@ -951,6 +959,11 @@ impl FieldTypes {
                         }
                         if is_interior(&field.ty) {
                             self.interior.insert(key.clone());
+                        }
+                        if let Type::Path(p) = &field.ty {
+                            if let Some(param) = p.path.get_ident().map(|i| i.to_string()).filter(|t| params.contains(t)) {
+                                self.param_fields.insert(key.clone(), param);
+                            }
                         }
                         if let Some(ty) = type_name(&field.ty).and_then(known) {
                             self.types.insert(key.clone(), ty);
@@ -1343,6 +1356,13 @@ impl<'a> Resolver<'a> {
                 let syn::Member::Named(name) = &f.member else { return None };
                 let name = name.to_string();
                 if owner.paths.is_none() && self.fields.defines(&owner.name) {
+                    // `self.src` of `src: S` in `impl<S: Source> Gen<S>`: the bound's trait, where
+                    // the impl names the parameter as the struct does.
+                    if let Some(bound) = self.fields.param_of(&owner.name, &name).and_then(|p| env.bound_of(p)) {
+                        let name = bound.last()?.clone();
+                        let paths = self.type_paths(bound, self_type);
+                        return Some(TypeRef { name, paths: (!paths.is_empty()).then_some(paths) });
+                    }
                     let ty = self.fields.get(&owner.name, &name)?;
                     return Some(match self.fields.written.get(&(owner.name.clone(), name)) {
                         Some(written) => TypeRef { name: ty.to_string(), paths: Some(self.type_paths(written, self_type)) },
