@@ -111,9 +111,12 @@ impl<'a> FnCtx<'a> {
         self.env_memo.get_or_init(|| TypeEnv::of(self.sig, self.outer_generics, Some(self.body)))
     }
 
-    /// The light types of a helper's body, built once per helper.
-    pub fn helper_env(&self, def: &FnDef) -> std::rc::Rc<TypeEnv> {
-        self.helper_envs.borrow_mut().entry(def.range.start).or_insert_with(|| std::rc::Rc::new(TypeEnv::of(def.sig, None, Some(def.body)))).clone()
+    /// `f` given the light types of the body a call is written in: this function's (`within`:
+    /// `None`), or a helper's, built once per helper.
+    pub fn with_env<R>(&self, within: Option<&FnDef>, f: impl FnOnce(&TypeEnv) -> R) -> R {
+        let Some(def) = within else { return f(self.env()) };
+        let env = self.helper_envs.borrow_mut().entry(def.range.start).or_insert_with(|| std::rc::Rc::new(TypeEnv::of(def.sig, None, Some(def.body)))).clone();
+        f(&env)
     }
 
     /// The contracted callee of a call expression, if it is one and unambiguous.
@@ -359,17 +362,9 @@ impl<'a> FnCtx<'a> {
         // another type of this file is not it (one of another file's type is `foreign_helper`'s).
         if let Expr::MethodCall(m) = call {
             if !on_self {
-                let helper_env;
-                let env = match within {
-                    None => self.env(),
-                    Some(d) => {
-                        helper_env = self.helper_env(d);
-                        &*helper_env
-                    }
-                };
                 // What an `Option` or a `Result` holds (`self.obs.as_mut().expect(..)`) is light-typed
                 // as the std type itself: its content is not known.
-                let ty = self.resolver.type_of(&m.receiver, here, env).filter(|t| t.name != crate::resolve::BUILTIN || !unwraps(&m.receiver));
+                let ty = self.with_env(within, |env| self.resolver.type_of(&m.receiver, here, env)).filter(|t| t.name != crate::resolve::BUILTIN || !unwraps(&m.receiver));
                 match ty {
                     // A std type (`self.plans.get(&k)` on a `HashMap`): this file's method only
                     // where the file implements a trait for a std type (`impl Ext for Vec<i64>`).
@@ -526,19 +521,14 @@ impl ParsedFiles {
 }
 
 impl<'a> FnCtx<'a> {
-    /// The functions among `candidates` that a path call (`f()`, `util::f()`, `crate::util::f()`,
-    /// `Type::f()`) names, by definition path, resolved as Rust resolves it in the module where
-    /// the call is written: a function of that name in another module is not it. `None` where
-    /// that module's imports are not at hand (a helper in another inline module calls it): then
-    /// a plain name is matched by name, and any other path names no helper.
     /// Whether `receiver.method(..)` is a method a trait of this file declares with `&mut self`,
     /// the receiver being of that trait (`ws.reset()` of `ws: &mut W`, `W: Workspace`, or of
     /// `&mut dyn Workspace`): it may write the receiver, whatever the implementation.
     pub fn trait_method_takes_mut_self(&self, receiver: &Expr, method: &str) -> bool {
         let Some(ty) = self.resolver.type_of(receiver, self.self_type, self.env()) else { return false };
-        let bounds = self.env().bound_of(&ty.name).unwrap_or_default();
-        let last = |t: &str| t.rsplit("::").next().unwrap_or(t).trim().to_string();
-        std::iter::once(ty.name.clone()).chain(bounds.iter().map(|b| last(b))).any(|tr| self.fns.trait_mut_methods.contains(&(tr, method.to_string())))
+        // A type parameter is its bound's trait, the last segment of the path written (`W: ws::Workspace`).
+        let bound = self.env().bound_of(&ty.name).and_then(|b| b.last()).cloned();
+        std::iter::once(ty.name).chain(bound).any(|tr| self.fns.trait_mut_methods.contains(&(tr, method.to_string())))
     }
 
     /// The `From` impl of this file that `t.into()` runs: the one whose parameter has the
@@ -553,26 +543,21 @@ impl<'a> FnCtx<'a> {
         let fns: &'a FileFns<'a> = self.fns;
         let impls: Vec<(usize, &'a FnDef<'a>)> = fns.by_name.get("from")?.iter().map(|&i| (i, &fns.defs[i])).filter(|(_, d)| d.trait_of.as_deref() == Some("From")).collect();
         let here = within.map_or(self.self_type, |d| d.self_type.as_deref());
-        let helper_env;
-        let env = match within {
-            None => self.env(),
-            Some(d) => {
-                helper_env = self.helper_env(d);
-                &*helper_env
-            }
-        };
-        let from_type = self.resolver.type_of(&m.receiver, here, env).map(|t| t.name);
+        let (from_type, from_element) = self.with_env(within, |env| {
+            let from_type = self.resolver.type_of(&m.receiver, here, env).map(|t| t.name);
+            // A slice, an array or a `Vec` (a builtin) is told apart by its element type:
+            // `&[WaitingSeq]` is not `&[RunningSeq]`.
+            let from_element = match crate::resolve::strip(&m.receiver) {
+                Expr::Path(p) if from_type.as_deref() == Some(crate::resolve::BUILTIN) => {
+                    p.path.get_ident().and_then(|i| env.element_of_at(&i.to_string(), i.span().byte_range().start)).map(str::to_string)
+                }
+                _ => None,
+            };
+            (from_type, from_element)
+        });
         if typed && from_type.is_none() {
             return None;
         }
-        // A slice, an array or a `Vec` (a builtin) is told apart by its element type: `&[WaitingSeq]`
-        // is not `&[RunningSeq]`.
-        let from_element = match crate::resolve::strip(&m.receiver) {
-            Expr::Path(p) if from_type.as_deref() == Some(crate::resolve::BUILTIN) => {
-                p.path.get_ident().and_then(|i| env.element_of_at(&i.to_string(), i.span().byte_range().start)).map(str::to_string)
-            }
-            _ => None,
-        };
         let takes = |(_, d): &(usize, &FnDef)| match (d.sig.inputs.first(), &from_type) {
             (Some(syn::FnArg::Typed(t)), Some(ty)) => {
                 crate::resolve::type_name(&t.ty).as_ref() == Some(ty)
@@ -648,6 +633,11 @@ impl<'a> FnCtx<'a> {
         })
     }
 
+    /// The functions among `candidates` that a path call (`f()`, `util::f()`, `crate::util::f()`,
+    /// `Type::f()`) names, by definition path, resolved as Rust resolves it in the module where
+    /// the call is written: a function of that name in another module is not it. `None` where
+    /// that module's imports are not at hand (a helper in another inline module calls it): then
+    /// a plain name is matched by name, and any other path names no helper.
     fn helpers_by_path(&self, call: &syn::ExprCall, candidates: &[(usize, &'a FnDef<'a>)], within: Option<&FnDef>) -> Option<Vec<(usize, &'a FnDef<'a>)>> {
         let Expr::Path(p) = &*call.func else { return Some(Vec::new()) };
         let path: Vec<String> = p.path.segments.iter().map(|s| s.ident.to_string()).collect();

@@ -304,9 +304,6 @@ pub(super) struct AlwaysRun {
     pub effects: Vec<String>,
 }
 
-/// The helper a call designates, when it runs effects on every normal path (see [`AlwaysRun`]):
-/// a helper of this file, or of another file reached by its path. `None`: not such a helper, or
-/// it runs none on every path.
 /// `std::mem::swap`, `mem::swap`, or `swap` imported from `std::mem`/`core::mem`.
 fn is_mem_swap(func: &Expr) -> bool {
     let Expr::Path(p) = strip_parens(func) else { return false };
@@ -318,6 +315,9 @@ fn is_mem_swap(func: &Expr) -> bool {
     }
 }
 
+/// The helper a call designates, when it runs effects on every normal path (see [`AlwaysRun`]):
+/// a helper of this file, or of another file reached by its path. `None`: not such a helper, or
+/// it runs none on every path.
 pub(super) fn always_run_by_helper(ctx: &FnCtx, call: &Expr) -> Option<AlwaysRun> {
     // Only calls that name a function of this file for sure: a path, resolved to its definition
     // (`compile(g)`, `helpers::compile(g)`, a renamed import, `Self::f()`), `self.f()`, and a
@@ -394,9 +394,6 @@ struct Effects<'c, 'a> {
     /// Guards moved out of their local (`drop(g)`, passed or bound by value): their scope's end
     /// drops nothing. Flow-insensitive: a guard moved on one path is taken as moved on all.
     moved: HashSet<LocalId>,
-    /// The types of the locals of the helper being summarised (the function being checked has
-    /// `FnCtx::env`).
-    helper_env: std::cell::OnceCell<crate::resolve::TypeEnv>,
 }
 
 impl Analysis for Effects<'_, '_> {
@@ -552,7 +549,7 @@ impl Analysis for Effects<'_, '_> {
 
 impl<'c, 'a> Effects<'c, 'a> {
     fn new(ctx: &'c FnCtx<'a>, names: Arc<[String]>, def: Option<&'c FnDef<'a>>, depth: usize, declining: Declining, fresh: Option<stale_result::Tracker<'c, 'a>>) -> Self {
-        Effects { ctx, names, def, depth, declining, resolved: false, calls: HashMap::new(), exits: Vec::new(), fresh, bound: HashMap::new(), futures: HashMap::new(), future_locals: HashMap::new(), guards: HashMap::new(), moved: HashSet::new(), helper_env: Default::default() }
+        Effects { ctx, names, def, depth, declining, resolved: false, calls: HashMap::new(), exits: Vec::new(), fresh, bound: HashMap::new(), futures: HashMap::new(), future_locals: HashMap::new(), guards: HashMap::new(), moved: HashSet::new() }
     }
 
     /// The futures among `exprs` (a call of an `async` helper, or a local bound to one) run here.
@@ -613,13 +610,7 @@ impl<'c, 'a> Effects<'c, 'a> {
                 let paths = self.ctx.resolver.type_paths(&written, here);
                 crate::resolve::TypeRef { name: written.last()?.clone(), paths: (!paths.is_empty()).then_some(paths) }
             }
-            Expr::Path(_) | Expr::Call(_) | Expr::MethodCall(_) => {
-                let env = match self.def {
-                    None => self.ctx.env(),
-                    Some(def) => self.helper_env.get_or_init(|| crate::resolve::TypeEnv::of(def.sig, None, Some(def.body))),
-                };
-                self.ctx.resolver.type_of(e, here, env)?
-            }
+            Expr::Path(_) | Expr::Call(_) | Expr::MethodCall(_) => self.ctx.with_env(self.def, |env| self.ctx.resolver.type_of(e, here, env))?,
             _ => return None,
         };
         let fns = self.ctx.fns;
@@ -650,11 +641,7 @@ impl<'c, 'a> Effects<'c, 'a> {
         };
         let owners = match (call.receiver.or(by_trait), call.path.as_deref()) {
             (Some(receiver), _) => {
-                let env = match self.def {
-                    None => self.ctx.env(),
-                    Some(def) => self.helper_env.get_or_init(|| crate::resolve::TypeEnv::of(def.sig, None, Some(def.body))),
-                };
-                let Some(ty) = resolver.type_of(receiver, here, env) else { return false };
+                let Some(ty) = self.ctx.with_env(self.def, |env| resolver.type_of(receiver, here, env)) else { return false };
                 resolver.owner_paths(&ty, here)
             }
             // `Type::method(..)`: a capitalised segment before the name is a type (a module's
