@@ -457,8 +457,12 @@ impl<'a> FnCtx<'a> {
         // A contracted function is a callee, never a helper (even where the call is ambiguous).
         let contracted = |t: &[String]| t.last().is_some_and(|name| self.index.candidates(name).any(|c| c.path == t));
         // A path into this very file is `helper_of`'s (and asking the item table about it would
-        // parse this file a second time: `Vec::new()` may be `crate::here::Vec::new`).
-        let elsewhere = |t: &[String]| self.items.file_of(t).is_some_and(|(_, f)| f.file.path != self.file.path);
+        // parse this file a second time: `Vec::new()` may be `crate::here::Vec::new`), unless
+        // this file defines no function of that name: a method of a type of this file whose
+        // `impl` is in another file (`self.prepare_pad(..)`, defined in `runner_prep.rs`).
+        let elsewhere = |t: &[String]| {
+            self.items.file_of(t).is_some_and(|(_, f)| f.file.path != self.file.path || t.last().is_some_and(|name| !self.fns.by_name.contains_key(name)))
+        };
         targets.into_iter().find(|t| !contracted(t) && elsewhere(t) && self.items.fn_file_of(self.index, t).is_some_and(|(_, f)| f.file.path != self.file.path))
     }
 

@@ -87,9 +87,22 @@ impl Finding {
 
 /// Findings in output order, each once: a helper of a file called from two functions reports
 /// what it puts at its own line once, whichever call found it, on the command line and in the
-/// editor alike.
+/// editor alike. A rule that reports where a bad value is made ([`ONE_PER_ORIGIN`]) reports it
+/// once however many paths take it to a kernel (a trait's default `padded_slots` called by two
+/// runners, one through its `forward`): one fix, one finding, the first by its message
+/// ([`one_per_origin`]).
 pub fn in_output_order(findings: &mut Vec<Finding>) {
-    findings.sort_by_key(Finding::sort_key);
+    findings.sort_by(|a, b| a.sort_key().cmp(&b.sort_key()).then_with(|| a.message.cmp(&b.message)));
     let mut seen = std::collections::HashSet::new();
-    findings.retain(|f| seen.insert((f.sort_key(), f.message.clone())));
+    findings.retain(|f| {
+        let message = if one_per_origin(f) { String::new() } else { f.message.clone() };
+        seen.insert((f.sort_key(), message))
+    });
+}
+
+/// Whether `f`'s rule points at the origin of a bad value (the padding, the fallback), not at the
+/// call it reaches.
+fn one_per_origin(f: &Finding) -> bool {
+    use reuse_rules::catalogue::{FALLBACK_INDEX, PAD_TO_NULL_BLOCK};
+    [&PAD_TO_NULL_BLOCK, &FALLBACK_INDEX].iter().any(|r| r.name == f.rule.name)
 }

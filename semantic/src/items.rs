@@ -30,6 +30,8 @@ pub struct WorkspaceItems {
     files: Vec<ItemFile>,
     by_module: HashMap<Vec<String>, usize>,
     types: Vec<OnceLock<Arc<FileTypes>>>,
+    /// Per file, the names written after `fn` in its text ([`fn_names`]), read on first ask.
+    fn_names: Vec<OnceLock<std::collections::HashSet<String>>>,
     pub(crate) summaries: crate::rules::SharedSummaries,
     /// Per crate, the names its code gives renamed dependencies ([`crate::engine::FileJob::renames`]).
     pub crate_renames: HashMap<String, HashMap<String, String>>,
@@ -104,7 +106,8 @@ impl WorkspaceItems {
             by_module.entry(f.module.clone()).or_insert(i);
         }
         let types = files.iter().map(|_| OnceLock::new()).collect();
-        WorkspaceItems { files, by_module, types, summaries: Default::default(), crate_renames: HashMap::new(), called: OnceLock::new(), asked: Default::default() }
+        let fn_names = files.iter().map(|_| OnceLock::new()).collect();
+        WorkspaceItems { files, by_module, types, fn_names, summaries: Default::default(), crate_renames: HashMap::new(), called: OnceLock::new(), asked: Default::default() }
     }
 
     /// The items of the engine's jobs.
@@ -218,17 +221,19 @@ impl WorkspaceItems {
     /// of a type whose `impl` block is in another file of the crate (`impl Observer` in
     /// `observer_impl.rs`, which imports the type), that file. Only the files whose text has an
     /// `impl` and names the type and the method are parsed to know.
+    /// A file whose text defines no `fn` of the name is not parsed to know (the file being
+    /// analysed, whose type's methods may live in another file, is not parsed a second time).
     pub fn fn_file_of(&self, index: &Index, path: &[String]) -> Option<(usize, &ItemFile)> {
         let (i, file) = self.file_of(path)?;
-        if self.table(index, i).fns.contains(path) {
+        if self.file_defines_fn(i, path.last()?) && self.table(index, i).fns.contains(path) {
             return Some((i, file));
         }
         let [krate, .., ty, name] = path else { return None };
-        let written = |f: &ItemFile| implements(&f.file.text, ty) && fn_names(&f.file.text).any(|n| n == name);
+        let written = |j: usize, f: &ItemFile| self.file_defines_fn(j, name) && implements(&f.file.text, ty);
         self.files
             .iter()
             .enumerate()
-            .filter(|(j, f)| *j != i && f.crate_name == *krate && written(f))
+            .filter(|(j, f)| *j != i && f.crate_name == *krate && written(*j, f))
             .find(|(j, _)| self.table(index, *j).fns.contains(path))
     }
 
@@ -281,7 +286,7 @@ impl WorkspaceItems {
     /// Whether any file of the check defines a function or method of this name (`fn name`), read
     /// from the text without parsing.
     pub fn defines_fn_named(&self, name: &str) -> bool {
-        self.files.iter().any(|f| fn_names(&f.file.text).any(|n| n == name))
+        (0..self.files.len()).any(|i| self.file_defines_fn(i, name))
     }
 
     /// The named fields of the struct defined at `owner`; `None`: no file of the check says.
@@ -330,6 +335,11 @@ impl WorkspaceItems {
     }
 
     /// The item table of file `i`, built on first use.
+    /// Whether the text of file `i` writes `fn NAME` (a superset of the functions it defines).
+    fn file_defines_fn(&self, i: usize, name: &str) -> bool {
+        self.fn_names[i].get_or_init(|| fn_names(&self.files[i].file.text).map(str::to_string).collect()).contains(name)
+    }
+
     fn table(&self, index: &Index, i: usize) -> Arc<FileTypes> {
         self.types[i].get_or_init(|| Arc::new(file_types(index, &self.files[i]))).clone()
     }

@@ -88,15 +88,19 @@ pub(super) struct Summary {
 /// Methods whose value is their receiver's, converted.
 const PASS_THROUGH: &[&str] = &["copied", "cloned", "clone", "into", "try_into", "unwrap", "expect", "to_owned", "iter", "into_iter", "as_slice", "to_vec"];
 
-pub(super) fn check(ctx: &FnCtx, calls: &[&Expr], out: &mut Vec<Finding>) {
+/// Reports the fallbacks that reach a writer's index, and returns the arguments they reach (by
+/// byte range): the bug is the fallback, reported once here, not again as a write of the null
+/// block at the call (`forbidden_write::check_calls`).
+pub(super) fn check(ctx: &FnCtx, calls: &[&Expr], out: &mut Vec<Finding>) -> HashSet<(usize, usize)> {
     if !calls.iter().any(|c| ctx.callee(c).is_some_and(|(_, f)| f.contract.writes().next().is_some())) {
-        return;
+        return HashSet::new();
     }
-    let mut a = Fallbacks { ctx, def: None, depth: 0, masked: Vec::new(), summary: Summary::default(), findings: Vec::new(), seen: HashSet::new(), closure_constants: HashMap::new(), const_locals: HashMap::new() };
+    let mut a = Fallbacks { ctx, def: None, depth: 0, masked: Vec::new(), summary: Summary::default(), findings: Vec::new(), seen: HashSet::new(), reported_args: HashSet::new(), closure_constants: HashMap::new(), const_locals: HashMap::new() };
     match dataflow::solve(&mut a, ctx.sig, ctx.body, State::default()) {
         Ok(()) => out.extend(a.findings),
         Err(dataflow::TooComplex) => out.push(super::analysis_limit(ctx, "dataflow", dataflow::MAX_STEPS, "its write indexes are")),
     }
+    a.reported_args
 }
 
 struct Fallbacks<'c, 'a> {
@@ -111,6 +115,8 @@ struct Fallbacks<'c, 'a> {
     findings: Vec<Finding>,
     /// (call, fallback) pairs already reported (loops revisit their calls).
     seen: HashSet<(usize, usize, usize, usize)>,
+    /// The index arguments a finding was reported for, by byte range.
+    reported_args: HashSet<(usize, usize)>,
     /// The constant each local bound to a closure returns (`let default_block = || NULL_BLOCK;`),
     /// for `unwrap_or_else(default_block)`.
     closure_constants: HashMap<LocalId, Src>,
@@ -478,7 +484,7 @@ impl<'c, 'a> Fallbacks<'c, 'a> {
         if names.is_empty() {
             return self.eval(scopes, state, e);
         }
-        let mut inner = Fallbacks { ctx: self.ctx, def: self.def, depth: self.depth, masked: self.masked.clone(), summary: Summary::default(), findings: Vec::new(), seen: HashSet::new(), closure_constants: self.closure_constants.clone(), const_locals: self.const_locals.clone() };
+        let mut inner = Fallbacks { ctx: self.ctx, def: self.def, depth: self.depth, masked: self.masked.clone(), summary: Summary::default(), findings: Vec::new(), seen: HashSet::new(), reported_args: HashSet::new(), closure_constants: self.closure_constants.clone(), const_locals: self.const_locals.clone() };
         inner.masked.extend(names);
         inner.eval(scopes, state, e)
     }
@@ -676,6 +682,8 @@ impl<'c, 'a> Fallbacks<'c, 'a> {
                 if (sentinel == Some(Some(value)) && !scaled) || !self.seen.insert((call_range.start, call_range.end, start, end)) {
                     continue;
                 }
+                let arg_range = ctx.expr_range(strip(arg));
+                self.reported_args.insert((arg_range.start, arg_range.end));
                 let param = target.index.to_string();
                 let place = target.place.to_string();
                 let why = match skip {
@@ -715,7 +723,7 @@ impl<'c, 'a> Fallbacks<'c, 'a> {
 /// What the helper `def` of `ctx`'s file returns, `depth` helpers down; its fallbacks are
 /// positions of that file.
 fn summarise<'a>(ctx: &FnCtx<'a>, def: &FnDef<'a>, depth: usize) -> Option<Arc<Summary>> {
-    let mut inner = Fallbacks { ctx, def: Some(def), depth, masked: Vec::new(), summary: Summary::default(), findings: Vec::new(), seen: HashSet::new(), closure_constants: HashMap::new(), const_locals: HashMap::new() };
+    let mut inner = Fallbacks { ctx, def: Some(def), depth, masked: Vec::new(), summary: Summary::default(), findings: Vec::new(), seen: HashSet::new(), reported_args: HashSet::new(), closure_constants: HashMap::new(), const_locals: HashMap::new() };
     dataflow::solve(&mut inner, def.sig, def.body, State::default()).ok()?;
     let file = || Some(InFile(ctx.file.clone()));
     let in_file = |srcs: BTreeSet<Src>| -> BTreeSet<Src> {

@@ -67,8 +67,10 @@ pub(super) fn check_body<'a>(ctx: &FnCtx<'a>, contract: &FileContract, memo: &wr
 /// block are `pad_to_null_block`'s; fallback defaults are `fallback_index`'s.)
 /// A loop counter or a local holding a constant passed there (`for b in 0..n {
 /// pool.zero_block(b) }`) is judged by the positions it takes, from the write analysis of the
-/// body (run only where such a call is).
-pub(super) fn check_calls<'a>(ctx: &FnCtx<'a>, calls: &[&syn::Expr], memo: &writes::Memo<'a>, out: &mut Vec<Finding>) {
+/// body (run only where such a call is); one that holds 0 because it fell back to it
+/// (`if let Some(&b) = t.get(i) { b } else { 0 }`) is `fallback_index`'s finding (`fell_back`:
+/// the arguments it reported, by byte range), not a second one here.
+pub(super) fn check_calls<'a>(ctx: &FnCtx<'a>, calls: &[&syn::Expr], memo: &writes::Memo<'a>, fell_back: &std::collections::HashSet<(usize, usize)>, out: &mut Vec<Finding>) {
     for call in calls {
         let Some((site, callee)) = ctx.callee(call) else { continue };
         for (_, target, skip) in callee.contract.writes() {
@@ -87,6 +89,10 @@ pub(super) fn check_calls<'a>(ctx: &FnCtx<'a>, calls: &[&syn::Expr], memo: &writ
                 Some(value) => ((value, value.saturating_add(1)), false),
                 None if matches!(crate::resolve::strip(arg), syn::Expr::Path(_)) => {
                     let range = ctx.expr_range(arg);
+                    let stripped = ctx.expr_range(crate::resolve::strip(arg));
+                    if fell_back.contains(&(stripped.start, stripped.end)) {
+                        continue;
+                    }
                     let Some(&at) = writes::facts_of(ctx, memo, out).and_then(|f| f.counted_args.get(&(range.start, range.end))) else { continue };
                     (at, true)
                 }

@@ -192,8 +192,8 @@ pub fn check_fn(ctx: &FnCtx, out: &mut Vec<Finding>) {
     let calls = ctx.calls();
     memoized_effect::check(ctx, calls, out);
     pad_to_null_block::check(ctx, calls, out);
-    fallback_index::check(ctx, calls, out);
-    forbidden_write::check_calls(ctx, calls, &writes, out);
+    let fell_back = fallback_index::check(ctx, calls, out);
+    forbidden_write::check_calls(ctx, calls, &writes, &fell_back, out);
     use_after_donate::check(ctx, calls, out);
     ambiguous_call::check(ctx, calls, out);
 }
