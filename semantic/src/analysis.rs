@@ -233,7 +233,16 @@ impl<'a> FnCtx<'a> {
     /// position 0 and the callee's forbidden regions of `place`, less the regions this function
     /// is a sanctioned writer of (there they are ordinary positions).
     pub fn null_positions(&self, callee: &ContractedFn, place: &Place<Range<usize>>) -> Vec<(i128, i128)> {
-        let mut null = vec![(0, 1)];
+        self.positions_not_to_write(callee, place, vec![(0, 1)])
+    }
+
+    /// The callee's forbidden regions of `place`, less those this function is a sanctioned writer
+    /// of: the positions of an index buffer no entry may hold, where every entry is written.
+    pub fn forbidden_positions(&self, callee: &ContractedFn, place: &Place<Range<usize>>) -> Vec<(i128, i128)> {
+        self.positions_not_to_write(callee, place, Vec::new())
+    }
+
+    fn positions_not_to_write(&self, callee: &ContractedFn, place: &Place<Range<usize>>, mut null: Vec<(i128, i128)>) -> Vec<(i128, i128)> {
         let mut sanctioned = Vec::new();
         for (clause, region) in callee.contract.forbidden_regions() {
             if region.place.to_string() == place.to_string() {

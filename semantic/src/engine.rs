@@ -783,7 +783,7 @@ impl Session {
 /// The forwarders of a workspace ([`Session::forwarders`]): the analysis of a check, its findings
 /// left unused, when some kernel skips a sentinel (none can be found otherwise).
 fn learn_forwarders(jobs: &[FileJob], index: &Index, index_findings: &HashMap<String, Vec<Finding>>) -> std::collections::HashSet<String> {
-    if !index.fns.iter().any(crate::rules::skips_a_sentinel) {
+    if !index.fns.iter().any(crate::rules::checks_index_entries) {
         return Default::default();
     }
     let items = WorkspaceItems::of_jobs(jobs);

@@ -26,7 +26,12 @@ declare_rule! {
     /// sites: a caller that forbids a place and hands it to a writer, and any caller that passes a
     /// constant index (`pool.write(0, &row)`, `NULL_BLOCK as i64`) to a writer whose own contract
     /// forbids that position of the place it writes (`writes(self.blocks[block])` with
-    /// `forbids_write(self.blocks[0])`; the `skip` sentinel is no write). At run time, a
+    /// `forbids_write(self.blocks[0])`; the `skip` sentinel is no write), and a buffer of
+    /// positions that such a writer writes at every entry (vLLM's `copy_blocks(cache, &src,
+    /// &dst)` with `writes(cache[dst])` and `forbids_write(cache[NULL_BLOCK])`) holding a position
+    /// of the region: `&[NULL_BLOCK]`, `vec![0; n]`, a helper's, a struct field's, pushed in a
+    /// loop, handed on through a helper; reported where the entry is made, as the padding rule
+    /// reports its zeros (a fallback, `unwrap_or(0)`, is `fallback_index`'s). At run time, a
     /// fingerprint of the region taken before and after the call.
     ///
     /// `forbids_write(P[C], except(f, ..))` names *sanctioned writers*, functions marked

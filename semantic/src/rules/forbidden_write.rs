@@ -64,7 +64,8 @@ pub(super) fn check_body<'a>(ctx: &FnCtx<'a>, contract: &FileContract, memo: &wr
 /// At each call: a constant scalar index of a `writes(P[IDX])` callee that lands in a
 /// `forbids_write(P[R])` region of the same contract, unless this function is a sanctioned writer
 /// of that clause or the constant is the `skip` sentinel. (Buffers of indexes holding the null
-/// block are `pad_to_null_block`'s; fallback defaults are `fallback_index`'s.)
+/// block are found by the padding analysis, which follows their entries: `pad_to_null_block`
+/// with a sentinel, this rule without one; fallback defaults are `fallback_index`'s.)
 /// A loop counter or a local holding a constant passed there (`for b in 0..n {
 /// pool.zero_block(b) }`) is judged by the positions it takes, from the write analysis of the
 /// body (run only where such a call is); one that holds 0 because it fell back to it

@@ -15,7 +15,7 @@ mod undeclared_write;
 mod use_after_donate;
 mod writes;
 
-pub(crate) use pad_to_null_block::skips_a_sentinel;
+pub(crate) use pad_to_null_block::checks_index_entries;
 pub(crate) use writes::MUTATING_METHODS;
 
 use syn::visit::Visit;

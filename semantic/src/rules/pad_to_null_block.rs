@@ -1,6 +1,9 @@
 //! Check for `pad_to_null_block`: at a call of a function with `writes(P[IDX], skip = S)`, what
 //! the entries of the buffer passed for IDX may hold there, and every place that put 0 (or another
-//! position of the null block) into them instead of S.
+//! position of the null block) into them instead of S. The same analysis judges a buffer of
+//! positions that a writer without a sentinel writes at every entry, where its place has a
+//! forbidden region (`copy_blocks(cache, &src, &dst)` with `forbids_write(cache[NULL_BLOCK])`):
+//! there an entry in the region is a `forbidden_write` ([`WriteIndex::forbidden`]).
 //!
 //! An analysis on the dataflow solver ([`crate::dataflow`]): the state is, per place (a local or a
 //! field path of one, or of `self`), the set of *origins* its entries may hold: where a constant
@@ -37,7 +40,7 @@ use crate::finding::{Finding, Fix, Label};
 use crate::index::ContractedFn;
 use crate::resolve::{strip, TypeRef};
 use super::InFile;
-use reuse_rules::catalogue::PAD_TO_NULL_BLOCK;
+use reuse_rules::catalogue::{FORBIDDEN_WRITE, PAD_TO_NULL_BLOCK};
 use reuse_rules::contract::{Clause, ClauseKind, PlaceRoot, Sentinel};
 
 /// Calls that turn one buffer into another with the same entries.
@@ -407,6 +410,9 @@ struct WriteIndex<'a> {
     param: String,
     /// The helper the index is passed to, which hands it on to `callee` ([`Forwarded`]).
     via: Option<Via>,
+    /// No sentinel: every entry is written, and these are the clause forbidding the place and its
+    /// region as written (`cache[NULL_BLOCK]`); an entry there is a `forbidden_write`.
+    forbidden: Option<(&'a Clause<Range<usize>>, String)>,
 }
 
 /// A helper between a call and the writer: its name, what it hands on (its parameter, at a field
@@ -423,10 +429,18 @@ impl WriteIndex<'_> {
     }
 }
 
-/// Whether a contracted function writes an index that skips a sentinel (`writes(.., skip = S)`):
-/// a kernel whose padding this rule checks.
-pub(crate) fn skips_a_sentinel(f: &ContractedFn) -> bool {
-    f.contract.writes().any(|(_, _, skip)| skip.is_some())
+/// Whether a contracted function writes an index whose entries this analysis checks: one that
+/// skips a sentinel (`writes(.., skip = S)`: its padding), or a buffer of positions of a place
+/// with a forbidden region (vLLM's `copy_blocks(.., dst)` with `forbids_write(cache[NULL_BLOCK])`:
+/// no entry may be in the region, a `forbidden_write` finding).
+pub(crate) fn checks_index_entries(f: &ContractedFn) -> bool {
+    f.contract.writes().any(|(_, target, skip)| skip.is_some() || guards_index_buffer(f, target))
+}
+
+/// `writes(P[IDX])` without a sentinel, IDX a buffer of positions and P with a forbidden region.
+fn guards_index_buffer(f: &ContractedFn, target: &reuse_rules::contract::Indexed<Range<usize>>) -> bool {
+    let place = target.place.to_string();
+    f.index_is_buffer(&target.index) && f.contract.forbidden_regions().any(|(_, r)| r.place.to_string() == place)
 }
 
 /// The field paths of its receiver a method writes at, skipping a sentinel
@@ -445,7 +459,7 @@ fn receiver_indexes(f: &ContractedFn) -> Vec<Vec<String>> {
 /// The names a call of a kernel with `writes(.., skip = S)` may be written with, for the check.
 fn kernel_names<'i>(ctx: &FnCtx<'i>) -> &'i HashSet<String> {
     ctx.items.summaries.kernel_names.get_or_init(|| {
-        let names: Vec<String> = ctx.index.fns.iter().filter(|f| skips_a_sentinel(f)).map(|f| f.name.clone()).collect();
+        let names: Vec<String> = ctx.index.fns.iter().filter(|f| checks_index_entries(f)).map(|f| f.name.clone()).collect();
         let aliases = ctx.index.renamed_reexports(&names).into_iter().map(|(alias, _)| alias);
         names.iter().cloned().chain(aliases).collect()
     })
@@ -463,7 +477,7 @@ fn param_of(o: &Origin) -> Option<(usize, Vec<String>)> {
 fn is_null(e: &Entry, sentinel: Option<i128>, null: &[(i128, i128)]) -> bool {
     match e {
         Entry::Const(v) => Some(*v) != sentinel && null.iter().any(|(a, b)| (*a..*b).contains(v)),
-        Entry::Zero => sentinel != Some(0),
+        Entry::Zero => sentinel != Some(0) && null.iter().any(|(a, b)| (*a..*b).contains(&0)),
         Entry::Param(..) | Entry::Kept => false,
     }
 }
@@ -471,7 +485,7 @@ fn is_null(e: &Entry, sentinel: Option<i128>, null: &[(i128, i128)]) -> bool {
 pub(super) fn check(ctx: &FnCtx, calls: &[&Expr], out: &mut Vec<Finding>) {
     // Only functions that call a kernel with a `skip` are checked (the summaries they need are
     // computed on demand).
-    let calls_kernel = calls.iter().any(|c| ctx.callee(c).is_some_and(|(_, f)| skips_a_sentinel(f)));
+    let calls_kernel = calls.iter().any(|c| ctx.callee(c).is_some_and(|(_, f)| checks_index_entries(f)));
     let body = &ctx.file.text[ctx.range(ctx.body.brace_token.span.join())];
     let touches_index_field = ctx.index.index_fields.iter().any(|f| body.contains(&f.field) || body.contains(&f.type_name));
     let mut pad = Pad::new(ctx, Mode::Check { findings: Vec::new(), seen: HashSet::new() }, None, 0);
@@ -1976,7 +1990,7 @@ impl<'c, 'a> Pad<'c, 'a> {
         // A kernel's name that resolves to it (`v.push(x)` is no contracted `push` on a
         // receiver of unknown type), a forwarder's, or a helper of this file that may forward.
         let kernel = |c: &&Expr| crate::resolve::CallSite::of(c).is_some_and(|site| kernels.contains(&site.name))
-            && self.ctx.callee(c).is_some_and(|(_, f)| skips_a_sentinel(f));
+            && self.ctx.callee(c).is_some_and(|(_, f)| checks_index_entries(f));
         let forwards = calls.iter().any(kernel)
             || names.iter().any(known)
             || names.iter().any(|n| self.ctx.fns.by_name.get(n).is_some_and(|defs| defs.iter().any(|&i| i != idx && self.helper_may_forward(i, kernels, depth + 1))));
@@ -2023,15 +2037,28 @@ impl<'c, 'a> Pad<'c, 'a> {
         }
     }
 
-    /// What a `writes(P[IDX], skip = S)` clause of `callee` says of its index (`None`: another
-    /// clause, or no sentinel to skip).
+    /// What a `writes(P[IDX], skip = S)` clause of `callee` says of its index, or a `writes(P[IDX])`
+    /// of a buffer IDX where P has a forbidden region (`None`: another clause, or neither).
     fn write_index<'w>(&self, callee: &'w ContractedFn, clause: &'w Clause<Range<usize>>, via: Option<Via>) -> Option<WriteIndex<'w>> {
-        let ClauseKind::Writes { target, skip: Some(skip) } = &clause.kind else { return None };
+        let ClauseKind::Writes { target, skip } = &clause.kind else { return None };
         let ctx = self.ctx;
+        let param = target.index.to_string();
+        let Some(skip) = skip else {
+            // Every entry is written: only the forbidden positions are wrong.
+            let null = ctx.forbidden_positions(callee, &target.place);
+            let forbidden = callee.contract.forbidden_regions().find(|(_, r)| r.place.to_string() == target.place.to_string());
+            return match (guards_index_buffer(callee, target) && !null.is_empty(), forbidden) {
+                (true, Some((forbidding, region))) => {
+                    let region = format!("{}[{}]", region.place, region.index);
+                    Some(WriteIndex { callee, clause, sentinel_text: String::new(), sentinel_here: String::new(), sentinel: None, null, param, via, forbidden: Some((forbidding, region)) })
+                }
+                _ => None,
+            };
+        };
         let sentinel = ctx.sentinel_value(skip, callee);
         let null = ctx.null_positions(callee, &target.place);
         let sentinel_here = sentinel_in_caller(ctx, callee, skip, sentinel);
-        Some(WriteIndex { callee, clause, sentinel_text: skip.to_string(), sentinel_here, sentinel, null, param: target.index.to_string(), via })
+        Some(WriteIndex { callee, clause, sentinel_text: skip.to_string(), sentinel_here, sentinel, null, param, via, forbidden: None })
     }
 
     /// The arguments of a call of a helper by the positions of its summary's parameters: the
@@ -2112,7 +2139,9 @@ impl<'c, 'a> Pad<'c, 'a> {
             _ => false,
         };
         for o in &val.own {
-            if !o.in_buffer || !w.is_null(&o.entry) || (index_field && o.function.is_some()) {
+            // Where every entry is written, a fallback to the region is `fallback_index`'s.
+            let fallback = w.forbidden.is_some() && matches!(o.how, How::Fallback(_));
+            if !o.in_buffer || !w.is_null(&o.entry) || (index_field && o.function.is_some()) || fallback {
                 continue;
             }
             let finding = self.finding(scopes, state, o, arg, shown.as_deref(), w);
@@ -2127,6 +2156,9 @@ impl<'c, 'a> Pad<'c, 'a> {
 
     fn finding(&self, scopes: &Scopes, state: &State, o: &Origin, arg: &Expr, shown: Option<&str>, w: &WriteIndex) -> Finding {
         let ctx = self.ctx;
+        if let Some((forbidding, region)) = &w.forbidden {
+            return self.forbidden_entry(o, arg, shown, w, forbidding, region);
+        }
         let contract_label = clause_label(w.callee, w.clause, format!("`{}` skips only entries equal to {}", w.callee.name, w.sentinel_text));
         // A field of `self`, or of another object whose kernel reads its own field.
         let receiver_field = matches!(&w.clause.kind, ClauseKind::Writes { target, .. } if target.index.root == PlaceRoot::SelfField);
@@ -2192,6 +2224,34 @@ impl<'c, 'a> Pad<'c, 'a> {
             _ => Fix { message: format!("replace with {}", w.sentinel_here), range: o.range(), replacement: w.sentinel_here.clone() },
         };
         f.with_fix(fix)
+    }
+
+    /// An entry of a buffer of positions (`copy_blocks(cache, &src, &[NULL_BLOCK])`) that the
+    /// callee writes, in a region its contract forbids writing.
+    fn forbidden_entry(&self, o: &Origin, arg: &Expr, shown: Option<&str>, w: &WriteIndex, forbidding: &Clause<Range<usize>>, region: &str) -> Finding {
+        let (buffer, label) = origin_label(o, shown, || self.text(buffer_of(arg)));
+        let (primary, elsewhere) = self.origin_labels(o, &buffer, label);
+        let place = match &w.clause.kind {
+            ClauseKind::Writes { target, .. } => target.place.to_string(),
+            _ => String::new(),
+        };
+        let reaches = match &w.via {
+            Some(via) => format!("reaches `{}` as `{}` through `{}` (its `{}`)", w.callee.name, w.param, via.helper, via.handed),
+            None => format!("is passed as `{}` of `{}`", w.param, w.callee.name),
+        };
+        let mut f = Finding::new(
+            &FORBIDDEN_WRITE,
+            format!("`{buffer}` {reaches}, which writes `{place}` at each of its entries; {} is in `{region}`, storage its contract forbids writing", o.text),
+            primary,
+        );
+        if let Some(via) = &w.via {
+            f = f.with_secondary(via.at.clone());
+        }
+        if let Some(l) = elsewhere {
+            f = f.with_secondary(l);
+        }
+        f.with_secondary(clause_label(w.callee, forbidding, "declared never written here"))
+            .with_help(format!("put only positions outside `{region}` in `{buffer}` (allocated blocks), or leave the entry out"))
     }
 
     /// The primary label of a finding about `o`, with `label` as its text, and for an origin in
