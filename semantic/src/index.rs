@@ -46,6 +46,10 @@ pub struct ContractedFn {
     /// indexes (a slice, an array, a `Vec`), not one index: from the signature, and for a field
     /// path from the struct when the contract's file declares it.
     pub buffer_indexes: Vec<String>,
+    /// The inputs it takes by reference (`&mut self`, `a: &mut Tensor`): an alias of one is an
+    /// in-place op on storage the caller's name still owns (`t.scale_(2.0); t.sum()` reads the
+    /// output), not a donation.
+    pub borrowed: Vec<String>,
 }
 
 /// A path of `except(..)`: its tokens (first to last segment), and the definition paths it may
@@ -887,6 +891,7 @@ pub fn index_file(file: &FileRef, ast: &syn::File, module: &[String], external: 
                 const_refs: scope.const_refs(&contract),
                 foreign_fields,
                 buffer_indexes: contract.writes().filter(|(_, t, _)| index_is_buffer(&t.index, f.sig, f.self_type, &fields)).map(|(_, t, _)| t.index.to_string()).collect(),
+                borrowed: borrowed_inputs(f.sig, &params),
                 contract,
             });
         }
@@ -976,6 +981,13 @@ fn root_owner<S>(place: &reuse_rules::contract::Place<S>, sig: &syn::Signature, 
 
 /// Whether a `writes` index is a collection of indexes: a parameter of a slice, array or `Vec`
 /// type, or a field of such a type of a struct the file declares.
+/// The parameters (and `self`) of `sig` passed by reference.
+fn borrowed_inputs(sig: &syn::Signature, params: &Params) -> Vec<String> {
+    let by_ref = |ty: &syn::Type| matches!(ty, syn::Type::Reference(_));
+    let receiver = sig.receiver().filter(|r| by_ref(&r.ty)).map(|_| "self".to_string());
+    receiver.into_iter().chain(params.named.iter().filter(|(_, ty)| by_ref(ty)).map(|(n, _)| n.clone())).collect()
+}
+
 fn index_is_buffer<S>(index: &reuse_rules::contract::Place<S>, sig: &syn::Signature, self_type: Option<&str>, fields: &crate::resolve::FieldTypes) -> bool {
     let root = root_type(index, sig);
     let Some((last, between)) = index.segments.split_last() else { return false };

@@ -426,6 +426,10 @@ impl<'c, 'a> Donate<'c, 'a> {
         }
         if let Some((site, callee)) = ctx.callee(e) {
             for (clause, alias) in callee.contract.aliases() {
+                // `&mut self -> &mut Self`: the caller's name is the output.
+                if callee.borrowed.iter().any(|b| b == alias.input.root_name()) {
+                    continue;
+                }
                 let arg = match alias.input.root {
                     PlaceRoot::Param => site.arg_named(callee, alias.input.root_name()),
                     PlaceRoot::SelfField => site.self_arg(callee),
