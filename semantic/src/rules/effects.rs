@@ -415,7 +415,7 @@ impl Analysis for Effects<'_, '_> {
                 let discards = matches!(e, Expr::Call(c) if matches!(strip_parens(&c.func), Expr::Path(p) if p.path.segments.last().is_some_and(|s| s.ident == "drop" || s.ident == "forget")));
                 // `tokio::spawn(fut)` detaches the task: it runs at some later time, unless its
                 // handle is awaited (the spawn's value is then the future).
-                let spawns = matches!(e, Expr::Call(c) if matches!(strip_parens(&c.func), Expr::Path(p) if p.path.segments.len() >= 2 && p.path.segments.last().is_some_and(|s| s.ident == "spawn" || s.ident == "spawn_local")));
+                let spawns = dataflow::is_spawn(e);
                 let args = crate::analysis::call_args(e).1;
                 if spawns {
                     let spawned = args.first().and_then(|f| self.future_of(scopes, f)).cloned();

@@ -12,6 +12,13 @@
 //!   and with it every place that shares its storage;
 //! - a call of a helper of the same file without a contract that donates one of its parameters or
 //!   a field of `self` (its summary: what is donated at its normal exits) donates the argument;
+//! - a closure detached onto another thread (`thread::spawn(move || ..)`, a scoped `s.spawn`)
+//!   donates what its calls donate of the names it captures, at the spawn: it may run any time
+//!   after;
+//! - copies are followed into the parts of struct, tuple and array literals and `vec![..]`
+//!   (`saved[0]` of `let saved = vec![x];`), and out of slice patterns (`let [a, _] = bufs;`
+//!   makes `a` a copy of `bufs[0]`); an input a contract takes by reference (`&mut self`) is not
+//!   donated: the caller's name holds the output;
 //! - an assignment re-binds the place assigned (`x = f(x)`: donated, then re-bound), a `let` binds
 //!   a new local (`let x = f(x)`: the old `x` is donated and can no longer be named);
 //! - a read of a place that may be donated is a finding, once per use site: a path or field path
@@ -198,6 +205,17 @@ impl Analysis for Donate<'_, '_> {
         }
     }
 
+    /// `let [a, _b] = bufs;`: each name a slice pattern binds by position is a copy of that
+    /// element's handle (donating `a` donates `bufs[0]`).
+    fn bind_slice(&mut self, scopes: &Scopes, state: &mut State, parts: &[(LocalId, dataflow::SlicePart)], scrutinee: &Expr) {
+        let Some(whole) = place_in(self.ctx, scopes, scrutinee) else { return };
+        for (id, part) in parts {
+            if let dataflow::SlicePart::Element(k) = part {
+                rebind_from(state, &local(*id), Some(whole.field(&format!("[{k}]"))));
+            }
+        }
+    }
+
     /// `for &b in xs.iter() { add_inplace(b, r); }`: each item is a copy of a handle the
     /// collection holds, so donating it donates that element of the collection.
     fn bind_each(&mut self, scopes: &Scopes, state: &mut State, locals: &[LocalId], iterated: &Expr) {
@@ -301,7 +319,14 @@ fn moved_by_mem(e: &Expr) -> Option<(&'static str, Vec<&Expr>)> {
 }
 
 fn rebind(scopes: &Scopes, state: &mut State, place: &Place, init: Option<&Expr>) {
-    let source = init.and_then(|i| scopes.place_of(i));
+    rebind_from(state, place, init.and_then(|i| scopes.place_of(i)));
+    if let Some(init) = init {
+        share_parts(scopes, state, place, init);
+    }
+}
+
+/// `place` holds a new value, a copy of `source` when that is known (see [`rebind`]).
+fn rebind_from(state: &mut State, place: &Place, source: Option<Place>) {
     let mut shares = BTreeSet::new();
     if let Some(source) = &source {
         shares.extend(state.map.get(source).map(|f| f.shares.clone()).unwrap_or_default());
@@ -330,15 +355,19 @@ fn rebind(scopes: &Scopes, state: &mut State, place: &Place, init: Option<&Expr>
     if !shares.is_empty() {
         state.map.entry(place.clone()).or_default().shares.extend(shares);
     }
-    if let Some(init) = init {
-        share_parts(scopes, state, place, init);
-    }
 }
 
-/// The parts of a struct or tuple literal share the storage of the places they copy: `let s =
-/// Saved { h: x };` makes `s.h` a copy of the handle `x`, as `let h = x;` would.
+/// The parts of a struct, tuple or array literal (or `vec![..]` of items) share the storage of
+/// the places they copy: `let s = Saved { h: x };` makes `s.h` a copy of the handle `x`, as
+/// `let h = x;` would, and `let saved = vec![x];` makes `saved[0]` one.
 fn share_parts(scopes: &Scopes, state: &mut State, place: &Place, init: &Expr) {
+    let items: Vec<Expr>;
     let parts: Vec<(String, &Expr)> = match dataflow::strip_parens(init) {
+        Expr::Array(a) => a.elems.iter().enumerate().map(|(i, e)| (format!("[{i}]"), e)).collect(),
+        Expr::Macro(m) if m.mac.path.is_ident("vec") => {
+            items = m.mac.parse_body_with(syn::punctuated::Punctuated::<Expr, syn::Token![,]>::parse_terminated).map(|p| p.into_iter().collect()).unwrap_or_default();
+            items.iter().enumerate().map(|(i, e)| (format!("[{i}]"), e)).collect()
+        }
         Expr::Struct(st) => st
             .fields
             .iter()
@@ -421,6 +450,19 @@ impl<'c, 'a> Donate<'c, 'a> {
                 ("replace", [a], Expr::Call(c)) => rebind(scopes, state, a, c.args.get(1)),
                 ("take", [a], _) => rebind(scopes, state, a, None),
                 _ => {}
+            }
+            return;
+        }
+        // `thread::spawn(move || add_inplace(x, r))`: the closure runs on another thread, at any
+        // time from here on, so what it donates of the names it captures may be donated here.
+        if let Some(c) = spawned_closure(e) {
+            let captured: HashSet<String> = captures(c).iter().map(|i| i.to_string()).collect();
+            for inner in crate::rules::calls_in_expr(&c.body) {
+                let (receiver, args) = call_args(inner);
+                let outer = |n: &String| captured.contains(n) || scopes.lookup(n).is_none();
+                if receiver.into_iter().chain(args).all(|a| dataflow::names_read(a).iter().all(outer)) {
+                    self.call(scopes, state, inner);
+                }
             }
             return;
         }
@@ -609,6 +651,14 @@ impl<'c, 'a> Donate<'c, 'a> {
         }
         f
     }
+}
+
+/// The closure a call detaches onto another thread or task (`thread::spawn(move || ..)`, a
+/// scoped thread's `s.spawn(|| ..)`).
+fn spawned_closure(e: &Expr) -> Option<&syn::ExprClosure> {
+    let (_, args) = call_args(e);
+    let spawns = dataflow::is_spawn(e) || matches!(e, Expr::MethodCall(m) if m.method == "spawn");
+    spawns.then(|| args.into_iter().find_map(dataflow::closure_of)).flatten()
 }
 
 /// How the help writes a call: `dev.add_inplace_async`, `kv::donate`.
