@@ -138,8 +138,8 @@ struct Donate<'c, 'a> {
     /// The places handed as `&mut` to `mem::swap`/`replace`/`take` in the function, by range.
     handles_moved: std::cell::OnceCell<HashSet<Range<usize>>>,
     /// What the place given to each `mem::replace`/`mem::take` held before (its value), by the
-    /// call's range.
-    replaced: HashMap<Range<usize>, Fact>,
+    /// call's range: its facts and its parts', by field path within it.
+    replaced: HashMap<Range<usize>, Vec<(Vec<String>, Fact)>>,
 }
 
 impl Analysis for Donate<'_, '_> {
@@ -192,8 +192,10 @@ impl Analysis for Donate<'_, '_> {
     fn bind(&mut self, scopes: &Scopes, state: &mut State, id: LocalId, init: Option<&Expr>) {
         rebind(scopes, state, &local(id), init);
         // `let old = mem::replace(&mut a, fresh);`: `old` is what `a` held, donated or not.
-        if let Some(fact) = init.and_then(|i| self.replaced.get(&self.ctx.expr_range(dataflow::strip_parens(i)))).filter(|f| !f.is_empty()) {
-            state.map.insert(local(id), fact.clone());
+        if let Some(facts) = init.and_then(|i| self.replaced.get(&self.ctx.expr_range(dataflow::strip_parens(i)))) {
+            for (fields, fact) in facts.iter().filter(|(_, f)| !f.is_empty()) {
+                state.map.insert(local(id).fields_then(fields), fact.clone());
+            }
         }
     }
 
@@ -443,7 +445,9 @@ impl<'c, 'a> Donate<'c, 'a> {
         if let Some((kind, places)) = moved_by_mem(e) {
             let places: Vec<Place> = places.iter().filter_map(|p| place_in(ctx, scopes, p)).collect();
             if let [a] = places.as_slice() {
-                self.replaced.insert(range.clone(), state.map.get(a).cloned().unwrap_or_default());
+                // Its parts too: `mem::take(&mut bufs)` of a `bufs` whose element 0 was donated.
+                let parts = state.map.iter().filter(|(p, _)| p.starts_with(a)).map(|(p, f)| (p.fields[a.fields.len()..].to_vec(), f.clone())).collect();
+                self.replaced.insert(range.clone(), parts);
             }
             match (kind, places.as_slice(), e) {
                 ("swap", [a, b], _) => state.exchange(a, b),
