@@ -262,6 +262,14 @@ impl WorkspaceItems {
         self.types_of(index, path).is_some_and(|t| t.types.contains(path))
     }
 
+    /// Whether a file of the crate of the type at `ty` has an `impl` of a trait named `trait_name`
+    /// for it (`impl Backend for MyBackend {`), read from the texts: Rust puts such an impl in
+    /// the crate of the type or of the trait, and a foreign trait's is in the type's.
+    pub fn implements_trait(&self, ty: &[String], trait_name: &str) -> bool {
+        let (Some(krate), Some(name)) = (ty.first(), ty.last()) else { return false };
+        self.files.iter().filter(|f| f.crate_name == *krate).any(|f| implements_trait_for(&f.file.text, trait_name, name))
+    }
+
     /// Whether `path` is a trait a file of the check defines.
     pub fn defines_trait(&self, index: &Index, path: &[String]) -> bool {
         self.types_of(index, path).is_some_and(|t| t.traits.contains(path))
@@ -350,20 +358,35 @@ impl WorkspaceItems {
 /// `impl` keyword and the next `{` (comments and strings included: a superset). Only such files
 /// are parsed to find a type's methods in other files.
 pub fn implements(text: &str, ty: &str) -> bool {
-    let ident = |c: char| c.is_ascii_alphanumeric() || c == '_';
-    text.match_indices("impl").any(|(at, _)| {
+    impl_heads(text).any(|head| has_word(head, ty))
+}
+
+/// Whether a text may have an `impl TRAIT for TY` block: the trait's name as a word before a
+/// ` for ` and the type's after it, between an `impl` keyword and the next `{`.
+fn implements_trait_for(text: &str, trait_name: &str, ty: &str) -> bool {
+    impl_heads(text).any(|head| head.split_once(" for ").is_some_and(|(t, rest)| has_word(t, trait_name) && has_word(rest, ty)))
+}
+
+/// What follows each `impl` keyword of a text up to the block's brace, a few hundred bytes at
+/// most (on a character's boundary).
+fn impl_heads(text: &str) -> impl Iterator<Item = &str> {
+    text.match_indices("impl").map(|(at, _)| {
         let head = &text[at + 4..];
-        // To the block's brace, a few hundred bytes at most (on a character's boundary).
         let mut end = head.find('{').unwrap_or(head.len()).min(400);
         while !head.is_char_boundary(end) {
             end -= 1;
         }
-        let head = &head[..end];
-        head.match_indices(ty).any(|(i, _)| {
-            let before = head[..i].chars().next_back().is_none_or(|c| !ident(c));
-            let after = head[i + ty.len()..].chars().next().is_none_or(|c| !ident(c));
-            before && after
-        })
+        &head[..end]
+    })
+}
+
+/// Whether `word` occurs in `text` as a whole identifier.
+fn has_word(text: &str, word: &str) -> bool {
+    let ident = |c: char| c.is_ascii_alphanumeric() || c == '_';
+    text.match_indices(word).any(|(i, _)| {
+        let before = text[..i].chars().next_back().is_none_or(|c| !ident(c));
+        let after = text[i + word.len()..].chars().next().is_none_or(|c| !ident(c));
+        before && after
     })
 }
 

@@ -1116,7 +1116,10 @@ impl<'a> Resolver<'a> {
             .collect();
         let narrowed: Vec<&ContractedFn> = match (&call.path, call.receiver) {
             (Some(path), _) if path.len() >= 2 => match self.by_path(&all, path, &targets[0]) {
-                found if found.is_empty() => self.by_first_argument(&all, call, self_type, env),
+                found if found.is_empty() => match self.by_first_argument(&all, call, self_type, env) {
+                    found if found.is_empty() => self.by_implementor(&all, path, self_type),
+                    found => found,
+                },
                 found => found,
             },
             (Some(_), _) => self.by_plain_name(&all, &targets),
@@ -1471,6 +1474,20 @@ impl<'a> Resolver<'a> {
     /// `Trait::method(x, ..)` and `<T as Trait>::method(x, ..)` call the method of `x`'s type
     /// (Rust makes `x` that type, or a reference to it): the method of the type `x` is known to
     /// have, never one guessed for an unknown type.
+    /// `MyBackend::float_add_inplace(x, r)`: a trait's contracted function called through the
+    /// path of a type of the workspace that implements the trait (`impl Backend for MyBackend`),
+    /// the trait perhaps of another crate. The type's own function of that name would be exact.
+    fn by_implementor<'i>(&self, all: &[&'i ContractedFn], path: &[String], self_type: Option<&str>) -> Vec<&'i ContractedFn> {
+        let owner = &path[path.len() - 2];
+        if !owner.starts_with(|c: char| c.is_uppercase()) || owner == "Self" {
+            return Vec::new();
+        }
+        let ty = TypeRef { name: owner.clone(), paths: (path.len() > 2).then(|| self.type_paths(&path[..path.len() - 1], self_type)) };
+        let types: Vec<Vec<String>> = self.owner_paths(&ty, self_type).into_iter().filter(|p| self.items.defines_type(self.index, p)).collect();
+        let found = all.iter().copied().filter(|f| f.in_trait && f.name == path[path.len() - 1] && f.self_type.as_deref().is_some_and(|t| types.iter().any(|ty| self.items.implements_trait(ty, t))));
+        dedup(found.collect())
+    }
+
     fn by_first_argument<'i>(&self, all: &[&'i ContractedFn], call: &CallSite, self_type: Option<&str>, env: &TypeEnv) -> Vec<&'i ContractedFn> {
         let Some(&first) = call.args.first() else { return Vec::new() };
         match self.type_of(strip(first), self_type, env) {
@@ -1737,6 +1754,18 @@ mod tests {
         // (`get` is a name std types use everywhere: an unknown receiver does not resolve to it.)
         let got = resolutions(&[("c", root), ("c::zz", kernels)], "c");
         assert_eq!(got, triples(&[("f", ".get", "-"), ("f", ".get", "-"), ("concrete", ".get", "c::zz::B::get")]));
+    }
+
+    /// A trait's contracted associated function called through the path of a type that
+    /// implements the trait (in another crate: `impl kernels::Backend for Cpu`) is the trait's;
+    /// through a type with an inherent function of that name and no such impl, or a type the
+    /// workspace does not define, it is nothing.
+    #[test]
+    fn a_traits_function_called_through_an_implementors_path_is_the_traits() {
+        let kernels = "pub trait Backend {\n    type T: Copy;\n    #[reuse::contract(aliases(return = lhs))]\n    fn add_(lhs: Self::T, rhs: Self::T) -> Self::T;\n}\n";
+        let engine = "pub struct Cpu;\nimpl kernels::Backend for Cpu {\n    type T = u64;\n    fn add_(lhs: u64, rhs: u64) -> u64 { lhs + rhs }\n}\npub struct Host;\nimpl Host {\n    fn add_(lhs: u64, rhs: u64) -> u64 { lhs }\n}\nfn f(x: u64) { Cpu::add_(x, 1); Host::add_(x, 1); Elsewhere::add_(x, 1); }\n";
+        let got = resolutions(&[("kernels", kernels), ("engine", engine)], "engine");
+        assert_eq!(got, triples(&[("f", "Cpu::add_", "kernels::Backend::add_"), ("f", "Host::add_", "-"), ("f", "Elsewhere::add_", "-")]));
     }
 
     /// Receivers whose types are declared in other files: what a method of another file returns
