@@ -251,6 +251,32 @@ fn a_contracts_file_contract_holds_in_the_body_of_the_function_it_names() {
     }
 }
 
+/// A vendored kernel's file calls nothing contracted: it is checked because it defines a function
+/// the contracts file names, whose body writes what the contract does not declare.
+#[test]
+fn a_contracts_file_contract_holds_in_a_body_that_calls_nothing_contracted() {
+    let (_d, t) = tmp();
+    contracts_file_workspace(
+        &t,
+        "mod kernels {\n    mod ops {\n        #[reuse::contract(writes(cache[slots], skip = -1))]\n        fn write(cache: &mut [f32], slots: &[i64]);\n    }\n    mod scatter {\n        #[reuse::contract(writes(out[idx], skip = -1))]\n        fn scatter(out: &mut [f32], scratch: &mut [f32], idx: &[i64]);\n        #[reuse::contract(writes(out[idx], skip = -1))]\n        fn scatter_ok(out: &mut [f32], scratch: &mut [f32], idx: &[i64]);\n        impl Rows {\n            #[reuse::contract(writes(self.keys[idx], skip = -1))]\n            fn put(&mut self, idx: &[i64]);\n        }\n    }\n}\n",
+    );
+    write(&t, "kernels/src/lib.rs", "pub mod ops;\npub mod scatter;\npub use ops::write;\n");
+    write(
+        &t,
+        "kernels/src/scatter.rs",
+        "pub fn scatter(out: &mut [f32], scratch: &mut [f32], idx: &[i64]) {\n    out[0] = 1.0;\n    scratch.fill(0.0);\n    let _ = idx;\n}\n\
+         pub fn scatter_ok(out: &mut [f32], scratch: &mut [f32], idx: &[i64]) {\n    out[0] = scratch[0];\n    let _ = idx;\n}\n\
+         pub struct Rows { keys: Vec<f32>, values: Vec<f32> }\n\
+         impl Rows {\n    pub fn put(&mut self, idx: &[i64]) {\n        self.keys[0] = 1.0;\n        self.values[0] = 0.0;\n        let _ = idx;\n    }\n}\n",
+    );
+    let (code, out) = check(&t, &["--format", "short"]);
+    assert_eq!(code, 1, "{out}");
+    let found: Vec<&str> = out.lines().filter(|l| l.contains("undeclared_write")).collect();
+    assert_eq!(found.len(), 2, "{out}");
+    assert!(found[0].starts_with("kernels/src/scatter.rs:3:"), "{out}");
+    assert!(found[1].starts_with("kernels/src/scatter.rs:14:"), "{out}");
+}
+
 #[test]
 fn a_contracts_file_sentinel_path_names_a_module_that_holds_the_constant() {
     let (_d, t) = tmp();

@@ -1035,6 +1035,10 @@ struct AnalysisFilter {
     /// method-call syntax, cannot call it: in a crate where `launch` is a contracted kernel,
     /// `layer.launch()` on a type of its own needs no parse.
     free_only: Vec<bool>,
+    /// The functions a contracts file gives contracts, by definition path and name: the file
+    /// that defines one has its body checked as if the attribute stood there, though it may
+    /// call nothing contracted (a vendored kernel that writes an undeclared buffer).
+    external: Vec<(Vec<String>, String)>,
 }
 
 impl AnalysisFilter {
@@ -1076,7 +1080,8 @@ impl AnalysisFilter {
             free_only.push(false);
         }
         let automaton = AhoCorasick::builder().build(&patterns).expect("plain string patterns");
-        AnalysisFilter { automaton, owners, free_only }
+        let external = index.fns.iter().filter(|f| f.external).map(|f| (f.path.clone(), f.name.clone())).collect();
+        AnalysisFilter { automaton, owners, free_only, external }
     }
 
     /// A filter for the files that call these functions ([`crate::rules::Forwarder`]).
@@ -1085,10 +1090,14 @@ impl AnalysisFilter {
         let owners = forwarders.iter().map(|f| Some(vec![Some(f.krate.clone())])).collect();
         let free_only = forwarders.iter().map(|f| !f.method).collect();
         let automaton = AhoCorasick::builder().build(&patterns).expect("plain string patterns");
-        AnalysisFilter { automaton, owners, free_only }
+        AnalysisFilter { automaton, owners, free_only, external: Vec::new() }
     }
 
     fn wants(&self, j: &FileJob) -> bool {
+        let defines_external = || self.external.iter().any(|(path, name)| path.starts_with(&j.module) && crate::items::fn_names(&j.file.text).any(|n| n == name));
+        if defines_external() {
+            return true;
+        }
         let text = j.file.text.as_bytes();
         self.automaton.find_overlapping_iter(&j.file.text).any(|m| {
             let Some(owners) = &self.owners[m.pattern().as_usize()] else { return true };
