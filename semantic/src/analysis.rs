@@ -106,6 +106,29 @@ impl<'a> FnCtx<'a> {
         self.env().bound_fn_at(name, at).is_some()
     }
 
+    /// A call of a function of `std::{module}` (`std::mem::swap(..)`, `mem::take(..)`,
+    /// `ptr::write(..)`, `replace(..)` imported from `std::mem`) among `names`: its name and
+    /// arguments. A function of that name elsewhere (a user's `take`) is not one.
+    pub fn std_call<'e>(&self, e: &'e Expr, module: &str, names: &[&str]) -> Option<(String, Vec<&'e Expr>)> {
+        let Expr::Call(c) = e else { return None };
+        let Expr::Path(p) = crate::dataflow::strip_parens(&c.func) else { return None };
+        let written: Vec<String> = p.path.segments.iter().map(|s| s.ident.to_string()).collect();
+        let name = written.last()?.clone();
+        if !names.contains(&name.as_str()) {
+            return None;
+        }
+        let full = match written.as_slice() {
+            [one] => self.resolver.imports.get(one)?.to_vec(),
+            [first, rest @ ..] => match self.resolver.imports.get(first) {
+                Some(anchor) => anchor.iter().chain(rest).cloned().collect(),
+                None => written.clone(),
+            },
+            [] => return None,
+        };
+        let in_module = full.len() >= 2 && full[full.len() - 2] == module && (full.len() == 2 || full[0] == "std" || full[0] == "core");
+        in_module.then(|| (name, c.args.iter().collect()))
+    }
+
     /// The local types of the function (see [`TypeEnv`]).
     pub fn env(&self) -> &TypeEnv {
         self.env_memo.get_or_init(|| TypeEnv::of(self.sig, self.outer_generics, Some(self.body)))

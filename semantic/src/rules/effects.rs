@@ -305,16 +305,6 @@ pub(super) struct AlwaysRun {
 }
 
 /// `std::mem::swap`, `mem::swap`, or `swap` imported from `std::mem`/`core::mem`.
-fn is_mem_swap(func: &Expr) -> bool {
-    let Expr::Path(p) = strip_parens(func) else { return false };
-    let names: Vec<String> = p.path.segments.iter().map(|s| s.ident.to_string()).collect();
-    match names.as_slice() {
-        [.., m, swap] => m == "mem" && swap == "swap",
-        [swap] => swap == "swap",
-        [] => false,
-    }
-}
-
 /// The helper a call designates, when it runs effects on every normal path (see [`AlwaysRun`]):
 /// a helper of this file, or of another file reached by its path. `None`: not such a helper, or
 /// it runs none on every path.
@@ -438,7 +428,7 @@ impl Analysis for Effects<'_, '_> {
                 if let Some(fresh) = self.fresh.as_mut() {
                     let copies: Vec<(&Expr, &Expr)> = match e {
                         Expr::MethodCall(m) if COPIES_INTO.contains(&m.method.to_string().as_str()) && m.args.len() == 1 => vec![(&*m.receiver, &m.args[0])],
-                        Expr::Call(c) if c.args.len() == 2 && is_mem_swap(&c.func) => vec![(&c.args[0], &c.args[1]), (&c.args[1], &c.args[0])],
+                        Expr::Call(c) if matches!(super::mem_move(self.ctx, e), Some((super::MemMove::Swap, _))) => vec![(&c.args[0], &c.args[1]), (&c.args[1], &c.args[0])],
                         _ => Vec::new(),
                     };
                     for (into, from) in copies {

@@ -198,6 +198,42 @@ pub fn check_fn(ctx: &FnCtx, out: &mut Vec<Finding>) {
     ambiguous_call::check(ctx, calls, out);
 }
 
+/// What a call of `std::mem`'s `swap`, `replace` or `take` does to the places it is handed.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum MemMove {
+    /// `swap(&mut a, &mut b)`: each holds what the other held.
+    Swap,
+    /// `replace(&mut a, v)`: `a` holds `v`; the call's value is what `a` held.
+    Replace,
+    /// `take(&mut a)`: `a` holds its type's default; the call's value is what `a` held.
+    Take,
+}
+
+impl MemMove {
+    pub(crate) fn name(self) -> &'static str {
+        match self {
+            MemMove::Swap => "swap",
+            MemMove::Replace => "replace",
+            MemMove::Take => "take",
+        }
+    }
+}
+
+/// The one reading of a `std::mem` move, for every rule: `mem::swap(..)`, `std::mem::take(..)`,
+/// `replace(..)` imported from `std::mem` (through the file's imports: a function of that name
+/// elsewhere is not one), with its arity.
+pub(crate) fn mem_move<'e>(ctx: &FnCtx, e: &'e Expr) -> Option<(MemMove, &'e syn::ExprCall)> {
+    let (name, _) = ctx.std_call(e, "mem", &["swap", "replace", "take"])?;
+    let Expr::Call(c) = e else { return None };
+    let op = match (name.as_str(), c.args.len()) {
+        ("swap", 2) => MemMove::Swap,
+        ("replace", 2) => MemMove::Replace,
+        ("take", 1) => MemMove::Take,
+        _ => return None,
+    };
+    Some((op, c))
+}
+
 /// `analysis_limit`: the `analysis` gave up on this function past `steps` steps, and what that
 /// leaves unchecked (`its donations are`).
 fn analysis_limit(ctx: &FnCtx, analysis: &str, steps: usize, unchecked: &str) -> Finding {

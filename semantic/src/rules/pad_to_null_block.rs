@@ -694,30 +694,25 @@ impl<'c, 'a> Pad<'c, 'a> {
     /// `mem::replace(&mut buf, v)` and `mem::take(&mut buf)` replace the entries, as `buf = v`
     /// does; the call's value is what `buf` held before (`fn finish(&mut self) -> Vec<i64> {
     /// mem::take(&mut self.slot_mapping) }` returns the builder's slots).
-    fn replaced(&mut self, scopes: &Scopes, state: &mut State, call: &Expr, c: &syn::ExprCall) {
-        let Expr::Path(p) = &*c.func else { return };
-        let segments: Vec<String> = p.path.segments.iter().map(|s| s.ident.to_string()).collect();
-        let Some((name, module)) = segments.split_last() else { return };
-        if !(module.is_empty() || module.last().is_some_and(|m| m == "mem")) {
-            return;
-        }
+    fn replaced(&mut self, scopes: &Scopes, state: &mut State, call: &Expr) {
+        let Some((op, c)) = super::mem_move(self.ctx, call) else { return };
         let Some(Expr::Reference(target)) = c.args.first().map(dataflow::strip_parens) else { return };
         if target.mutability.is_none() {
             return;
         }
-        if matches!((name.as_str(), c.args.len()), ("replace", 2) | ("take", 1)) {
+        if op != super::MemMove::Swap {
             let held = self.eval(scopes, state, &target.expr);
             self.block_tails.insert(self.pos(call), held);
         }
-        match (name.as_str(), c.args.len()) {
-            ("replace", 2) => self.assign(scopes, state, &target.expr, &c.args[1], self.pos(&c.args[1])),
-            ("take", 1) => {
+        match op {
+            super::MemMove::Replace => self.assign(scopes, state, &target.expr, &c.args[1], self.pos(&c.args[1])),
+            super::MemMove::Take => {
                 if let Some(place) = scopes.place_of(&target.expr) {
                     self.store(scopes, state, &place, Val::default(), self.pos(&target.expr));
                 }
             }
             // `mem::swap(&mut front, &mut back)`: each holds what the other held (double buffers).
-            ("swap", 2) => {
+            super::MemMove::Swap => {
                 let Some(Expr::Reference(other)) = c.args.get(1).map(dataflow::strip_parens) else { return };
                 let (Some(a), Some(b)) = (scopes.place_of(&target.expr), scopes.place_of(&other.expr)) else { return };
                 let (a, b) = (self.borrowed(&a), self.borrowed(&b));
@@ -725,7 +720,6 @@ impl<'c, 'a> Pad<'c, 'a> {
                 self.materialize(state, &b);
                 state.exchange(&a, &b);
             }
-            _ => {}
         }
     }
 
@@ -758,7 +752,7 @@ impl Analysis for Pad<'_, '_> {
                 self.apply_helper_effects(scopes, state, e);
                 match e {
                     Expr::MethodCall(m) => self.mutation(scopes, state, m),
-                    Expr::Call(c) => self.replaced(scopes, state, e, c),
+                    Expr::Call(_) => self.replaced(scopes, state, e),
                     _ => {}
                 }
             }

@@ -661,7 +661,10 @@ impl<'c, 'a> Keys<'c, 'a> {
             // `self.mask.take()`, `self.mask = None;`: a single slot emptied.
             Expr::MethodCall(m) if (m.method == "clear" || m.method == "take") && m.args.is_empty() => Some(&*m.receiver),
             Expr::Assign(a) if is_empty_collection(&a.right) || matches!(strip(&a.right), Expr::Path(p) if p.path.is_ident("None")) => Some(&*a.left),
-            Expr::Call(c) if c.args.len() == 1 && matches!(strip(&c.func), Expr::Path(p) if p.path.segments.last().is_some_and(|s| s.ident == "take")) => Some(&c.args[0]),
+            Expr::Call(_) => match super::mem_move(self.ctx, e) {
+                Some((super::MemMove::Take, c)) => Some(&c.args[0]),
+                _ => None,
+            },
             _ => None,
         };
         let Some(emptied) = emptied else { return };
@@ -1388,13 +1391,11 @@ impl<'c, 'a> Keys<'c, 'a> {
     /// `mem::take(&mut k.adapter)` (the default, built from nothing) and `mem::replace(&mut
     /// k.adapter, v)` (built from `v`) assign the part as `k.adapter = ..` does.
     fn replaced_in_place(&self, scopes: &Scopes, state: &mut State, e: &Expr) {
-        let Expr::Call(c) = e else { return };
-        let Expr::Path(f) = strip(&c.func) else { return };
-        let names: Vec<String> = f.path.segments.iter().rev().take(2).map(|s| s.ident.to_string()).collect();
-        let from = match (names.first().map(String::as_str), names.get(1).map(String::as_str), c.args.len()) {
-            (Some("take"), Some("mem"), 1) => BTreeSet::new(),
-            (Some("replace"), Some("mem"), 2) => self.built_from(scopes, state, &c.args[1], &HashSet::new()),
-            _ => return,
+        let Some((op, c)) = super::mem_move(self.ctx, e) else { return };
+        let from = match op {
+            super::MemMove::Take => BTreeSet::new(),
+            super::MemMove::Replace => self.built_from(scopes, state, &c.args[1], &HashSet::new()),
+            super::MemMove::Swap => return,
         };
         let Expr::Reference(r) = dataflow::strip_parens(&c.args[0]) else { return };
         let Some(place) = scopes.place_of(&r.expr).filter(|_| r.mutability.is_some()) else { return };

@@ -299,20 +299,9 @@ fn local(id: LocalId) -> Place {
 /// more, and it shares the storage of `init` when that is a place (a copy, a reference).
 /// `std::mem::swap(&mut a, &mut b)`, `mem::replace(&mut a, v)`, `mem::take(&mut a)`: which,
 /// and the places it is handed mutably.
-fn moved_by_mem(e: &Expr) -> Option<(&'static str, Vec<&Expr>)> {
-    let Expr::Call(c) = e else { return None };
-    let Expr::Path(p) = dataflow::strip_parens(&c.func) else { return None };
-    let names: Vec<String> = p.path.segments.iter().rev().take(2).map(|s| s.ident.to_string()).collect();
-    if names.get(1).map(String::as_str) != Some("mem") {
-        return None;
-    }
-    let kind = match names[0].as_str() {
-        "swap" => "swap",
-        "replace" => "replace",
-        "take" => "take",
-        _ => return None,
-    };
-    let count = if kind == "swap" { 2 } else { 1 };
+fn moved_by_mem<'e>(ctx: &FnCtx, e: &'e Expr) -> Option<(super::MemMove, Vec<&'e Expr>)> {
+    let (kind, c) = super::mem_move(ctx, e)?;
+    let count = if kind == super::MemMove::Swap { 2 } else { 1 };
     let places: Vec<&Expr> = c.args.iter().take(count).filter_map(|a| match dataflow::strip_parens(a) {
         Expr::Reference(r) if r.mutability.is_some() => Some(&*r.expr),
         _ => None,
@@ -404,7 +393,7 @@ impl<'c, 'a> Donate<'c, 'a> {
     fn handles_moved(&self) -> &HashSet<Range<usize>> {
         self.handles_moved.get_or_init(|| {
             let ctx = self.ctx;
-            ctx.calls().iter().filter_map(|c| moved_by_mem(c)).flat_map(|(_, places)| places.into_iter().map(|p| ctx.expr_range(p))).collect()
+            ctx.calls().iter().filter_map(|c| moved_by_mem(ctx, c)).flat_map(|(_, places)| places.into_iter().map(|p| ctx.expr_range(p))).collect()
         })
     }
 
@@ -442,7 +431,7 @@ impl<'c, 'a> Donate<'c, 'a> {
         let range = ctx.expr_range(e);
         // `mem::swap(&mut a, &mut b)` exchanges what the two hold; `mem::replace(&mut a, v)`
         // gives `a` the value `v`, `mem::take(&mut a)` a new default one.
-        if let Some((kind, places)) = moved_by_mem(e) {
+        if let Some((kind, places)) = moved_by_mem(ctx, e) {
             let places: Vec<Place> = places.iter().filter_map(|p| place_in(ctx, scopes, p)).collect();
             if let [a] = places.as_slice() {
                 // Its parts too: `mem::take(&mut bufs)` of a `bufs` whose element 0 was donated.
@@ -450,9 +439,9 @@ impl<'c, 'a> Donate<'c, 'a> {
                 self.replaced.insert(range.clone(), parts);
             }
             match (kind, places.as_slice(), e) {
-                ("swap", [a, b], _) => state.exchange(a, b),
-                ("replace", [a], Expr::Call(c)) => rebind(scopes, state, a, c.args.get(1)),
-                ("take", [a], _) => rebind(scopes, state, a, None),
+                (super::MemMove::Swap, [a, b], _) => state.exchange(a, b),
+                (super::MemMove::Replace, [a], Expr::Call(c)) => rebind(scopes, state, a, c.args.get(1)),
+                (super::MemMove::Take, [a], _) => rebind(scopes, state, a, None),
                 _ => {}
             }
             return;

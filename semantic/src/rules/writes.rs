@@ -942,7 +942,7 @@ impl<'c, 'a> Writes<'c, 'a> {
         }
         // `ptr::write(p.as_mut_ptr().add(k), v)`: the position `k`; `write_bytes(p, v, n)` and a
         // copy to `p` of `n`, the `n` from it.
-        if let Some((name, args)) = self.std_call(e, "ptr", &["write", "write_volatile", "write_unaligned", "write_bytes", "copy", "copy_nonoverlapping"]) {
+        if let Some((name, args)) = self.ctx.std_call(e, "ptr", &["write", "write_volatile", "write_unaligned", "write_bytes", "copy", "copy_nonoverlapping"]) {
             let (pointer, count) = match name.as_str() {
                 "write_bytes" => (args.first(), args.get(2)),
                 "copy" | "copy_nonoverlapping" => (args.get(1), args.get(2)),
@@ -954,11 +954,11 @@ impl<'c, 'a> Writes<'c, 'a> {
             return;
         }
         // `mem::swap(a, b)` writes both; `mem::replace(a, v)`, `mem::take(a)` their first.
-        if let Some((name, args)) = self.std_call(e, "mem", &["swap", "replace", "take"]) {
-            let written = if name == "swap" { &args[..] } else { &args[..1.min(args.len())] };
-            for arg in written {
+        if let Some((op, c)) = super::mem_move(self.ctx, e) {
+            let written = if op == super::MemMove::Swap { 2 } else { 1 };
+            for arg in c.args.iter().take(written) {
                 for t in self.designated(scopes, state, arg, false).0 {
-                    self.record(t.place, t.window, arg, How::Method(format!("mem::{name}")));
+                    self.record(t.place, t.window, arg, How::Method(format!("mem::{}", op.name())));
                 }
             }
             return;
@@ -983,29 +983,6 @@ impl<'c, 'a> Writes<'c, 'a> {
                 }
             }
         }
-    }
-
-    /// A call of a function of `std::{module}` (`std::mem::swap(..)`, `mem::take(..)`,
-    /// `ptr::write(..)`, `replace(..)` imported from `std::mem`) among `names`: its name and
-    /// arguments.
-    fn std_call<'e>(&self, e: &'e Expr, module: &str, names: &[&str]) -> Option<(String, Vec<&'e Expr>)> {
-        let Expr::Call(c) = e else { return None };
-        let Expr::Path(p) = &*c.func else { return None };
-        let written: Vec<String> = p.path.segments.iter().map(|s| s.ident.to_string()).collect();
-        let name = written.last()?.clone();
-        if !names.contains(&name.as_str()) {
-            return None;
-        }
-        let full = match written.as_slice() {
-            [one] => self.ctx.resolver.imports.get(one)?.to_vec(),
-            [first, rest @ ..] => match self.ctx.resolver.imports.get(first) {
-                Some(anchor) => anchor.iter().chain(rest).cloned().collect(),
-                None => written.clone(),
-            },
-            [] => return None,
-        };
-        let in_module = full.len() >= 2 && full[full.len() - 2] == module && (full.len() == 2 || full[0] == "std" || full[0] == "core");
-        in_module.then(|| (name, c.args.iter().collect()))
     }
 
     /// The storage a raw pointer points into and the position it points at: `p.as_mut_ptr()` at
