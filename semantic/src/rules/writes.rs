@@ -79,6 +79,10 @@ pub(crate) const MUTATING_METHODS: &[&str] = &[
     "select_nth_unstable_by_key", "swap_with_slice", "rchunks_mut", "rchunks_exact_mut", "get_or_insert", "get_or_insert_with",
 ];
 
+/// Methods that write their (first) argument too: `dst.append(src)` empties `src`,
+/// `a.swap_with_slice(b)` exchanges the contents, `x.clone_into(&mut target)` overwrites it.
+const ARGUMENT_WRITERS: &[&str] = &["append", "swap_with_slice", "clone_into"];
+
 /// Positions `lo..hi` of a place; `hi == i128::MAX`: to its end.
 pub(super) type Positions = (i128, i128);
 
@@ -641,11 +645,22 @@ impl<'c, 'a> Writes<'c, 'a> {
                 }));
                 return;
             }
-            // A field of an element (`pool[0].data`) is part of that element.
+            // A field of an element (`pool[0].data`) is part of that element; a field of what a
+            // guard holds (`stats.borrow_mut().count += 1`, `m.lock().unwrap().n`) part of the
+            // guarded value.
             Expr::Field(f) if scopes.place_of(e).is_none() => {
                 let mut inner = BTreeSet::new();
                 tail(&f.base, by_ref, &mut inner);
-                out.extend(inner.into_iter().filter(|t| t.element));
+                let through_guard = !std::ptr::eq(super::guarded(&f.base), &*f.base);
+                let name = match &f.member {
+                    syn::Member::Named(n) => n.to_string(),
+                    syn::Member::Unnamed(i) => i.index.to_string(),
+                };
+                out.extend(inner.into_iter().filter_map(|t| match (t.element, through_guard) {
+                    (true, _) => Some(t),
+                    (false, true) => Some(Target { place: t.place.field(&name), window: Some(ALL), element: false }),
+                    (false, false) => None,
+                }));
                 return;
             }
             Expr::MethodCall(m) if super::takes_write_guard(m) || (m.args.len() <= 1 && VIEWS.contains(&m.method.to_string().as_str())) => {
@@ -1068,6 +1083,13 @@ impl<'c, 'a> Writes<'c, 'a> {
         // A `chunks_mut(n)` hands out every part, from position 0, whatever `n` is (narrowed by
         // its chain as `iter_mut()` is); `split_at_mut(k)` hands out two, bound where they are
         // taken apart (`bind_parts`).
+        if ARGUMENT_WRITERS.contains(&method.as_str()) {
+            if let Some(arg) = m.args.first() {
+                for t in self.designated(scopes, state, arg, true).0 {
+                    self.record(t.place, None, arg, How::Method(method.clone()));
+                }
+            }
+        }
         let guard = super::takes_write_guard(m);
         let parts = ["chunks_mut", "chunks_exact_mut"].contains(&method.as_str());
         if guard || method == "split_at_mut" || self.viewed.contains(&(m as *const _)) {
