@@ -1112,6 +1112,12 @@ impl<'c, 'a> Keys<'c, 'a> {
         if root_is_masked(scopes, receiver, masked) {
             return;
         }
+        // A key made of what a closure kept for later binds itself (its parameters, its `let`s)
+        // is not known where the closure is made: it is judged where the closure runs, if it
+        // runs here (`let lookup = |k| ..; lookup((fp, v))`).
+        if dataflow::names_read(key).iter().any(|n| masked.contains(n)) {
+            return;
+        }
         let caches = self.caches_of(scopes, state, receiver);
         for (i, r) in self.reuses.iter().enumerate() {
             // A single slot's `get_or_insert_with(|| ..)` takes no key ([`Self::single_read`]).
