@@ -653,6 +653,17 @@ impl Analysis for Keys<'_, '_> {
     }
 }
 
+/// The `iter()` (or another iterator over a list's entries) that a search walks: directly, or
+/// through adapters that only reorder or skip entries (`iter().rev().find(..)`,
+/// `iter().skip(1).find(..)`): every entry it yields is still compared by the predicate.
+fn entries_searched(e: &Expr) -> Option<&syn::ExprMethodCall> {
+    match strip(e) {
+        Expr::MethodCall(it) if ENTRY_ITERATORS.contains(&it.method.to_string().as_str()) && it.args.is_empty() => Some(it),
+        Expr::MethodCall(a) if ["rev", "skip", "take", "step_by", "by_ref"].contains(&a.method.to_string().as_str()) => entries_searched(&a.receiver),
+        _ => None,
+    }
+}
+
 impl<'c, 'a> Keys<'c, 'a> {
     /// `self.kv.clear()`, `self.kv = HashMap::new()`, `mem::take(&mut self.kv)`: the cache is
     /// empty, so it holds no entry of an old value of any component.
@@ -1059,11 +1070,9 @@ impl<'c, 'a> Keys<'c, 'a> {
             Expr::Index(i) => (&*i.expr, &*i.index, "indexing".to_string()),
             // `self.entries.iter().find(|e| e.key == key)`: a search of a cache kept as a list of
             // entries; its key is what the predicate compares (the closure's own names masked).
-            Expr::MethodCall(m) if SEARCHES.contains(&m.method.to_string().as_str()) && matches!(m.args.first().map(strip), Some(Expr::Closure(_))) => match strip(&m.receiver) {
-                Expr::MethodCall(it) if ENTRY_ITERATORS.contains(&it.method.to_string().as_str()) && it.args.is_empty() => {
-                    (&*it.receiver, &m.args[0], format!("`{}(..)`", m.method))
-                }
-                _ => return None,
+            Expr::MethodCall(m) if SEARCHES.contains(&m.method.to_string().as_str()) && matches!(m.args.first().map(strip), Some(Expr::Closure(_))) => match entries_searched(&m.receiver) {
+                Some(it) => (&*it.receiver, &m.args[0], format!("`{}(..)`", m.method)),
+                None => return None,
             },
             // `iter().filter(|e| e.key == k).next()` (through `map`, `copied`, `cloned`): a
             // search, as `find` is; a filter whose items are counted or evicted is none.
@@ -1079,11 +1088,9 @@ impl<'c, 'a> Keys<'c, 'a> {
                 if filter.method != "filter" || !matches!(filter.args.first().map(strip), Some(Expr::Closure(_))) {
                     return None;
                 }
-                match strip(&filter.receiver) {
-                    Expr::MethodCall(it) if ENTRY_ITERATORS.contains(&it.method.to_string().as_str()) && it.args.is_empty() => {
-                        (&*it.receiver, &filter.args[0], format!("`filter(..).{}()`", m.method))
-                    }
-                    _ => return None,
+                match entries_searched(&filter.receiver) {
+                    Some(it) => (&*it.receiver, &filter.args[0], format!("`filter(..).{}()`", m.method)),
+                    None => return None,
                 }
             }
             _ => return None,
