@@ -18,7 +18,10 @@
 //! own), and a returned `lookup.map(|g| ..)` leaves where the closure ran and where it did not
 //! ([`Exit::unrun`]).
 //!
-//! Closures run where they run: one called where it is written (`(|| ..)()`), or handed to a call
+//! Closures run where they run (a `return` or `?` in one leaves the closure; the `?` of one
+//! called where it is written whose error is handled there, `(|| { f()?; .. })().unwrap_or(0)` or
+//! a `match` on the call, goes on after it with the error (`Solver::recovered`); elsewhere the
+//! error leaves the function): one called where it is written (`(|| ..)()`), or handed to a call
 //! that runs it before returning (`span.in_scope(|| ..)`, `std::thread::scope(|s| ..)`), runs
 //! there once; the
 //! callbacks of iterator adaptors (`for_each`, `map(..)` on an iterator) are walked in place zero or
@@ -60,6 +63,9 @@ const MAX_LOOP_ROUNDS: usize = 16;
 /// The most items of an array literal a `for` walks one by one ([`Solver::unrolled`]); a
 /// longer one is a loop.
 const MAX_UNROLLED: usize = 8;
+
+/// Methods that handle an `Err` (or `None`) of their receiver where it is made.
+const RECOVERS: &[&str] = &["unwrap_or", "unwrap_or_default", "unwrap_or_else", "ok", "err", "is_ok", "is_err", "map_or", "map_or_else", "or", "or_else"];
 
 /// The solver gave up on a function (see [`MAX_STEPS`]).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -730,7 +736,7 @@ const MAX_CONDITION_DEPTH: usize = 4;
 /// (their values are unknown to the solver; the analysis learns of each through
 /// [`Analysis::bind`] with `None`), then the names of those a pattern takes apart.
 pub fn solve<A: Analysis>(analysis: &mut A, sig: &syn::Signature, body: &syn::Block, entry: A::State) -> Result<(), TooComplex> {
-    let mut solver = Solver { analysis, scopes: Scopes::default(), loops: Vec::new(), closure_returns: Vec::new(), closures: HashMap::new(), async_blocks: HashMap::new(), conditions: HashMap::new(), condition_depth: 0, foreign_self: false, running: Vec::new(), guards: HashMap::new(), moved_guards: Default::default(), arrays: HashMap::new(), expanding: 0, steps: 0 };
+    let mut solver = Solver { analysis, scopes: Scopes::default(), loops: Vec::new(), closure_returns: Vec::new(), closure_errors: Vec::new(), errors_continue: false, recovered: Default::default(), closures: HashMap::new(), async_blocks: HashMap::new(), conditions: HashMap::new(), condition_depth: 0, foreign_self: false, running: Vec::new(), guards: HashMap::new(), moved_guards: Default::default(), arrays: HashMap::new(), expanding: 0, steps: 0 };
     solver.scopes.push();
     let mut state = entry;
     for p in param_names(sig) {
@@ -894,6 +900,17 @@ struct Solver<'a, A: Analysis> {
     loops: Vec<LoopFrame<A::State>>,
     /// The states at `return`s of the closures being walked, innermost last.
     closure_returns: Vec<Option<A::State>>,
+    /// Per closure being walked (innermost last): whether a `?` in it leaves it with the error as
+    /// its value, the path going on after it (a closure called where it is written, whose
+    /// error is handled where the call is: `(|| { f()?; .. })().unwrap_or_default()`, `match
+    /// (|| ..)() { .. }`), rather than leaving the function.
+    closure_errors: Vec<bool>,
+    /// Set for the next closure [`Solver::closure_at`] runs (see `closure_errors`).
+    errors_continue: bool,
+    /// Expressions whose `Err` is handled where they are made: the receivers of recovering
+    /// methods ([`RECOVERS`]) and the scrutinees of `match`es. (A result bound to a local and
+    /// `?`-ed later, `let r = (|| ..)(); cleanup(); r?`, hands its error on: not one.)
+    recovered: std::collections::HashSet<*const Expr>,
     /// Locals bound to a closure (`let flush = || ..;`): a call of one (`flush()`) runs it there.
     closures: HashMap<LocalId, std::rc::Rc<syn::ExprClosure>>,
     /// Locals bound to an `async` block, which runs where the local is awaited.
@@ -1083,6 +1100,7 @@ impl<A: Analysis> Solver<'_, A> {
             Expr::Match(m) => {
                 self.step()?;
                 let whole = whole.or(Some(e));
+                self.recovered.insert(strip_parens(&m.expr) as *const Expr);
                 let state = self.expr(&m.expr, state)?;
                 for (k, arm) in m.arms.iter().enumerate() {
                     let s = self.enter_arm(&m.arms[..k], arm, &m.expr, state.clone())?;
@@ -1421,6 +1439,7 @@ impl<A: Analysis> Solver<'_, A> {
                 Ok(state)
             }
             Expr::Match(m) => {
+                self.recovered.insert(strip_parens(&m.expr) as *const Expr);
                 let state = self.expr(&m.expr, state)?;
                 let mut out = None;
                 for (k, arm) in m.arms.iter().enumerate() {
@@ -1544,10 +1563,15 @@ impl<A: Analysis> Solver<'_, A> {
                 Some((receiver, closure)) => {
                     self.step()?;
                     let state = self.expr(receiver, state)?;
+                    self.error_in_closure(&state);
                     let ran = self.closure_at(closure, state, Runs::Once, Some(&t.expr), Some(Takes::Content(receiver)))?;
                     Ok(self.transfer(&t.expr, ran))
                 }
-                None => self.expr(&t.expr, state),
+                None => {
+                    let state = self.expr(&t.expr, state)?;
+                    self.error_in_closure(&state);
+                    Ok(state)
+                }
             },
             // `async { .. }.await`: the block runs here, once; its `return` leaves the block only.
             Expr::Await(a) => match strip_parens(&a.base) {
@@ -1585,11 +1609,16 @@ impl<A: Analysis> Solver<'_, A> {
                 }
                 // `(|| ..)()`: the closure runs here, once; so does `flush()` of `let flush = || ..;`,
                 // with the names its body uses as they are here.
+                let continues = self.recovered.contains(&(e as *const Expr));
                 let state = match closure_of(&c.func) {
-                    Some(closure) => self.closure_at(closure, state, Runs::Once, Some(e), None)?,
+                    Some(closure) => {
+                        self.errors_continue = continues;
+                        self.closure_at(closure, state, Runs::Once, Some(e), None)?
+                    }
                     None => match self.closure_local(&c.func) {
                         Some((id, closure)) => {
                             self.running.push(id);
+                            self.errors_continue = continues;
                             let ran = self.closure_at(&closure, state, Runs::Once, Some(e), None);
                             self.running.pop();
                             ran?
@@ -1604,6 +1633,9 @@ impl<A: Analysis> Solver<'_, A> {
                 Ok(if diverges { None } else { state })
             }
             Expr::MethodCall(m) => {
+                if RECOVERS.contains(&m.method.to_string().as_str()) {
+                    self.recovered.insert(strip_parens(&m.receiver) as *const Expr);
+                }
                 if let Some(OneOfTwo { receiver, content, fallback, mapped }) = one_of_two(m) {
                     // The receiver holds a value (`content` ran on it) or not (`fallback` ran):
                     // never both, never neither.
@@ -1885,11 +1917,23 @@ impl<A: Analysis> Solver<'_, A> {
         names_read(e).into_iter().filter_map(|n| self.scopes.lookup(&n).map(|id| (n, id))).collect()
     }
 
+    /// A `?` whose error leaves the closure being walked, not the function (`closure_errors`): the
+    /// path goes on after the closure from here.
+    fn error_in_closure(&mut self, state: &Option<A::State>) {
+        if self.closure_errors.last() == Some(&true) {
+            if let Some(frame) = self.closure_returns.last_mut() {
+                *frame = join(frame.take(), state.clone());
+            }
+        }
+    }
+
     /// An `async` block run where it is awaited, once; its `return` leaves the block only.
     fn async_block(&mut self, block: &syn::Block, state: Option<A::State>) -> Flow<A::State> {
         let frames = std::mem::take(&mut self.loops);
         self.closure_returns.push(None);
+        self.closure_errors.push(false);
         let out = self.block(block, state);
+        self.closure_errors.pop();
         let returned = self.closure_returns.pop().flatten();
         self.loops = frames;
         Ok(join(out?, returned))
@@ -1926,8 +1970,10 @@ impl<A: Analysis> Solver<'_, A> {
     /// is `for b in 0..n { .. }`), or what an `Option`/`Result` holds (`lookup.map(|g| ..)` is
     /// `if let Some(g) = lookup { .. }`).
     fn closure_at(&mut self, c: &syn::ExprClosure, state: Option<A::State>, runs: Runs, call: Option<&Expr>, takes: Option<Takes<'_>>) -> Flow<A::State> {
+        let errors_continue = std::mem::take(&mut self.errors_continue);
         let run = |s: &mut Self, st: Option<A::State>| {
             let st = s.enter_closure(c, st, call, takes);
+            s.closure_errors.push(errors_continue);
             // A `return` in a closure leaves the closure, not the function: its state joins the
             // closure's end. Loops outside the closure are not the targets of its `break`s.
             let frames = std::mem::take(&mut s.loops);
@@ -1946,6 +1992,7 @@ impl<A: Analysis> Solver<'_, A> {
                 }
             }
             let returned = s.closure_returns.pop().flatten();
+            s.closure_errors.pop();
             s.loops = frames;
             s.scopes.pop();
             Ok(join(r?, returned))

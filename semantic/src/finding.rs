@@ -87,10 +87,10 @@ impl Finding {
 
 /// Findings in output order, each once: a helper of a file called from two functions reports
 /// what it puts at its own line once, whichever call found it, on the command line and in the
-/// editor alike. A rule that reports where a bad value is made ([`ONE_PER_ORIGIN`]) reports it
-/// once however many paths take it to a kernel (a trait's default `padded_slots` called by two
-/// runners, one through its `forward`): one fix, one finding, the first by its message
-/// ([`one_per_origin`]).
+/// editor alike. A rule that reports where a bad value is made (`pad_to_null_block`,
+/// `fallback_index`) reports it once however many paths take it to a kernel (a trait's default
+/// `padded_slots` called by two runners, one through its `forward`): one fix, one finding, the
+/// first by its message.
 pub fn in_output_order(findings: &mut Vec<Finding>) {
     findings.sort_by(|a, b| a.sort_key().cmp(&b.sort_key()).then_with(|| a.message.cmp(&b.message)));
     let mut seen = std::collections::HashSet::new();
