@@ -849,6 +849,14 @@ impl<'a> FileFns<'a> {
             fn visit_item_static(&mut self, s: &'a syn::ItemStatic) {
                 self.define(&s.ident, &s.expr);
             }
+            // `impl Warm { const DUMMY: [i64; 4] = [0; 4]; }`: named `Warm::DUMMY`, as an item
+            // of a module `Warm` would be.
+            fn visit_impl_item_const(&mut self, c: &'a syn::ImplItemConst) {
+                let Some(ty) = self.self_type.clone() else { return };
+                self.modules.push(ty);
+                self.define(&c.ident, &c.expr);
+                self.modules.pop();
+            }
             fn visit_item_macro(&mut self, m: &'a syn::ItemMacro) {
                 let range = self.file.join(m.mac.path.segments[0].ident.span(), m.mac.delimiter.span().close());
                 self.macros.define(m, range);
