@@ -2099,6 +2099,12 @@ impl<'c, 'a> Pad<'c, 'a> {
             Some(prefix) => prefix,
             None => self.eval(scopes, state, buffer_of(arg)),
         };
+        // A newtype over the buffer (`struct SlotBuf(Vec<i64>)`) passed where the index is
+        // expected (`&b`, `&*b`) reaches it by deref coercion: its one field is the buffer.
+        let whole = match (whole.own.is_empty(), whole.fields.keys().map(String::as_str).collect::<Vec<_>>().as_slice()) {
+            (true, ["0"]) if fields.is_empty() => whole.project(&["0".to_string()]),
+            _ => whole,
+        };
         if let Some(def) = self.def {
             // A parameter's entries, at the field path the writer reads.
             let mut names = dataflow::param_names(def.sig);
