@@ -2766,6 +2766,11 @@ fn made_unique(func: &Expr) -> bool {
 }
 
 fn buffer_of(e: &Expr) -> &Expr {
+    // What a lock's or a cell's guard guards (`shared.lock().unwrap().resize(n, 0)`): that buffer.
+    let guarded = super::guarded(strip(e));
+    if !std::ptr::eq(guarded, strip(e)) {
+        return buffer_of(guarded);
+    }
     match strip(e) {
         Expr::Index(i) if matches!(strip(&i.index), Expr::Range(_)) => buffer_of(&i.expr),
         Expr::MethodCall(m) if ["as_slice", "as_ref", "as_mut_slice", "as_mut"].contains(&m.method.to_string().as_str()) => buffer_of(&m.receiver),
