@@ -438,7 +438,6 @@ pub fn break_values(l: &syn::ExprLoop) -> Vec<&Expr> {
     b.out
 }
 
-/// `Box::pin` (a future boxed to be returned).
 /// A call that detaches the task or thread it is handed (`tokio::spawn(fut)`,
 /// `std::thread::spawn(|| ..)`, `spawn_local`, `spawn_blocking`): it runs at some later time,
 /// concurrently with what follows.
@@ -447,6 +446,7 @@ pub fn is_spawn(e: &Expr) -> bool {
     matches!(strip_parens(&c.func), Expr::Path(p) if p.path.segments.len() >= 2 && p.path.segments.last().is_some_and(|s| ["spawn", "spawn_local", "spawn_blocking"].contains(&s.ident.to_string().as_str())))
 }
 
+/// `Box::pin` (a future boxed to be returned).
 fn is_box_pin(func: &Expr) -> bool {
     matches!(strip_parens(func), Expr::Path(p) if p.path.segments.len() >= 2 && p.path.segments.iter().rev().take(2).map(|s| s.ident.to_string()).eq(["pin", "Box"]))
 }

@@ -456,7 +456,8 @@ fn receiver_indexes(f: &ContractedFn) -> Vec<Vec<String>> {
         .collect()
 }
 
-/// The names a call of a kernel with `writes(.., skip = S)` may be written with, for the check.
+/// The names a call of a kernel whose index entries are checked ([`checks_index_entries`]) may
+/// be written with, for the check.
 fn kernel_names<'i>(ctx: &FnCtx<'i>) -> &'i HashSet<String> {
     ctx.items.summaries.kernel_names.get_or_init(|| {
         let names: Vec<String> = ctx.index.fns.iter().filter(|f| checks_index_entries(f)).map(|f| f.name.clone()).collect();
@@ -483,8 +484,9 @@ fn is_null(e: &Entry, sentinel: Option<i128>, null: &[(i128, i128)]) -> bool {
 }
 
 pub(super) fn check(ctx: &FnCtx, calls: &[&Expr], out: &mut Vec<Finding>) {
-    // Only functions that call a kernel with a `skip` are checked (the summaries they need are
-    // computed on demand).
+    // Only functions that call a kernel whose index entries are checked (a `skip`, or a buffer of
+    // positions of a place with a forbidden region) are (the summaries they need are computed on
+    // demand).
     let calls_kernel = calls.iter().any(|c| ctx.callee(c).is_some_and(|(_, f)| checks_index_entries(f)));
     let body = &ctx.file.text[ctx.range(ctx.body.brace_token.span.join())];
     let touches_index_field = ctx.index.index_fields.iter().any(|f| body.contains(&f.field) || body.contains(&f.type_name));

@@ -295,8 +295,6 @@ fn local(id: LocalId) -> Place {
     Place { base: Base::Local(id), fields: Vec::new() }
 }
 
-/// `place` holds a new value (`init`, when it is an expression): nothing of it is donated any
-/// more, and it shares the storage of `init` when that is a place (a copy, a reference).
 /// `std::mem::swap(&mut a, &mut b)`, `mem::replace(&mut a, v)`, `mem::take(&mut a)`: which,
 /// and the places it is handed mutably.
 fn moved_by_mem<'e>(ctx: &FnCtx, e: &'e Expr) -> Option<(super::MemMove, Vec<&'e Expr>)> {
@@ -309,6 +307,8 @@ fn moved_by_mem<'e>(ctx: &FnCtx, e: &'e Expr) -> Option<(super::MemMove, Vec<&'e
     (places.len() == count).then_some((kind, places))
 }
 
+/// `place` holds a new value (`init`, when it is an expression): nothing of it is donated any
+/// more, and it shares the storage of `init` when that is a place (a copy, a reference).
 fn rebind(scopes: &Scopes, state: &mut State, place: &Place, init: Option<&Expr>) {
     rebind_from(state, place, init.and_then(|i| scopes.place_of(i)));
     if let Some(init) = init {
