@@ -1094,9 +1094,12 @@ impl AnalysisFilter {
     }
 
     fn wants(&self, j: &FileJob) -> bool {
-        let defines_external = || self.external.iter().any(|(path, name)| path.starts_with(&j.module) && crate::items::fn_names(&j.file.text).any(|n| n == name));
-        if defines_external() {
-            return true;
+        // The file's `fn` names are read only where a contracts-file function lives in its module.
+        let mut names: Option<std::collections::HashSet<&str>> = None;
+        for (_, name) in self.external.iter().filter(|(path, _)| path.starts_with(&j.module)) {
+            if names.get_or_insert_with(|| crate::items::fn_names(&j.file.text).collect()).contains(name.as_str()) {
+                return true;
+            }
         }
         let text = j.file.text.as_bytes();
         self.automaton.find_overlapping_iter(&j.file.text).any(|m| {

@@ -622,6 +622,12 @@ pub(crate) fn guarded(e: &Expr) -> &Expr {
     }
 }
 
+/// What a guard chain guards (`m` of `m.lock().unwrap()`), or `None` where `e` takes no guard.
+pub(crate) fn guard_content(e: &Expr) -> Option<&Expr> {
+    let inner = guarded(e);
+    (!std::ptr::eq(inner, e)).then_some(inner)
+}
+
 /// The text of an expression with whitespace removed (`self.plans`, `metadata.slot_mapping`).
 pub fn expr_text(e: &Expr) -> String {
     quote::ToTokens::to_token_stream(e).to_string().replace(' ', "")

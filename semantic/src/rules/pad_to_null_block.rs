@@ -2769,8 +2769,7 @@ fn made_unique(func: &Expr) -> bool {
 
 fn buffer_of(e: &Expr) -> &Expr {
     // What a lock's or a cell's guard guards (`shared.lock().unwrap().resize(n, 0)`): that buffer.
-    let guarded = super::guarded(strip(e));
-    if !std::ptr::eq(guarded, strip(e)) {
+    if let Some(guarded) = super::guard_content(strip(e)) {
         return buffer_of(guarded);
     }
     match strip(e) {

@@ -651,7 +651,7 @@ impl<'c, 'a> Writes<'c, 'a> {
             Expr::Field(f) if scopes.place_of(e).is_none() => {
                 let mut inner = BTreeSet::new();
                 tail(&f.base, by_ref, &mut inner);
-                let through_guard = !std::ptr::eq(super::guarded(&f.base), &*f.base);
+                let through_guard = super::guard_content(&f.base).is_some();
                 let name = match &f.member {
                     syn::Member::Named(n) => n.to_string(),
                     syn::Member::Unnamed(i) => i.index.to_string(),
