@@ -495,7 +495,22 @@ impl<'a> FnCtx<'a> {
         let elsewhere = |t: &[String]| {
             self.items.file_of(t).is_some_and(|(_, f)| f.file.path != self.file.path || t.last().is_some_and(|name| !self.fns.by_name.contains_key(name)))
         };
-        targets.into_iter().find(|t| !contracted(t) && elsewhere(t) && self.items.fn_file_of(self.index, t).is_some_and(|(_, f)| f.file.path != self.file.path))
+        let in_other_file = |t: &Vec<String>| !contracted(t) && elsewhere(t) && self.items.fn_file_of(self.index, t).is_some_and(|(_, f)| f.file.path != self.file.path);
+        if let Some(found) = targets.iter().find(|t| in_other_file(t)) {
+            return Some(found.clone());
+        }
+        // A method of a trait without a body of its own, called through `&dyn Trait` or a type
+        // parameter bounded by it: the workspace's one implementation of it, where it has one.
+        let (None, Some(_)) = (&site.path, site.receiver) else { return None };
+        let implementations: Vec<Vec<String>> = targets
+            .iter()
+            .filter(|t| self.items.defines_trait(self.index, &t[..t.len() - 1]))
+            .flat_map(|t| self.items.implementations(self.index, &t[..t.len() - 1], &site.name))
+            .collect();
+        match &implementations[..] {
+            [one] if in_other_file(one) => Some(one.clone()),
+            _ => None,
+        }
     }
 
     /// Runs `f` on the function defined at `path` in another file of the workspace, with the

@@ -466,6 +466,27 @@ const EACH_ITEM: &[&str] = &["for_each", "try_for_each", "take_while", "skip_whi
 /// Iterator adaptors whose closure takes each item too: what it returns is read where the
 /// adaptor is built, what it is given is an item (`reqs.iter().map(|r| cache.get(&r.key))`).
 const MAPS_ITEMS: &[&str] = &["map", "filter_map", "flat_map", "map_while"];
+
+/// The closure whose pairs `unzip()` takes apart (`pairs.iter().map(|&(s, d)| (s, d)).unzip()`):
+/// the first buffer holds what its value's `.0` holds, the second its `.1`.
+pub fn unzipped(e: &Expr) -> Option<&syn::ExprClosure> {
+    let Expr::MethodCall(m) = strip_parens(e) else { return None };
+    let Expr::MethodCall(pairs) = strip_parens(&m.receiver) else { return None };
+    (m.method == "unzip" && m.args.is_empty()).then(|| yielding_fn(pairs).and_then(closure_of)).flatten()
+}
+
+/// The function argument of an iterator adaptor whose values are the items it yields (directly,
+/// or inside the `Option` or collection it returns): the closure of `map`, `filter_map`,
+/// `flat_map`, `map_while`, and `scan(state, |st, item| ..)`'s second argument.
+pub fn yielding_fn(m: &syn::ExprMethodCall) -> Option<&Expr> {
+    let method = m.method.to_string();
+    let at = match method.as_str() {
+        _ if MAPS_ITEMS.contains(&method.as_str()) && m.args.len() == 1 => 0,
+        "scan" if m.args.len() == 2 => 1,
+        _ => return None,
+    };
+    Some(strip_parens(&m.args[at]))
+}
 /// What the one parameter of a closure run by a method takes from the method's receiver.
 #[derive(Clone, Copy)]
 enum Takes<'x> {
@@ -1667,10 +1688,13 @@ impl<A: Analysis> Solver<'_, A> {
                 };
                 // `items.fold(init, |acc, item| ..)`: the fold's value is what the closure ends
                 // with, the accumulator as the last round left it.
-                if let (true, [init, f]) = (method == "fold" || method == "try_fold", &m.args.iter().collect::<Vec<_>>()[..]) {
+                // `scan(init, |st, item| ..)` binds its parameters the same way; its value is the
+                // items the closure returns, not one value.
+                if let (true, [init, f]) = (["fold", "try_fold", "scan"].contains(&method.as_str()), &m.args.iter().collect::<Vec<_>>()[..]) {
                     if let Some(closure) = closure_of(f) {
                         let state = self.expr(init, state)?;
-                        let state = self.closure_at(closure, state, Runs::AnyTimes, Some(e), Some(Takes::Fold { init, items: &m.receiver }))?;
+                        let value = (method != "scan").then_some(e);
+                        let state = self.closure_at(closure, state, Runs::AnyTimes, value, Some(Takes::Fold { init, items: &m.receiver }))?;
                         return Ok(self.transfer(e, state));
                     }
                 }

@@ -39,7 +39,12 @@ pub struct WorkspaceItems {
     called: OnceLock<Arc<std::collections::HashSet<String>>>,
     /// The names asked about before the whole set was read, with the answers.
     asked: std::sync::Mutex<HashMap<String, bool>>,
+    /// [`Self::implementations`] already found, by trait and method.
+    implementations: std::sync::Mutex<HashMap<TraitMethod, Vec<Vec<String>>>>,
 }
+
+/// A trait's definition path and the name of one of its methods.
+type TraitMethod = (Vec<String>, String);
 
 /// The light types one file declares, by definition path.
 #[derive(Debug, Default)]
@@ -50,6 +55,9 @@ pub struct FileTypes {
     traits: std::collections::HashSet<Vec<String>>,
     /// Trait → the definition paths its supertraits may have (`trait Attn: Backend`).
     supertraits: HashMap<Vec<String>, Vec<Vec<String>>>,
+    /// The methods with a body of each `impl Trait for Type` block: the definition paths the
+    /// trait may have, the method's name, the method's definition path (the type's).
+    trait_methods: Vec<(Vec<Vec<String>>, String, Vec<String>)>,
     /// The functions and methods with a body, by definition path.
     fns: std::collections::HashSet<Vec<String>>,
     /// `(struct, field)` → the field's type.
@@ -107,7 +115,7 @@ impl WorkspaceItems {
         }
         let types = files.iter().map(|_| OnceLock::new()).collect();
         let fn_names = files.iter().map(|_| OnceLock::new()).collect();
-        WorkspaceItems { files, by_module, types, fn_names, summaries: Default::default(), crate_renames: HashMap::new(), called: OnceLock::new(), asked: Default::default() }
+        WorkspaceItems { files, by_module, types, fn_names, summaries: Default::default(), crate_renames: HashMap::new(), called: OnceLock::new(), asked: Default::default(), implementations: Default::default() }
     }
 
     /// The items of the engine's jobs.
@@ -270,6 +278,27 @@ impl WorkspaceItems {
         self.files.iter().filter(|f| f.crate_name == *krate).any(|f| implements_trait_for(&f.file.text, trait_name, name))
     }
 
+    /// The methods named `method` with a body that the `impl`s of the trait defined at
+    /// `trait_path` in the files of the check define, by definition path: what a call through
+    /// `&dyn Trait` or a type parameter bounded by it may run. Only the files whose text may have
+    /// such an `impl` and a `fn` of that name are parsed.
+    pub fn implementations(&self, index: &Index, trait_path: &[String], method: &str) -> Vec<Vec<String>> {
+        let Some(name) = trait_path.last() else { return Vec::new() };
+        let key = (trait_path.to_vec(), method.to_string());
+        if let Some(known) = self.implementations.lock().expect("not poisoned").get(&key) {
+            return known.clone();
+        }
+        let found: Vec<Vec<String>> = (0..self.files.len())
+            .filter(|&i| may_implement_trait(&self.files[i].file.text, name) && self.file_defines_fn(i, method))
+            .flat_map(|i| {
+                let table = self.table(index, i);
+                table.trait_methods.iter().filter(|(traits, m, _)| m == method && traits.iter().any(|t| t == trait_path)).map(|(_, _, path)| path.clone()).collect::<Vec<_>>()
+            })
+            .collect();
+        self.implementations.lock().expect("not poisoned").insert(key, found.clone());
+        found
+    }
+
     /// Whether `path` is a trait a file of the check defines.
     pub fn defines_trait(&self, index: &Index, path: &[String]) -> bool {
         self.types_of(index, path).is_some_and(|t| t.traits.contains(path))
@@ -363,6 +392,12 @@ pub fn implements(text: &str, ty: &str) -> bool {
 
 /// Whether a text may have an `impl TRAIT for TY` block: the trait's name as a word before a
 /// ` for ` and the type's after it, between an `impl` keyword and the next `{`.
+/// Whether a text may have an `impl TRAIT for ..` block: it names the trait (in the `impl`, or
+/// in a `use` that may rename it) and has an `impl .. for` block.
+fn may_implement_trait(text: &str, trait_name: &str) -> bool {
+    has_word(text, trait_name) && impl_heads(text).any(|head| head.contains(" for "))
+}
+
 fn implements_trait_for(text: &str, trait_name: &str, ty: &str) -> bool {
     impl_heads(text).any(|head| head.split_once(" for ").is_some_and(|(t, rest)| has_word(t, trait_name) && has_word(rest, ty)))
 }
@@ -460,9 +495,19 @@ fn collect_structs<'r>(items: &[syn::Item], rel: &mut Vec<String>, resolver: &dy
             syn::Item::Static(st) => _ = out.consts.insert(at(rel, &[st.ident.to_string()])),
             syn::Item::Impl(i) => {
                 if let Some(ty) = crate::resolve::type_name(&i.self_ty) {
+                    let r = resolver(rel);
+                    let generics: Vec<String> = i.generics.type_params().map(|g| g.ident.to_string()).collect();
+                    let trait_paths = i.trait_.as_ref().and_then(|(_, path, _)| r.type_ref(&syn::Type::Path(syn::TypePath { qself: None, path: path.clone() }), None, &generics)?.paths);
                     for it in &i.items {
-                        if let syn::ImplItem::Const(c) = it {
-                            out.consts.insert(at(rel, &[ty.clone(), c.ident.to_string()]));
+                        match it {
+                            syn::ImplItem::Const(c) => _ = out.consts.insert(at(rel, &[ty.clone(), c.ident.to_string()])),
+                            syn::ImplItem::Fn(f) => {
+                                if let Some(traits) = &trait_paths {
+                                    let path = crate::analysis::definition_path(&r.module, &r.imports, Some(&ty), &f.sig.ident);
+                                    out.trait_methods.push((traits.clone(), f.sig.ident.to_string(), path));
+                                }
+                            }
+                            _ => {}
                         }
                     }
                 }
@@ -604,6 +649,53 @@ pub(crate) mod tests {
         assert_eq!(shown(items.field(&index, &p("eng::meta::Missing"), "graph")), None);
         assert!(items.has_fn(&index, &p("eng::runner::Runner::nothing")));
         assert!(!items.has_fn(&index, &p("eng::runner::Runner::missing")));
+    }
+
+    /// What a call through `&dyn Trait` may run: the methods of the trait's `impl`s in every
+    /// file, the trait named by a renamed import or a path; a same-named trait of another module
+    /// and an inherent method of the same name are not its.
+    #[test]
+    fn implementations_of_a_trait_method_are_found_in_every_file() {
+        let files = [
+            ("eng", "pub mod attn;
+pub mod paged;
+pub mod cpu;
+pub mod other;
+"),
+            ("eng::attn", "pub trait Backend { fn forward(&mut self, n: usize); fn name(&self) -> u8 { 0 } }
+"),
+            ("eng::paged", "use crate::attn::Backend as B;
+pub struct Paged;
+impl B for Paged {
+    fn forward(&mut self, n: usize) { let _ = n; }
+}
+impl Paged { pub fn name(&self) -> u8 { 1 } }
+"),
+            ("eng::cpu", "pub struct Cpu;
+impl crate::attn::Backend for Cpu {
+    fn forward(&mut self, _: usize) {}
+    fn name(&self) -> u8 { 2 }
+}
+"),
+            ("eng::other", "pub trait Backend { fn forward(&mut self, n: usize); }
+pub struct Elsewhere;
+impl Backend for Elsewhere {
+    fn forward(&mut self, _: usize) {}
+}
+"),
+        ];
+        let jobs = jobs(&files);
+        let (index, _) = crate::engine::build_index(&jobs);
+        let items = WorkspaceItems::of_jobs(&jobs);
+        let found = |tr: &str, m: &str| {
+            let mut v: Vec<String> = items.implementations(&index, &p(tr), m).iter().map(|p| p.join("::")).collect();
+            v.sort();
+            v
+        };
+        assert_eq!(found("eng::attn::Backend", "forward"), ["eng::cpu::Cpu::forward", "eng::paged::Paged::forward"]);
+        assert_eq!(found("eng::attn::Backend", "name"), ["eng::cpu::Cpu::name"]);
+        assert_eq!(found("eng::other::Backend", "forward"), ["eng::other::Elsewhere::forward"]);
+        assert!(found("eng::attn::Missing", "forward").is_empty());
     }
 
     /// The text test that picks the files parsed for a type's methods elsewhere: the type's

@@ -197,22 +197,37 @@ impl Analysis for Fallbacks<'_, '_> {
     }
 
     /// `let (b, off) = table.get(i).map(|&b| (b, i % BS)).unwrap_or((0, 0));`: each name holds
-    /// its element of the fallback tuple too.
-    fn bind_parts(&mut self, _scopes: &Scopes, state: &mut State, parts: &[(LocalId, Vec<String>)], scrutinee: &Expr) {
-        let Expr::MethodCall(m) = strip(scrutinee) else { return };
-        let fallback = match (m.method.to_string().as_str(), m.args.first().map(strip)) {
-            ("unwrap_or", Some(Expr::Tuple(t))) => t,
-            ("unwrap_or_else", Some(Expr::Closure(c))) => match strip(super::tail(&c.body)) {
-                Expr::Tuple(t) => t,
-                _ => return,
-            },
-            _ => return,
+    /// its element of the fallback tuple too. `let (src, dst) = pairs.map(|..| (s,
+    /// d.unwrap_or(0))).unzip()`: each buffer holds the entries of one element of what the
+    /// closure returns.
+    fn bind_parts(&mut self, scopes: &Scopes, state: &mut State, parts: &[(LocalId, Vec<String>)], scrutinee: &Expr) {
+        let unzipped = dataflow::unzipped(scrutinee);
+        let tuple = match unzipped {
+            Some(c) => super::tail(&c.body),
+            None => {
+                let Expr::MethodCall(m) = strip(scrutinee) else { return };
+                match (m.method.to_string().as_str(), m.args.first().map(strip)) {
+                    ("unwrap_or", Some(t)) => t,
+                    ("unwrap_or_else", Some(Expr::Closure(c))) => super::tail(&c.body),
+                    _ => return,
+                }
+            }
         };
+        let Expr::Tuple(tuple) = strip(tuple) else { return };
         for (local, path) in parts {
             let [at] = &path[..] else { continue };
-            let Some(element) = at.parse::<usize>().ok().and_then(|i| fallback.elems.iter().nth(i)) else { continue };
-            if let Some(constant) = self.constant(element) {
-                state.map.entry(Place { base: Base::Local(*local), fields: Vec::new() }).or_default().0.insert(constant);
+            let Some(element) = at.parse::<usize>().ok().and_then(|i| tuple.elems.iter().nth(i)) else { continue };
+            let place = Place { base: Base::Local(*local), fields: Vec::new() };
+            match unzipped {
+                Some(c) => {
+                    let held = entries(self.eval_masked(scopes, state, element, super::names_bound_in(c)));
+                    state.map.insert(place, MaySet(held));
+                }
+                None => {
+                    if let Some(constant) = self.constant(element) {
+                        state.map.entry(place).or_default().0.insert(constant);
+                    }
+                }
             }
         }
     }
@@ -579,7 +594,7 @@ impl<'c, 'a> Fallbacks<'c, 'a> {
                 out
             }
             // The entries of a mapped iterator are what the closure returns.
-            "map" | "filter_map" | "flat_map" => match (closure, m.args.first().map(strip)) {
+            _ if dataflow::yielding_fn(m).is_some() => match (dataflow::yielding_fn(m).and_then(dataflow::closure_of), m.args.first().map(strip)) {
                 (Some(c), _) => entries(self.closure_value(scopes, state, c)),
                 // `.map(Option::unwrap_or_default)`: 0 where an entry is missing.
                 (None, Some(path @ Expr::Path(p))) if method == "map" && p.path.segments.last().is_some_and(|s| s.ident == "unwrap_or_default") => {

@@ -1702,7 +1702,7 @@ impl<'c, 'a> Pad<'c, 'a> {
                 v
             }
             // The values a mapped iterator yields are what the closure returns.
-            "map" | "filter_map" | "flat_map" => match m.args.first().map(strip) {
+            _ if dataflow::yielding_fn(m).is_some() => match dataflow::yielding_fn(m) {
                 // `.map(|&x| x as i64)`, `.map(|x| i64::from(*x))`: the receiver's entries, converted.
                 Some(Expr::Closure(c)) if method == "map" && converts_its_argument(c) => self.eval(scopes, state, &m.receiver),
                 // `flat_map` yields the entries of the collections the closure returns: a
@@ -1722,6 +1722,13 @@ impl<'c, 'a> Pad<'c, 'a> {
                     Val { own: Val::one(o).put(&How::Every), fields: BTreeMap::new() }
                 }
                 _ => Val::default(),
+            },
+            "unzip" => match dataflow::unzipped(e) {
+                Some(c) => {
+                    let pair = self.eval(scopes, state, &c.body);
+                    Val { own: BTreeSet::new(), fields: pair.fields.into_iter().map(|(at, v)| (at, v.put(&How::Every).into())).collect() }
+                }
+                None => Val::default(),
             },
             "chain" => {
                 let mut v = self.eval(scopes, state, &m.receiver);
