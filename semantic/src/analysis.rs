@@ -486,31 +486,54 @@ impl<'a> FnCtx<'a> {
             }
             (None, None) => return None,
         };
-        // A contracted function is a callee, never a helper (even where the call is ambiguous).
-        let contracted = |t: &[String]| t.last().is_some_and(|name| self.index.candidates(name).any(|c| c.path == t));
-        // A path into this very file is `helper_of`'s (and asking the item table about it would
+        // A contracted function is a callee, never a helper (even where the call is ambiguous:
+        // `in_other_file`). A path into this very file is `helper_of`'s (and asking the item table about it would
         // parse this file a second time: `Vec::new()` may be `crate::here::Vec::new`), unless
         // this file defines no function of that name: a method of a type of this file whose
         // `impl` is in another file (`self.prepare_pad(..)`, defined in `runner_prep.rs`).
         let elsewhere = |t: &[String]| {
             self.items.file_of(t).is_some_and(|(_, f)| f.file.path != self.file.path || t.last().is_some_and(|name| !self.fns.by_name.contains_key(name)))
         };
-        let in_other_file = |t: &Vec<String>| !contracted(t) && elsewhere(t) && self.items.fn_file_of(self.index, t).is_some_and(|(_, f)| f.file.path != self.file.path);
-        if let Some(found) = targets.iter().find(|t| in_other_file(t)) {
+        if let Some(found) = targets.iter().find(|t| elsewhere(t) && self.in_other_file(t)) {
             return Some(found.clone());
         }
         // A method of a trait without a body of its own, called through `&dyn Trait` or a type
         // parameter bounded by it: the workspace's one implementation of it, where it has one.
-        let (None, Some(_)) = (&site.path, site.receiver) else { return None };
-        let implementations: Vec<Vec<String>> = targets
-            .iter()
-            .filter(|t| self.items.defines_trait(self.index, &t[..t.len() - 1]))
-            .flat_map(|t| self.items.implementations(self.index, &t[..t.len() - 1], &site.name))
-            .collect();
-        match &implementations[..] {
-            [one] if in_other_file(one) => Some(one.clone()),
+        match self.dispatched(call, within, depth) {
+            Some((local, foreign)) if local.is_empty() && foreign.len() == 1 => foreign.into_iter().next(),
             _ => None,
         }
+    }
+
+    /// Whether a definition path is a function with a body and no contract in another file of
+    /// the check.
+    fn in_other_file(&self, t: &[String]) -> bool {
+        let contracted = t.last().is_some_and(|name| self.index.candidates(name).any(|c| c.path == t));
+        !contracted && self.items.fn_file_of(self.index, t).is_some_and(|(_, f)| f.file.path != self.file.path)
+    }
+
+    /// What a method call through a trait may run, where the receiver is known to be of a trait
+    /// (`&mut dyn Backend`, `B: Backend`, `impl Backend`): the methods of this file that
+    /// [`Self::helper_candidates`] gives (the trait's default and the file's overrides), and those
+    /// of the trait's `impl`s in other files of the check, by definition path
+    /// ([`WorkspaceItems::implementations`]). `None`: not such a call.
+    #[allow(clippy::type_complexity)]
+    pub fn dispatched(&self, call: &Expr, within: Option<&FnDef>, depth: usize) -> Option<(Vec<(usize, &'a FnDef<'a>)>, Vec<Vec<String>>)> {
+        let Expr::MethodCall(m) = call else { return None };
+        if depth >= crate::dataflow::MAX_SUMMARY_DEPTH || self.callee(call).is_some() {
+            return None;
+        }
+        let here = within.map_or(self.self_type, |d| d.self_type.as_deref());
+        let ty = self.with_env(within, |env| self.resolver.type_of(&m.receiver, here, env))?;
+        let traits: Vec<Vec<String>> = self.resolver.owner_paths(&ty, here).into_iter().filter(|t| self.items.defines_trait(self.index, t)).collect();
+        let implemented_here = self.fns.impls.iter().any(|(_, tr)| *tr == ty.name);
+        if traits.is_empty() && !implemented_here {
+            return None;
+        }
+        let local = if implemented_here { self.helper_candidates(call, within, depth) } else { Vec::new() };
+        let method = m.method.to_string();
+        let foreign = traits.iter().flat_map(|t| self.items.implementations(self.index, t, &method)).filter(|p| self.in_other_file(p)).collect();
+        Some((local, foreign))
     }
 
     /// Runs `f` on the function defined at `path` in another file of the workspace, with the

@@ -370,12 +370,35 @@ struct Forwarded {
 }
 
 impl Summary {
-    /// Joins what another version of the same helper returns (another build's), where the two
-    /// leave the same in their parameters and `self`, build the same literals and hand on the
-    /// same indexes; `None` where they do not (the call is then not followed).
-    fn join_returns(&mut self, other: &Summary) -> Option<()> {
-        let same = self.params == other.params && self.self_value == other.self_value && self.literals == other.literals && self.forwards == other.forwards && self.receiver_at == other.receiver_at;
-        same.then(|| self.returns.join(other.returns.clone()))
+    /// What a call that runs one of several versions of a helper may do (each build's, each
+    /// `impl`'s of a trait method), as the exits of one function are joined: what any returns,
+    /// leaves in a parameter or `self` (each summary says what the caller's value became where
+    /// it kept it, `Entry::Kept`) or builds, and every index any hands on. `None` where one is
+    /// not known or their parameters differ (the call is then not followed).
+    fn versions(summaries: impl IntoIterator<Item = Option<Arc<Summary>>>) -> Option<Arc<Summary>> {
+        let mut summaries = summaries.into_iter();
+        let first = summaries.next()??;
+        let mut joined = Summary::clone(&first);
+        for other in summaries {
+            let other = other?;
+            if joined.receiver_at != other.receiver_at {
+                return None;
+            }
+            joined.returns.join(other.returns.clone());
+            joined.self_value.join(other.self_value.clone());
+            for (i, v) in &other.params {
+                joined.params.entry(*i).or_default().join(v.clone());
+            }
+            for (ty, v) in &other.literals {
+                joined.literals.entry(ty.clone()).or_default().join(v.clone());
+            }
+            for f in &other.forwards {
+                if !joined.forwards.contains(f) {
+                    joined.forwards.push(f.clone());
+                }
+            }
+        }
+        Some(Arc::new(joined))
     }
 
     /// Marks the origins put in this file's positions as positions of `file`.
@@ -2437,18 +2460,25 @@ impl<'c, 'a> Pad<'c, 'a> {
         // the call.
         let candidates = self.ctx.helper_candidates(call, self.def, self.depth);
         if candidates.len() > 1 && candidates.iter().all(|(_, d)| d.cfg_gated) {
-            let mut summaries = candidates.iter().map(|&(idx, def)| self.summary(idx, def));
-            let first = summaries.next()??;
-            let mut joined = Summary::clone(&first);
-            for other in summaries {
-                joined.join_returns(&*other?)?;
-            }
-            return Some((candidates[0].1.sig.ident.to_string(), Arc::new(joined)));
+            let joined = Summary::versions(candidates.iter().map(|&(idx, def)| self.summary(idx, def)))?;
+            return Some((candidates[0].1.sig.ident.to_string(), joined));
+        }
+        // A method called through a trait (`&mut dyn Backend`) that more than one `impl` may
+        // run: what any of them may do.
+        if let Some((local, foreign)) = self.ctx.dispatched(call, self.def, self.depth).filter(|(l, f)| l.len() + f.len() > 1) {
+            let name = crate::resolve::CallSite::of(call)?.name;
+            let summaries = local.iter().map(|&(idx, def)| self.summary(idx, def)).chain(foreign.iter().map(|path| self.foreign_summary(path)));
+            return Some((name, Summary::versions(summaries)?));
         }
         let path = self.ctx.foreign_helper(call, self.def, self.depth)?;
-        let summary = dataflow::shared_memoized(&self.ctx.items.summaries.pad, &path, self.depth + 1, || {
+        Some((path.last()?.clone(), self.foreign_summary(&path)?))
+    }
+
+    /// The summary of the function defined at `path` in another file, in its own file's context.
+    fn foreign_summary(&self, path: &[String]) -> Option<Arc<Summary>> {
+        dataflow::shared_memoized(&self.ctx.items.summaries.pad, path, self.depth + 1, || {
             self.ctx
-                .with_foreign_fn(&path, |ctx, def| {
+                .with_foreign_fn(path, |ctx, def| {
                     let mut inner = Pad::new(ctx, Mode::Summarise, Some(def), self.depth + 1);
                     dataflow::solve(&mut inner, def.sig, def.body, State::summary(dataflow::param_count(def.sig))).ok()?;
                     // Its origins are positions of its own file.
@@ -2457,8 +2487,7 @@ impl<'c, 'a> Pad<'c, 'a> {
                     Some(Arc::new(summary))
                 })
                 .flatten()
-        })?;
-        Some((path.last()?.clone(), summary))
+        })
     }
 
     fn summary(&self, idx: usize, def: &'c FnDef<'a>) -> Option<Arc<Summary>> {
