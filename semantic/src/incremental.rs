@@ -1778,6 +1778,12 @@ mod fixtures {
                     refreshed_by_items += usize::from(got.items.is_some());
                 }
             }
+            // Each kernel's edits are judged on an otherwise untouched workspace: a kernel left
+            // not parsing would keep its last declarations in the editor, and not in a fresh
+            // check, for every later comparison.
+            let original = std::fs::read_to_string(kernel).unwrap();
+            live.edit(kernel, original.clone());
+            oracle.update(kernel, original);
         }
         // Edits of declaring files take the item path too (it was not taken before the index
         // was rebuilt for them, and a caller's check with an unchanged text re-indexed it).

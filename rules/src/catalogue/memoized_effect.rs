@@ -12,7 +12,12 @@ declare_rule! {
     /// `self` tested (`match self.last { None => .. }`, `if self.last.is_none()`, `if let
     /// Some(v) = &self.last`; also through a re-borrow, `let this = &mut *self;`) on a path to
     /// keeping `f()`'s result in it (`self.last = Some(v)`, `self.last.insert(v)`, `replace`, the
-    /// empty slot a `match` arm binds, `slot @ None => *slot.insert(v)`); also where `f()` is
+    /// empty slot a `match` arm binds, `slot @ None => *slot.insert(v)`; tested as
+    /// `self.last.take()` and put back on a hit), or a list searched (`seen.iter().find(|(k, _)|
+    /// *k == g)`, `any`, `position`, `contains`) on a path to pushing `f()`'s result
+    /// (`seen.push((g, v))`); a cache type of the workspace whose method runs a closure it is
+    /// given only on a miss (its body is such a memo of the closure's result:
+    /// `cache.get_or_compute(k, || f())`); also where `f()` is
     /// called in a `macro_rules!` macro of the file. A function called on every path to a normal
     /// exit is not cached (the lookup only counted hits, or a hit computes it again).
     ///

@@ -1,14 +1,17 @@
 //! Check for `memoized_effect`: a caller caches the result of a call that is an effect or whose
 //! contract preserves effects, so later calls skip them.
 //!
-//! Two forms: the closure of a caching method (`or_insert_with(|| step())`, `get_or_init`), which
-//! runs only when nothing is cached; and a hand-written memo, an analysis on the dataflow
+//! Two forms: the closure of a caching method (`or_insert_with(|| step())`, `get_or_init`, or a
+//! method of the workspace whose body is a memo of a closure parameter's result:
+//! [`cached_params`]), which runs only when nothing is cached; and a hand-written memo, an analysis on the dataflow
 //! solver: an `insert(k, v)` into a map that was looked up (`get`, `contains_key`, ..) on a path
 //! reaching it, or the `insert(v)` of a vacant entry (`Entry::Vacant(e)` of `map.entry(k)`, in a
 //! `match` arm or an `if let`), where `v` is the result of the call (itself, or the local bound
 //! to it there), or an `Option` field of `self` tested for a value on a path to keeping the
 //! call's result in it (`match self.last { Some(v) => v, None => { .. self.last = Some(v) } }`:
-//! [`option_tests`]), unless the call runs on every path to a normal exit (the lookup only counted).
+//! [`option_tests`], also `self.last.take()` put back on a hit), or a list searched for a key
+//! (`seen.iter().find(..)`: [`searched_list`]) on a path to pushing the result, unless the call
+//! runs on every path to a normal exit (the lookup only counted).
 //! Maps are the solver's places through re-borrows (`let seen = &mut *memo;` is `memo`), so a
 //! name re-bound to another map is another map.
 
@@ -38,6 +41,18 @@ const LAZY_TYPES: &[&str] = &["LazyLock", "LazyCell", "Lazy"];
 const INSERTS: &[&str] = &["insert", "put", "push"];
 /// Lookups that make a later `insert` a get-then-insert memo.
 const LOOKUPS: &[&str] = &["get", "get_mut", "contains_key", "peek"];
+/// Searches of a list's items (`list.iter().find(|(k, _)| *k == g)`) that make a later `push` of
+/// a result a memo kept as a list.
+const SEARCHES: &[&str] = &["find", "find_map", "any", "position"];
+
+/// The list a search looks through: `list` of `list.iter().find(..)` and of `list.contains(&x)`.
+fn searched_list(m: &syn::ExprMethodCall) -> Option<&Expr> {
+    if m.method == "contains" && m.args.len() == 1 {
+        return Some(&m.receiver);
+    }
+    let Expr::MethodCall(items) = strip(&m.receiver) else { return None };
+    (SEARCHES.contains(&m.method.to_string().as_str()) && items.args.is_empty() && (items.method == "iter" || items.method == "iter_mut")).then_some(&*items.receiver)
+}
 
 pub(super) fn check<'a>(ctx: &FnCtx<'a>, calls: &[&'a Expr], out: &mut Vec<Finding>) {
     for &call in calls {
@@ -45,6 +60,10 @@ pub(super) fn check<'a>(ctx: &FnCtx<'a>, calls: &[&'a Expr], out: &mut Vec<Findi
         if let Some((lazy, closure)) = lazy_constructor(call) {
             report_cached_closure(ctx, &closure.body, &HashSet::new(), &format!("`{lazy}::new`"), out);
             continue;
+        }
+        // A cache wrapper of the workspace that runs its closure on a miss only.
+        for (closure, helper) in closures_cached_by_helper(ctx, call) {
+            report_cached_closure(ctx, &closure.body, &HashSet::new(), &format!("`{helper}`"), out);
         }
         let Expr::MethodCall(m) = call else { continue };
         let method = m.method.to_string();
@@ -78,26 +97,75 @@ pub(super) fn check<'a>(ctx: &FnCtx<'a>, calls: &[&'a Expr], out: &mut Vec<Findi
     let method_is = |c: &&Expr, names: &[&str]| matches!(c, Expr::MethodCall(m) if names.contains(&m.method.to_string().as_str()));
     let inserts = calls.iter().any(|c| matches!(c, Expr::MethodCall(m) if INSERTS.contains(&m.method.to_string().as_str()) && m.args.len() == 2));
     let option_tests = option_tests(ctx.body);
-    let memoizes = calls.iter().any(|c| method_is(c, &["entry"])) || (inserts && calls.iter().any(|c| method_is(c, LOOKUPS))) || !option_tests.is_empty();
+    let pushes = calls.iter().any(|c| matches!(c, Expr::MethodCall(m) if m.method == "push" && m.args.len() == 1));
+    let searches = calls.iter().any(|c| matches!(c, Expr::MethodCall(m) if searched_list(m).is_some()));
+    let memoizes = calls.iter().any(|c| method_is(c, &["entry"])) || (inserts && calls.iter().any(|c| method_is(c, LOOKUPS))) || (pushes && searches) || !option_tests.is_empty();
     if !memoizes {
         return;
     }
-    let mut memo = Memo { ctx, aliases: Aliases::default(), results: HashMap::new(), vacant: HashSet::new(), found: Vec::new(), seen: HashSet::new(), exits: Vec::new(), option_tests };
-    if dataflow::solve(&mut memo, ctx.sig, ctx.body, MemoState::default()).is_err() {
+    let Ok(found) = memoized_calls(ctx, ctx.sig, ctx.body, calls, option_tests) else {
         out.push(super::analysis_limit(ctx, "dataflow", dataflow::MAX_STEPS, "its memoized calls are"));
         return;
-    }
-    for (range, how) in memo.found {
-        let Some(call) = calls.iter().find(|c| ctx.expr_range(c) == range) else { continue };
-        // A function called on every path to a normal exit is not cached: the lookup only
-        // counted (`if memo.contains_key(&g) { hits += 1 }`), or a hit computes it again.
-        if let Some(name) = callee_name(call) {
-            if !memo.exits.is_empty() && memo.exits.iter().all(|ran| ran.contains(&name)) {
-                continue;
-            }
-        }
+    };
+    for (call, how) in found {
         report(ctx, call, call, &how, out);
     }
+}
+
+/// The calls of a body (`calls`, its calls) whose result is kept in a memo looked up on the way,
+/// and how, by the solver; a function called on every path to a normal exit is not cached: the
+/// lookup only counted (`if memo.contains_key(&g) { hits += 1 }`), or a hit computes it again.
+fn memoized_calls<'a>(ctx: &FnCtx, sig: &syn::Signature, body: &syn::Block, calls: &[&'a Expr], option_tests: HashSet<*const Expr>) -> Result<Vec<(&'a Expr, String)>, dataflow::TooComplex> {
+    let mut memo = Memo { ctx, aliases: Aliases::default(), results: HashMap::new(), vacant: HashSet::new(), found: Vec::new(), seen: HashSet::new(), exits: Vec::new(), option_tests };
+    dataflow::solve(&mut memo, sig, body, MemoState::default())?;
+    let every_path = |name: &String| !memo.exits.is_empty() && memo.exits.iter().all(|ran| ran.contains(name));
+    Ok(memo
+        .found
+        .iter()
+        .filter_map(|(range, how)| Some((*calls.iter().find(|c| ctx.expr_range(c) == *range)?, how.clone())))
+        .filter(|(call, _)| !callee_name(call).is_some_and(|name| every_path(&name)))
+        .collect())
+}
+
+/// The parameters (by position, the receiver left out) of a function that calls them and keeps
+/// the result in a memo it looked up: a cache wrapper of the workspace (`fn get_or_compute(&mut
+/// self, k: K, f: F) { if let Some(v) = self.map.get(&k) { return *v } let v = f(); .. }`), whose
+/// closure argument runs on a miss only, as `or_insert_with`'s does.
+fn cached_params(ctx: &FnCtx, sig: &syn::Signature, body: &syn::Block) -> Vec<usize> {
+    let params = dataflow::param_names(sig);
+    let calls = super::calls_in(body);
+    let Ok(found) = memoized_calls(ctx, sig, body, &calls, option_tests(body)) else { return Vec::new() };
+    found
+        .into_iter()
+        .filter_map(|(call, _)| match call {
+            Expr::Call(c) => match strip(&c.func) {
+                Expr::Path(p) => p.path.get_ident().and_then(|f| params.iter().position(|name| f == name)),
+                _ => None,
+            },
+            _ => None,
+        })
+        .collect()
+}
+
+/// The closures a call hands to a helper (of this file, or of another reached by its path) at a
+/// parameter the helper caches ([`cached_params`]), with the helper's name.
+fn closures_cached_by_helper<'e>(ctx: &FnCtx, call: &'e Expr) -> Vec<(&'e syn::ExprClosure, String)> {
+    let (_, args) = crate::analysis::call_args(call);
+    if !args.iter().any(|a| dataflow::closure_of(a).is_some()) {
+        return Vec::new();
+    }
+    // What the helper caches, with whether it is a method: the parameters counted leave the
+    // receiver out, as a method call's `args` do, not those of `Type::method(recv, f)`.
+    let cached = |fctx: &FnCtx, def: &crate::analysis::FnDef| (def.has_receiver(), cached_params(fctx, def.sig, def.body));
+    let (name, (method, cached)) = if let Some((idx, def)) = ctx.helper_of(call, None, 0) {
+        (def.sig.ident.to_string(), dataflow::memoized(&ctx.summaries.cached_params, idx, || Some(cached(ctx, def))).unwrap_or_default())
+    } else {
+        let Some(path) = ctx.foreign_helper(call, None, 0) else { return Vec::new() };
+        let found = dataflow::shared_memoized(&ctx.items.summaries.cached_params, &path, 1, || ctx.with_foreign_fn(&path, |fctx, def| cached(fctx, def)));
+        (path.last().cloned().unwrap_or_default(), found.unwrap_or_default())
+    };
+    let shift = usize::from(method && matches!(call, Expr::Call(_)));
+    cached.into_iter().filter_map(|i| args.get(i + shift).and_then(|a| dataflow::closure_of(a))).map(|c| (c, name.clone())).collect()
 }
 
 /// The maps looked up on some path that reaches a point, and the functions called on every
@@ -237,6 +305,26 @@ impl Analysis for Memo<'_, '_> {
                     state.looked_up.insert(map);
                 }
             }
+            Expr::MethodCall(m) if searched_list(m).is_some() => {
+                if let Some(list) = searched_list(m).and_then(|l| self.aliases.place_of(scopes, through_guards(l))) {
+                    state.looked_up.insert(list);
+                }
+            }
+            // `list.push((g, v))` of a list searched for `g`: the result kept, in the pushed
+            // value or an element of the pushed tuple.
+            Expr::MethodCall(m) if m.method == "push" && m.args.len() == 1 => {
+                let Some(list) = self.aliases.place_of(scopes, through_guards(&m.receiver)) else { return };
+                if !state.looked_up.contains(&list) {
+                    return;
+                }
+                let pushed = match strip(&m.args[0]) {
+                    Expr::Tuple(t) => t.elems.iter().collect(),
+                    one => vec![one],
+                };
+                for call in pushed.into_iter().filter_map(|v| self.value_source(scopes, v)).collect::<Vec<_>>() {
+                    self.found(call, format!("`{}.push` after a search", expr_text(&m.receiver)));
+                }
+            }
             Expr::MethodCall(m) if INSERTS.contains(&m.method.to_string().as_str()) && m.args.len() == 2 => {
                 let Some(map) = self.aliases.place_of(scopes, through_guards(&m.receiver)) else { return };
                 if !state.looked_up.contains(&map) {
@@ -324,7 +412,8 @@ impl Memo<'_, '_> {
             e = match e {
                 Expr::Reference(r) => through_guards(&r.expr),
                 Expr::Unary(u) if matches!(u.op, syn::UnOp::Deref(_)) => through_guards(&u.expr),
-                Expr::MethodCall(m) if m.args.is_empty() && ["as_ref", "as_mut", "as_deref"].contains(&m.method.to_string().as_str()) => through_guards(&m.receiver),
+                // `self.last.take()`, tested and put back on a hit: the field's value.
+                Expr::MethodCall(m) if m.args.is_empty() && ["as_ref", "as_mut", "as_deref", "take"].contains(&m.method.to_string().as_str()) => through_guards(&m.receiver),
                 // `self.layer_masks[layer]`: a slot of a per-layer memo is the memo's.
                 Expr::Index(i) => through_guards(&i.expr),
                 _ => break,

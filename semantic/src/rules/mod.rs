@@ -31,6 +31,9 @@ pub struct Summaries {
     fallback: fallback_index::Summaries,
     stale: stale_key::Summaries,
     effects: effects::Summaries,
+    /// Whether each helper of the file is a method, and the parameters it caches
+    /// (`memoized_effect`'s cache wrappers), by position in `FileFns::defs`.
+    cached_params: dataflow::Memo<usize, Option<(bool, Vec<usize>)>>,
 }
 
 /// Per-check memo of the rules' summaries of functions by definition path: the helpers of other
@@ -43,6 +46,7 @@ pub struct SharedSummaries {
     writes: dataflow::SharedMemo<std::sync::Arc<writes::Summary>>,
     fallback: dataflow::SharedMemo<std::sync::Arc<fallback_index::Summary>>,
     stale: dataflow::SharedMemo<std::sync::Arc<stale_key::HelperSummary>>,
+    cached_params: dataflow::SharedMemo<(bool, Vec<usize>)>,
     /// The functions found to hand a parameter on to a kernel's index (`pad_to_null_block`'s
     /// forwarders): files that call them are analysed too, though they name no contract.
     pub(crate) forwarders: std::sync::Mutex<Vec<Forwarder>>,
