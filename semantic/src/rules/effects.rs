@@ -304,7 +304,6 @@ pub(super) struct AlwaysRun {
     pub effects: Vec<String>,
 }
 
-/// `std::mem::swap`, `mem::swap`, or `swap` imported from `std::mem`/`core::mem`.
 /// The helper a call designates, when it runs effects on every normal path (see [`AlwaysRun`]):
 /// a helper of this file, or of another file reached by its path. `None`: not such a helper, or
 /// it runs none on every path.
@@ -320,14 +319,7 @@ pub(super) fn always_run_by_helper(ctx: &FnCtx, call: &Expr) -> Option<AlwaysRun
         Expr::MethodCall(m) => matches!(strip(&m.receiver), Expr::Path(p) if p.path.is_ident("self")) || ctx.receiver_type_known(&m.receiver),
         _ => false,
     };
-    let mut names: Vec<String> = ctx.index.effects.keys().cloned().collect();
-    // Traces hold effects as bytes; past that many, nothing is claimed.
-    if names.is_empty() || names.len() > usize::from(u8::MAX) {
-        return None;
-    }
-    names.sort_unstable();
-    let mut probe = Effects::new(ctx, names.iter().cloned().collect(), None, 0, Declining::default(), None);
-    probe.resolved = true;
+    let (names, probe) = probe(ctx)?;
     let (file, name, traces) = if !ctx.helper_candidates(call, None, 0).is_empty() {
         let (_, def) = ctx.helper_of(call, None, 0).filter(|_| certain)?;
         (ctx.file.clone(), ctx.range(def.sig.ident.span()), probe.helper_summary(call)?.0)
@@ -339,6 +331,34 @@ pub(super) fn always_run_by_helper(ctx: &FnCtx, call: &Expr) -> Option<AlwaysRun
     };
     let effects: Vec<String> = names.iter().enumerate().filter(|(i, _)| traces.all_ran(*i as u8)).map(|(_, n)| n.clone()).collect();
     (!effects.is_empty()).then_some(AlwaysRun { file, name, effects })
+}
+
+/// Every effect of the index, sorted, and an analysis that counts them all, resolved as the
+/// effect rules resolve calls. `None`: no effects, or more than a trace can hold.
+fn probe<'c, 'a>(ctx: &'c FnCtx<'a>) -> Option<(Vec<String>, Effects<'c, 'a>)> {
+    let mut names: Vec<String> = ctx.index.effects.keys().cloned().collect();
+    // Traces hold effects as bytes; past that many, nothing is claimed.
+    if names.is_empty() || names.len() > usize::from(u8::MAX) {
+        return None;
+    }
+    names.sort_unstable();
+    let mut probe = Effects::new(ctx, names.iter().cloned().collect(), None, 0, Declining::default(), None);
+    probe.resolved = true;
+    Some((names, probe))
+}
+
+/// Records the function `ctx` checks, without a contract, as one whose callers are analysed too
+/// where it calls an effect and runs one on every normal path: a caller that caches its result
+/// (`memoized_effect`) need not name an effect itself.
+pub(super) fn record_effect_runner(ctx: &FnCtx, calls: &[&Expr]) {
+    let calls_effect = calls.iter().any(|c| crate::resolve::CallSite::of(c).is_some_and(|site| ctx.resolver.effect(&site, ctx.self_type).is_some()));
+    if !calls_effect {
+        return;
+    }
+    super::Forwarder::record_if(ctx, |idx, def| {
+        let Some((names, probe)) = probe(ctx) else { return false };
+        probe.summary_of(idx, def).is_some_and(|traces| (0..names.len()).any(|i| traces.all_ran(i as u8)))
+    });
 }
 
 /// Methods that copy their argument into their receiver.

@@ -61,8 +61,9 @@ pub struct SharedSummaries {
 
 /// A function without a contract that hands a parameter on to a contract, so that its callers
 /// are checked as a contract's are: as a kernel's index (`pad_to_null_block`), or as an input
-/// donated to an output (`use_after_donate`). By its crate and name (how the prefilter finds the
-/// files that call it, in the check's later rounds).
+/// donated to an output (`use_after_donate`); or that runs an effect on every path, which a
+/// caller that caches its result skips (`memoized_effect`). By its crate and name (how the
+/// prefilter finds the files that call it, in the check's later rounds).
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub(crate) struct Forwarder {
     pub krate: String,
@@ -194,6 +195,7 @@ pub fn check_fn(ctx: &FnCtx, out: &mut Vec<Finding>) {
         undeclared_write::check(ctx, contract, &writes, out);
     }
     let calls = ctx.calls();
+    effects::record_effect_runner(ctx, calls);
     memoized_effect::check(ctx, calls, out);
     pad_to_null_block::check(ctx, calls, out);
     let fell_back = fallback_index::check(ctx, calls, out);
