@@ -135,7 +135,9 @@ struct Donate<'c, 'a> {
     /// Use sites already reported.
     seen: HashSet<(usize, usize)>,
     summary: Summary,
-    /// The places handed as `&mut` to `mem::swap`/`replace`/`take` in the function, by range.
+    /// The places handed as `&mut` to `mem::swap`/`replace`/`take` in the function, and those
+    /// locked to be assigned through the guard (`*cell.borrow_mut() = v`), by range: neither reads
+    /// the handle they hold.
     handles_moved: std::cell::OnceCell<HashSet<Range<usize>>>,
     /// What the place given to each `mem::replace`/`mem::take` held before (its value), by the
     /// call's range: its facts and its parts', by field path within it.
@@ -177,10 +179,10 @@ impl Analysis for Donate<'_, '_> {
                         // back into what `h` borrows: that place holds a new value too.
                         if let Expr::Unary(u) = dataflow::strip_parens(left) {
                             if let (syn::UnOp::Deref(_), Some([source])) = (u.op, state.map.get(&place).map(|f| f.shares.iter().cloned().collect::<Vec<_>>()).as_deref()) {
-                                rebind(scopes, state, source, init);
+                                rebind(self.ctx, scopes, state, source, init);
                             }
                         }
-                        rebind(scopes, state, &place, init);
+                        rebind(self.ctx, scopes, state, &place, init);
                     }
                 }
             }
@@ -190,7 +192,7 @@ impl Analysis for Donate<'_, '_> {
     }
 
     fn bind(&mut self, scopes: &Scopes, state: &mut State, id: LocalId, init: Option<&Expr>) {
-        rebind(scopes, state, &local(id), init);
+        rebind(self.ctx, scopes, state, &local(id), init);
         // `let old = mem::replace(&mut a, fresh);`: `old` is what `a` held, donated or not.
         if let Some(facts) = init.and_then(|i| self.replaced.get(&self.ctx.expr_range(dataflow::strip_parens(i)))) {
             for (fields, fact) in facts.iter().filter(|(_, f)| !f.is_empty()) {
@@ -203,7 +205,7 @@ impl Analysis for Donate<'_, '_> {
     /// the handle in it (donating `h` donates what `self.kv` holds).
     fn bind_from(&mut self, scopes: &Scopes, state: &mut State, locals: &[LocalId], scrutinee: &Expr) {
         if let ([id], Some(_)) = (locals, scopes.place_of(scrutinee)) {
-            rebind(scopes, state, &local(*id), Some(scrutinee));
+            rebind(self.ctx, scopes, state, &local(*id), Some(scrutinee));
         }
     }
 
@@ -230,7 +232,7 @@ impl Analysis for Donate<'_, '_> {
             };
         }
         if let ([id], Some(_)) = (locals, scopes.place_of(collection)) {
-            rebind(scopes, state, &local(*id), Some(collection));
+            rebind(self.ctx, scopes, state, &local(*id), Some(collection));
         }
     }
 
@@ -287,7 +289,11 @@ fn place_in(ctx: &FnCtx, scopes: &Scopes, e: &Expr) -> Option<Place> {
             };
             Some(place_in(ctx, scopes, &f.base)?.field(&name))
         }
-        _ => scopes.place_of(e),
+        // `*cell.borrow()`, `*slot.lock().unwrap()`: what the guard guards.
+        _ => match super::guard_content(e) {
+            Some(content) => place_in(ctx, scopes, content),
+            None => scopes.place_of(e),
+        },
     }
 }
 
@@ -309,8 +315,8 @@ fn moved_by_mem<'e>(ctx: &FnCtx, e: &'e Expr) -> Option<(super::MemMove, Vec<&'e
 
 /// `place` holds a new value (`init`, when it is an expression): nothing of it is donated any
 /// more, and it shares the storage of `init` when that is a place (a copy, a reference).
-fn rebind(scopes: &Scopes, state: &mut State, place: &Place, init: Option<&Expr>) {
-    rebind_from(state, place, init.and_then(|i| scopes.place_of(i)));
+fn rebind(ctx: &FnCtx, scopes: &Scopes, state: &mut State, place: &Place, init: Option<&Expr>) {
+    rebind_from(state, place, init.and_then(|i| place_in(ctx, scopes, i)));
     if let Some(init) = init {
         share_parts(scopes, state, place, init);
     }
@@ -393,7 +399,16 @@ impl<'c, 'a> Donate<'c, 'a> {
     fn handles_moved(&self) -> &HashSet<Range<usize>> {
         self.handles_moved.get_or_init(|| {
             let ctx = self.ctx;
-            ctx.calls().iter().filter_map(|c| moved_by_mem(ctx, c)).flat_map(|(_, places)| places.into_iter().map(|p| ctx.expr_range(p))).collect()
+            let moved = ctx.calls().iter().filter_map(|c| moved_by_mem(ctx, c)).flat_map(|(_, places)| places.into_iter().map(|p| ctx.expr_range(p)));
+            let body = self.def.map_or(ctx.body, |d| d.body);
+            let locked = super::exprs_in_block(body).into_iter().filter_map(|e| match e {
+                Expr::Assign(a) => match dataflow::strip_parens(&a.left) {
+                    Expr::Unary(u) if matches!(u.op, syn::UnOp::Deref(_)) => super::guard_content(&u.expr),
+                    _ => None,
+                },
+                _ => None,
+            });
+            moved.chain(locked.map(|content| ctx.expr_range(content))).collect()
         })
     }
 
@@ -440,8 +455,8 @@ impl<'c, 'a> Donate<'c, 'a> {
             }
             match (kind, places.as_slice(), e) {
                 (super::MemMove::Swap, [a, b], _) => state.exchange(a, b),
-                (super::MemMove::Replace, [a], Expr::Call(c)) => rebind(scopes, state, a, c.args.get(1)),
-                (super::MemMove::Take, [a], _) => rebind(scopes, state, a, None),
+                (super::MemMove::Replace, [a], Expr::Call(c)) => rebind(ctx, scopes, state, a, c.args.get(1)),
+                (super::MemMove::Take, [a], _) => rebind(ctx, scopes, state, a, None),
                 _ => {}
             }
             return;
