@@ -6,7 +6,8 @@ declare_rule! {
     /// (`mem::swap`, `mem::take`, `mem::replace`), or hands it to a contracted writer or a helper
     /// that writes it. The parameters that can be written are `&mut` ones, `Option<&mut T>`
     /// ones, those behind a `Mutex`, `RwLock` or `RefCell` (through the guard of `lock()`,
-    /// `write()`, `borrow_mut()` or their `try_` forms, also taken in an `if let Ok(g) = ..`), and `&mut self` where the write set
+    /// `write()`, `borrow_mut()` or their `try_` forms, also taken in an `if let Ok(g) = ..`), a
+    /// `&Cell<T>` (`set`) or an atomic (`store`, `fetch_add`, ..), and `&mut self` where the write set
     /// names a field of `self`. The write set is a set of places: `writes(kv.key_cache[slots])`
     /// declares `kv.key_cache`, so a write to `kv.value_cache` (or `self.value_cache` in a method
     /// that declares `self.key_cache`) is outside it.

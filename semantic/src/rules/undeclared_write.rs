@@ -6,7 +6,7 @@
 //! that writes its argument, through a contracted writer), compared as the parameter's local, so
 //! a `let` that shadows the parameter is another local. The parameters that can be written are
 //! `&mut` ones, `Option<&mut T>` ones, those behind a lock or a cell (`&Mutex<T>`, `&RwLock<T>`,
-//! `&RefCell<T>`, in an `Arc` or not) and `&mut self`. The write set is a set of places: a write
+//! `&RefCell<T>`, in an `Arc` or not; `&Cell<T>` and the atomics, `&AtomicUsize`) and `&mut self`. The write set is a set of places: a write
 //! to a field path that neither contains nor lies inside a declared place is outside it
 //! (`writes(kv.key_cache[slots])` declares `kv.key_cache`, not `kv.value_cache`; `self` is
 //! checked where the write set names a field of `self`). One finding per parameter field, at
@@ -101,9 +101,16 @@ pub(super) fn check<'a>(ctx: &FnCtx<'a>, contract: &FileContract, memo: &writes:
 /// A parameter type whose storage the function can write: `&mut T`, `Option<&mut T>`, and a
 /// lock or a cell (`&Mutex<T>`, `&RwLock<T>`, `&RefCell<T>`, `Arc<Mutex<T>>`), whose guard
 /// writes through a shared reference.
+/// `Cell<T>` and the atomics (`AtomicUsize`, ..): written through a shared reference, by
+/// `set` and `store`/`fetch_add`/...
+fn is_cell_or_atomic(ty: &Type) -> bool {
+    let Type::Path(p) = ty else { return false };
+    p.path.segments.last().is_some_and(|s| s.ident == "Cell" || s.ident.to_string().starts_with("Atomic"))
+}
+
 fn writable_type(ty: &Type) -> bool {
     match ty {
-        Type::Reference(r) => r.mutability.is_some() || crate::resolve::is_interior(&r.elem),
+        Type::Reference(r) => r.mutability.is_some() || crate::resolve::is_interior(&r.elem) || is_cell_or_atomic(&r.elem),
         Type::Paren(p) => writable_type(&p.elem),
         Type::Path(p) => {
             let Some(last) = p.path.segments.last() else { return false };

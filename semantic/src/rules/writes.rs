@@ -77,6 +77,9 @@ pub(crate) const MUTATING_METHODS: &[&str] = &[
     "split_off", "append", "splice", "extend_from_within", "dedup", "dedup_by", "dedup_by_key", "sort_by", "sort_by_key",
     "sort_by_cached_key", "sort_unstable_by", "sort_unstable_by_key", "select_nth_unstable", "select_nth_unstable_by",
     "select_nth_unstable_by_key", "swap_with_slice", "rchunks_mut", "rchunks_exact_mut", "get_or_insert", "get_or_insert_with",
+    // Atomics, written through a shared reference (`Cell::set` is `set` above).
+    "store", "fetch_add", "fetch_sub", "fetch_and", "fetch_nand", "fetch_or", "fetch_xor", "fetch_max", "fetch_min", "fetch_update",
+    "compare_exchange", "compare_exchange_weak",
 ];
 
 /// Methods that write their (first) argument too: `dst.append(src)` empties `src`,
