@@ -20,7 +20,8 @@
 //!
 //! Closures run where they run (a `return` or `?` in one leaves the closure; the `?` of one
 //! called where it is written whose error is handled there, `(|| { f()?; .. })().unwrap_or(0)` or
-//! a `match` on the call, goes on after it with the error (`Solver::recovered`); elsewhere the
+//! a `match` on the call, or where its result is first used later in the block (`let r = (|| ..)();
+//! .. match r`), goes on after it with the error (`Solver::recovered`); elsewhere the
 //! error leaves the function): one called where it is written (`(|| ..)()`), or handed to a call
 //! that runs it before returning (`span.in_scope(|| ..)`, `std::thread::scope(|s| ..)`), runs
 //! there once; the
@@ -530,6 +531,52 @@ const ITERATOR_METHODS: &[&str] = &[
 ];
 /// Functions that make an iterator (`std::iter::repeat(x)`).
 const ITERATOR_FNS: &[&str] = &["repeat", "repeat_n", "repeat_with", "once", "once_with", "from_fn", "successors", "empty"];
+
+/// Whether the first use of the local `name` in `rest` handles an `Err` (or `None`) it may hold
+/// there: a `match` or an `if let` on it, or a method that recovers ([`RECOVERS`]); not `name?`,
+/// which hands it on.
+fn handled_later(name: &syn::Ident, rest: &[Stmt]) -> bool {
+    struct FirstUse<'n> {
+        name: &'n syn::Ident,
+        handled: Option<bool>,
+    }
+    impl FirstUse<'_> {
+        fn is_name(&self, e: &Expr) -> bool {
+            matches!(strip_parens(e), Expr::Path(p) if p.path.is_ident(self.name))
+        }
+    }
+    impl<'ast> Visit<'ast> for FirstUse<'_> {
+        fn visit_expr(&mut self, e: &'ast Expr) {
+            if self.handled.is_some() {
+                return;
+            }
+            let handles = match e {
+                Expr::Match(m) => self.is_name(&m.expr).then_some(true),
+                Expr::Let(l) => self.is_name(&l.expr).then_some(true),
+                Expr::MethodCall(m) if self.is_name(&m.receiver) => Some(RECOVERS.contains(&m.method.to_string().as_str())),
+                Expr::Try(t) if self.is_name(&t.expr) => Some(false),
+                other if self.is_name(other) => Some(false),
+                _ => None,
+            };
+            match handles {
+                Some(h) => self.handled = Some(h),
+                None => syn::visit::visit_expr(self, e),
+            }
+        }
+        // A `let` that binds the name again ends the search: later uses are of the new local.
+        fn visit_local(&mut self, l: &'ast syn::Local) {
+            syn::visit::visit_local(self, l);
+            if self.handled.is_none() && pattern_names(&l.pat).iter().any(|n| self.name == n) {
+                self.handled = Some(false);
+            }
+        }
+    }
+    let mut first = FirstUse { name, handled: None };
+    for stmt in rest {
+        first.visit_stmt(stmt);
+    }
+    first.handled.unwrap_or(false)
+}
 
 /// Two `let`s that no build compiles together and that bind the same names, in order.
 fn cfg_alternatives(a: &Stmt, b: &Stmt) -> bool {
@@ -1067,6 +1114,7 @@ impl<A: Analysis> Solver<'_, A> {
             Some((Stmt::Expr(e, None), rest)) => (rest, Some(e)),
             _ => (&b.stmts[..], None),
         };
+        self.note_handled_results(&b.stmts);
         let state = self.stmts(stmts, state)?;
         match tail {
             Some(e) => self.returned(e, state, kind, whole)?,
@@ -1195,7 +1243,21 @@ impl<A: Analysis> Solver<'_, A> {
     }
 
     /// A block's statements in order, until a path ends.
+    /// `let r = (|| { f()?; .. })(); .. match r { .. }`: the closure's error is handled where its
+    /// result is, later in the block (`stmts`, the whole block: its tail value too).
+    fn note_handled_results(&mut self, stmts: &[Stmt]) {
+        for (k, stmt) in stmts.iter().enumerate() {
+            if let Stmt::Local(syn::Local { pat: Pat::Ident(name), init: Some(init), .. }) = stmt {
+                let called = strip_parens(&init.expr);
+                if matches!(called, Expr::Call(c) if closure_of(&c.func).is_some()) && handled_later(&name.ident, &stmts[k + 1..]) {
+                    self.recovered.insert(called as *const Expr);
+                }
+            }
+        }
+    }
+
     fn stmts(&mut self, stmts: &[Stmt], mut state: Option<A::State>) -> Flow<A::State> {
+        self.note_handled_results(stmts);
         let mut stmts = stmts.iter().peekable();
         while let Some(stmt) = stmts.next() {
             if state.is_none() {
