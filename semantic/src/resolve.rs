@@ -90,6 +90,12 @@ impl Imports {
         imports
     }
 
+    /// The last name of what a name of this module imports (`Mutex` for `Lock` of `use
+    /// std::sync::Mutex as Lock;`); the name itself where no `use` brings it.
+    pub fn imported_as(&self, name: &str) -> String {
+        self.names.get(name).and_then(|path| path.last()).map_or_else(|| name.to_string(), String::clone)
+    }
+
     /// Whether the module defines a function, constant or static of this name.
     pub fn defines(&self, name: &str) -> bool {
         self.defined.contains(name)
@@ -842,13 +848,20 @@ const COLLECTIONS: &[&str] = &[
 /// `RefCell<T>` (a path ending in one), also shared in an `Arc` or an `Rc`
 /// (`&Arc<Mutex<Vec<usize>>>`, a free list handed around).
 pub fn is_interior(ty: &Type) -> bool {
+    is_interior_in(ty, &Imports::default())
+}
+
+/// [`is_interior`], a name a `use` renames read as what it imports (`use std::sync::Mutex as
+/// Lock;`: `&Lock<T>` is a `Mutex`).
+pub fn is_interior_in(ty: &Type, imports: &Imports) -> bool {
     let Type::Path(p) = ty else { return false };
     let Some(last) = p.path.segments.last() else { return false };
-    if ["Mutex", "RwLock", "RefCell"].iter().any(|n| last.ident == n) {
+    let name = imports.imported_as(&last.ident.to_string());
+    if ["Mutex", "RwLock", "RefCell"].contains(&name.as_str()) {
         return true;
     }
     let syn::PathArguments::AngleBracketed(a) = &last.arguments else { return false };
-    (last.ident == "Arc" || last.ident == "Rc") && a.args.iter().any(|g| matches!(g, syn::GenericArgument::Type(t) if is_interior(t)))
+    (name == "Arc" || name == "Rc") && a.args.iter().any(|g| matches!(g, syn::GenericArgument::Type(t) if is_interior_in(t, imports)))
 }
 
 /// Whether a type holds at most one cached value and no key: `Option<T>`, `OnceCell<T>`,

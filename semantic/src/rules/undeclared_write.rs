@@ -46,7 +46,7 @@ pub(super) fn check<'a>(ctx: &FnCtx<'a>, contract: &FileContract, memo: &writes:
         .filter(|(_, (_, name))| *name != "_")
         .filter_map(|(i, (ty, name))| {
             let base = Base::Local(i as LocalId);
-            if writable_type(ty) {
+            if writable_type(ty, &ctx.resolver.imports) {
                 return Some((base, name.as_str(), None));
             }
             let Type::Reference(r) = ty else { return None };
@@ -103,15 +103,15 @@ pub(super) fn check<'a>(ctx: &FnCtx<'a>, contract: &FileContract, memo: &writes:
 /// writes through a shared reference.
 /// `Cell<T>` and the atomics (`AtomicUsize`, ..): written through a shared reference, by
 /// `set` and `store`/`fetch_add`/...
-fn is_cell_or_atomic(ty: &Type) -> bool {
+fn is_cell_or_atomic(ty: &Type, imports: &crate::resolve::Imports) -> bool {
     let Type::Path(p) = ty else { return false };
-    p.path.segments.last().is_some_and(|s| s.ident == "Cell" || s.ident.to_string().starts_with("Atomic"))
+    p.path.segments.last().map(|s| imports.imported_as(&s.ident.to_string())).is_some_and(|name| name == "Cell" || name.starts_with("Atomic"))
 }
 
-fn writable_type(ty: &Type) -> bool {
+fn writable_type(ty: &Type, imports: &crate::resolve::Imports) -> bool {
     match ty {
-        Type::Reference(r) => r.mutability.is_some() || crate::resolve::is_interior(&r.elem) || is_cell_or_atomic(&r.elem),
-        Type::Paren(p) => writable_type(&p.elem),
+        Type::Reference(r) => r.mutability.is_some() || crate::resolve::is_interior_in(&r.elem, imports) || is_cell_or_atomic(&r.elem, imports),
+        Type::Paren(p) => writable_type(&p.elem, imports),
         Type::Path(p) => {
             let Some(last) = p.path.segments.last() else { return false };
             let inner = match &last.arguments {
@@ -123,7 +123,7 @@ fn writable_type(ty: &Type) -> bool {
             };
             match (last.ident.to_string().as_str(), inner) {
                 ("Option", Some(t)) => matches!(t, Type::Reference(r) if r.mutability.is_some()),
-                ("Arc" | "Rc", _) => crate::resolve::is_interior(ty),
+                ("Arc" | "Rc", _) => crate::resolve::is_interior_in(ty, imports),
                 _ => false,
             }
         }
