@@ -1168,11 +1168,13 @@ pub fn definition_path(module: &[String], imports: &Imports, self_type: Option<&
 /// The definition path of the type an `impl` (or `Self`) in `module` names: the type's own, where
 /// the module imports it from elsewhere in the crate (`use super::store::Store; impl Store { .. }`,
 /// the impl blocks of a type split over files), so that its methods are found by the type's path
-/// whichever module implements them. Otherwise (a type of this module, or an import not anchored
-/// at this crate) the module's.
+/// whichever module implements them; also where the `impl` names it by a path (`impl
+/// crate::meta::Meta { .. }`: `Imports::impl_path`). Otherwise (a type of this module, or an import
+/// not anchored at this crate) the module's.
 pub fn type_home(module: &[String], imports: &Imports, ty: &str) -> Vec<String> {
-    match imports.get(ty).filter(|p| p.len() > 1 && p.first() == module.first()) {
-        Some(imported) => imported.clone(),
+    let same_crate = |p: &&Vec<String>| p.len() > 1 && p.first() == module.first();
+    match imports.get(ty).filter(same_crate).or_else(|| imports.impl_path(ty).filter(same_crate)) {
+        Some(home) => home.clone(),
         None => module.iter().cloned().chain(std::iter::once(ty.to_string())).collect(),
     }
 }

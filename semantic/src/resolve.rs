@@ -49,6 +49,9 @@ pub struct Imports {
     /// The modules, types and traits it defines (`mod kv;`, `struct Pool`): a path that starts
     /// with one of them (`kv::write(..)`) starts there, not at a crate of that name.
     defined_types: std::collections::HashSet<String>,
+    /// The types its `impl` blocks name by a path (`impl crate::meta::Meta { .. }`), by last
+    /// name: where their methods are defined (`None`: two such types of one name).
+    impl_paths: HashMap<String, Option<Vec<String>>>,
 }
 
 impl Imports {
@@ -87,7 +90,42 @@ impl Imports {
                 _ => {}
             }
         }
+        for item in items {
+            if let syn::Item::Impl(syn::ItemImpl { self_ty, trait_: None, .. }) = item {
+                if let Some(home) = imports.written_type_path(self_ty, crate_name, module) {
+                    let name = home.last().cloned().unwrap_or_default();
+                    let entry = imports.impl_paths.entry(name).or_insert_with(|| Some(home.clone()));
+                    if entry.as_ref() != Some(&home) {
+                        *entry = None;
+                    }
+                }
+            }
+        }
         imports
+    }
+
+    /// The definition path of a type an `impl` names by a path of two or more segments
+    /// (`crate::meta::Meta`, `super::Meta`, `meta::Meta` of a module declared here or imported).
+    fn written_type_path(&self, ty: &Type, crate_name: &str, module: &[String]) -> Option<Vec<String>> {
+        let Type::Path(p) = ty else { return None };
+        if p.qself.is_some() || p.path.segments.len() < 2 {
+            return None;
+        }
+        let written: Vec<String> = p.path.segments.iter().map(|s| s.ident.to_string()).collect();
+        let (expanded, anchored) = expand_anchor(&written, crate_name, module);
+        if anchored {
+            return Some(expanded);
+        }
+        if let Some(imported) = self.names.get(&written[0]) {
+            return Some(imported.iter().chain(&written[1..]).cloned().collect());
+        }
+        self.defined_types.contains(&written[0]).then(|| module.iter().chain(&written).cloned().collect())
+    }
+
+    /// Where the methods of an `impl` of the type named `ty` by a path are defined
+    /// (`impl crate::meta::Meta`: `crate::meta::Meta`).
+    pub fn impl_path(&self, ty: &str) -> Option<&Vec<String>> {
+        self.impl_paths.get(ty)?.as_ref()
     }
 
     /// The last name of what a name of this module imports (`Mutex` for `Lock` of `use
@@ -1627,6 +1665,30 @@ mod tests {
         let mut v = Receivers(&env, Vec::new());
         v.visit_block(&f.block);
         v.1
+    }
+
+    /// An `impl` that names its type by a path gives the type's definition path, anchored,
+    /// through an import or a module declared here; two such types of one name give none, and a
+    /// trait's `impl` or a plain name is no such path.
+    #[test]
+    fn impl_blocks_written_with_a_path_name_where_the_type_is_defined() {
+        let file: syn::File = syn::parse_str(
+            "use crate::other as o;\nmod inner { pub struct Inner; }\nimpl crate::meta::Meta {}\nimpl super::Up {}\nimpl o::Far {}\nimpl inner::Inner {}\nimpl a::Twice {}\nimpl b::Twice {}\nimpl Plain {}\nimpl crate::tr::Tr for crate::x::Y {}\n",
+        )
+        .unwrap();
+        let module = vec!["eng".to_string(), "ext".to_string()];
+        let imports = Imports::of(&file.items, "eng", &module);
+        let at = |ty: &str| imports.impl_path(ty).map(|p| p.join("::"));
+        assert_eq!(at("Meta").as_deref(), Some("eng::meta::Meta"));
+        assert_eq!(at("Up").as_deref(), Some("eng::Up"));
+        assert_eq!(at("Far").as_deref(), Some("eng::other::Far"));
+        assert_eq!(at("Inner").as_deref(), Some("eng::ext::inner::Inner"));
+        assert_eq!(at("Twice"), None);
+        assert_eq!(at("Plain"), None);
+        assert_eq!(at("Y"), None);
+        // The methods are defined at the type's path.
+        assert_eq!(crate::analysis::type_home(&module, &imports, "Meta").join("::"), "eng::meta::Meta");
+        assert_eq!(crate::analysis::type_home(&module, &imports, "Plain").join("::"), "eng::ext::Plain");
     }
 
     #[test]
