@@ -163,14 +163,16 @@ impl<'a> FnCtx<'a> {
         if let Some(v) = self.const_by_path(crate::resolve::strip(e), &krate) {
             return Some(v);
         }
-        // A constant or static of this file the path names (`warm::DUMMY`, an array): its own
-        // initializer, never a same-named constant of another crate read by name.
+        let local = self.local_consts.get_or_init(|| local_consts(self.body));
+        // A constant or static of this file the path names (`warm::DUMMY`, an array), unless the
+        // body declares a constant of that name: its own initializer, never a same-named constant
+        // of another crate read by name.
         if let Expr::Path(p) = crate::resolve::strip(e) {
-            if let Some(init) = self.static_init(&p.path) {
+            let shadowed = p.path.get_ident().is_some_and(|i| local.contains_key(&i.to_string()));
+            if let Some(init) = self.static_init(&p.path).filter(|_| !shadowed) {
                 return crate::index::ConstExpr::of(crate::resolve::strip(init))?.eval(&mut |name| self.index.const_value_in(name, &krate));
             }
         }
-        let local = self.local_consts.get_or_init(|| local_consts(self.body));
         crate::index::ConstExpr::of(crate::resolve::strip(e))?.eval(&mut |name| match local.get(name) {
             Some(c) => c.eval(&mut |inner| self.index.const_value_in(inner, &krate)),
             None => self.index.const_value_in(name, &krate),
