@@ -476,6 +476,14 @@ pub fn unzipped(e: &Expr) -> Option<&syn::ExprClosure> {
     (m.method == "unzip" && m.args.is_empty()).then(|| yielding_fn(pairs).and_then(closure_of)).flatten()
 }
 
+/// `.map(Option::unwrap_or_default)`: the path given as the mapping function, which makes a
+/// missing item its type's default (0 for an index).
+pub fn maps_to_default(m: &syn::ExprMethodCall) -> Option<&Expr> {
+    let f = strip_parens(m.args.first()?);
+    let by_default = matches!(f, Expr::Path(p) if p.path.segments.last().is_some_and(|s| s.ident == "unwrap_or_default"));
+    (m.method == "map" && m.args.len() == 1 && by_default).then_some(f)
+}
+
 /// The function argument of an iterator adaptor whose values are the items it yields (directly,
 /// or inside the `Option` or collection it returns): the closure of `map`, `filter_map`,
 /// `flat_map`, `map_while`, and `scan(state, |st, item| ..)`'s second argument.
@@ -1024,6 +1032,7 @@ impl<A: Analysis> Solver<'_, A> {
 
     fn block(&mut self, b: &syn::Block, state: Option<A::State>) -> Flow<A::State> {
         self.scopes.push();
+        self.note_handled_results(&b.stmts);
         let mut state = self.stmts(&b.stmts, state)?;
         if let (Some(s), Some(Stmt::Expr(value, None))) = (state.as_mut(), b.stmts.last()) {
             self.analysis.block_value(&self.scopes, s, value);
@@ -1242,9 +1251,9 @@ impl<A: Analysis> Solver<'_, A> {
         }
     }
 
-    /// A block's statements in order, until a path ends.
     /// `let r = (|| { f()?; .. })(); .. match r { .. }`: the closure's error is handled where its
-    /// result is, later in the block (`stmts`, the whole block: its tail value too).
+    /// result is, later in the block (`stmts`, the whole block: its tail value too). Noted once
+    /// per block walked, before its statements.
     fn note_handled_results(&mut self, stmts: &[Stmt]) {
         for (k, stmt) in stmts.iter().enumerate() {
             if let Stmt::Local(syn::Local { pat: Pat::Ident(name), init: Some(init), .. }) = stmt {
@@ -1256,8 +1265,8 @@ impl<A: Analysis> Solver<'_, A> {
         }
     }
 
+    /// A block's statements in order, until a path ends.
     fn stmts(&mut self, stmts: &[Stmt], mut state: Option<A::State>) -> Flow<A::State> {
-        self.note_handled_results(stmts);
         let mut stmts = stmts.iter().peekable();
         while let Some(stmt) = stmts.next() {
             if state.is_none() {

@@ -481,6 +481,12 @@ fn file_types(index: &Index, f: &ItemFile) -> FileTypes {
     out
 }
 
+/// The definition paths a trait written in a module may have (`Backend`, `crate::attn::Backend`,
+/// a renamed import), resolved as a type written there is; `generics` are no traits.
+fn trait_paths(r: &Resolver, path: &syn::Path, generics: &[String]) -> Option<Vec<Vec<String>>> {
+    r.type_ref(&syn::Type::Path(syn::TypePath { qself: None, path: path.clone() }), None, generics)?.paths
+}
+
 fn collect_structs<'r>(items: &[syn::Item], rel: &mut Vec<String>, resolver: &dyn Fn(&[String]) -> Resolver<'r>, out: &mut FileTypes) {
     let at = |rel: &[String], names: &[String]| -> Vec<String> { resolver(rel).module.into_iter().chain(names.iter().cloned()).collect() };
     for item in items {
@@ -497,7 +503,7 @@ fn collect_structs<'r>(items: &[syn::Item], rel: &mut Vec<String>, resolver: &dy
                 if let Some(ty) = crate::resolve::type_name(&i.self_ty) {
                     let r = resolver(rel);
                     let generics: Vec<String> = i.generics.type_params().map(|g| g.ident.to_string()).collect();
-                    let trait_paths = i.trait_.as_ref().and_then(|(_, path, _)| r.type_ref(&syn::Type::Path(syn::TypePath { qself: None, path: path.clone() }), None, &generics)?.paths);
+                    let trait_paths = i.trait_.as_ref().and_then(|(_, path, _)| trait_paths(&r, path, &generics));
                     for it in &i.items {
                         match it {
                             syn::ImplItem::Const(c) => _ = out.consts.insert(at(rel, &[ty.clone(), c.ident.to_string()])),
@@ -526,7 +532,7 @@ fn collect_structs<'r>(items: &[syn::Item], rel: &mut Vec<String>, resolver: &dy
                     .supertraits
                     .iter()
                     .filter_map(|b| match b {
-                        syn::TypeParamBound::Trait(tb) => r.type_ref(&syn::Type::Path(syn::TypePath { qself: None, path: tb.path.clone() }), None, &[])?.paths,
+                        syn::TypeParamBound::Trait(tb) => trait_paths(&r, &tb.path, &[]),
                         _ => None,
                     })
                     .flatten()

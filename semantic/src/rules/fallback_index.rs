@@ -519,6 +519,7 @@ impl<'c, 'a> Fallbacks<'c, 'a> {
 
     fn eval_method(&self, scopes: &Scopes, state: &State, e: &Expr, m: &syn::ExprMethodCall) -> BTreeSet<Src> {
         let method = m.method.to_string();
+        let yielding = dataflow::yielding_fn(m);
         let closure = m.args.first().map(strip).and_then(|a| match a {
             Expr::Closure(c) => Some(c),
             _ => None,
@@ -594,12 +595,10 @@ impl<'c, 'a> Fallbacks<'c, 'a> {
                 out
             }
             // The entries of a mapped iterator are what the closure returns.
-            _ if dataflow::yielding_fn(m).is_some() => match (dataflow::yielding_fn(m).and_then(dataflow::closure_of), m.args.first().map(strip)) {
+            _ if yielding.is_some() => match (yielding.and_then(dataflow::closure_of), dataflow::maps_to_default(m)) {
                 (Some(c), _) => entries(self.closure_value(scopes, state, c)),
                 // `.map(Option::unwrap_or_default)`: 0 where an entry is missing.
-                (None, Some(path @ Expr::Path(p))) if method == "map" && p.path.segments.last().is_some_and(|s| s.ident == "unwrap_or_default") => {
-                    entries([Src::Default { at: At::new(self.ctx.expr_range(path)) }].into())
-                }
+                (None, Some(path)) => entries([Src::Default { at: At::new(self.ctx.expr_range(path)) }].into()),
                 _ => BTreeSet::new(),
             },
             _ if PASS_THROUGH.contains(&method.as_str()) => self.eval(scopes, state, &m.receiver),

@@ -1667,6 +1667,7 @@ impl<'c, 'a> Pad<'c, 'a> {
 
     fn eval_method(&self, scopes: &Scopes, state: &mut State, e: &Expr, m: &syn::ExprMethodCall) -> Val {
         let method = m.method.to_string();
+        let yielding = dataflow::yielding_fn(m);
         // `let meta: InputMetadata = seqs.into();` runs the file's `From` impl for the type of
         // `seqs` (a receiver of a type not known may be any buffer: it converts as itself).
         if let Some((idx, def)) = self.ctx.into_impl(e, self.def, true) {
@@ -1725,7 +1726,7 @@ impl<'c, 'a> Pad<'c, 'a> {
                 v
             }
             // The values a mapped iterator yields are what the closure returns.
-            _ if dataflow::yielding_fn(m).is_some() => match dataflow::yielding_fn(m) {
+            _ if yielding.is_some() => match yielding {
                 // `.map(|&x| x as i64)`, `.map(|x| i64::from(*x))`: the receiver's entries, converted.
                 Some(Expr::Closure(c)) if method == "map" && converts_its_argument(c) => self.eval(scopes, state, &m.receiver),
                 // `flat_map` yields the entries of the collections the closure returns: a
@@ -1740,7 +1741,7 @@ impl<'c, 'a> Pad<'c, 'a> {
                 // `.map(i64::from)`, `.map(Into::into)`.
                 Some(Expr::Path(p)) if method == "map" && p.path.segments.last().is_some_and(|s| s.ident == "from" || s.ident == "into") => self.eval(scopes, state, &m.receiver),
                 // `.map(Option::unwrap_or_default)`: the closure `|s| s.unwrap_or_default()` as a path.
-                Some(path @ Expr::Path(p)) if method == "map" && p.path.segments.last().is_some_and(|s| s.ident == "unwrap_or_default") => {
+                Some(path) if dataflow::maps_to_default(m).is_some() => {
                     let o = unwrap_or_default_origin(self.ctx.expr_range(path), "unwrap_or_default");
                     Val { own: Val::one(o).put(&How::Every), fields: BTreeMap::new() }
                 }
