@@ -301,6 +301,13 @@ pub trait Analysis {
     /// A closure run in place binds its parameters: the analysis may say what they hold.
     fn closure_params(&mut self, _scopes: &Scopes, _state: &mut Self::State, _params: &[LocalId]) {}
 
+    /// How the function `call` designates runs its closure argument at `arg` (the receiver of a
+    /// method call excluded), for a call the solver knows nothing of by name: a helper of the
+    /// workspace that calls it (`pool.with_cache(|c| ..)`), as the rules' callback summary says.
+    fn callback_runs(&mut self, _call: &Expr, _arg: usize) -> Option<Runs> {
+        None
+    }
+
     /// The function returns normally (see [`Exit`]); `scopes` are those where it returns. With
     /// [`Analysis::DROPS`], `state` is after the drops of the locals in scope.
     fn exit(&mut self, _scopes: &Scopes, _state: &Self::State, _exit: &Exit<'_>) {}
@@ -692,8 +699,8 @@ fn matches_macro(cond: &Expr) -> Option<(Expr, Pat, Option<Expr>)> {
 }
 
 /// How often a closure walked in place runs.
-#[derive(Clone, Copy, PartialEq, Eq)]
-enum Runs {
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+pub enum Runs {
     Once,
     AtMostOnce,
     AnyTimes,
@@ -1693,11 +1700,8 @@ impl<A: Analysis> Solver<'_, A> {
                 };
                 let runs_once = matches!(&*c.func, Expr::Path(p) if p.path.segments.last().is_some_and(|s| RUNS_ONCE_FNS.contains(&s.ident.to_string().as_str())));
                 let mut state = state;
-                for arg in &c.args {
-                    state = match closure_of(arg) {
-                        Some(closure) if runs_once => self.closure(closure, state, Runs::Once)?,
-                        _ => self.expr(arg, state)?,
-                    };
+                for (i, arg) in c.args.iter().enumerate() {
+                    state = self.argument(e, i, arg, runs_once.then_some(Runs::Once), None, state)?;
                 }
                 // `(|| ..)()`: the closure runs here, once; so does `flush()` of `let flush = || ..;`,
                 // with the names its body uses as they are here.
@@ -1769,11 +1773,8 @@ impl<A: Analysis> Solver<'_, A> {
                         return Ok(self.transfer(e, state));
                     }
                 }
-                for arg in &m.args {
-                    state = match (closure_of(arg), runs) {
-                        (Some(closure), Some(runs)) => self.closure_at(closure, state, runs, None, takes)?,
-                        _ => self.expr(arg, state)?,
-                    };
+                for (i, arg) in m.args.iter().enumerate() {
+                    state = self.argument(e, i, arg, runs, takes, state)?;
                 }
                 let args: Vec<&Expr> = m.args.iter().collect();
                 let state = self.hand_over_guards(e, &args, state)?;
@@ -2052,6 +2053,30 @@ impl<A: Analysis> Solver<'_, A> {
             return None;
         }
         bodies.get(&id).map(|b| (id, b.clone()))
+    }
+
+    /// The argument at `i` of `call`. A closure the callee runs is walked in place: as `runs`
+    /// says for a callee known by name, else as the analysis's callback summary of the callee
+    /// says ([`Analysis::callback_runs`]); so is a local bound to a closure (`let f = |c| ..;
+    /// pool.with_cache(f)`), with the names its body uses as they are here.
+    fn argument(&mut self, call: &Expr, i: usize, arg: &Expr, runs: Option<Runs>, takes: Option<Takes<'_>>, state: Option<A::State>) -> Flow<A::State> {
+        if let Some(closure) = closure_of(arg) {
+            return match runs.or_else(|| self.analysis.callback_runs(call, i)) {
+                Some(runs) => self.closure_at(closure, state, runs, None, takes),
+                None => self.expr(arg, state),
+            };
+        }
+        let state = self.expr(arg, state)?;
+        let named = match strip_parens(arg) {
+            Expr::Reference(r) => &*r.expr,
+            named => named,
+        };
+        let Some((id, closure)) = self.closure_local(named) else { return Ok(state) };
+        let Some(runs) = runs.or_else(|| self.analysis.callback_runs(call, i)) else { return Ok(state) };
+        self.running.push(id);
+        let ran = self.closure_at(&closure, state, runs, None, takes);
+        self.running.pop();
+        ran
     }
 
     /// A closure walked in place, as often as it `runs`.

@@ -409,6 +409,10 @@ struct Effects<'c, 'a> {
 impl Analysis for Effects<'_, '_> {
     type State = Traces;
 
+    fn callback_runs(&mut self, call: &Expr, arg: usize) -> Option<dataflow::Runs> {
+        super::callbacks::runs(self.ctx, self.def, self.depth, call, arg)
+    }
+
     fn macros(&self) -> Option<&crate::macros::FileMacros> {
         Some(&self.ctx.fns.macros)
     }

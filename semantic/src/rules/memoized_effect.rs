@@ -284,6 +284,10 @@ fn option_tests(body: &syn::Block) -> HashSet<*const Expr> {
 impl Analysis for Memo<'_, '_> {
     type State = MemoState;
 
+    fn callback_runs(&mut self, call: &Expr, arg: usize) -> Option<dataflow::Runs> {
+        super::callbacks::runs(self.ctx, None, 0, call, arg)
+    }
+
     fn macros(&self) -> Option<&crate::macros::FileMacros> {
         Some(&self.ctx.fns.macros)
     }

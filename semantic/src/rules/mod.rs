@@ -2,6 +2,7 @@
 //! comment of its declaration in `reuse-rules`' catalogue; the file here is the check.
 
 mod ambiguous_call;
+pub(crate) mod callbacks;
 mod effect_order;
 mod effects;
 mod fallback_index;
@@ -31,6 +32,7 @@ pub struct Summaries {
     fallback: fallback_index::Summaries,
     stale: stale_key::Summaries,
     effects: effects::Summaries,
+    callbacks: callbacks::Summaries,
     /// Whether each helper of the file is a method, and the parameters it caches
     /// (`memoized_effect`'s cache wrappers), by position in `FileFns::defs`.
     cached_params: dataflow::Memo<usize, Option<(bool, Vec<usize>)>>,
@@ -47,6 +49,7 @@ pub struct SharedSummaries {
     fallback: dataflow::SharedMemo<std::sync::Arc<fallback_index::Summary>>,
     stale: dataflow::SharedMemo<std::sync::Arc<stale_key::HelperSummary>>,
     cached_params: dataflow::SharedMemo<(bool, Vec<usize>)>,
+    callbacks: dataflow::SharedMemo<std::sync::Arc<callbacks::Summary>>,
     /// The functions found to hand a parameter on to a kernel's index (`pad_to_null_block`'s
     /// forwarders): files that call them are analysed too, though they name no contract.
     pub(crate) forwarders: std::sync::Mutex<Vec<Forwarder>>,

@@ -392,6 +392,10 @@ impl<'c, 'a> Keys<'c, 'a> {
 impl Analysis for Keys<'_, '_> {
     type State = State;
 
+    fn callback_runs(&mut self, call: &Expr, arg: usize) -> Option<dataflow::Runs> {
+        super::callbacks::runs(self.ctx, self.def, self.depth, call, arg)
+    }
+
     fn macros(&self) -> Option<&crate::macros::FileMacros> {
         Some(&self.ctx.fns.macros)
     }

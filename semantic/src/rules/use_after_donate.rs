@@ -147,6 +147,10 @@ struct Donate<'c, 'a> {
 impl Analysis for Donate<'_, '_> {
     type State = State;
 
+    fn callback_runs(&mut self, call: &Expr, arg: usize) -> Option<dataflow::Runs> {
+        super::callbacks::runs(self.ctx, self.def, self.depth, call, arg)
+    }
+
     fn macros(&self) -> Option<&crate::macros::FileMacros> {
         Some(&self.ctx.fns.macros)
     }
