@@ -301,6 +301,11 @@ pub trait Analysis {
     /// A closure run in place binds its parameters: the analysis may say what they hold.
     fn closure_params(&mut self, _scopes: &Scopes, _state: &mut Self::State, _params: &[LocalId]) {}
 
+    /// The parameters of a closure walked where `call`, a function of the workspace given it as
+    /// argument `arg`, calls it ([`Analysis::callback_runs`]): the local of each parameter that
+    /// binds one name (`|b|`, `|&b|`), by position, to be bound to what that function passes.
+    fn bind_callback(&mut self, _scopes: &Scopes, _state: &mut Self::State, _call: &Expr, _arg: usize, _params: &[Option<LocalId>]) {}
+
     /// How the function `call` designates runs its closure argument at `arg` (the receiver of a
     /// method call excluded), for a call the solver knows nothing of by name: a helper of the
     /// workspace that calls it (`pool.with_cache(|c| ..)`), as the rules' callback summary says.
@@ -513,6 +518,9 @@ enum Takes<'x> {
     /// `items.fold(init, |acc, item| ..)`: the first parameter is the accumulator, bound to
     /// `init` (each round starts from it: the rounds are joined), the rest take each item.
     Fold { init: &'x Expr, items: &'x Expr },
+    /// The closure is argument `arg` of `call`, a function of the workspace that calls it: its
+    /// parameters take what that function passes ([`Analysis::bind_callback`]).
+    Callback { call: &'x Expr, arg: usize },
 }
 
 /// `Option`/`Result` methods whose closure takes the value the receiver holds (on a receiver
@@ -840,6 +848,14 @@ pub fn solve<A: Analysis>(analysis: &mut A, sig: &syn::Signature, body: &syn::Bl
     // The body's block, with the tail read while its locals are in scope.
     solver.scopes.push();
     solver.returned_block(body, Some(state), ExitKind::Tail, None)
+}
+
+/// A pattern without its type ascription (`b: u32` of a closure's parameters).
+fn strip_typed(p: &Pat) -> &Pat {
+    match p {
+        Pat::Type(t) => strip_typed(&t.pat),
+        p => p,
+    }
 }
 
 /// The variant a pattern of one binding matches (`Entry::Vacant(v)`, `&Some(x)`): its last name.
@@ -2060,9 +2076,13 @@ impl<A: Analysis> Solver<'_, A> {
     /// says ([`Analysis::callback_runs`]); so is a local bound to a closure (`let f = |c| ..;
     /// pool.with_cache(f)`), with the names its body uses as they are here.
     fn argument(&mut self, call: &Expr, i: usize, arg: &Expr, runs: Option<Runs>, takes: Option<Takes<'_>>, state: Option<A::State>) -> Flow<A::State> {
+        let called_back = |s: &mut Self| match runs {
+            Some(runs) => Some((runs, takes)),
+            None => s.analysis.callback_runs(call, i).map(|runs| (runs, Some(Takes::Callback { call, arg: i }))),
+        };
         if let Some(closure) = closure_of(arg) {
-            return match runs.or_else(|| self.analysis.callback_runs(call, i)) {
-                Some(runs) => self.closure_at(closure, state, runs, None, takes),
+            return match called_back(self) {
+                Some((runs, takes)) => self.closure_at(closure, state, runs, None, takes),
                 None => self.expr(arg, state),
             };
         }
@@ -2072,7 +2092,7 @@ impl<A: Analysis> Solver<'_, A> {
             named => named,
         };
         let Some((id, closure)) = self.closure_local(named) else { return Ok(state) };
-        let Some(runs) = runs.or_else(|| self.analysis.callback_runs(call, i)) else { return Ok(state) };
+        let Some((runs, takes)) = called_back(self) else { return Ok(state) };
         self.running.push(id);
         let ran = self.closure_at(&closure, state, runs, None, takes);
         self.running.pop();
@@ -2138,6 +2158,7 @@ impl<A: Analysis> Solver<'_, A> {
             _ => Vec::new(),
         };
         let mut accumulators = 0;
+        let mut one_name = Vec::new();
         for (k, p) in c.inputs.iter().enumerate() {
             let before = self.scopes.names.len();
             let init = match takes {
@@ -2149,6 +2170,9 @@ impl<A: Analysis> Solver<'_, A> {
             if k == 0 {
                 accumulators = ids.len();
             }
+            let bound = before..self.scopes.names.len();
+            let named = matches!(strip_typed(p), Pat::Ident(_)) || matches!(strip_typed(p), Pat::Reference(r) if matches!(&*r.pat, Pat::Ident(_)));
+            one_name.push((named && bound.len() == 1).then_some(bound.start as LocalId));
         }
         if let Some(st) = st.as_mut() {
             self.analysis.closure_params(&self.scopes, st, &ids);
@@ -2156,6 +2180,7 @@ impl<A: Analysis> Solver<'_, A> {
                 Some(Takes::Each(iterated)) => self.analysis.bind_each(&self.scopes, st, &ids, iterated),
                 Some(Takes::Content(holder)) => self.analysis.bind_from(&self.scopes, st, &ids, holder),
                 Some(Takes::Fold { items, .. }) => self.analysis.bind_each(&self.scopes, st, &ids[accumulators..], items),
+                Some(Takes::Callback { call, arg }) => self.analysis.bind_callback(&self.scopes, st, call, arg, &one_name),
                 None => {}
             }
         }

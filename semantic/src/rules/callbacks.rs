@@ -35,13 +35,46 @@ pub(super) struct Summaries {
 /// arguments, the receiver of a method call excluded), `depth` helpers down; `None`: not at the
 /// call, or not known.
 pub(crate) fn runs<'a>(ctx: &FnCtx<'a>, within: Option<&FnDef<'a>>, depth: usize, call: &Expr, arg: usize) -> Option<Runs> {
+    let (summary, at) = param_at(ctx, within, depth, call, arg)?;
+    summary.params.get(at).copied().flatten()
+}
+
+/// The callback summary of the function `call` designates, and the position among its
+/// parameters (receiver excluded) of the call's argument at `arg`: `Pool::with_cache(&mut pool,
+/// f)` hands a method its receiver first. A rule's own summary of what the function passes to
+/// the closure it runs is by that position.
+pub(crate) fn param_at<'a>(ctx: &FnCtx<'a>, within: Option<&FnDef<'a>>, depth: usize, call: &Expr, arg: usize) -> Option<(Arc<Summary>, usize)> {
     let (_, summary, _) = super::summarised_helper(ctx, call, within, depth, &ctx.summaries.callbacks.helpers, &ctx.items.summaries.callbacks, summarise)?;
-    // `Pool::with_cache(&mut pool, f)`: the method's receiver is the first argument.
     let at = match dataflow::strip_parens(call) {
         Expr::Call(_) if summary.method => arg.checked_sub(1)?,
         _ => arg,
     };
-    summary.params.get(at).copied().flatten()
+    Some((summary, at))
+}
+
+/// The parameter of the function being solved that a call calls (`f(..)`, `(*f)(..)`,
+/// `f.call_mut(..)`), with the call's arguments: the solve of a summary sees what the function
+/// passes to a closure it was given.
+pub(crate) fn called_param<'e>(scopes: &Scopes, params: usize, e: &'e Expr) -> Option<(usize, Vec<&'e Expr>)> {
+    let (callee, args) = match e {
+        Expr::Call(c) => (&*c.func, c.args.iter().collect()),
+        Expr::MethodCall(m) if ["call", "call_mut", "call_once"].contains(&m.method.to_string().as_str()) => (&*m.receiver, m.args.iter().collect()),
+        _ => return None,
+    };
+    Some((param(scopes, params, callee)?, args))
+}
+
+/// The parameter an expression names: `f`, `*f`, `&mut f`, `(f)`.
+fn param(scopes: &Scopes, params: usize, e: &Expr) -> Option<usize> {
+    match dataflow::strip_parens(e) {
+        Expr::Unary(u) if matches!(u.op, syn::UnOp::Deref(_)) => param(scopes, params, &u.expr),
+        Expr::Reference(r) => param(scopes, params, &r.expr),
+        Expr::Path(p) if p.qself.is_none() => {
+            let id: LocalId = scopes.lookup(&p.path.get_ident()?.to_string())?;
+            ((id as usize) < params).then_some(id as usize)
+        }
+        _ => None,
+    }
 }
 
 fn summarise<'a>(ctx: &FnCtx<'a>, def: &FnDef<'a>, depth: usize) -> Option<Arc<Summary>> {
@@ -115,21 +148,6 @@ struct Counting<'c, 'a> {
     at_exits: Option<Counts>,
 }
 
-impl Counting<'_, '_> {
-    /// The parameter an expression names: `f`, `*f`, `&mut f`, `(f)`.
-    fn param(&self, scopes: &Scopes, e: &Expr) -> Option<usize> {
-        match dataflow::strip_parens(e) {
-            Expr::Unary(u) if matches!(u.op, syn::UnOp::Deref(_)) => self.param(scopes, &u.expr),
-            Expr::Reference(r) => self.param(scopes, &r.expr),
-            Expr::Path(p) if p.qself.is_none() => {
-                let id: LocalId = scopes.lookup(&p.path.get_ident()?.to_string())?;
-                ((id as usize) < self.params).then_some(id as usize)
-            }
-            _ => None,
-        }
-    }
-}
-
 impl Analysis for Counting<'_, '_> {
     type State = Counts;
 
@@ -138,25 +156,12 @@ impl Analysis for Counting<'_, '_> {
     }
 
     fn transfer(&mut self, scopes: &Scopes, state: &mut Counts, e: &Expr) {
-        let args: Vec<&Expr> = match e {
-            Expr::Call(c) => {
-                if let Some(p) = self.param(scopes, &c.func) {
-                    state.ran(p, Runs::Once);
-                }
-                c.args.iter().collect()
-            }
-            Expr::MethodCall(m) if ["call", "call_mut", "call_once"].contains(&m.method.to_string().as_str()) => {
-                if let Some(p) = self.param(scopes, &m.receiver) {
-                    state.ran(p, Runs::Once);
-                }
-                return;
-            }
-            Expr::MethodCall(m) => m.args.iter().collect(),
-            _ => return,
-        };
+        if let Some((p, _)) = called_param(scopes, self.params, e) {
+            state.ran(p, Runs::Once);
+        }
         // Handed on to a helper that runs it.
-        for (i, arg) in args.into_iter().enumerate() {
-            let Some(p) = self.param(scopes, arg) else { continue };
+        for (i, arg) in crate::analysis::call_args(e).1.into_iter().enumerate() {
+            let Some(p) = param(scopes, self.params, arg) else { continue };
             if let Some(runs) = runs(self.ctx, Some(self.def), self.depth, e, i) {
                 state.ran(p, runs);
             }

@@ -83,6 +83,10 @@ pub(super) struct Summary {
     returns: BTreeSet<Src>,
     /// By parameter (position; `None`: `self`) and field path, at its normal exits.
     stores: BTreeMap<(Option<usize>, Vec<String>), BTreeSet<Src>>,
+    /// What it passes to a closure it was given and calls (`f(table.get(i).copied().unwrap_or(0))`),
+    /// by the closure's parameter position and the argument's: bound to the closure's parameters
+    /// where a caller's closure runs ([`Analysis::bind_callback`]).
+    passes: BTreeMap<(usize, usize), BTreeSet<Src>>,
 }
 
 /// Methods whose value is their receiver's, converted.
@@ -135,6 +139,18 @@ impl Analysis for Fallbacks<'_, '_> {
         Some(&self.ctx.fns.macros)
     }
 
+    /// `t.with_block(i, |b| pool.write(b, row))`: `b` holds what `with_block` passes to its
+    /// closure, a fallback of its own included.
+    fn bind_callback(&mut self, scopes: &Scopes, state: &mut State, call: &Expr, arg: usize, params: &[Option<LocalId>]) {
+        let Some((_, at)) = super::callbacks::param_at(self.ctx, self.def, self.depth, call, arg) else { return };
+        let Some((name, summary, elsewhere)) = self.helper_summary(call) else { return };
+        for (k, local) in params.iter().enumerate() {
+            let (Some(local), Some(passed)) = (local, summary.passes.get(&(at, k))) else { continue };
+            let v = self.in_caller(scopes, state, call, &name, elsewhere, passed);
+            state.map.insert(Place { base: Base::Local(*local), fields: Vec::new() }, MaySet(v));
+        }
+    }
+
     fn transfer(&mut self, scopes: &Scopes, state: &mut State, e: &Expr) {
         // A closure kept for later (or an `async` block) calls what its body calls when it runs;
         // the names it binds itself read as unknown there.
@@ -150,6 +166,12 @@ impl Analysis for Fallbacks<'_, '_> {
             Expr::Call(_) | Expr::MethodCall(_) => {
                 if self.def.is_none() {
                     self.check_call(scopes, state, e);
+                }
+                if let Some((param, args)) = self.def.and_then(|d| super::callbacks::called_param(scopes, dataflow::param_count(d.sig), e)) {
+                    for (k, arg) in args.into_iter().enumerate() {
+                        let v = self.eval(scopes, state, arg);
+                        self.summary.passes.entry((param, k)).or_default().extend(v);
+                    }
                 }
                 self.helper_stores(scopes, state, e);
                 // Entries pushed into a buffer.
@@ -753,8 +775,12 @@ fn summarise<'a>(ctx: &FnCtx<'a>, def: &FnDef<'a>, depth: usize) -> Option<Arc<S
             })
             .collect()
     };
-    let Summary { returns, stores } = inner.summary;
-    Some(Arc::new(Summary { returns: in_file(returns), stores: stores.into_iter().map(|(k, v)| (k, in_file(v))).collect() }))
+    let Summary { returns, stores, passes } = inner.summary;
+    Some(Arc::new(Summary {
+        returns: in_file(returns),
+        stores: stores.into_iter().map(|(k, v)| (k, in_file(v))).collect(),
+        passes: passes.into_iter().map(|(k, v)| (k, in_file(v))).collect(),
+    }))
 }
 
 /// The entries of a buffer built from these values: each is one index, so a default is 0.

@@ -350,6 +350,10 @@ pub(crate) struct Summary {
     /// of it: a field of `self` the method read and did not write, `&self.slot_mapping` of a
     /// getter, `self.slots` of a replay).
     receiver_at: Option<usize>,
+    /// What it passes to a closure it was given and calls (`f(&slots)` after `let slots =
+    /// vec![0; n]`), by the closure's parameter position and the argument's: what the closure's
+    /// parameters hold where a caller's closure runs ([`Analysis::bind_callback`]).
+    passes: BTreeMap<(usize, usize), Val>,
 }
 
 /// A parameter (or a field path in one) that a helper hands on, as it was given, as the index of
@@ -397,6 +401,9 @@ impl Summary {
                     joined.forwards.push(f.clone());
                 }
             }
+            for (at, v) in &other.passes {
+                joined.passes.entry(*at).or_default().join(v.clone());
+            }
         }
         Some(Arc::new(joined))
     }
@@ -408,7 +415,7 @@ impl Summary {
         }
         self.returns.in_file(file);
         self.self_value.in_file(file);
-        self.params.values_mut().chain(self.literals.values_mut()).for_each(|v| v.in_file(file));
+        self.params.values_mut().chain(self.literals.values_mut()).chain(self.passes.values_mut()).for_each(|v| v.in_file(file));
     }
 }
 
@@ -770,9 +777,28 @@ impl Analysis for Pad<'_, '_> {
         Some(&self.ctx.fns.macros)
     }
 
+    /// `with_dummy_slots(n, |s| write_kv(c, k, s))`: `s` holds what the function passes to its
+    /// closure (zeros it built, a buffer of the caller's it was given).
+    fn bind_callback(&mut self, scopes: &Scopes, state: &mut State, call: &Expr, arg: usize, params: &[Option<LocalId>]) {
+        let Some((_, at)) = super::callbacks::param_at(self.ctx, self.def, self.depth, call, arg) else { return };
+        let Some((name, summary)) = self.helper(call) else { return };
+        let args = Self::summary_args(call, &summary);
+        for (k, local) in params.iter().enumerate() {
+            let (Some(local), Some(passed)) = (local, summary.passes.get(&(at, k))) else { continue };
+            let v = self.substitute(scopes, state, passed, &args, &How::Helper(name.clone()), call);
+            self.store(scopes, state, &Place { base: Base::Local(*local), fields: Vec::new() }, v, self.pos(call));
+        }
+    }
+
     fn transfer(&mut self, scopes: &Scopes, state: &mut State, e: &Expr) {
         match e {
             Expr::Call(_) | Expr::MethodCall(_) => {
+                if let Some((param, args)) = self.def.and_then(|d| super::callbacks::called_param(scopes, dataflow::param_count(d.sig), e)) {
+                    for (k, arg) in args.into_iter().enumerate() {
+                        let v = self.eval(scopes, state, buffer_of(arg));
+                        self.summary.passes.entry((param, k)).or_default().join(v);
+                    }
+                }
                 self.check_kernel(scopes, state, e);
                 self.check_forwarded(scopes, state, e);
                 if let Mode::Check { .. } = self.mode {
