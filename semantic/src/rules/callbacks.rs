@@ -52,6 +52,34 @@ pub(crate) fn param_at<'a>(ctx: &FnCtx<'a>, within: Option<&FnDef<'a>>, depth: u
     Some((summary, at))
 }
 
+impl Summary {
+    /// The argument of `call` (a call of this summary's function) given for its parameter at
+    /// `param` (receiver excluded): `Pool::with_cache(&mut pool, f)` gives the receiver first.
+    /// `None` stands for the receiver.
+    pub(crate) fn arg<'e>(&self, call: &'e Expr, param: Option<usize>) -> Option<&'e Expr> {
+        let (receiver, args) = crate::analysis::call_args(call);
+        match (param, receiver) {
+            (None, Some(receiver)) => Some(receiver),
+            (None, None) => args.first().copied().filter(|_| self.method),
+            (Some(i), Some(_)) => args.get(i).copied(),
+            (Some(i), None) => args.get(if self.method { i + 1 } else { i }).copied(),
+        }
+    }
+}
+
+/// Whether a body calls one of the parameters of `sig` by its name (`f(..)`, `f.call_mut(..)`):
+/// a function that may pass a closure it was given what it holds, read before its summary is
+/// computed in full.
+pub(crate) fn calls_a_param(sig: &syn::Signature, body: &syn::Block) -> bool {
+    let names = dataflow::param_names(sig);
+    let named = |e: &Expr| matches!(dataflow::strip_parens(e), Expr::Path(p) if p.path.get_ident().is_some_and(|i| names.iter().any(|n| i == n)));
+    super::calls_in(body).into_iter().any(|c| match c {
+        Expr::Call(c) => named(&c.func),
+        Expr::MethodCall(m) => ["call", "call_mut", "call_once"].contains(&m.method.to_string().as_str()) && named(&m.receiver),
+        _ => false,
+    })
+}
+
 /// The parameter of the function being solved that a call calls (`f(..)`, `(*f)(..)`,
 /// `f.call_mut(..)`), with the call's arguments: the solve of a summary sees what the function
 /// passes to a closure it was given.

@@ -91,10 +91,14 @@ struct Donation {
 }
 
 /// What a helper donates: places of its parameters (by position; `None`: of `self`), each with
-/// the donation inside the helper.
+/// the donation inside the helper. And the places of its parameters or of `self` it passes, as
+/// they are, to a closure it was given and calls (`f(h)`, `f(self.hidden)`), by the closure's
+/// parameter and the argument's position: the closure's parameter holds the caller's handle, and
+/// donates it.
 #[derive(Default, Debug)]
 pub(crate) struct Summary {
     donates: BTreeMap<(Option<usize>, Vec<String>), Donation>,
+    passes: BTreeMap<(usize, usize), (Option<usize>, Vec<String>)>,
 }
 
 /// Per-file memo of this rule's summaries of helpers (by definition), and whether any contract
@@ -170,7 +174,12 @@ impl Analysis for Donate<'_, '_> {
                     self.read(scopes, state, &place, self.ctx.expr_range(e));
                 }
             }
-            Expr::Call(_) | Expr::MethodCall(_) => self.call(scopes, state, e),
+            Expr::Call(_) | Expr::MethodCall(_) => {
+                if let Some(def) = self.def {
+                    self.note_passed(scopes, def, e);
+                }
+                self.call(scopes, state, e)
+            }
             Expr::Assign(a) => {
                 let places = dataflow::assigned_places(&a.left);
                 // `x = f(x)` may share the storage of its right side; an element of a destructuring
@@ -192,6 +201,18 @@ impl Analysis for Donate<'_, '_> {
             }
             Expr::Closure(c) => self.read_names(scopes, state, captures(c)),
             _ => {}
+        }
+    }
+
+    /// `with_hidden(x, |h| add_inplace(h, r))` where `with_hidden` calls `f(h)` with its
+    /// parameter: `h` is a copy of the caller's `x` (donating it donates `x`).
+    fn bind_callback(&mut self, scopes: &Scopes, state: &mut State, call: &Expr, arg: usize, params: &[Option<LocalId>]) {
+        let Some((callbacks, at)) = super::callbacks::param_at(self.ctx, self.def, self.depth, call, arg) else { return };
+        let Some((_, _, summary)) = self.helper_summary(call) else { return };
+        for (k, id) in params.iter().enumerate() {
+            let (Some(id), Some((param, fields))) = (id, summary.passes.get(&(at, k))) else { continue };
+            let Some(source) = callbacks.arg(call, *param).and_then(|a| place_in(self.ctx, scopes, a)) else { continue };
+            rebind_from(state, &local(*id), Some(source.fields_then(fields)));
         }
     }
 
@@ -266,7 +287,7 @@ impl Analysis for Donate<'_, '_> {
 /// What a helper donates (`def`, a function of `ctx`'s file, `depth` helpers down).
 fn summarise<'a>(ctx: &FnCtx<'a>, def: &FnDef<'a>, depth: usize) -> Option<Arc<Summary>> {
     let mut inner = Donate::new(ctx, Some(def), depth);
-    if !crate::rules::calls_in(def.body).iter().any(|c| inner.donates(c)) {
+    if !super::callbacks::calls_a_param(def.sig, def.body) && !crate::rules::calls_in(def.body).iter().any(|c| inner.donates(c)) {
         return Some(Arc::new(Summary::default()));
     }
     dataflow::solve(&mut inner, def.sig, def.body, State::default()).ok().map(|()| Arc::new(inner.summary))
@@ -418,6 +439,21 @@ impl<'c, 'a> Donate<'c, 'a> {
 
     fn new(ctx: &'c FnCtx<'a>, def: Option<&'c FnDef<'a>>, depth: usize) -> Self {
         Donate { ctx, def, depth, donations: Vec::new(), ids: HashMap::new(), findings: Vec::new(), seen: HashSet::new(), summary: Summary::default(), handles_moved: std::cell::OnceCell::new(), replaced: HashMap::new() }
+    }
+
+    /// In a summary: a call of a parameter (a closure the helper was given) with places of
+    /// parameters or of `self`, as they are, as its arguments ([`Summary::passes`]).
+    fn note_passed(&mut self, scopes: &Scopes, def: &FnDef, call: &Expr) {
+        let params = dataflow::param_count(def.sig);
+        let Some((f, args)) = super::callbacks::called_param(scopes, params, call) else { return };
+        for (k, arg) in args.into_iter().enumerate() {
+            let owner = match place_in(self.ctx, scopes, arg) {
+                Some(Place { base: Base::Local(id), fields }) if (id as usize) < params => (Some(id as usize), fields),
+                Some(Place { base: Base::SelfValue, fields }) => (None, fields),
+                _ => continue,
+            };
+            self.summary.passes.entry((f, k)).or_insert(owner);
+        }
     }
 
     /// Whether a call may donate an argument: its contract aliases an input to an output, or it
