@@ -14,7 +14,9 @@
 //!   ([`Target::element`]);
 //! - an index that is a loop counter over a range from a constant (`for b in 0..n { cache[b]
 //!   .. }` writes position 0, and the rest of the range where its end is a constant), less the
-//!   positions a condition keeps it from (`if b == NULL_BLOCK { continue; }`, `if b > 0`);
+//!   positions a condition keeps it from (`if b == NULL_BLOCK { continue; }`, `if b > 0`); a
+//!   closure's parameter takes the positions the function running it passes it, as a counter
+//!   (`for_each_block(n, |b| pool[b] = 0.0)`, by the function's [`Summary::passes`]);
 //! - a mutating method of a place (`fill`, `push`, `iter_mut`, ...; a raw pointer, `as_mut_ptr`,
 //!   and growing, `push`/`extend`, at positions not known); `swap`, `get_mut` and
 //!   `copy_within` write only the positions they take, and an `iter_mut()` narrowed by the chain
@@ -200,6 +202,10 @@ pub(super) struct Summary {
     /// (`fn with_scratch(s: &mut [f32], f: F) -> R { f(s) }`: `(1, [Some(s)])`; `f(&mut
     /// self.data)`: `self.data`).
     calls_back: Vec<(usize, Vec<Option<Passed>>)>,
+    /// The positions it passes to a closure it was given and calls, by the closure parameter's
+    /// position and the argument's (`(0..n).for_each(|i| f(i))`: from 0; `f(NULL_BLOCK)`: 0);
+    /// `None` where one call passes positions not known or others than another call.
+    passes: std::collections::BTreeMap<(usize, usize), Option<Positions>>,
 }
 
 /// A parameter (by position; `None`: `self`) and a field path in it, handed to a closure.
@@ -301,6 +307,8 @@ struct Writes<'c, 'a> {
     /// A summarised helper's returned references: what each designates, and the parameter (by
     /// name) and block size its positions are given by.
     returned: Vec<(Target, Option<(String, i128)>)>,
+    /// See [`Summary::passes`].
+    passes: std::collections::BTreeMap<(usize, usize), Option<Positions>>,
 }
 
 impl Analysis for Writes<'_, '_> {
@@ -308,6 +316,18 @@ impl Analysis for Writes<'_, '_> {
 
     fn callback_runs(&mut self, call: &Expr, arg: usize) -> Option<dataflow::Runs> {
         super::callbacks::runs(self.ctx, self.def, self.depth, call, arg)
+    }
+
+    /// `each(n, |b| cache[b] = v)`: `b` takes the positions `each` passes its closure, as a loop
+    /// counter does.
+    fn bind_callback(&mut self, _scopes: &Scopes, _state: &mut State, call: &Expr, arg: usize, params: &[Option<LocalId>]) {
+        let Some((_, at)) = super::callbacks::param_at(self.ctx, self.def, self.depth, call, arg) else { return };
+        let Some((_, summary)) = self.helper_summary(call) else { return };
+        for (k, local) in params.iter().enumerate() {
+            if let (Some(local), Some(Some(positions))) = (local, summary.passes.get(&(at, k))) {
+                self.counters.insert(*local, *positions);
+            }
+        }
     }
 
     fn macros(&self) -> Option<&crate::macros::FileMacros> {
@@ -319,6 +339,12 @@ impl Analysis for Writes<'_, '_> {
     }
 
     fn transfer(&mut self, scopes: &Scopes, state: &mut State, e: &Expr) {
+        if let Some((param, args)) = self.def.and_then(|d| super::callbacks::called_param(scopes, dataflow::param_count(d.sig), e)) {
+            for (k, arg) in args.into_iter().enumerate() {
+                let positions = self.position_of(scopes, arg);
+                self.passes.entry((param, k)).and_modify(|p| *p = p.filter(|p| Some(*p) == positions)).or_insert(positions);
+            }
+        }
         self.writes_in(scopes, state, e);
         // A closure kept for later (or an `async` block) writes what its body writes when it
         // runs; the names it binds itself are not the ones around it.
@@ -571,7 +597,7 @@ impl<'c, 'a> Writes<'c, 'a> {
         let mut narrowed = Vec::new();
         narrowed_iter_muts(ctx, body, &mut narrowed);
         let viewed = views_written_through(body);
-        Writes { ctx, def, depth, writes: Vec::new(), seen: HashSet::new(), narrowed, masked: HashSet::new(), viewed, counters: Default::default(), counted_args: Default::default(), returned: Vec::new() }
+        Writes { ctx, def, depth, writes: Vec::new(), seen: HashSet::new(), narrowed, masked: HashSet::new(), viewed, counters: Default::default(), counted_args: Default::default(), returned: Vec::new(), passes: Default::default() }
     }
 
     /// What an expression designates: the places (and their positions) whose storage it is.
@@ -1192,6 +1218,7 @@ impl<'c, 'a> Writes<'c, 'a> {
             s.writes.push(HelperWrite { param, fields: w.place.fields.clone(), positions: w.positions, writer, at_param });
         }
         s.calls_back = called_closures(def.body, &params);
+        s.passes = self.passes.clone();
         for (t, template) in &self.returned {
             let param = match t.place.base {
                 Base::Local(id) if by_ref.get(id as usize) == Some(&true) => Some(id as usize),
