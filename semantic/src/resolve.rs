@@ -868,7 +868,8 @@ pub struct FieldTypes {
     zeroed_by_default: HashMap<String, Vec<String>>,
     /// The fields that hold at most one cached value (see [`is_single_slot`]), by struct.
     single_slots: std::collections::HashSet<(String, String)>,
-    /// The fields that are locks or cells ([`is_interior`]): written through a shared reference.
+    /// The fields written through a shared reference ([`writes_through_shared_in`]): locks,
+    /// cells, atomics.
     interior: std::collections::HashSet<(String, String)>,
     /// The fields whose type is a type parameter of their struct (`src: S` of `struct Gen<S>`),
     /// by that parameter's name.
@@ -900,6 +901,23 @@ pub fn is_interior_in(ty: &Type, imports: &Imports) -> bool {
     }
     let syn::PathArguments::AngleBracketed(a) = &last.arguments else { return false };
     (name == "Arc" || name == "Rc") && a.args.iter().any(|g| matches!(g, syn::GenericArgument::Type(t) if is_interior_in(t, imports)))
+}
+
+/// Storage written through a shared reference: a lock or a `RefCell` ([`is_interior_in`]), a
+/// `Cell<T>` or an atomic (`AtomicUsize`, written by `set`, `store`, `fetch_add`, ..), also
+/// shared in an `Arc` or an `Rc`.
+pub fn writes_through_shared_in(ty: &Type, imports: &Imports) -> bool {
+    if is_interior_in(ty, imports) {
+        return true;
+    }
+    let Type::Path(p) = ty else { return false };
+    let Some(last) = p.path.segments.last() else { return false };
+    let name = imports.imported_as(&last.ident.to_string());
+    if name == "Cell" || name.starts_with("Atomic") {
+        return true;
+    }
+    let syn::PathArguments::AngleBracketed(a) = &last.arguments else { return false };
+    (name == "Arc" || name == "Rc") && a.args.iter().any(|g| matches!(g, syn::GenericArgument::Type(t) if writes_through_shared_in(t, imports)))
 }
 
 /// Whether a type holds at most one cached value and no key: `Option<T>`, `OnceCell<T>`,
@@ -968,12 +986,13 @@ impl FieldTypes {
         self.param_fields.get(&(owner.to_string(), field.to_string())).map(String::as_str)
     }
 
-    /// Whether field `field` of struct `owner` is a lock or a cell ([`is_interior`]).
+    /// Whether field `field` of struct `owner` is written through a shared reference (a lock, a
+    /// cell, an atomic: [`writes_through_shared_in`]).
     pub fn is_interior(&self, owner: &str, field: &str) -> bool {
         self.interior.contains(&(owner.to_string(), field.to_string()))
     }
 
-    /// Whether struct `owner` has a field that is a lock or a cell.
+    /// Whether struct `owner` has a field written through a shared reference.
     pub fn has_interior(&self, owner: &str) -> bool {
         self.interior.iter().any(|(o, _)| o == owner)
     }
@@ -1008,7 +1027,7 @@ impl FieldTypes {
                         if is_single_slot(&field.ty) {
                             self.single_slots.insert(key.clone());
                         }
-                        if is_interior(&field.ty) {
+                        if writes_through_shared_in(&field.ty, &Imports::default()) {
                             self.interior.insert(key.clone());
                         }
                         if let Type::Path(p) = &field.ty {

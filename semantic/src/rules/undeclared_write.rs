@@ -54,9 +54,18 @@ pub(super) fn check<'a>(ctx: &FnCtx<'a>, contract: &FileContract, memo: &writes:
             ctx.resolver.fields.has_interior(&owner).then_some((base, name.as_str(), Some(owner)))
         })
         .collect();
-    let mut_self = ctx.sig.receiver().is_some_and(|r| r.reference.is_some() && r.mutability.is_some());
-    if mut_self && declared.iter().any(|p| p.base == Base::SelfValue && !p.fields.is_empty()) {
-        writable.push((Base::SelfValue, "self", None));
+    // `&mut self` whole; `&self` at the fields of its struct written through a shared
+    // reference (`self.hits.fetch_add(1, ..)`, `self.free.lock()`).
+    if declared.iter().any(|p| p.base == Base::SelfValue && !p.fields.is_empty()) {
+        match ctx.sig.receiver().filter(|r| r.reference.is_some()) {
+            Some(r) if r.mutability.is_some() => writable.push((Base::SelfValue, "self", None)),
+            Some(_) => {
+                if let Some(owner) = ctx.self_type.filter(|owner| ctx.resolver.fields.has_interior(owner)) {
+                    writable.push((Base::SelfValue, "self", Some(owner.to_string())));
+                }
+            }
+            None => {}
+        }
     }
     if writable.is_empty() {
         return;
@@ -98,19 +107,12 @@ pub(super) fn check<'a>(ctx: &FnCtx<'a>, contract: &FileContract, memo: &writes:
     }
 }
 
-/// A parameter type whose storage the function can write: `&mut T`, `Option<&mut T>`, and a
-/// lock or a cell (`&Mutex<T>`, `&RwLock<T>`, `&RefCell<T>`, `Arc<Mutex<T>>`), whose guard
-/// writes through a shared reference.
-/// `Cell<T>` and the atomics (`AtomicUsize`, ..): written through a shared reference, by
-/// `set` and `store`/`fetch_add`/...
-fn is_cell_or_atomic(ty: &Type, imports: &crate::resolve::Imports) -> bool {
-    let Type::Path(p) = ty else { return false };
-    p.path.segments.last().map(|s| imports.imported_as(&s.ident.to_string())).is_some_and(|name| name == "Cell" || name.starts_with("Atomic"))
-}
-
+/// A parameter type whose storage the function can write: `&mut T`, `Option<&mut T>`, and
+/// storage written through a shared reference (`&Mutex<T>`, `&RefCell<T>`, `Arc<Mutex<T>>`,
+/// `&Cell<T>`, `&AtomicUsize`: [`crate::resolve::writes_through_shared_in`]).
 fn writable_type(ty: &Type, imports: &crate::resolve::Imports) -> bool {
     match ty {
-        Type::Reference(r) => r.mutability.is_some() || crate::resolve::is_interior_in(&r.elem, imports) || is_cell_or_atomic(&r.elem, imports),
+        Type::Reference(r) => r.mutability.is_some() || crate::resolve::writes_through_shared_in(&r.elem, imports),
         Type::Paren(p) => writable_type(&p.elem, imports),
         Type::Path(p) => {
             let Some(last) = p.path.segments.last() else { return false };
@@ -123,7 +125,7 @@ fn writable_type(ty: &Type, imports: &crate::resolve::Imports) -> bool {
             };
             match (last.ident.to_string().as_str(), inner) {
                 ("Option", Some(t)) => matches!(t, Type::Reference(r) if r.mutability.is_some()),
-                ("Arc" | "Rc", _) => crate::resolve::is_interior_in(ty, imports),
+                ("Arc" | "Rc", _) => crate::resolve::writes_through_shared_in(ty, imports),
                 _ => false,
             }
         }

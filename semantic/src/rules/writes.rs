@@ -1413,6 +1413,12 @@ fn narrowed_iter_muts(ctx: &FnCtx, body: &syn::Block, out: &mut Vec<Narrowed>) {
         fn kept_positions(&mut self, enumerated: &Expr, kept: Vec<Positions>, how: &str) {
             let Expr::MethodCall(e) = strip_parens(enumerated) else { return };
             let Expr::MethodCall(inner) = strip_parens(&e.receiver) else { return };
+            let mut inner = inner;
+            // Through adapters that keep positions: `chunks_mut(BS).zip(free).enumerate()`.
+            while part_size(self.ctx, inner).is_none() && ["zip", "inspect", "by_ref"].contains(&inner.method.to_string().as_str()) {
+                let Expr::MethodCall(r) = strip_parens(&inner.receiver) else { return };
+                inner = r;
+            }
             if let (true, Some(size)) = (e.method == "enumerate", part_size(self.ctx, inner)) {
                 let ptr = inner as *const _;
                 if !self.out.iter().any(|n| n.call == ptr) {
@@ -1424,8 +1430,21 @@ fn narrowed_iter_muts(ctx: &FnCtx, body: &syn::Block, out: &mut Vec<Narrowed>) {
 
         /// The positions where the comparison `cond` of the index `i` with a constant is `holds`
         /// (`i != K`: all but K; `i > K`: from K + 1; `i < K`: below K; either side).
+        /// `a && b` holds (and `a || b` fails) only where both parts do: the positions both keep,
+        /// or those one keeps where the other says nothing of the index (`if i == 0 || !free[i]
+        /// { continue; }`); `!a` flips.
         fn kept_by(&self, cond: &Expr, index: &str, holds: bool) -> Option<Vec<Positions>> {
-            let Expr::Binary(b) = strip_parens(cond) else { return None };
+            let b = match strip_parens(cond) {
+                Expr::Unary(u) if matches!(u.op, syn::UnOp::Not(_)) => return self.kept_by(&u.expr, index, !holds),
+                Expr::Binary(b) => b,
+                _ => return None,
+            };
+            if matches!((b.op, holds), (syn::BinOp::And(_), true) | (syn::BinOp::Or(_), false)) {
+                return match (self.kept_by(&b.left, index, holds), self.kept_by(&b.right, index, holds)) {
+                    (Some(l), Some(r)) => Some(l.iter().flat_map(|&(a, b)| r.iter().map(move |&(c, d)| (a.max(c), b.min(d)))).filter(|(a, b)| a < b).collect()),
+                    (one, other) => one.or(other),
+                };
+            }
             let is_index = |e: &Expr| crate::rules::expr_text(crate::resolve::strip(e)) == index;
             // The comparison read as `i OP k`.
             let (op, k) = if is_index(&b.left) {
