@@ -13,7 +13,9 @@
 //! `iter_mut` loop or `for_each` storing into every entry, `for i in 0..n { b[i] = v }`), adding to
 //! it or changing a part keeps them (`push`, `resize`, `extend`, a store at one index, a copy into
 //! a prefix). Branches join, so a reset on one branch leaves the other path's zeros. Conversions
-//! keep the entries (`Tensor::new(&slots, ..)`, `from_vec`, `to_vec`, `into`), struct literals
+//! keep the entries (`Tensor::new(&slots, ..)`, `from_vec`, `to_vec`, `into`; a constructor of the
+//! workspace by such a name keeps them in its field too, and one named as a zero constructor,
+//! `GraphInputs::zeroed()`, is read as what it does), struct literals
 //! carry them into fields (`StepMeta { slot_mapping: slots }`), and a call of a function that
 //! is not known passes each local argument to the field of the same name (`build(&slot_mapping)`
 //! → `.slot_mapping`).
@@ -307,9 +309,22 @@ impl Val {
             .collect();
         self.fields.values_mut().for_each(|v| v.in_file(file));
     }
+    /// The value at a field path: a field the value does not hold is, for a summary's parameter
+    /// among its origins, that parameter's field (`meta.slot_mappings()` of a getter reading
+    /// `self.slot_mappings`, on a helper's parameter `meta`: whatever `meta.slot_mappings` held).
     fn project(mut self, fields: &[String]) -> Val {
         for f in fields {
-            self = self.fields.remove(f).unwrap_or_default();
+            let mut next = self.fields.remove(f).unwrap_or_default();
+            if next.is_unknown() {
+                next.own.extend(self.own.into_iter().filter_map(|mut o| match &mut o.entry {
+                    Entry::Param(_, at) => {
+                        at.push(f.clone());
+                        Some(o)
+                    }
+                    _ => None,
+                }));
+            }
+            self = next;
         }
         self
     }
@@ -852,13 +867,12 @@ impl Analysis for Pad<'_, '_> {
     /// pattern takes from a `Result` or an `Option` holds what it holds.
     fn bind_from(&mut self, scopes: &Scopes, state: &mut State, locals: &[LocalId], scrutinee: &Expr) {
         let [local] = locals else { return };
-        // `if let Some(s) = m.slot_mapping.as_mut()`: `s` is the option's content, borrowed.
-        if let Expr::MethodCall(m) = strip(scrutinee) {
-            if let (true, Some(held)) = (m.method == "as_mut" || m.method == "as_deref_mut", scopes.place_of(&m.receiver)) {
-                let held = self.borrowed(&held);
-                self.borrows.insert(*local, held);
-                return;
-            }
+        // `if let Some(s) = m.slot_mapping.as_mut()`, `= &mut m.slot_mapping`: `s` is the
+        // option's content, borrowed.
+        if let Some(held) = borrowed_content(scopes, scrutinee) {
+            let held = self.borrowed(&held);
+            self.borrows.insert(*local, held);
+            return;
         }
         // A name bound to the whole value (`let s = ..`) has it already, from `bind`.
         if state.map.contains_key(&Place { base: Base::Local(*local), fields: Vec::new() }) {
@@ -929,12 +943,11 @@ impl Analysis for Pad<'_, '_> {
     fn bind(&mut self, scopes: &Scopes, state: &mut State, local: LocalId, init: Option<&Expr>) {
         let place = Place { base: Base::Local(local), fields: Vec::new() };
         self.borrows.remove(&local);
-        if let Some(Expr::Reference(r)) = init.map(dataflow::strip_parens) {
-            if let Some(field) = r.mutability.and_then(|_| scopes.place_of(&r.expr)) {
-                let field = self.borrowed(&field);
-                self.borrows.insert(local, field);
-                return;
-            }
+        // `let s = &mut m.slot_mapping;`, `let s = m.slot_mapping.as_mut().unwrap();`
+        if let Some(field) = init.and_then(|init| borrowed_content(scopes, init)) {
+            let field = self.borrowed(&field);
+            self.borrows.insert(local, field);
+            return;
         }
         // A binding revisited by a loop holds a new value; one without a value of its own (a
         // parameter, a pattern) holds what is not known.
@@ -1589,6 +1602,15 @@ impl<'c, 'a> Pad<'c, 'a> {
             return self.eval(scopes, state, &c.args[0]);
         }
         let Some(name) = p.path.segments.last().map(|s| s.ident.to_string()) else { return Val::default() };
+        // A function of the workspace named as a library's constructor is read as what it does
+        // (`GraphInputs::zeroed()`, `Inputs::new(MAX_BS)`, whose argument is a length, not entries),
+        // where that is known.
+        let scalar_argument = c.args.first().is_some_and(|a| self.ctx.int_value(a).is_some());
+        if ZEROS.contains(&name.as_str()) || ["cat", "concat", "stack"].contains(&name.as_str()) || (scalar_argument && CONVERSIONS.contains(&name.as_str())) {
+            if let Some(v) = self.helper_return(scopes, state, e).filter(|v| !v.is_unknown()) {
+                return v;
+            }
+        }
         if ZEROS.contains(&name.as_str()) {
             return Val::one(self.origin(e, Entry::Zero, How::Value)).put(&How::Filled).into();
         }
@@ -1627,6 +1649,11 @@ impl<'c, 'a> Pad<'c, 'a> {
         if CONVERSIONS.contains(&name.as_str()) {
             let v = c.args.first().map_or_else(Val::default, |a| self.eval(scopes, state, a));
             if !v.is_unknown() {
+                // A constructor of the workspace (`StepInputs::new(slots)`) keeps its argument in
+                // a field, which a getter or a field access reads back.
+                if let Some(built) = self.helper_return(scopes, state, e).filter(|b| !b.fields.is_empty()) {
+                    return Val { own: v.own, fields: built.fields };
+                }
                 return v;
             }
         }
@@ -2834,6 +2861,24 @@ fn made_unique(func: &Expr) -> bool {
     matches!(names.iter().map(String::as_str).collect::<Vec<_>>()[..], ["make_mut" | "get_mut", "Arc" | "Rc"])
 }
 
+/// The place whose storage (or an option's content, as the buffer it holds) an expression
+/// borrows mutably: `&mut m.slot_mapping`, `m.slot_mapping.as_mut()` (through `unwrap`,
+/// `expect`), `m.slot_mapping.get_or_insert_with(Vec::new)`.
+fn borrowed_content(scopes: &Scopes, e: &Expr) -> Option<Place> {
+    match dataflow::strip_parens(e) {
+        Expr::Reference(r) if r.mutability.is_some() => scopes.place_of(&r.expr),
+        Expr::MethodCall(m) if (m.method == "unwrap" && m.args.is_empty()) || m.method == "expect" => match dataflow::strip_parens(&m.receiver) {
+            Expr::MethodCall(inner) if OPTION_CONTENT.contains(&inner.method.to_string().as_str()) => borrowed_content(scopes, &m.receiver),
+            _ => None,
+        },
+        Expr::MethodCall(m) if OPTION_CONTENT.contains(&m.method.to_string().as_str()) || m.method == "get_or_insert_with" || m.method == "get_or_insert" => scopes.place_of(&m.receiver),
+        _ => None,
+    }
+}
+
+/// Methods that lend an option's content mutably.
+const OPTION_CONTENT: &[&str] = &["as_mut", "as_deref_mut"];
+
 fn buffer_of(e: &Expr) -> &Expr {
     // What a lock's or a cell's guard guards (`shared.lock().unwrap().resize(n, 0)`): that buffer.
     if let Some(guarded) = super::guard_content(strip(e)) {
@@ -2841,7 +2886,9 @@ fn buffer_of(e: &Expr) -> &Expr {
     }
     match strip(e) {
         Expr::Index(i) if matches!(strip(&i.index), Expr::Range(_)) => buffer_of(&i.expr),
-        Expr::MethodCall(m) if ["as_slice", "as_ref", "as_mut_slice", "as_mut"].contains(&m.method.to_string().as_str()) => buffer_of(&m.receiver),
+        Expr::MethodCall(m) if ["as_slice", "as_ref", "as_mut_slice", "as_mut", "as_deref_mut", "get_or_insert_with", "get_or_insert"].contains(&m.method.to_string().as_str()) => buffer_of(&m.receiver),
+        // `m.slot_mapping.as_mut().unwrap()`: the option's content.
+        Expr::MethodCall(m) if (m.method == "unwrap" || m.method == "expect") && matches!(strip(&m.receiver), Expr::MethodCall(inner) if OPTION_CONTENT.contains(&inner.method.to_string().as_str())) => buffer_of(&m.receiver),
         // A shared buffer made unique in place (`Arc::make_mut(&mut slots)`, `Rc::get_mut(&mut
         // slots).unwrap()`) is that buffer.
         Expr::MethodCall(m) if (m.method == "unwrap" || m.method == "expect") && matches!(strip(&m.receiver), Expr::Call(_)) => match buffer_of(&m.receiver) {
