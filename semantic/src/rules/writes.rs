@@ -49,7 +49,8 @@
 //! - a write through the reference a helper returns into a parameter or `self` (`*first_of(v)
 //!   = ..`, `self.block_mut(b).fill(..)`), by the helper's summary of what its returned
 //!   references designate ([`Returned`]: at known positions, or at the position, or block of
-//!   positions, one of its parameters names).
+//!   positions, one of its parameters names; each part of a returned tuple of references on
+//!   its own, taken apart by a `let (k, v) = self.kv_mut();`).
 //!
 //! Closures run in place are walked where they run; a closure stored for later (`let mut reset =
 //! || scratch.clear();`) writes what its body writes, where it is created (it is made to be
@@ -93,6 +94,10 @@ pub(super) type Positions = (i128, i128);
 
 /// Every position of a place.
 pub(super) const ALL: Positions = (0, i128::MAX);
+
+/// The parameter (by name) whose value gives a returned reference's positions, and how many
+/// positions each value stands for.
+type PositionsByParam = Option<(String, i128)>;
 
 /// Storage a local may designate: a place, from its position `lo` (when known) to `hi`.
 #[derive(Clone, Debug, PartialEq, Eq, PartialOrd, Ord)]
@@ -224,6 +229,8 @@ struct Returned {
     at_param: Option<(usize, i128)>,
     /// One element (a write anywhere in it writes that position).
     element: bool,
+    /// The part of a returned tuple it is (`None`: the value returned).
+    part: Option<usize>,
 }
 
 /// One write of a helper, in its caller's terms.
@@ -304,9 +311,9 @@ struct Writes<'c, 'a> {
     counters: std::collections::HashMap<LocalId, Positions>,
     /// See [`Facts::counted_args`].
     counted_args: std::collections::HashMap<(usize, usize), Positions>,
-    /// A summarised helper's returned references: what each designates, and the parameter (by
-    /// name) and block size its positions are given by.
-    returned: Vec<(Target, Option<(String, i128)>)>,
+    /// A summarised helper's returned references: what each designates, the parameter (by
+    /// name) and block size its positions are given by, and the part of a returned tuple it is.
+    returned: Vec<(Target, PositionsByParam, Option<usize>)>,
     /// See [`Summary::passes`].
     passes: std::collections::BTreeMap<(usize, usize), Option<Positions>>,
 }
@@ -442,6 +449,17 @@ impl Analysis for Writes<'_, '_> {
             }
             return;
         }
+        // `let (k, v) = self.kv_mut();`: each name is the storage that part designates.
+        if let Some((_, summary)) = self.helper_summary(strip_parens(scrutinee)).filter(|(_, s)| s.returns.iter().any(|r| r.part.is_some())) {
+            for (local, path) in parts {
+                let Some(k) = path.first().filter(|_| path.len() == 1).and_then(|p| p.parse::<usize>().ok()) else { continue };
+                let targets = self.returned_targets(scopes, state, strip_parens(scrutinee), &summary, Some(k));
+                if !targets.0.is_empty() {
+                    state.map.insert(Place { base: Base::Local(*local), fields: Vec::new() }, targets);
+                }
+            }
+            return;
+        }
         let Some((m, split)) = self.split_of(scrutinee) else { return };
         for (local, part) in parts {
             let half = match part.as_slice() {
@@ -457,29 +475,23 @@ impl Analysis for Writes<'_, '_> {
     }
 
     /// A helper's returned reference (`&mut v[0]`, `&mut self.data[b * BS..(b + 1) * BS]`,
-    /// `v`): the storage it designates, for the summary.
+    /// `v`), or each part of a returned tuple of them (`(&mut self.k, &mut self.v)`): the
+    /// storage it designates, for the summary.
     fn exit(&mut self, scopes: &Scopes, state: &State, exit: &dataflow::Exit<'_>) {
         let (Some(def), Some(value)) = (self.def, exit.value) else { return };
-        if !matches!(&def.sig.output, syn::ReturnType::Type(_, ty) if returns_mut_ref(ty)) {
+        let syn::ReturnType::Type(_, ty) = &def.sig.output else { return };
+        // `fn kv_mut(&mut self) -> (&mut [f32], &mut [f32]) { (&mut self.k, &mut self.v) }`:
+        // each part of the tuple designates its own storage.
+        if let (syn::Type::Tuple(types), Expr::Tuple(parts)) = (&**ty, strip_parens(value)) {
+            for (k, (ty, part)) in types.elems.iter().zip(&parts.elems).enumerate() {
+                if returns_mut_ref(ty) {
+                    self.returned_value(scopes, state, part, Some(k));
+                }
+            }
             return;
         }
-        let mut value = strip_parens(value);
-        while let Expr::Reference(r) = value {
-            value = strip_parens(&r.expr);
-        }
-        let template = match value {
-            Expr::Index(ix) => param_positions(self.ctx, &ix.index),
-            _ => None,
-        };
-        let targets = match (value, &template) {
-            (Expr::Index(ix), Some((_, _, element))) => self.designated(scopes, state, &ix.expr, true).0.into_iter().map(|t| Target { element: *element, window: if *element { None } else { t.window }, ..t }).collect(),
-            _ => self.designated(scopes, state, value, true).0,
-        };
-        for t in targets {
-            let entry = (t, template.as_ref().map(|(p, k, _)| (p.clone(), *k)));
-            if !self.returned.iter().any(|r| r.0 == entry.0 && r.1 == entry.1) {
-                self.returned.push(entry);
-            }
+        if returns_mut_ref(ty) {
+            self.returned_value(scopes, state, value, None);
         }
     }
 
@@ -610,6 +622,57 @@ impl<'c, 'a> Writes<'c, 'a> {
         out
     }
 
+    /// A helper's returned reference (or a part of a returned tuple): the storage it
+    /// designates, for the summary.
+    fn returned_value(&mut self, scopes: &Scopes, state: &State, value: &Expr, part: Option<usize>) {
+        let mut value = strip_parens(value);
+        while let Expr::Reference(r) = value {
+            value = strip_parens(&r.expr);
+        }
+        let template = match value {
+            Expr::Index(ix) => param_positions(self.ctx, &ix.index),
+            _ => None,
+        };
+        let targets = match (value, &template) {
+            (Expr::Index(ix), Some((_, _, element))) => self.designated(scopes, state, &ix.expr, true).0.into_iter().map(|t| Target { element: *element, window: if *element { None } else { t.window }, ..t }).collect(),
+            _ => self.designated(scopes, state, value, true).0,
+        };
+        for t in targets {
+            let entry = (t, template.as_ref().map(|(p, k, _)| (p.clone(), *k)), part);
+            if !self.returned.contains(&entry) {
+                self.returned.push(entry);
+            }
+        }
+    }
+
+    /// The storage what a helper returns designates at a call `e` (its tuple's `part`, or the
+    /// value returned whole): `self.block_mut(b)`, `first_of(cache)`, `self.kv_mut().1`.
+    fn returned_targets(&self, scopes: &Scopes, state: &State, e: &Expr, summary: &Summary, part: Option<usize>) -> Targets {
+        let (receiver, args) = call_args(e);
+        let mut out = Targets::default();
+        for r in summary.returns.iter().filter(|r| r.part == part) {
+            let Some(arg) = (match r.param {
+                Some(i) => args.get(i).copied(),
+                None => receiver,
+            }) else { continue };
+            let positions = r.positions.or_else(|| {
+                let (j, size) = r.at_param?;
+                let (lo, hi) = self.position_of(scopes, args.get(j)?)?;
+                Some((lo.saturating_mul(size), hi.saturating_mul(size)))
+            });
+            out.0.extend(self.designated(scopes, state, arg, true).0.into_iter().map(|t| match t.element {
+                true => t,
+                false => {
+                    let mut place = t.place;
+                    place.fields.extend(r.fields.iter().cloned());
+                    let window = if r.fields.is_empty() { positions.and_then(|p| narrow(t.window, p)) } else { positions };
+                    Target { place, window, element: r.element }
+                }
+            }));
+        }
+        out
+    }
+
     /// `masked`: names bound inside the expression being read (an arm's pattern, a block's
     /// `let`s), which are not the locals of the same name around it.
     #[allow(clippy::too_many_arguments)]
@@ -702,30 +765,8 @@ impl<'c, 'a> Writes<'c, 'a> {
             // A helper returning a reference into a parameter or `self`: `self.block_mut(b)`,
             // `first_of(cache)`.
             Expr::Call(_) | Expr::MethodCall(_) => {
-                if let Some((_, summary)) = self.helper_summary(e).filter(|(_, s)| !s.returns.is_empty()) {
-                    let (receiver, args) = call_args(e);
-                    for r in &summary.returns {
-                        let Some(arg) = (match r.param {
-                            Some(i) => args.get(i).copied(),
-                            None => receiver,
-                        }) else { continue };
-                        let positions = r.positions.or_else(|| {
-                            let (j, size) = r.at_param?;
-                            let (lo, hi) = self.position_of(scopes, args.get(j)?)?;
-                            Some((lo.saturating_mul(size), hi.saturating_mul(size)))
-                        });
-                        let mut inner = BTreeSet::new();
-                        tail(arg, true, &mut inner);
-                        out.extend(inner.into_iter().map(|t| match t.element {
-                            true => t,
-                            false => {
-                                let mut place = t.place;
-                                place.fields.extend(r.fields.iter().cloned());
-                                let window = if r.fields.is_empty() { positions.and_then(|p| narrow(t.window, p)) } else { positions };
-                                Target { place, window, element: r.element }
-                            }
-                        }));
-                    }
+                if let Some((_, summary)) = self.helper_summary(e).filter(|(_, s)| s.returns.iter().any(|r| r.part.is_none())) {
+                    out.extend(self.returned_targets(scopes, state, e, &summary, None).0);
                     return;
                 }
             }
@@ -1219,7 +1260,7 @@ impl<'c, 'a> Writes<'c, 'a> {
         }
         s.calls_back = called_closures(def.body, &params);
         s.passes = self.passes.clone();
-        for (t, template) in &self.returned {
+        for (t, template, part) in &self.returned {
             let param = match t.place.base {
                 Base::Local(id) if by_ref.get(id as usize) == Some(&true) => Some(id as usize),
                 Base::SelfValue if self_mut => None,
@@ -1233,7 +1274,7 @@ impl<'c, 'a> Writes<'c, 'a> {
                 },
                 None => None,
             };
-            s.returns.push(Returned { param, fields: t.place.fields.clone(), positions: if at_param.is_some() { None } else { t.window }, at_param, element: t.element });
+            s.returns.push(Returned { param, fields: t.place.fields.clone(), positions: if at_param.is_some() { None } else { t.window }, at_param, element: t.element, part: *part });
         }
         s
     }
