@@ -8,7 +8,9 @@
 //! An analysis on the dataflow solver ([`crate::dataflow`]): the state is, per place (a local or a
 //! field path of one, or of `self`), the set of *origins* its entries may hold: where a constant
 //! entry came from (`vec![0; n]`, `resize(n, 0)`, `push(0)`, `buf[i] = 0`, an `unwrap_or(0)`
-//! fallback, a `zeros(..)` constructor). Each way of building or changing a buffer is one transfer:
+//! fallback, a `zeros(..)` constructor; a slot computed from a block that may be 0 by the slot
+//! formula, `block * BS + pos % BS`, is in the null block). Each way of building or changing a
+//! buffer is one transfer:
 //! filling it whole replaces its origins (`fill`, `copy_from_slice`, an assignment, an
 //! `iter_mut` loop or `for_each` storing into every entry, `for i in 0..n { b[i] = v }`), adding to
 //! it or changing a part keeps them (`push`, `resize`, `extend`, a store at one index, a copy into
@@ -1509,6 +1511,20 @@ impl<'c, 'a> Pad<'c, 'a> {
             Expr::Call(c) => self.eval_call(scopes, state, e, c),
             Expr::MethodCall(m) => self.eval_method(scopes, state, e, m),
             Expr::Path(p) => self.static_value(scopes, state, p),
+            // `block * BLOCK_SIZE + pos % BLOCK_SIZE`, the slot formula: a slot of the block
+            // `block` names, so a block that may be 0 maps the row into the null block.
+            Expr::Binary(b) if matches!(b.op, syn::BinOp::Add(_)) => match slot_of_block(&b.left, &b.right).or_else(|| slot_of_block(&b.right, &b.left)) {
+                Some(block) => {
+                    let v = self.eval(scopes, state, block);
+                    // A value computed from the block: the slot is held by what it is stored in.
+                    let own = v.own.into_iter().filter(|o| matches!(o.entry, Entry::Zero | Entry::Const(0) | Entry::Param(..))).map(|mut o| {
+                        (o.holder, o.via) = (None, None);
+                        o
+                    });
+                    Val { own: own.collect(), fields: BTreeMap::new() }
+                }
+                None => Val::default(),
+            },
             _ => Val::default(),
         }
     }
@@ -2834,6 +2850,33 @@ fn prefix_bound(index: &Expr) -> Option<String> {
     match strip(index) {
         Expr::Range(r) if r.start.is_none() && matches!(r.limits, syn::RangeLimits::HalfOpen(_)) => r.end.as_deref().map(crate::rules::expr_text),
         _ => None,
+    }
+}
+
+/// The block of a slot written as `block * SIZE + offset % SIZE` (either order, through casts):
+/// `scaled` is the product, `offset` the remainder, both by the same `SIZE`.
+fn slot_of_block<'e>(scaled: &'e Expr, offset: &Expr) -> Option<&'e Expr> {
+    let (Expr::Binary(mul), Expr::Binary(rem)) = (strip_casts(scaled), strip_casts(offset)) else { return None };
+    if !matches!(mul.op, syn::BinOp::Mul(_)) || !matches!(rem.op, syn::BinOp::Rem(_)) {
+        return None;
+    }
+    let size = crate::rules::expr_text(strip_casts(&rem.right));
+    if crate::rules::expr_text(strip_casts(&mul.right)) == size {
+        Some(&mul.left)
+    } else if crate::rules::expr_text(strip_casts(&mul.left)) == size {
+        Some(&mul.right)
+    } else {
+        None
+    }
+}
+
+/// An expression without the parentheses and `as` casts around it.
+fn strip_casts(mut e: &Expr) -> &Expr {
+    loop {
+        e = match strip(e) {
+            Expr::Cast(c) => &c.expr,
+            other => return other,
+        }
     }
 }
 
