@@ -414,7 +414,9 @@ impl<'a> FnCtx<'a> {
                     }
                     Some(ty) => return trait_aware(fns, candidates, &ty.name),
                     // An unknown receiver is not `self`: never the function being checked or the
-                    // helper being summarised.
+                    // helper being summarised; nor is it this file's type for a name that std
+                    // types use everywhere (`t.get(i)` in `.and_then(|t| t.get(i))`).
+                    None if crate::resolve::is_common_method(&m.method.to_string()) => return Vec::new(),
                     None => {
                         let current = |d: &FnDef| std::ptr::eq(d.sig, self.sig) || within.is_some_and(|w| std::ptr::eq(d.sig, w.sig));
                         return candidates.into_iter().filter(|(_, d)| !current(d)).collect();

@@ -706,6 +706,28 @@ fn matches_macro(cond: &Expr) -> Option<(Expr, Pat, Option<Expr>)> {
         .ok()
 }
 
+/// `matches!(x, K)` (`K` a literal or a constant, or several joined by `|`, no guard) read as
+/// the comparisons `x == K` it makes.
+fn constant_matches(cond: &Expr) -> Option<Vec<Expr>> {
+    let (scrutinee, pat, None) = matches_macro(cond)? else { return None };
+    let constant = |p: &Pat| -> Option<Expr> {
+        match p {
+            Pat::Lit(l) => Some(Expr::Lit(l.clone())),
+            Pat::Path(p) => Some(Expr::Path(p.clone())),
+            // A constant's name reads as a binding to the parser.
+            Pat::Ident(i) if i.subpat.is_none() && i.by_ref.is_none() && i.mutability.is_none() && i.ident.to_string().chars().all(|c| c.is_ascii_uppercase() || c.is_ascii_digit() || c == '_') => {
+                Some(Expr::Path(syn::ExprPath { attrs: Vec::new(), qself: None, path: i.ident.clone().into() }))
+            }
+            _ => None,
+        }
+    };
+    let alternatives: Vec<&Pat> = match &pat {
+        Pat::Or(o) => o.cases.iter().collect(),
+        one => vec![one],
+    };
+    alternatives.into_iter().map(|p| constant(p).map(|k| syn::parse_quote!(#scrutinee == #k))).collect()
+}
+
 /// How often a closure walked in place runs.
 #[derive(Clone, Copy, PartialEq, Eq, Debug)]
 pub enum Runs {
@@ -1899,7 +1921,8 @@ impl<A: Analysis> Solver<'_, A> {
             _ => None,
         };
         if let Some((scrutinee, pat, guard)) = matches_macro(cond) {
-            return self.matches_condition(&scrutinee, &pat, guard.as_ref(), state);
+            let (matched, failed) = self.matches_condition(&scrutinee, &pat, guard.as_ref(), state)?;
+            return Ok((self.assumed(cond, true, matched), self.assumed(cond, false, failed)));
         }
         let Some((l, receiver, closure)) = matched else {
             let cond_state = self.expr(cond, state)?;
@@ -1964,6 +1987,18 @@ impl<A: Analysis> Solver<'_, A> {
                 }
             }
             Expr::Let(_) => {}
+            // `matches!(b, NULL_BLOCK)` of a constant pattern is `b == NULL_BLOCK`; of several
+            // (`A | B`), it fails where each comparison fails.
+            atom @ Expr::Macro(_) => {
+                let Some(compared) = constant_matches(atom) else { return };
+                if let [one] = compared.as_slice() {
+                    self.assume_in(one, holds, state);
+                } else if !holds {
+                    for eq in &compared {
+                        self.assume_in(eq, false, state);
+                    }
+                }
+            }
             atom => {
                 if self.condition_depth < MAX_CONDITION_DEPTH {
                     self.condition_depth += 1;

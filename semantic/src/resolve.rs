@@ -494,6 +494,80 @@ impl TypeEnv {
     }
 }
 
+/// What an iterator hands out, as far as the types of the names bound to it go.
+enum Item<'e> {
+    /// An element of this collection (`self.layers` of `self.layers.iter()`).
+    Element(&'e Expr),
+    /// A pair: `enumerate`'s index and item, `zip`'s two sides.
+    Pair(Box<Item<'e>>, Box<Item<'e>>),
+    Unknown,
+}
+
+impl<'e> Item<'e> {
+    fn of(iterated: &'e Expr) -> Item<'e> {
+        match strip(iterated) {
+            Expr::Reference(r) => Item::of(&r.expr),
+            e @ (Expr::Path(_) | Expr::Field(_)) => Item::Element(e),
+            Expr::MethodCall(m) => match (m.method.to_string().as_str(), m.args.len()) {
+                ("iter" | "iter_mut" | "into_iter" | "copied" | "cloned" | "rev" | "by_ref" | "peekable", 0) | ("skip" | "take" | "step_by" | "filter" | "inspect" | "skip_while" | "take_while", 1) => Item::of(&m.receiver),
+                ("enumerate", 0) => Item::Pair(Box::new(Item::Unknown), Box::new(Item::of(&m.receiver))),
+                ("zip", 1) => Item::Pair(Box::new(Item::of(&m.receiver)), Box::new(Item::of(&m.args[0]))),
+                _ => Item::Unknown,
+            },
+            _ => Item::Unknown,
+        }
+    }
+}
+
+impl TypeEnv {
+    /// Binds the names of `pat` to the parts of `item` they take, from `from` to `scope_end`:
+    /// an element is read as `collection[0]` would be; a written type is that type.
+    fn bind_item(&mut self, pat: &Pat, item: &Item, from: usize, scope_end: usize) {
+        match (pat, item) {
+            (Pat::Ident(pi), _) if pi.subpat.is_none() => {
+                let name = pi.ident.to_string();
+                self.bind(name.clone(), None, None, from, scope_end);
+                if let Item::Element(collection) = item {
+                    let element: Expr = syn::parse_quote!(#collection[0]);
+                    if let Some(b) = self.bindings.get_mut(&name).and_then(|v| v.last_mut()) {
+                        b.init = Some(std::rc::Rc::new(element));
+                    }
+                }
+            }
+            (Pat::Type(pt), _) => match &*pt.pat {
+                Pat::Ident(pi) => self.bind(pi.ident.to_string(), Some(&pt.ty), None, from, scope_end),
+                other => self.bind_item(other, &Item::Unknown, from, scope_end),
+            },
+            (Pat::Reference(r), _) => self.bind_item(&r.pat, item, from, scope_end),
+            (Pat::Paren(p), _) => self.bind_item(&p.pat, item, from, scope_end),
+            (Pat::Tuple(t), Item::Pair(a, b)) if t.elems.len() == 2 => {
+                self.bind_item(&t.elems[0], a, from, scope_end);
+                self.bind_item(&t.elems[1], b, from, scope_end);
+            }
+            (other, _) => {
+                // Names of unknown type, hiding outer ones in that scope.
+                let mut names = Vec::new();
+                collect_pat_names(other, &mut names);
+                for name in names {
+                    self.bind(name, None, None, from, scope_end);
+                }
+            }
+        }
+    }
+}
+
+/// The names a pattern binds.
+fn collect_pat_names(pat: &Pat, out: &mut Vec<String>) {
+    struct Names<'o>(&'o mut Vec<String>);
+    impl<'ast> Visit<'ast> for Names<'_> {
+        fn visit_pat_ident(&mut self, p: &'ast syn::PatIdent) {
+            self.0.push(p.ident.to_string());
+            syn::visit::visit_pat_ident(self, p);
+        }
+    }
+    Names(out).visit_pat(pat);
+}
+
 impl<'ast> Visit<'ast> for TypeEnv {
     fn visit_block(&mut self, b: &'ast syn::Block) {
         self.blocks.push(b.brace_token.span.close().byte_range().end);
@@ -519,32 +593,64 @@ impl<'ast> Visit<'ast> for TypeEnv {
     }
 
     /// `for layer in &self.layers { .. }`: `layer` is an element of what is iterated (read as
-    /// `self.layers[0]` would be), in the loop's body.
+    /// `self.layers[0]` would be), in the loop's body; `for (i, layer) in
+    /// self.layers.iter().enumerate()` and the pairs of a `zip` the same, part by part.
     fn visit_expr_for_loop(&mut self, f: &'ast syn::ExprForLoop) {
         self.visit_expr(&f.expr);
-        let Pat::Ident(pi) = &*f.pat else {
-            self.visit_pat(&f.pat);
-            self.visit_block(&f.body);
-            return;
-        };
-        let mut iterated = strip(&f.expr);
-        while let Expr::MethodCall(m) = iterated {
-            if !(m.args.is_empty() && ["iter", "iter_mut", "into_iter"].contains(&m.method.to_string().as_str())) {
-                break;
-            }
-            iterated = strip(&m.receiver);
-        }
         // In scope in the body only: `for x in x.iter()` iterates the `x` before it.
         let from = f.body.brace_token.span.open().byte_range().start;
         let scope_end = f.body.brace_token.span.close().byte_range().end;
-        self.bind(pi.ident.to_string(), None, None, from, scope_end);
-        if matches!(iterated, Expr::Path(_) | Expr::Field(_)) {
-            let element: Expr = syn::parse_quote!(#iterated[0]);
-            if let Some(b) = self.bindings.get_mut(&pi.ident.to_string()).and_then(|v| v.last_mut()) {
-                b.init = Some(std::rc::Rc::new(element));
+        self.bind_item(&f.pat, &Item::of(&f.expr), from, scope_end);
+        self.visit_block(&f.body);
+    }
+
+    /// The closure of an iterator adaptor (`self.layers.iter().map(|l| l.forward(h))`,
+    /// `.enumerate().for_each(|(i, l)| ..)`): its item parameter is an item of the iterator.
+    fn visit_expr_method_call(&mut self, m: &'ast syn::ExprMethodCall) {
+        let method = m.method.to_string();
+        let item_at = match method.as_str() {
+            "map" | "for_each" | "filter" | "filter_map" | "flat_map" | "any" | "all" | "find" | "find_map" | "position" | "try_for_each" | "inspect" | "take_while" | "skip_while" | "map_while" => Some(0),
+            "fold" | "try_fold" => Some(1),
+            _ => None,
+        };
+        let closure = match (item_at, m.args.iter().last().map(strip)) {
+            (Some(at), Some(Expr::Closure(c))) if c.inputs.len() > at => Some((at, c)),
+            _ => None,
+        };
+        let Some((at, c)) = closure else {
+            syn::visit::visit_expr_method_call(self, m);
+            return;
+        };
+        self.visit_expr(&m.receiver);
+        for arg in m.args.iter().take(m.args.len() - 1) {
+            self.visit_expr(arg);
+        }
+        let body = syn::spanned::Spanned::span(&*c.body).byte_range();
+        let item = Item::of(&m.receiver);
+        for (i, input) in c.inputs.iter().enumerate() {
+            if i == at {
+                self.bind_item(input, &item, body.start, body.end);
+            } else {
+                self.bind_item(input, &Item::Unknown, body.start, body.end);
             }
         }
-        self.visit_block(&f.body);
+        self.visit_expr(&c.body);
+    }
+
+    /// `if let Some(c) = self.clocks.first()`, `while let Ok(x) = ..`: the name has the type of
+    /// what the `Option` or `Result` holds (read from the scrutinee, as a `let` initializer is).
+    fn visit_expr_let(&mut self, l: &'ast syn::ExprLet) {
+        self.visit_expr(&l.expr);
+        self.bind_content(&l.pat, &l.expr);
+    }
+
+    /// A closure's parameters: of the type written (`|v: &HostView| ..`), else not known.
+    fn visit_expr_closure(&mut self, c: &'ast syn::ExprClosure) {
+        let body = syn::spanned::Spanned::span(&*c.body).byte_range();
+        for input in &c.inputs {
+            self.bind_item(input, &Item::Unknown, body.start, body.end);
+        }
+        self.visit_expr(&c.body);
     }
 
     fn visit_local(&mut self, local: &'ast syn::Local) {
@@ -585,8 +691,40 @@ impl<'ast> Visit<'ast> for TypeEnv {
                     }
                 }
             }
-            // `let (a, b) = ..`, `let Some(x) = .. else`: names of unknown type.
-            other => self.visit_pat(other),
+            // `let Some(x) = .. else`: what the scrutinee holds; `let (a, b) = ..`: names of
+            // unknown type.
+            other => match &local.init {
+                Some(init) => self.bind_content(other, &init.expr),
+                None => self.visit_pat(other),
+            },
+        }
+    }
+}
+
+impl TypeEnv {
+    /// `Some(x)` / `Ok(x)` (`&x` too) matched against `scrutinee`: `x` is what it holds, typed as
+    /// the scrutinee is (`type_of` reads through the `Option`); other patterns bind names of
+    /// unknown type.
+    fn bind_content(&mut self, pat: &Pat, scrutinee: &Expr) {
+        let content = match pat {
+            Pat::TupleStruct(t) if t.elems.len() == 1 && t.path.segments.last().is_some_and(|s| s.ident == "Some" || s.ident == "Ok") => match &t.elems[0] {
+                Pat::Ident(pi) if pi.subpat.is_none() => Some(pi),
+                Pat::Reference(r) => match &*r.pat {
+                    Pat::Ident(pi) if pi.subpat.is_none() => Some(pi),
+                    _ => None,
+                },
+                _ => None,
+            },
+            _ => None,
+        };
+        let Some(pi) = content else {
+            self.visit_pat(pat);
+            return;
+        };
+        let name = pi.ident.to_string();
+        self.bind(name.clone(), None, None, pi.ident.span().byte_range().start, self.scope_end());
+        if let Some(b) = self.bindings.get_mut(&name).and_then(|v| v.last_mut()) {
+            b.init = Some(std::rc::Rc::new(scrutinee.clone()));
         }
     }
 }
@@ -821,7 +959,16 @@ const COMMON_METHODS: &[&str] = &[
     "as_mut", "unwrap", "expect", "call", "apply", "update", "copy", "set", "borrow", "borrow_mut", "to_vec", "resize",
     "clear", "flush", "join", "split", "first", "last", "swap", "sort", "max", "min", "sum", "add", "sub", "mul", "div",
     "write_all", "read_exact", "contains", "append", "truncate", "drain", "retain",
+    // `Option`'s and `Result`'s combinators.
+    "map_or", "map_or_else", "and_then", "or_else", "unwrap_or", "unwrap_or_else", "unwrap_or_default", "ok_or",
+    "ok_or_else", "filter", "ok", "err", "cloned", "copied", "flatten", "zip", "replace", "get_or_insert_with",
 ];
+
+/// Whether std types use this method name everywhere ([`COMMON_METHODS`]): through a receiver of
+/// unknown type, it resolves to nothing of the workspace.
+pub fn is_common_method(name: &str) -> bool {
+    COMMON_METHODS.contains(&name)
+}
 
 /// `Type::new(..)`, `Type::default()`, `Type { .. }`: the type by its last segment, and its path
 /// as written where it has a module part (`sched::MetaBuilder::default()`: a type of that crate,
@@ -1383,7 +1530,7 @@ impl<'a> Resolver<'a> {
             Expr::MethodCall(m) if matches!(m.method.to_string().as_str(), "first" | "last" | "get" | "get_mut" | "first_mut" | "last_mut") && m.args.len() <= 1 => {
                 self.element_type_of(&m.receiver, self_type, env)
             }
-            Expr::MethodCall(m) if matches!(m.method.to_string().as_str(), "unwrap" | "expect" | "lock" | "borrow" | "borrow_mut" | "read" | "write" | "as_ref" | "as_mut" | "clone") => {
+            Expr::MethodCall(m) if matches!(m.method.to_string().as_str(), "unwrap" | "expect" | "lock" | "borrow" | "borrow_mut" | "read" | "write" | "as_ref" | "as_mut" | "clone" | "cloned" | "copied" | "as_deref" | "as_deref_mut") => {
                 // Unwrapping, locking and borrowing give back the same content type here.
                 self.type_of(&m.receiver, self_type, env)
             }
@@ -1572,7 +1719,7 @@ impl<'a> Resolver<'a> {
             // Unknown receiver type: methods of this crate, of crates this file names, and of
             // contracts files (which the user wrote for exactly these calls); never a name that
             // std types use everywhere.
-            if methods.first().is_some_and(|f| COMMON_METHODS.contains(&f.name.as_str())) {
+            if methods.first().is_some_and(|f| is_common_method(&f.name)) {
                 return Vec::new();
             }
             // Never the function being checked: an unknown receiver is not `self`.

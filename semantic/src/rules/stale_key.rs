@@ -479,12 +479,33 @@ impl Analysis for Keys<'_, '_> {
     }
 
     /// `for t in &p.tokens { t.hash(&mut h); }`: every item of the collection is fed into `h`,
-    /// which is built from the collection however many items it has (none included).
+    /// which is built from the collection however many items it has (none included); so is a
+    /// rolling hash, `h = h.wrapping_mul(31).wrapping_add(t as u64)`, `h ^= t`.
     fn after_for(&mut self, scopes: &Scopes, state: &mut State, f: &syn::ExprForLoop) {
-        let syn::Pat::Ident(item) = &*f.pat else { return };
+        let item = match &*f.pat {
+            syn::Pat::Ident(item) => item,
+            syn::Pat::Reference(r) => match &*r.pat {
+                syn::Pat::Ident(item) => item,
+                _ => return,
+            },
+            _ => return,
+        };
         let item = item.ident.to_string();
         for stmt in &f.body.stmts {
             let syn::Stmt::Expr(e, _) = stmt else { continue };
+            let folded = match dataflow::strip_parens(e) {
+                Expr::Assign(a) => Some((&*a.left, &*a.right, true)),
+                Expr::Binary(b) if dataflow::is_compound(&b.op) => Some((&*b.left, &*b.right, false)),
+                _ => None,
+            };
+            if let Some((target, value, plain)) = folded {
+                let read = dataflow::names_read(value);
+                let accumulates = !plain || read.contains(&super::expr_text(strip(target)));
+                if accumulates && read.contains(&item) {
+                    self.feed_into(scopes, state, target, std::iter::once(&*f.expr));
+                }
+                continue;
+            }
             let Expr::MethodCall(m) = dataflow::strip_parens(e) else { continue };
             let fed = match (m.method.to_string().as_str(), m.args.first()) {
                 // `t.hash(&mut h)`
