@@ -641,7 +641,9 @@ impl<'ast> Visit<'ast> for TypeEnv {
     /// what the `Option` or `Result` holds (read from the scrutinee, as a `let` initializer is).
     fn visit_expr_let(&mut self, l: &'ast syn::ExprLet) {
         self.visit_expr(&l.expr);
-        self.bind_content(&l.pat, &l.expr);
+        // Visible past the scrutinee: `if let Some(x) = x.next()` reads the `x` before it.
+        let from = syn::spanned::Spanned::span(&*l.expr).byte_range().end;
+        self.bind_content(&l.pat, &l.expr, from);
     }
 
     /// A closure's parameters: of the type written (`|v: &HostView| ..`), else not known.
@@ -694,7 +696,7 @@ impl<'ast> Visit<'ast> for TypeEnv {
             // `let Some(x) = .. else`: what the scrutinee holds; `let (a, b) = ..`: names of
             // unknown type.
             other => match &local.init {
-                Some(init) => self.bind_content(other, &init.expr),
+                Some(init) => self.bind_content(other, &init.expr, from),
                 None => self.visit_pat(other),
             },
         }
@@ -705,7 +707,7 @@ impl TypeEnv {
     /// `Some(x)` / `Ok(x)` (`&x` too) matched against `scrutinee`: `x` is what it holds, typed as
     /// the scrutinee is (`type_of` reads through the `Option`); other patterns bind names of
     /// unknown type.
-    fn bind_content(&mut self, pat: &Pat, scrutinee: &Expr) {
+    fn bind_content(&mut self, pat: &Pat, scrutinee: &Expr, from: usize) {
         let content = match pat {
             Pat::TupleStruct(t) if t.elems.len() == 1 && t.path.segments.last().is_some_and(|s| s.ident == "Some" || s.ident == "Ok") => match &t.elems[0] {
                 Pat::Ident(pi) if pi.subpat.is_none() => Some(pi),
@@ -722,7 +724,7 @@ impl TypeEnv {
             return;
         };
         let name = pi.ident.to_string();
-        self.bind(name.clone(), None, None, pi.ident.span().byte_range().start, self.scope_end());
+        self.bind(name.clone(), None, None, from, self.scope_end());
         if let Some(b) = self.bindings.get_mut(&name).and_then(|v| v.last_mut()) {
             b.init = Some(std::rc::Rc::new(scrutinee.clone()));
         }
@@ -963,6 +965,9 @@ const COMMON_METHODS: &[&str] = &[
     "map_or", "map_or_else", "and_then", "or_else", "unwrap_or", "unwrap_or_else", "unwrap_or_default", "ok_or",
     "ok_or_else", "filter", "ok", "err", "cloned", "copied", "flatten", "zip", "replace", "get_or_insert_with",
 ];
+
+/// How deep [`Resolver::type_of`] follows bindings, method chains and fields.
+const MAX_TYPE_DEPTH: usize = 64;
 
 /// Whether std types use this method name everywhere ([`COMMON_METHODS`]): through a receiver of
 /// unknown type, it resolves to nothing of the workspace.
@@ -1501,6 +1506,18 @@ impl<'a> Resolver<'a> {
     /// The type of a receiver: `self`, a typed local, a field of either (`self.engine`), what a
     /// function or method returns (`self.lookup(b)?`), each declared in this file or another.
     pub fn type_of(&self, e: &Expr, self_type: Option<&str>, env: &TypeEnv) -> Option<TypeRef> {
+        // Bindings typed by their values make chains; a bound keeps a cycle the scoping missed
+        // (and a pathological chain of untrusted code) from overflowing the stack.
+        thread_local! {
+            static DEPTH: std::cell::Cell<usize> = const { std::cell::Cell::new(0) };
+        }
+        let depth = DEPTH.with(|d| d.replace(d.get() + 1));
+        let ty = if depth < MAX_TYPE_DEPTH { self.type_of_unbounded(e, self_type, env) } else { None };
+        DEPTH.with(|d| d.set(depth));
+        ty
+    }
+
+    fn type_of_unbounded(&self, e: &Expr, self_type: Option<&str>, env: &TypeEnv) -> Option<TypeRef> {
         match strip(e) {
             Expr::Path(p) if p.path.is_ident("self") => self_type.map(TypeRef::here),
             Expr::Path(p) => {
