@@ -4,7 +4,7 @@
 //! Two forms: the closure of a caching method (`or_insert_with(|| step())`, `get_or_init`, or a
 //! method of the workspace whose body is a memo of a closure parameter's result:
 //! [`cached_params`]), which runs only when nothing is cached; and a hand-written memo, an analysis on the dataflow
-//! solver: an `insert(k, v)` into a map that was looked up (`get`, `contains_key`, ..) on a path
+//! solver: an `insert(k, v)` (or `entry(k).or_insert(v)`) into a map that was looked up (`get`, `contains_key`, ..) on a path
 //! reaching it, or the `insert(v)` of a vacant entry (`Entry::Vacant(e)` of `map.entry(k)`, in a
 //! `match` arm or an `if let`), where `v` is the result of the call (itself, or the local bound
 //! to it there), or an `Option` field of `self` tested for a value on a path to keeping the
@@ -336,6 +336,20 @@ impl Analysis for Memo<'_, '_> {
                 }
                 if let Some(call) = self.value_source(scopes, &m.args[1]) {
                     self.found(call, format!("`{}.{}` after a lookup", expr_text(&m.receiver), m.method));
+                }
+            }
+            // `map.entry(k).or_insert(v)` after a lookup: the store `insert(k, v)` makes.
+            Expr::MethodCall(m) if m.method == "or_insert" && m.args.len() == 1 => {
+                let Expr::MethodCall(entry) = strip(&m.receiver) else { return };
+                if entry.method != "entry" {
+                    return;
+                }
+                let Some(map) = self.aliases.place_of(scopes, through_guards(&entry.receiver)) else { return };
+                if !state.looked_up.contains(&map) {
+                    return;
+                }
+                if let Some(call) = self.value_source(scopes, &m.args[0]) {
+                    self.found(call, format!("`{}.entry(..).or_insert` after a lookup", expr_text(&entry.receiver)));
                 }
             }
             // `self.last.insert(v)`, `self.last.replace(v)` of a field seen `None`.
