@@ -1282,6 +1282,17 @@ impl<'c, 'a> Keys<'c, 'a> {
             }
             return;
         }
+        // `self.adapter.read().unwrap().id`: that field of what the guard guards, not all of it.
+        if let Expr::Field(f) = strip(e) {
+            if let (syn::Member::Named(name), Some(inner)) = (&f.member, super::guard_content(&f.base)) {
+                if let Some(place) = scopes.place_of(inner) {
+                    if !root_is_masked(scopes, inner, masked) {
+                        out.extend(self.read(state, place.field(&name.to_string())));
+                    }
+                    return;
+                }
+            }
+        }
         match e {
             Expr::Closure(c) => {
                 let bound = super::names_bound_in(c);
