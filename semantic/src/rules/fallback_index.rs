@@ -385,7 +385,7 @@ impl<'c, 'a> Fallbacks<'c, 'a> {
         }
         let syn::Pat::Ident(item) = pat else { return None };
         let Expr::Binary(b) = strip(super::tail(&c.body)) else { return None };
-        let is_item = |e: &Expr| matches!(strip_cast(strip(e)), Expr::Path(p) if p.path.is_ident(&item.ident));
+        let is_item = |e: &Expr| matches!(super::strip_cast(strip(e)), Expr::Path(p) if p.path.is_ident(&item.ident));
         match (is_item(&b.left), is_item(&b.right)) {
             (true, false) => Some((&b.op, false, self.ctx.int_value(strip(&b.right))?)),
             (false, true) => Some((&b.op, true, self.ctx.int_value(strip(&b.left))?)),
@@ -487,7 +487,7 @@ impl<'c, 'a> Fallbacks<'c, 'a> {
     /// off`); in `-`, `/`, `<<`, `>>`, the left one. An offset (`+ off`, `% BS`) carries none.
     fn arithmetic_value(&self, scopes: &Scopes, state: &State, b: &syn::ExprBinary) -> BTreeSet<Src> {
         use syn::BinOp;
-        let is_product = |e: &Expr| matches!(strip_cast(e), Expr::Binary(x) if matches!(x.op, BinOp::Mul(_) | BinOp::Shl(_)));
+        let is_product = |e: &Expr| matches!(super::strip_cast(e), Expr::Binary(x) if matches!(x.op, BinOp::Mul(_) | BinOp::Shl(_)));
         let carriers: Vec<&Expr> = match b.op {
             // `n * 0` is 0 whatever `n` is.
             BinOp::Mul(_) if [&b.left, &b.right].iter().any(|x| self.ctx.int_value(x) == Some(0)) => Vec::new(),
@@ -841,10 +841,3 @@ fn if_branches(i: &syn::ExprIf) -> Option<Vec<(Option<&Expr>, HashSet<String>)>>
     }
 }
 
-/// An expression under its parentheses and casts.
-fn strip_cast(e: &Expr) -> &Expr {
-    match strip(e) {
-        Expr::Cast(c) => strip_cast(&c.expr),
-        other => other,
-    }
-}

@@ -631,6 +631,14 @@ pub(crate) fn guarded(e: &Expr) -> &Expr {
     }
 }
 
+/// An expression under its parentheses and `as` casts (`(b * BS) as i64`: the product).
+pub(super) fn strip_cast(e: &Expr) -> &Expr {
+    match crate::resolve::strip(e) {
+        Expr::Cast(c) => strip_cast(&c.expr),
+        other => other,
+    }
+}
+
 /// What a guard chain guards (`m` of `m.lock().unwrap()`), or `None` where `e` takes no guard.
 pub(crate) fn guard_content(e: &Expr) -> Option<&Expr> {
     let inner = guarded(e);

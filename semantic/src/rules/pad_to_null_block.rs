@@ -2856,29 +2856,20 @@ fn prefix_bound(index: &Expr) -> Option<String> {
 /// The block of a slot written as `block * SIZE + offset % SIZE` (either order, through casts):
 /// `scaled` is the product, `offset` the remainder, both by the same `SIZE`.
 fn slot_of_block<'e>(scaled: &'e Expr, offset: &Expr) -> Option<&'e Expr> {
-    let (Expr::Binary(mul), Expr::Binary(rem)) = (strip_casts(scaled), strip_casts(offset)) else { return None };
+    let (Expr::Binary(mul), Expr::Binary(rem)) = (super::strip_cast(scaled), super::strip_cast(offset)) else { return None };
     if !matches!(mul.op, syn::BinOp::Mul(_)) || !matches!(rem.op, syn::BinOp::Rem(_)) {
         return None;
     }
-    let size = crate::rules::expr_text(strip_casts(&rem.right));
-    if crate::rules::expr_text(strip_casts(&mul.right)) == size {
+    let size = crate::rules::expr_text(super::strip_cast(&rem.right));
+    if crate::rules::expr_text(super::strip_cast(&mul.right)) == size {
         Some(&mul.left)
-    } else if crate::rules::expr_text(strip_casts(&mul.left)) == size {
+    } else if crate::rules::expr_text(super::strip_cast(&mul.left)) == size {
         Some(&mul.right)
     } else {
         None
     }
 }
 
-/// An expression without the parentheses and `as` casts around it.
-fn strip_casts(mut e: &Expr) -> &Expr {
-    loop {
-        e = match strip(e) {
-            Expr::Cast(c) => &c.expr,
-            other => return other,
-        }
-    }
-}
 
 /// Whether an expression is a local (so not a constant of the same name).
 fn is_local(scopes: &Scopes, e: &Expr) -> bool {
