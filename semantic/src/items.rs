@@ -64,6 +64,8 @@ pub struct FileTypes {
     fields: HashMap<(Vec<String>, String), TypeRef>,
     /// `(struct, field)` → the element type of an indexable field (`Vec<Block>` → `Block`).
     elements: HashMap<(Vec<String>, String), TypeRef>,
+    /// `(struct, field)` → what an `Option` or `Result` field holds.
+    contents: HashMap<(Vec<String>, String), TypeRef>,
     /// Type alias → the type it stands for, resolved where the alias is written.
     aliases: HashMap<Vec<String>, TypeRef>,
     /// Function or method → what it hands back for method calls (see [`crate::resolve::return_type`]).
@@ -218,6 +220,11 @@ impl WorkspaceItems {
     /// The element type of the indexable field `field` of the struct defined at `owner`.
     pub fn element(&self, index: &Index, owner: &[String], field: &str) -> Option<TypeRef> {
         self.types_of(index, owner)?.elements.get(&(owner.to_vec(), field.to_string())).cloned()
+    }
+
+    /// What the `Option` or `Result` field `field` of the struct defined at `owner` holds.
+    pub fn content(&self, index: &Index, owner: &[String], field: &str) -> Option<TypeRef> {
+        self.types_of(index, owner)?.contents.get(&(owner.to_vec(), field.to_string())).cloned()
     }
 
     /// Whether a function or method with a body is defined at `path`.
@@ -563,6 +570,9 @@ fn collect_structs<'r>(items: &[syn::Item], rel: &mut Vec<String>, resolver: &dy
                     let key = (owner.clone(), ident.to_string());
                     if let Some(ty) = r.type_ref(&field.ty, Some(&name), &generics) {
                         out.fields.insert(key.clone(), ty);
+                    }
+                    if let Some(ty) = crate::resolve::option_content(&field.ty).and_then(|t| r.type_ref(t, Some(&name), &generics)) {
+                        out.contents.insert(key.clone(), ty);
                     }
                     if let Some(ty) = crate::resolve::element_type(&field.ty).and_then(|t| r.type_ref(t, Some(&name), &generics)) {
                         out.elements.insert(key, ty);

@@ -380,6 +380,8 @@ struct Binding {
     written: Option<Vec<String>>,
     /// Element type of an indexable binding (`layers: &[Block]` → `Block`).
     element: Option<String>,
+    /// What an `Option` or `Result` binding holds (`hidden: Option<Tensor>` → `Tensor`).
+    content: Option<String>,
     /// Visible from here (the end of its `let`) to `scope_end` (the end of its block).
     from: usize,
     scope_end: usize,
@@ -451,6 +453,11 @@ impl TypeEnv {
         self.binding(var, at)?.element.as_deref()
     }
 
+    /// What `var` holds where it is used, when it is an `Option` or a `Result` of a known type.
+    pub fn content_of_at(&self, var: &str, at: usize) -> Option<&str> {
+        self.binding(var, at)?.content.as_deref()
+    }
+
     fn binding(&self, var: &str, at: usize) -> Option<&Binding> {
         self.bindings.get(var)?.iter().rev().find(|b| b.from <= at && at < b.scope_end)
     }
@@ -461,7 +468,7 @@ impl TypeEnv {
         let Expr::Path(p) = strip(init) else { return None };
         let ident = p.path.get_ident()?;
         let old = self.binding(&ident.to_string(), ident.span().byte_range().start)?;
-        Some(Binding { ty: old.ty.clone(), written: old.written.clone(), element: old.element.clone(), from: 0, scope_end: 0, init: old.init.clone() })
+        Some(Binding { ty: old.ty.clone(), written: old.written.clone(), element: old.element.clone(), content: old.content.clone(), from: 0, scope_end: 0, init: old.init.clone() })
     }
 
     /// Where the bindings made now end: with the innermost block being visited.
@@ -486,6 +493,7 @@ impl TypeEnv {
             ty: ty.and_then(type_name).or(constructed).and_then(known),
             written,
             element: ty.and_then(element_type_name).and_then(known),
+            content: ty.and_then(option_content).and_then(type_name).and_then(known),
             from,
             scope_end,
             init: None,
@@ -726,7 +734,17 @@ impl TypeEnv {
         let name = pi.ident.to_string();
         self.bind(name.clone(), None, None, from, self.scope_end());
         if let Some(b) = self.bindings.get_mut(&name).and_then(|v| v.last_mut()) {
-            b.init = Some(std::rc::Rc::new(scrutinee.clone()));
+            // What the scrutinee holds: its value unwrapped (`type_of` reads through it).
+            let unwrapped = Expr::MethodCall(syn::ExprMethodCall {
+                attrs: Vec::new(),
+                receiver: Box::new(scrutinee.clone()),
+                dot_token: Default::default(),
+                method: syn::Ident::new("unwrap", proc_macro2::Span::call_site()),
+                turbofish: None,
+                paren_token: Default::default(),
+                args: Default::default(),
+            });
+            b.init = Some(std::rc::Rc::new(unwrapped));
         }
     }
 }
@@ -809,6 +827,9 @@ pub fn generic_bounds(sig: &syn::Signature, outer: Option<&syn::Generics>) -> Ha
 /// Types whose methods reach their content's: `Arc<Mutex<Runner>>` is a `Runner` for calls.
 const CONTAINERS: &[&str] = &["Box", "Arc", "Rc", "Mutex", "RwLock", "RefCell"];
 
+/// Methods that take the content out of an `Option` or a `Result`.
+const UNWRAPS: &[&str] = &["unwrap", "expect", "unwrap_unchecked", "unwrap_or_default", "unwrap_or", "unwrap_or_else"];
+
 /// The element type of an indexable type: `[T]`, `[T; N]`, `Vec<T>`, `VecDeque<T>`, `Box<[T]>`.
 fn element_type_name(ty: &Type) -> Option<String> {
     element_type(ty).and_then(type_name)
@@ -833,6 +854,18 @@ pub fn element_type(ty: &Type) -> Option<&Type> {
                 "HashMap" | "BTreeMap" | "IndexMap" | "FxHashMap" | "AHashMap" => second_type_argument(seg),
                 _ => None,
             }
+        }
+        _ => None,
+    }
+}
+
+/// `T` of `Option<T>` or `Result<T, E>` (behind references and pointers): what `unwrap`, `?`
+/// and a `Some(x)` / `Ok(x)` pattern take out.
+pub fn option_content(ty: &Type) -> Option<&Type> {
+    match content_type(ty) {
+        Type::Path(p) => {
+            let seg = p.path.segments.last()?;
+            matches!(seg.ident.to_string().as_str(), "Option" | "Result").then(|| first_type_argument(seg)).flatten()
         }
         _ => None,
     }
@@ -1012,6 +1045,8 @@ pub struct FieldTypes {
     /// that name in the file).
     declared: HashMap<String, Option<Vec<String>>>,
     elements: HashMap<(String, String), String>,
+    /// What an `Option` or `Result` field holds, by last path segment.
+    contents: HashMap<(String, String), String>,
     returns: HashMap<(Option<String>, String), String>,
     /// The names of the traits the file defines.
     traits: std::collections::HashSet<String>,
@@ -1195,6 +1230,9 @@ impl FieldTypes {
                                 }
                             }
                         }
+                        if let Some(content) = option_content(&field.ty).and_then(type_name).and_then(known) {
+                            self.contents.insert(key.clone(), content);
+                        }
                         if let Some(el) = element_type_name(&field.ty).and_then(known) {
                             self.elements.insert(key, el);
                         }
@@ -1217,6 +1255,10 @@ impl FieldTypes {
 
     pub fn element(&self, owner: &str, field: &str) -> Option<&str> {
         self.elements.get(&(owner.to_string(), field.to_string())).map(String::as_str)
+    }
+
+    pub fn content(&self, owner: &str, field: &str) -> Option<&str> {
+        self.contents.get(&(owner.to_string(), field.to_string())).map(String::as_str)
     }
 }
 
@@ -1548,8 +1590,20 @@ impl<'a> Resolver<'a> {
                 self.element_type_of(&m.receiver, self_type, env)
             }
             Expr::MethodCall(m) if matches!(m.method.to_string().as_str(), "unwrap" | "expect" | "lock" | "borrow" | "borrow_mut" | "read" | "write" | "as_ref" | "as_mut" | "clone" | "cloned" | "copied" | "as_deref" | "as_deref_mut") => {
-                // Unwrapping, locking and borrowing give back the same content type here.
-                self.type_of(&m.receiver, self_type, env)
+                // Unwrapping, locking and borrowing give back the same content type here; an
+                // `Option` or `Result` unwrapped, what it holds.
+                let ty = self.type_of(&m.receiver, self_type, env);
+                if UNWRAPS.contains(&m.method.to_string().as_str()) && ty.as_ref().is_none_or(|t| t.name == BUILTIN) {
+                    return self.content_type_of(&m.receiver, self_type, env).or(ty);
+                }
+                ty
+            }
+            Expr::MethodCall(m) if UNWRAPS.contains(&m.method.to_string().as_str()) => {
+                let ty = self.type_of(&m.receiver, self_type, env);
+                match ty {
+                    Some(t) if t.name != BUILTIN => Some(t),
+                    _ => self.content_type_of(&m.receiver, self_type, env),
+                }
             }
             Expr::MethodCall(m) => {
                 let owner = self.type_of(&m.receiver, self_type, env)?;
@@ -1610,6 +1664,38 @@ impl<'a> Resolver<'a> {
             }
             // `layers[i]` where `layers: &[Block]`, `self.layers[i]` where the field is `Vec<Block>`.
             Expr::Index(i) => self.element_type_of(&i.expr, self_type, env),
+            _ => None,
+        }
+    }
+
+    /// What `e` holds when it is an `Option` or a `Result` (`self.hidden` of `hidden:
+    /// Option<Tensor>`, a parameter `o: Option<Tensor>`, `self.hidden.take()`): what unwrapping it
+    /// gives.
+    fn content_type_of(&self, e: &Expr, self_type: Option<&str>, env: &TypeEnv) -> Option<TypeRef> {
+        match strip(e) {
+            Expr::Path(p) => {
+                let v = p.path.get_ident()?;
+                let (var, at) = (v.to_string(), v.span().byte_range().start);
+                match env.content_of_at(&var, at) {
+                    Some(content) => Some(TypeRef::here(content)),
+                    None if env.written_type_at(&var, at).is_none() => self.content_type_of(env.init_at(&var, at)?, self_type, env),
+                    None => None,
+                }
+            }
+            // The same `Option` moved, borrowed or copied (`self.hidden.take()`, `.as_ref()`); a
+            // lock's `lock()` is not (what it holds is the guard's, `type_of`'s).
+            Expr::MethodCall(m) if matches!(m.method.to_string().as_str(), "take" | "as_ref" | "as_mut" | "clone" | "cloned" | "copied" | "as_deref" | "as_deref_mut") && m.args.is_empty() => {
+                self.content_type_of(&m.receiver, self_type, env)
+            }
+            Expr::Field(f) => {
+                let owner = self.type_of(&f.base, self_type, env)?;
+                let syn::Member::Named(name) = &f.member else { return None };
+                let name = name.to_string();
+                if owner.paths.is_none() && self.fields.defines(&owner.name) {
+                    return self.fields.content(&owner.name, &name).map(TypeRef::here);
+                }
+                self.owner_paths(&owner, self_type).iter().find_map(|o| self.items.content(self.index, o, &name))
+            }
             _ => None,
         }
     }
@@ -2001,6 +2087,19 @@ mod tests {
         });
         let k = vec![vec!["c".to_string(), "zz".to_string(), "K".to_string()]];
         assert_eq!(got, vec![("e".to_string(), k.clone()), ("f".to_string(), k.clone()), ("g".to_string(), k), ("h".to_string(), vec![])]);
+    }
+
+    /// What an `Option` or `Result` holds, taken out by a pattern, `unwrap` or `take()`, has the
+    /// content's type (a field's, a parameter's, another file's struct's); the `Option` itself,
+    /// and a lock's guard of one, do not: their `take` or `insert` is no method of the content.
+    #[test]
+    fn an_options_content_has_the_type_it_holds() {
+        let kernels = "pub struct T { v: Vec<u8> }\nimpl T {\n    #[reuse::contract(writes(self.v[i], skip = -1))]\n    pub fn put(&mut self, i: &[i64]) {}\n    #[reuse::contract(writes(self.v[i], skip = -1))]\n    pub fn take(&mut self, i: &[i64]) {}\n}\npub struct Held { pub t: Option<T> }\n";
+        let root = "mod zz;\nuse zz::{Held, T};\nstruct R { h: Option<T>, m: std::sync::Mutex<Option<T>> }\nimpl R {\n    fn a(&mut self, o: Option<T>, held: Held) {\n        let Some(x) = self.h.take() else { return };\n        x.put(&[0]);\n        if let Some(y) = o { y.put(&[0]); }\n        self.h.unwrap().put(&[0]);\n        held.t.unwrap().put(&[0]);\n        self.h.take(&[0]);\n        self.m.lock().unwrap().take(&[0]);\n    }\n}\n";
+        let got = resolutions(&[("c", root), ("c::zz", kernels)], "c");
+        let put = "c::zz::T::put";
+        // (Each call before the calls in its receiver.)
+        assert_eq!(got, triples(&[("a", ".take", "-"), ("a", ".put", put), ("a", ".put", put), ("a", ".put", put), ("a", ".unwrap", "-"), ("a", ".put", put), ("a", ".unwrap", "-"), ("a", ".take", "-"), ("a", ".take", "-"), ("a", ".unwrap", "-"), ("a", ".lock", "-")]));
     }
 
     /// A binding whose type is a type parameter of the `impl` (`impl<B: Backend> Runner<B>`) has

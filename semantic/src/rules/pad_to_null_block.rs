@@ -530,6 +530,29 @@ fn is_null(e: &Entry, sentinel: Option<i128>, null: &[(i128, i128)]) -> bool {
     }
 }
 
+/// The start of each struct literal of the checked body that a `let` binds whole to one name
+/// (`let mut meta = Meta { .. };`, a type written or not).
+fn let_bound_literals(ctx: &FnCtx) -> HashSet<usize> {
+    struct Lets<'c, 'a>(&'c FnCtx<'a>, HashSet<usize>);
+    impl<'ast> syn::visit::Visit<'ast> for Lets<'_, '_> {
+        fn visit_local(&mut self, local: &'ast syn::Local) {
+            let pat = match &local.pat {
+                syn::Pat::Type(t) => &*t.pat,
+                p => p,
+            };
+            if let (syn::Pat::Ident(p), Some(init)) = (pat, &local.init) {
+                if let (None, Expr::Struct(_)) = (&p.subpat, strip(&init.expr)) {
+                    self.1.insert(self.0.expr_range(strip(&init.expr)).start);
+                }
+            }
+            syn::visit::visit_local(self, local);
+        }
+    }
+    let mut lets = Lets(ctx, HashSet::new());
+    syn::visit::Visit::visit_block(&mut lets, ctx.body);
+    lets.1
+}
+
 pub(super) fn check(ctx: &FnCtx, calls: &[&Expr], out: &mut Vec<Finding>) {
     // Only functions that call a kernel whose index entries are checked (a `skip`, or a buffer of
     // positions of a place with a forbidden region) are (the summaries they need are computed on
@@ -595,6 +618,9 @@ struct Pad<'c, 'a> {
     borrows: std::collections::HashMap<LocalId, Place>,
     /// Locals bound to a part of a buffer by `split_at_mut(k)`: the buffer, and which part.
     split_parts: std::collections::HashMap<LocalId, (Place, SplitPart)>,
+    /// The struct literals of the checked body bound whole to a local by a `let` (by position;
+    /// read on the first literal met).
+    let_literals: std::cell::OnceCell<HashSet<usize>>,
     /// The value of each block's tail, by the tail's position, taken while the block's locals
     /// were in scope (`let slots = { let mut v = ..; v.resize(n, 0); v };` reads `v` there).
     block_tails: std::collections::HashMap<usize, Val>,
@@ -615,7 +641,7 @@ impl<'c, 'a> Pad<'c, 'a> {
     fn new(ctx: &'c FnCtx<'a>, mode: Mode, def: Option<&'c FnDef<'a>>, depth: usize) -> Self {
         let (local_types, rebound, helpers, borrows, block_tails, zero_counters, static_depth, loop_prefixes, len_inits) = Default::default();
         let summary = Summary { receiver_at: def.filter(|d| d.has_receiver()).map(|d| dataflow::param_count(d.sig)), ..Summary::default() };
-        Pad { ctx, mode, def, depth, summary, local_types, rebound, helpers, borrows, split_parts: Default::default(), block_tails, zero_counters, static_depth, loop_prefixes, len_inits }
+        Pad { ctx, mode, def, depth, summary, local_types, rebound, helpers, borrows, split_parts: Default::default(), block_tails, zero_counters, static_depth, loop_prefixes, len_inits, let_literals: Default::default() }
     }
 
     /// A length as written, a local bound to one read as what it was bound to (`n` for `let n =
@@ -841,7 +867,13 @@ impl Analysis for Pad<'_, '_> {
                     self.summary.literals.entry(ty.name).or_default().join(v);
                     return;
                 }
-                // Check mode: an index field built with the null block.
+                // Check mode: an index field built with the null block, unless the literal is
+                // bound to a local (`let mut meta = Meta { slots: vec![0; n], .. };`): its fields
+                // are then followed, checked where they reach a kernel, a call or an exit, so a
+                // field overwritten in full before (`meta.slots.copy_from_slice(real)`) is not.
+                if self.let_literals.get_or_init(|| let_bound_literals(self.ctx)).contains(&self.pos(e)) {
+                    return;
+                }
                 for f in &s.fields {
                     let syn::Member::Named(name) = &f.member else { continue };
                     if let Some(decl) = self.ctx.index_field(&ty, &name.to_string()) {
@@ -2880,7 +2912,8 @@ fn is_local(scopes: &Scopes, e: &Expr) -> bool {
 /// Whether `e` is a part of the buffer [`buffer_of`] finds in it (`buf[..k]`), not all of it.
 fn sliced(e: &Expr) -> bool {
     match strip(e) {
-        Expr::Index(i) => matches!(strip(&i.index), Expr::Range(_)),
+        // `buf[..]` is all of it.
+        Expr::Index(i) => matches!(strip(&i.index), Expr::Range(r) if r.start.is_some() || r.end.is_some()),
         Expr::MethodCall(m) => sliced(&m.receiver),
         Expr::Call(c) => c.args.first().is_some_and(sliced),
         Expr::Reference(r) => sliced(&r.expr),
