@@ -485,7 +485,9 @@ impl<'a> FnCtx<'a> {
                         }
                     }
                 }
-                self.resolver.call_targets(path, here)
+                let mut targets = self.resolver.call_targets(path, here);
+                targets.extend(self.trait_call_targets(call, path, within, here));
+                targets
             }
             (None, Some(recv)) => {
                 // In a helper, the locals are not this function's: only `self` and its fields.
@@ -514,6 +516,23 @@ impl<'a> FnCtx<'a> {
             Some((local, foreign)) if local.is_empty() && foreign.len() == 1 => foreign.into_iter().next(),
             _ => None,
         }
+    }
+
+    /// `Trait::m(&x, ..)` and `<T as Trait>::m(&x, ..)`, a trait's method called by its path:
+    /// the method of `T`, or of the type of `x`, as `x.m(..)` names it (the path itself names the
+    /// trait's declaration, which has no body to follow).
+    fn trait_call_targets(&self, call: &Expr, path: &[String], within: Option<&FnDef>, here: Option<&str>) -> Vec<Vec<String>> {
+        let (Expr::Call(c), [owner @ .., method]) = (call, path) else { return Vec::new() };
+        let Expr::Path(p) = &*c.func else { return Vec::new() };
+        if owner.is_empty() || !self.resolver.type_paths(owner, here).iter().any(|t| self.items.defines_trait(self.index, t)) {
+            return Vec::new();
+        }
+        let ty = match &p.qself {
+            Some(q) => self.resolver.type_ref(&q.ty, here, &[]),
+            None => c.args.first().and_then(|x| self.with_env(within, |env| self.resolver.type_of(x, here, env))),
+        };
+        let Some(ty) = ty else { return Vec::new() };
+        self.resolver.owner_paths(&ty, here).into_iter().filter(|o| !self.items.defines_trait(self.index, o)).map(|o| [o.as_slice(), std::slice::from_ref(method)].concat()).collect()
     }
 
     /// Whether a definition path is a function with a body and no contract in another file of

@@ -269,6 +269,10 @@ pub trait Analysis {
     /// `iterated` each round: `for row in rows` holds what the rows hold.
     fn bind_each(&mut self, _scopes: &Scopes, _state: &mut Self::State, _locals: &[LocalId], _iterated: &Expr) {}
 
+    /// `local` counts the items of a loop from 0: `i` of `for (i, row) in rows.iter().enumerate()`
+    /// (or of an adaptor's closure, `.enumerate().for_each(|(i, row)| ..)`).
+    fn bind_count(&mut self, _scopes: &Scopes, _state: &mut Self::State, _local: LocalId) {}
+
     /// A `for` loop has run (the state joins every number of iterations): facts about the loop as
     /// a whole, such as "every entry of the buffer was stored".
     fn after_for(&mut self, _scopes: &Scopes, _state: &mut Self::State, _f: &syn::ExprForLoop) {}
@@ -749,8 +753,8 @@ pub enum LoweredMacro {
     /// (`println!("{}", f(x))`, `assert_eq!(a, b)`, `vec![a, b]`).
     Evaluates(Vec<Expr>),
     /// A body that is not a list of expressions: the calls written among its tokens still run
-    /// (`tracing::info!(step = ?log_step(), "..")` runs `log_step()`); the analysis may read the
-    /// tokens for the rest.
+    /// (`tracing::info!(step = ?log_step(), "..")` runs `log_step()`, where its level is
+    /// enabled: [`logs`]); the analysis may read the tokens for the rest.
     Tokens(Vec<Expr>),
 }
 
@@ -768,6 +772,16 @@ pub fn lower_macro(mac: &syn::Macro) -> LoweredMacro {
         }
         Err(_) => LoweredMacro::Tokens(calls_in_tokens(mac.tokens.clone())),
     }
+}
+
+/// Whether a macro is one of `log`'s or `tracing`'s events (`info!`, `tracing::debug!`,
+/// `log::log!`, `event!`): its arguments are evaluated only when its level is enabled, so what
+/// they call may not run.
+pub fn logs(mac: &syn::Macro) -> bool {
+    let segs: Vec<String> = mac.path.segments.iter().map(|s| s.ident.to_string()).collect();
+    let (last, first) = (segs.last().map(String::as_str), segs.first().map(String::as_str));
+    let level = matches!(last, Some("trace" | "debug" | "info" | "warn" | "error" | "log" | "event"));
+    level && (segs.len() == 1 || matches!(first, Some("log" | "tracing")))
 }
 
 /// Whether a macro never returns normally (`panic!`, `unreachable!`, `todo!`, `unimplemented!`,
@@ -1448,6 +1462,22 @@ impl<A: Analysis> Solver<'_, A> {
     /// so `let slots = f(slots)` reads the old `slots`; with the value matched (`scrutinee`), it
     /// hears which locals the pattern took from it ([`Analysis::bind_from`]) and which part of it
     /// each took ([`Analysis::bind_parts`]). Returns the locals.
+    /// The locals `pat` bound take an item of `iterated` each round. `(i, chunk)` of
+    /// `chunks.enumerate()`: `i` counts the items from 0 (its one name), and only the rest of the
+    /// pattern takes an item of what is enumerated.
+    fn bind_items(&mut self, pat: &Pat, iterated: &Expr, locals: &[LocalId], st: &mut A::State) {
+        let (counted, iterated) = match (pat, strip_parens(iterated)) {
+            (Pat::Tuple(t), Expr::MethodCall(m)) if m.method == "enumerate" && m.args.is_empty() && t.elems.len() == 2 => {
+                (pattern_names(&t.elems[0]).len().min(locals.len()), &*m.receiver)
+            }
+            _ => (0, iterated),
+        };
+        if let [count] = locals[..counted] {
+            self.analysis.bind_count(&self.scopes, st, count);
+        }
+        self.analysis.bind_each(&self.scopes, st, &locals[counted..], iterated);
+    }
+
     fn bind_pattern(&mut self, pat: &Pat, init: Option<&Expr>, scrutinee: Option<&Expr>, state: &mut Option<A::State>) -> Vec<LocalId> {
         let mut bound = Vec::new();
         self.collect_bindings(pat, init, &mut bound);
@@ -1606,15 +1636,7 @@ impl<A: Analysis> Solver<'_, A> {
                     let mut st = st;
                     let locals = s.bind_pattern(&f.pat, None, None, &mut st);
                     if let Some(st) = st.as_mut() {
-                        // `for (i, chunk) in chunks.enumerate()`: `i` counts the items, and only
-                        // the rest of the pattern takes an item of what is enumerated.
-                        let (counted, iterated) = match (&*f.pat, strip_parens(&f.expr)) {
-                            (Pat::Tuple(t), Expr::MethodCall(m)) if m.method == "enumerate" && m.args.is_empty() && t.elems.len() == 2 => {
-                                (pattern_names(&t.elems[0]).len().min(locals.len()), &*m.receiver)
-                            }
-                            _ => (0, &*f.expr),
-                        };
-                        s.analysis.bind_each(&s.scopes, st, &locals[counted..], iterated);
+                        s.bind_items(&f.pat, &f.expr, &locals, st);
                     }
                     let r = s.block(&f.body, st);
                     s.scopes.pop();
@@ -2212,7 +2234,10 @@ impl<A: Analysis> Solver<'_, A> {
         if let Some(st) = st.as_mut() {
             self.analysis.closure_params(&self.scopes, st, &ids);
             match takes {
-                Some(Takes::Each(iterated)) => self.analysis.bind_each(&self.scopes, st, &ids, iterated),
+                Some(Takes::Each(iterated)) => match c.inputs.first() {
+                    Some(pat) if c.inputs.len() == 1 => self.bind_items(strip_typed(pat), iterated, &ids, st),
+                    _ => self.analysis.bind_each(&self.scopes, st, &ids, iterated),
+                },
                 Some(Takes::Content(holder)) => self.analysis.bind_from(&self.scopes, st, &ids, holder),
                 Some(Takes::Fold { items, .. }) => self.analysis.bind_each(&self.scopes, st, &ids[accumulators..], items),
                 Some(Takes::Callback { call, arg }) => self.analysis.bind_callback(&self.scopes, st, call, arg, &one_name),
@@ -2332,8 +2357,9 @@ impl<A: Analysis> Solver<'_, A> {
             LoweredMacro::Evaluates(exprs) => {
                 let name = mac.path.segments.last().map(|s| s.ident.to_string()).unwrap_or_default();
                 // `debug_assert!(check_errors())` evaluates its arguments only with debug
-                // assertions on: joined with a release build's path, as a `#[cfg]` statement is.
-                if name.starts_with("debug_assert") {
+                // assertions on: joined with a release build's path, as a `#[cfg]` statement is;
+                // a logging macro, only where its level is enabled.
+                if name.starts_with("debug_assert") || logs(mac) {
                     let without = state.clone();
                     return Ok(join(self.exprs(exprs, state)?, without));
                 }
@@ -2353,7 +2379,11 @@ impl<A: Analysis> Solver<'_, A> {
                 })
             }
             LoweredMacro::Tokens(calls) => {
+                let without = logs(mac).then(|| state.clone());
                 let mut state = self.exprs(calls, state)?;
+                if let Some(without) = without {
+                    state = join(state, without);
+                }
                 if let Some(s) = state.as_mut() {
                     self.analysis.macro_tokens(&self.scopes, s, mac);
                 }

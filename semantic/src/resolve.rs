@@ -827,6 +827,30 @@ pub fn generic_bounds(sig: &syn::Signature, outer: Option<&syn::Generics>) -> Ha
 /// Types whose methods reach their content's: `Arc<Mutex<Runner>>` is a `Runner` for calls.
 const CONTAINERS: &[&str] = &["Box", "Arc", "Rc", "Mutex", "RwLock", "RefCell"];
 
+/// A part of a value whose type a binding or a field records.
+#[derive(Clone, Copy)]
+enum Part {
+    /// An element of an indexable value (`Block` of `Vec<Block>`).
+    Element,
+    /// What an `Option` or a `Result` holds.
+    Content,
+}
+
+impl Part {
+    /// Whether the value a method without arguments gives has the same part as its receiver.
+    fn kept_by(self, method: &str) -> bool {
+        match self {
+            // `self.cells.borrow_mut()[0]`, `self.locked.lock().unwrap()[0]`: the guard derefs to
+            // the content, whose element it is; `for layer in self.layers.iter_mut()` walks the
+            // elements.
+            Part::Element => matches!(method, "unwrap" | "expect" | "lock" | "borrow" | "borrow_mut" | "read" | "write" | "as_ref" | "as_mut" | "iter" | "iter_mut" | "into_iter"),
+            // The same `Option` moved, borrowed or copied (`self.hidden.take()`, `.as_ref()`); a
+            // lock's `lock()` is not (what it holds is the guard's, `type_of`'s).
+            Part::Content => matches!(method, "take" | "as_ref" | "as_mut" | "clone" | "cloned" | "copied" | "as_deref" | "as_deref_mut"),
+        }
+    }
+}
+
 /// Methods that take the content out of an `Option` or a `Result`.
 const UNWRAPS: &[&str] = &["unwrap", "expect", "unwrap_unchecked", "unwrap_or_default", "unwrap_or", "unwrap_or_else"];
 
@@ -1672,64 +1696,48 @@ impl<'a> Resolver<'a> {
     /// Option<Tensor>`, a parameter `o: Option<Tensor>`, `self.hidden.take()`): what unwrapping it
     /// gives.
     fn content_type_of(&self, e: &Expr, self_type: Option<&str>, env: &TypeEnv) -> Option<TypeRef> {
-        match strip(e) {
-            Expr::Path(p) => {
-                let v = p.path.get_ident()?;
-                let (var, at) = (v.to_string(), v.span().byte_range().start);
-                match env.content_of_at(&var, at) {
-                    Some(content) => Some(TypeRef::here(content)),
-                    None if env.written_type_at(&var, at).is_none() => self.content_type_of(env.init_at(&var, at)?, self_type, env),
-                    None => None,
-                }
-            }
-            // The same `Option` moved, borrowed or copied (`self.hidden.take()`, `.as_ref()`); a
-            // lock's `lock()` is not (what it holds is the guard's, `type_of`'s).
-            Expr::MethodCall(m) if matches!(m.method.to_string().as_str(), "take" | "as_ref" | "as_mut" | "clone" | "cloned" | "copied" | "as_deref" | "as_deref_mut") && m.args.is_empty() => {
-                self.content_type_of(&m.receiver, self_type, env)
-            }
-            Expr::Field(f) => {
-                let owner = self.type_of(&f.base, self_type, env)?;
-                let syn::Member::Named(name) = &f.member else { return None };
-                let name = name.to_string();
-                if owner.paths.is_none() && self.fields.defines(&owner.name) {
-                    return self.fields.content(&owner.name, &name).map(TypeRef::here);
-                }
-                self.owner_paths(&owner, self_type).iter().find_map(|o| self.items.content(self.index, o, &name))
-            }
-            _ => None,
-        }
+        self.part_type_of(e, Part::Content, self_type, env)
     }
 
     /// The type of an element of `base` (`layers` of type `&[Block]`, a field `Vec<Block>`).
     fn element_type_of(&self, base: &Expr, self_type: Option<&str>, env: &TypeEnv) -> Option<TypeRef> {
+        self.part_type_of(base, Part::Element, self_type, env)
+    }
+
+    /// The type of a part of `base`: what a binding, a binding's initializer or a struct's field
+    /// says it holds, through the methods that keep the part (see [`Part::kept_by`]).
+    fn part_type_of(&self, base: &Expr, part: Part, self_type: Option<&str>, env: &TypeEnv) -> Option<TypeRef> {
         match strip(base) {
             Expr::Path(p) => {
                 let v = p.path.get_ident()?;
                 let (var, at) = (v.to_string(), v.span().byte_range().start);
-                match env.element_of_at(&var, at) {
-                    Some(element) => Some(TypeRef::here(element)),
-                    // `let mut g = self.blocks.lock().unwrap(); g[0]`: an element of what it was bound to.
-                    None if env.written_type_at(&var, at).is_none() => self.element_type_of(env.init_at(&var, at)?, self_type, env),
+                let known = match part {
+                    Part::Element => env.element_of_at(&var, at),
+                    Part::Content => env.content_of_at(&var, at),
+                };
+                match known {
+                    Some(ty) => Some(TypeRef::here(ty)),
+                    // `let mut g = self.blocks.lock().unwrap(); g[0]`: a part of what it was bound to.
+                    None if env.written_type_at(&var, at).is_none() => self.part_type_of(env.init_at(&var, at)?, part, self_type, env),
                     None => None,
                 }
             }
-            // `self.cells.borrow_mut()[0]`, `self.locked.lock().unwrap()[0]`: the guard derefs to
-            // the content, whose element it is; `for layer in self.layers.iter_mut()` walks the
-            // elements.
-            Expr::MethodCall(m)
-                if matches!(m.method.to_string().as_str(), "unwrap" | "expect" | "lock" | "borrow" | "borrow_mut" | "read" | "write" | "as_ref" | "as_mut" | "iter" | "iter_mut" | "into_iter")
-                    && m.args.is_empty() =>
-            {
-                self.element_type_of(&m.receiver, self_type, env)
-            }
+            Expr::MethodCall(m) if m.args.is_empty() && part.kept_by(&m.method.to_string()) => self.part_type_of(&m.receiver, part, self_type, env),
             Expr::Field(f) => {
                 let owner = self.type_of(&f.base, self_type, env)?;
                 let syn::Member::Named(name) = &f.member else { return None };
                 let name = name.to_string();
                 if owner.paths.is_none() && self.fields.defines(&owner.name) {
-                    return self.fields.element(&owner.name, &name).map(TypeRef::here);
+                    let ty = match part {
+                        Part::Element => self.fields.element(&owner.name, &name),
+                        Part::Content => self.fields.content(&owner.name, &name),
+                    };
+                    return ty.map(TypeRef::here);
                 }
-                self.owner_paths(&owner, self_type).iter().find_map(|o| self.items.element(self.index, o, &name))
+                self.owner_paths(&owner, self_type).iter().find_map(|o| match part {
+                    Part::Element => self.items.element(self.index, o, &name),
+                    Part::Content => self.items.content(self.index, o, &name),
+                })
             }
             _ => None,
         }

@@ -12,7 +12,9 @@ declare_rule! {
     /// helper, not at all. An `async` helper runs where its future is awaited (`flush().await`,
     /// also through a local) or handed to a call that drives it (`block_on(flush())`); a future
     /// that is dropped (`let _ = flush();`, `drop(flush())`) runs nothing. A `macro_rules!` macro
-    /// of the file runs what its expansion runs. A *drop guard*, a value whose type's `Drop` runs
+    /// of the file runs what its expansion runs; a `log` or `tracing` event (`info!(..)`,
+    /// `tracing::debug!(step = ?log_step())`) and `debug_assert!` evaluate their arguments only
+    /// where the level, or debug assertions, are enabled: an effect called there may not run. A *drop guard*, a value whose type's `Drop` runs
     /// E (`let _check = CheckOnDrop::new();`, a type of this file or another), runs it where the
     /// value is dropped: at the end of its block, at each return after the returned value is made
     /// (latest binding first), at `drop(g)`, or at once where it is discarded (`let _ = ..;`); a

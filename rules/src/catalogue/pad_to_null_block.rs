@@ -18,7 +18,8 @@ declare_rule! {
     /// with `mem::take`), and a persistent
     /// buffer (`self.field`) that another method of its type leaves with 0 (its constructor, or the
     /// method that prepares a replay). A field declared `#[reuse::index(skip = S)]` (on a struct with
-    /// `#[reuse::indexes]`) is held to S wherever it is built or changed: a struct literal, and what a
+    /// `#[reuse::indexes]`) is held to S wherever it is built or changed: a struct literal (one bound
+    /// to a local where its field goes: a kernel, a call, the caller, a field), and what a
     /// function leaves in it. A helper without a contract that hands its parameter (or a field
     /// path in one) on to such a kernel's index, as given or added to, is checked as if it had the
     /// kernel's `writes` clause: `layer.forward(&key, &meta)` where `forward` passes

@@ -600,6 +600,24 @@ impl<'c, 'a> Effects<'c, 'a> {
     /// is one of this file, or of the type's file where the type is another file's.
     fn guard_of(&self, e: &Expr) -> Option<Arc<Traces>> {
         let e = strip_parens(e);
+        // `(CheckOnDrop, RecordOnDrop)`, `[StepSpan::enter()]`: the parts drop in order, first
+        // to last.
+        let parts = match e {
+            Expr::Tuple(t) => Some(&t.elems),
+            Expr::Array(a) => Some(&a.elems),
+            _ => None,
+        };
+        if let Some(parts) = parts {
+            let guards: Vec<Option<Arc<Traces>>> = parts.iter().map(|p| self.guard_of(p)).collect();
+            if guards.iter().all(Option::is_none) {
+                return None;
+            }
+            let mut runs = Traces::start();
+            for g in guards.into_iter().flatten() {
+                runs.then_any(&g);
+            }
+            return Some(Arc::new(runs));
+        }
         // `fn begin_step(&self) -> impl Drop { SyncOnDrop }`: an opaque type is the type of the
         // value the helper of this file ends with (one level: that value is no such call).
         if matches!(e, Expr::Call(_) | Expr::MethodCall(_)) {
@@ -838,7 +856,13 @@ mod tests {
     #[test]
     fn macro_arguments_run() {
         assert!(check(&format!("{AB}\nfn f() {{\n    println!(\"{{}}\", a());\n    assert!(b() == ());\n}}")).is_empty());
-        assert!(check(&format!("{AB}\nfn f() {{\n    tracing::info!(step = ?a(), rng = %b(), \"stepped\");\n}}")).is_empty());
+        // A logging event evaluates its arguments only where its level is enabled, as
+        // `debug_assert!` only with debug assertions on.
+        for event in ["tracing::info!(step = ?a(), rng = %b(), \"stepped\")", "log::debug!(\"{:?} {:?}\", a(), b())", "debug!(\"{:?} {:?}\", a(), b())", "debug_assert!(a() == b())"] {
+            let found: Vec<&str> = check(&format!("{AB}\nfn f() {{\n    {event};\n}}")).into_iter().map(|(rule, _)| rule).collect();
+            assert_eq!(found, ["hit_skips_effect"], "{event}");
+        }
+        assert!(check(&format!("{AB}\nfn f() {{\n    let (x, y) = (a(), b());\n    tracing::info!(step = ?x, rng = %y, \"stepped\");\n}}")).is_empty());
     }
 
     #[test]

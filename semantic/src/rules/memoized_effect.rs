@@ -223,6 +223,8 @@ fn option_tests(body: &syn::Block) -> HashSet<*const Expr> {
     fn of_self(e: &Expr, selves: &HashSet<String>) -> bool {
         let is_self = |e: &Expr| matches!(strip(e), Expr::Path(p) if p.path.is_ident("self") || p.path.get_ident().is_some_and(|i| selves.contains(&i.to_string())));
         match strip(e) {
+            // `slot` of `let mut slot = self.warm.lock().unwrap();`: the field it guards.
+            Expr::Path(p) => p.path.get_ident().is_some_and(|i| selves.contains(&i.to_string())),
             Expr::Field(f) => is_self(&f.base) || of_self(&f.base, selves),
             // `self.layer_masks[layer]`: one slot of a per-layer memo.
             Expr::Index(i) => of_self(&i.expr, selves),
@@ -258,10 +260,14 @@ fn option_tests(body: &syn::Block) -> HashSet<*const Expr> {
                 self.insert(&init.expr);
             }
             // `let this = &mut *self;`, `let memo = &mut self.memo;`: a name for `self` or a
-            // part of it.
+            // part of it; so is a guard of a part of it (`let mut slot =
+            // self.warm.lock().unwrap();`).
             if let (Some(init), syn::Pat::Ident(name)) = (&l.init, &l.pat) {
-                let reborrow = matches!(crate::dataflow::strip_parens(&init.expr), Expr::Reference(_))
-                    && (matches!(strip(&init.expr), Expr::Path(p) if p.path.is_ident("self")) || of_self(&init.expr, &self.1));
+                let guarded = through_slots(&init.expr);
+                let guard = !std::ptr::eq(guarded, strip(&init.expr)) && of_self(guarded, &self.1);
+                let reborrow = guard
+                    || matches!(crate::dataflow::strip_parens(&init.expr), Expr::Reference(_))
+                        && (matches!(strip(&init.expr), Expr::Path(p) if p.path.is_ident("self")) || of_self(&init.expr, &self.1));
                 if reborrow {
                     self.1.insert(name.ident.to_string());
                 }
@@ -392,8 +398,9 @@ impl Analysis for Memo<'_, '_> {
     }
 
     fn bind(&mut self, scopes: &Scopes, _state: &mut MemoState, local: LocalId, init: Option<&Expr>) {
-        // A guard of a map is the map (`let mut w = self.memo.write().unwrap();`).
-        self.aliases.bind(scopes, local, init.map(through_guards));
+        // A guard of a map is the map (`let mut w = self.memo.write().unwrap();`), and a slot of
+        // one is the map's (`let slot = self.slots.entry(k).or_default();`).
+        self.aliases.bind(scopes, local, init.map(through_slots));
         self.bind_result(scopes, local, init);
         self.vacant.remove(&local);
     }
@@ -514,6 +521,24 @@ fn through_guards(e: &Expr) -> &Expr {
         Expr::MethodCall(m) if super::takes_guard(m) || super::UNWRAPS.contains(&m.method.to_string().as_str()) => through_guards(&m.receiver),
         Expr::Try(t) => through_guards(&t.expr),
         other => other,
+    }
+}
+
+/// The map a slot of is taken (`self.slots.entry(k).or_default()`, `.get_mut(&k).unwrap()`),
+/// through guards; else what [`through_guards`] gives.
+fn through_slots(e: &Expr) -> &Expr {
+    let Expr::MethodCall(m) = strip(e) else { return through_guards(e) };
+    let inner = match strip(&m.receiver) {
+        Expr::MethodCall(inner) => inner,
+        _ => return through_guards(e),
+    };
+    let method = m.method.to_string();
+    let slot = (["or_default", "or_insert", "or_insert_with"].contains(&method.as_str()) && inner.method == "entry")
+        || (super::UNWRAPS.contains(&method.as_str()) && inner.method == "get_mut");
+    if slot {
+        through_guards(&inner.receiver)
+    } else {
+        through_guards(e)
     }
 }
 

@@ -118,6 +118,8 @@ enum How {
     /// An integer array of a struct that derives `Default`, by the struct's name: the fix is
     /// the caller's (a `Default` of its own, or a constructor).
     Derived(String),
+    /// The first of the values a range counts through (`(0..n).collect()`).
+    Counted,
 }
 
 /// Where an entry came from.
@@ -618,6 +620,9 @@ struct Pad<'c, 'a> {
     borrows: std::collections::HashMap<LocalId, Place>,
     /// Locals bound to a part of a buffer by `split_at_mut(k)`: the buffer, and which part.
     split_parts: std::collections::HashMap<LocalId, (Place, SplitPart)>,
+    /// Locals bound to one entry of a buffer, mutably (`s` of `for s in slots.iter_mut()`, of
+    /// `.zip(accepted)` after it, of `slots.iter_mut().for_each(|s| ..)`): `*s = v` puts v in.
+    entries: std::collections::HashMap<LocalId, Place>,
     /// The struct literals of the checked body bound whole to a local by a `let` (by position;
     /// read on the first literal met).
     let_literals: std::cell::OnceCell<HashSet<usize>>,
@@ -641,7 +646,7 @@ impl<'c, 'a> Pad<'c, 'a> {
     fn new(ctx: &'c FnCtx<'a>, mode: Mode, def: Option<&'c FnDef<'a>>, depth: usize) -> Self {
         let (local_types, rebound, helpers, borrows, block_tails, zero_counters, static_depth, loop_prefixes, len_inits) = Default::default();
         let summary = Summary { receiver_at: def.filter(|d| d.has_receiver()).map(|d| dataflow::param_count(d.sig)), ..Summary::default() };
-        Pad { ctx, mode, def, depth, summary, local_types, rebound, helpers, borrows, split_parts: Default::default(), block_tails, zero_counters, static_depth, loop_prefixes, len_inits, let_literals: Default::default() }
+        Pad { ctx, mode, def, depth, summary, local_types, rebound, helpers, borrows, split_parts: Default::default(), entries: Default::default(), block_tails, zero_counters, static_depth, loop_prefixes, len_inits, let_literals: Default::default() }
     }
 
     /// A length as written, a local bound to one read as what it was bound to (`n` for `let n =
@@ -956,6 +961,21 @@ impl Analysis for Pad<'_, '_> {
 
     /// `for row in rows`: a row holds what the rows hold (entries of nested buffers are one set).
     fn bind_each(&mut self, scopes: &Scopes, state: &mut State, locals: &[LocalId], iterated: &Expr) {
+        // An entry of a buffer walked mutably: `s` of `slots.iter_mut()`, the side of a `zip`
+        // that walks it.
+        let walked = match (locals, strip(iterated)) {
+            ([local], e) => entries_walked(e).map(|(b, _)| (*local, b)),
+            ([first, .., last], Expr::MethodCall(m)) if m.method == "zip" && m.args.len() == 1 => {
+                entries_walked(&m.receiver).map(|(b, _)| (*first, b)).or_else(|| entries_walked(&m.args[0]).map(|(b, _)| (*last, b)))
+            }
+            _ => None,
+        };
+        for local in locals {
+            self.entries.remove(local);
+        }
+        if let Some((local, place)) = walked.and_then(|(local, b)| self.buffer_place(scopes, b).map(|p| (local, p))) {
+            self.entries.insert(local, place);
+        }
         if let Expr::Range(r) = strip(iterated) {
             if let Some(start) = r.start.as_deref().map(crate::rules::expr_text) {
                 let copied = || state.map.iter().filter_map(|(p, e)| e.prefix.as_ref().filter(|(k, _)| *k == start).map(|(_, o)| (p.clone(), o.clone()))).collect();
@@ -968,7 +988,15 @@ impl Analysis for Pad<'_, '_> {
             ([_, local], Expr::MethodCall(m)) if m.method == "zip" && m.args.len() == 1 => (local, buffer_of(&m.args[0])),
             _ => return,
         };
-        let v = self.eval(scopes, state, items);
+        let mut v = self.eval(scopes, state, items);
+        if counts_through(items) {
+            // `for b in 0..n`: `b` is a scalar (an index of its own, the writes rules'), until
+            // it is put into a buffer.
+            v.own = v.own.into_iter().map(|mut o| {
+                o.in_buffer = false;
+                o
+            }).collect();
+        }
         if !v.own.is_empty() {
             self.store(scopes, state, &Place { base: Base::Local(*local), fields: Vec::new() }, Val { own: v.own, fields: BTreeMap::new() }, self.pos(items));
         }
@@ -1293,8 +1321,12 @@ impl<'c, 'a> Pad<'c, 'a> {
 
     fn store_fields(&self, scopes: &Scopes, state: &mut State, place: &Place, val: Val, at: usize) {
         let holder: Arc<str> = scopes.display(place).into();
+        // A scalar (`b` of `for b in 0..n`, `let x = 0;`) holds no buffer: the buffer it is
+        // put into names it.
         let origins = val.own.into_iter().map(|mut o| {
-            o.holder.get_or_insert_with(|| holder.clone());
+            if o.in_buffer {
+                o.holder.get_or_insert_with(|| holder.clone());
+            }
             o
         });
         state.map.insert(place.clone(), Entries { origins: origins.collect(), reset: Some(at), prefix: None, suffix: None, len: Len::Unknown });
@@ -1462,6 +1494,14 @@ impl<'c, 'a> Pad<'c, 'a> {
                     v.join(self.tail_value(scopes, state, value));
                 }
                 return v;
+            }
+            // `0..n` as entries (`(0..n).collect()`, pushed from a `for` over it): the first is
+            // its start.
+            Expr::Range(r) => {
+                return match r.start.as_deref().and_then(|s| self.ctx.int_value(s).map(|v| (s, v))) {
+                    Some((start, v)) => Val { own: Val::one(self.origin(start, Entry::Const(v), How::Counted)).put(&How::Counted), fields: BTreeMap::new() },
+                    None => Val::default(),
+                };
             }
             // `items.fold(init, |mut acc, x| { acc.push(..); acc })`: what the closure ends with.
             Expr::MethodCall(m) if m.method == "fold" || m.method == "try_fold" => {
@@ -1897,6 +1937,22 @@ impl<'c, 'a> Pad<'c, 'a> {
 
     /// Assignments: `buf = v` replaces the entries; `buf[i] = v` adds v to them.
     fn assign(&self, scopes: &Scopes, state: &mut State, left: &Expr, right: &Expr, at: usize) {
+        // `*s = v` of an entry walked mutably: v is put into the buffer (on this path).
+        if let Expr::Unary(u) = dataflow::strip_parens(left) {
+            if let (syn::UnOp::Deref(_), Some(id)) = (u.op, whole_local(scopes, &u.expr)) {
+                if let Some(place) = self.entries.get(&id).cloned() {
+                    let v = self.eval(scopes, state, right).put(&How::Put("store".into()));
+                    // A part written before (`buf[..k]` copied) stays known for what is done to
+                    // the rest (`iter_mut().skip(k)` walks past it).
+                    let parts = state.map.get(&place).map(|e| (e.prefix.clone(), e.suffix.clone()));
+                    self.add(scopes, state, &place, v);
+                    if let (Some((prefix, suffix)), Some(entries)) = (parts, state.map.get_mut(&place)) {
+                        (entries.prefix, entries.suffix) = (prefix, suffix);
+                    }
+                    return;
+                }
+            }
+        }
         if let Some(place) = scopes.place_of(left) {
             let v = self.eval(scopes, state, right);
             self.store(scopes, state, &place, v, at);
@@ -2041,6 +2097,14 @@ impl<'c, 'a> Pad<'c, 'a> {
                         o
                     });
                     self.add(scopes, state, &place, v.collect());
+                }
+            }
+            // `retain(|&b| b != NULL_BLOCK)`: the constant entries the predicate refuses are gone.
+            "retain" if whole => {
+                let Some(Expr::Closure(c)) = m.args.first().map(strip) else { return };
+                let Some(name) = c.inputs.first().and_then(closure_param_name) else { return };
+                if let Some(entries) = state.map.get_mut(&place) {
+                    entries.origins.retain(|o| !matches!(o.entry, Entry::Const(v) if keeps(self.ctx, &c.body, &name, v) == Some(false)));
                 }
             }
             // `clear()`, `truncate(0)`: no entry is left.
@@ -2799,6 +2863,71 @@ impl<'c, 'a> Pad<'c, 'a> {
     }
 }
 
+/// Whether an iterator counts through a range (`0..n`, `(0..n).rev()`, `.step_by(2)`).
+fn counts_through(e: &Expr) -> bool {
+    match strip(e) {
+        Expr::Range(_) => true,
+        Expr::MethodCall(m) => matches!(m.method.to_string().as_str(), "rev" | "step_by" | "skip" | "take" | "into_iter" | "by_ref") && counts_through(&m.receiver),
+        _ => false,
+    }
+}
+
+/// The name a closure's one parameter binds, through references (`|&b|`, `|b|`, `|&&b|`).
+fn closure_param_name(p: &syn::Pat) -> Option<String> {
+    match p {
+        syn::Pat::Ident(i) if i.subpat.is_none() => Some(i.ident.to_string()),
+        syn::Pat::Reference(r) => closure_param_name(&r.pat),
+        syn::Pat::Type(t) => closure_param_name(&t.pat),
+        _ => None,
+    }
+}
+
+/// Whether the predicate `body` holds of the value `v` bound to `name`: comparisons of it
+/// (dereferenced or cast) with constants, `!`, `&&` and `||`; `None` where that is not known.
+fn keeps(ctx: &FnCtx, body: &Expr, name: &str, v: i128) -> Option<bool> {
+    let is_var = |e: &Expr| {
+        let mut e = crate::rules::strip_cast(e);
+        while let Expr::Unary(u) = e {
+            if !matches!(u.op, syn::UnOp::Deref(_)) {
+                return false;
+            }
+            e = crate::rules::strip_cast(&u.expr);
+        }
+        matches!(e, Expr::Path(p) if p.path.is_ident(name))
+    };
+    match strip(body) {
+        Expr::Block(b) if b.block.stmts.len() == 1 => match &b.block.stmts[0] {
+            syn::Stmt::Expr(e, None) => keeps(ctx, e, name, v),
+            _ => None,
+        },
+        Expr::Unary(u) if matches!(u.op, syn::UnOp::Not(_)) => keeps(ctx, &u.expr, name, v).map(|b| !b),
+        Expr::Binary(b) if matches!(b.op, syn::BinOp::And(_)) => match (keeps(ctx, &b.left, name, v), keeps(ctx, &b.right, name, v)) {
+            (Some(false), _) | (_, Some(false)) => Some(false),
+            (Some(true), Some(true)) => Some(true),
+            _ => None,
+        },
+        Expr::Binary(b) if matches!(b.op, syn::BinOp::Or(_)) => match (keeps(ctx, &b.left, name, v), keeps(ctx, &b.right, name, v)) {
+            (Some(true), _) | (_, Some(true)) => Some(true),
+            (Some(false), Some(false)) => Some(false),
+            _ => None,
+        },
+        Expr::Binary(b) => {
+            let (x, k, swapped) = if is_var(&b.left) { (v, ctx.int_value(&b.right)?, false) } else if is_var(&b.right) { (v, ctx.int_value(&b.left)?, true) } else { return None };
+            let (l, r) = if swapped { (k, x) } else { (x, k) };
+            Some(match b.op {
+                syn::BinOp::Eq(_) => l == r,
+                syn::BinOp::Ne(_) => l != r,
+                syn::BinOp::Lt(_) => l < r,
+                syn::BinOp::Le(_) => l <= r,
+                syn::BinOp::Gt(_) => l > r,
+                syn::BinOp::Ge(_) => l >= r,
+                _ => return None,
+            })
+        }
+        _ => None,
+    }
+}
+
 /// What a finding calls the buffer, and its label at the origin.
 fn origin_label(o: &Origin, shown: Option<&str>, written: impl FnOnce() -> String) -> (String, String) {
     let buffer = o.holder.as_deref().map(str::to_string).or_else(|| shown.map(str::to_string)).unwrap_or_else(written);
@@ -2813,6 +2942,7 @@ fn origin_label(o: &Origin, shown: Option<&str>, written: impl FnOnce() -> Strin
         How::Static(name) => format!("`{name}` holds {}", o.text),
         How::Producer => format!("`{}` makes every entry it adds to `{buffer}` 0", o.text),
         How::Derived(owner) => format!("the `Default` that `{owner}` derives fills `{buffer}` with 0"),
+        How::Counted => format!("the range counts from {}", o.text),
     };
     let buffer = match &o.how {
         How::Helper(_) => shown.map(str::to_string).unwrap_or(buffer),

@@ -542,6 +542,11 @@ impl Analysis for Writes<'_, '_> {
         }
     }
 
+    /// `i` of `for (i, row) in rows.iter().enumerate()`: 0 on the first round.
+    fn bind_count(&mut self, _scopes: &Scopes, _state: &mut State, local: LocalId) {
+        self.counters.insert(local, (0, 1));
+    }
+
     /// `if let Some(s) = scratch` of a `scratch: Option<&mut [T]>` (`scratch.as_deref_mut()`
     /// too): `s` is the storage the parameter refers to. The content of an `Option` reached
     /// mutably is the storage of the `Option`: `if let Some(s) = scratch.as_deref_mut()` (or
