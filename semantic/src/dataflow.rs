@@ -1815,7 +1815,11 @@ impl<A: Analysis> Solver<'_, A> {
                 };
                 // `for_each` is a `for` loop over its receiver; a predicate's one parameter is an
                 // item of its receiver as well; `lookup.map(|g| ..)` takes what the lookup holds.
-                let takes = if TAKES_CONTENT.contains(&method.as_str()) && !is_iterator(&m.receiver) {
+                // A `thread_local!` key's `with(|m| ..)` (`with_borrow`, `with_borrow_mut`) lends
+                // what the key holds.
+                let thread_local = matches!(method.as_str(), "with_borrow" | "with_borrow_mut")
+                    || (method == "with" && matches!(strip_parens(&m.receiver), Expr::Path(p) if p.path.segments.last().is_some_and(|s| s.ident.to_string().chars().all(|c| c.is_ascii_uppercase() || c.is_ascii_digit() || c == '_'))));
+                let takes = if (TAKES_CONTENT.contains(&method.as_str()) && !is_iterator(&m.receiver)) || thread_local {
                     Some(Takes::Content(&m.receiver))
                 } else {
                     let maps_items = MAPS_ITEMS.contains(&method.as_str()) && is_iterator(&m.receiver);

@@ -261,10 +261,17 @@ impl Analysis for Fallbacks<'_, '_> {
     /// `for &b in &blocks { pool.write(b, ..) }`: each round's block is an entry of the buffer,
     /// with the fallbacks its entries may hold.
     fn bind_each(&mut self, scopes: &Scopes, state: &mut State, locals: &[LocalId], iterated: &Expr) {
-        let [local] = locals else { return };
-        let entries: BTreeSet<Src> = self.eval(scopes, state, iterated).into_iter().filter(|s| *s != Src::Buffer).collect();
-        if !entries.is_empty() {
-            state.map.insert(Place { base: Base::Local(*local), fields: Vec::new() }, MaySet(entries));
+        // `for (&b, row) in blocks.iter().zip(rows)`: each side's name takes an entry of its side.
+        let sides: Vec<(LocalId, &Expr)> = match (locals, strip(iterated)) {
+            ([local], _) => vec![(*local, iterated)],
+            ([first, .., last], Expr::MethodCall(m)) if m.method == "zip" && m.args.len() == 1 => vec![(*first, &*m.receiver), (*last, &m.args[0])],
+            _ => return,
+        };
+        for (local, side) in sides {
+            let entries: BTreeSet<Src> = self.eval(scopes, state, side).into_iter().filter(|s| *s != Src::Buffer).collect();
+            if !entries.is_empty() {
+                state.map.insert(Place { base: Base::Local(local), fields: Vec::new() }, MaySet(entries));
+            }
         }
     }
 
