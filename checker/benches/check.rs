@@ -29,7 +29,7 @@ fn main() {
             .map(|f| {
                 let text = std::fs::read_to_string(f).unwrap();
                 let ok = syn::parse_file(&text).is_ok() as usize;
-                proc_macro2::extra::invalidate_current_thread_spans();
+                reuse_semantic::source::invalidate_spans();
                 ok
             })
             .sum();
@@ -109,7 +109,7 @@ fn common_names() {
         files.par_iter().for_each(|f| {
             let text = std::fs::read_to_string(f).unwrap();
             let _ = syn::parse_file(&text);
-            proc_macro2::extra::invalidate_current_thread_spans();
+            reuse_semantic::source::invalidate_spans();
         });
     });
     let mut parsed = 0;

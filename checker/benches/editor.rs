@@ -163,7 +163,7 @@ fn main() {
     }) / 2;
     let parse = median(RUNS, || {
         assert!(syn::parse_file(&typed).is_ok());
-        proc_macro2::extra::invalidate_current_thread_spans();
+        reuse_semantic::source::invalidate_spans();
     });
 
     println!("editor: {lines}-line file, {} functions, {file_findings} findings; median of {RUNS} runs", FUNCTIONS + 5);

@@ -618,7 +618,7 @@ impl ParsedFiles {
         if let Some(done) = self.0.borrow().get(&i) {
             return done.clone();
         }
-        let ast = file.parse().ok().map(std::rc::Rc::new);
+        let ast = crate::source::parse_shared(file).ok();
         self.0.borrow_mut().insert(i, ast.clone());
         ast
     }
@@ -1129,7 +1129,7 @@ pub fn hover_at<'i>(file: &FileRef, crate_name: &str, module: &[String], index: 
         Err(_) => None,
     };
     // Every span was turned into a byte range above; free this thread's span table.
-    proc_macro2::extra::invalidate_current_thread_spans();
+    crate::source::invalidate_spans();
     found
 }
 

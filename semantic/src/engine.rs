@@ -976,7 +976,7 @@ fn unreadable(j: &FileJob, reason: &str) -> Finding {
 /// The spans of files parsed on this thread are not needed any more (all positions are byte
 /// ranges by now): free proc_macro2's thread-local source map so long sessions do not grow.
 fn forget_spans() {
-    proc_macro2::extra::invalidate_current_thread_spans();
+    crate::source::invalidate_spans();
 }
 
 /// Phases 2 and 3.
@@ -1175,11 +1175,12 @@ fn check_parsed_with(j: &FileJob, index: &Index, items: &WorkspaceItems, index_f
     if j.unreadable.is_some() {
         return (finish(j, index_findings_for(index_findings, &j.file.rel_path)), Vec::new());
     }
-    let parsed = j.file.parse();
+    // Shared with the item table of this file, which the analysis may ask for.
+    let parsed = crate::source::parse_shared(&j.file);
     let chunks = parsed.as_ref().ok().filter(|_| outline).and_then(|ast| chunks_of(&j.file, ast)).unwrap_or_default();
     // A bug in a rule must not cost the findings of every other file, nor pass silently: it is a
     // finding of its own, and the run exits 2.
-    let findings = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| check_ast(j, parsed.as_ref(), index, items, index_findings)))
+    let findings = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| check_ast(j, parsed.as_ref().map(|ast| &**ast), index, items, index_findings)))
         .unwrap_or_else(|panic| {
             let what = panic.downcast_ref::<&str>().map(|s| s.to_string()).or_else(|| panic.downcast_ref::<String>().cloned()).unwrap_or_default();
             let mut findings = finish(j, index_findings_for(index_findings, &j.file.rel_path));

@@ -772,7 +772,7 @@ fn parse_run(file: &SourceFile, range: Range<usize>, at_start: bool, at_end: boo
         let open = chunks.len() > ast.items.len();
         Some(if open && !at_end { Run::Open } else { Run::Items(chunks) })
     });
-    proc_macro2::extra::invalidate_current_thread_spans();
+    crate::source::invalidate_spans();
     result
 }
 
@@ -788,7 +788,7 @@ fn check_masked(masked: &FileRef, job: &FileJob, index: &Index, items: &crate::i
         .ok(),
         Err(_) => None,
     };
-    proc_macro2::extra::invalidate_current_thread_spans();
+    crate::source::invalidate_spans();
     let mut findings = findings?;
     for f in &mut findings {
         f.level = job.config.level(f.rule);
@@ -980,7 +980,7 @@ pub(crate) mod tests {
         let file: FileRef = Arc::new(SourceFile::new("x.rs".into(), "x.rs".into(), text.to_string()));
         let ast = file.parse().expect("parses");
         let out = chunks(&ast.items, &|s| file.range(s), 0, text.len()).expect("every item has an end");
-        proc_macro2::extra::invalidate_current_thread_spans();
+        crate::source::invalidate_spans();
         out
     }
 
@@ -1770,7 +1770,7 @@ mod fixtures {
                 if syn::parse_file(&text).is_err() {
                     continue;
                 }
-                proc_macro2::extra::invalidate_current_thread_spans();
+                crate::source::invalidate_spans();
                 for (p, ctext) in &callers {
                     let got = live.edit(p, ctext.clone());
                     assert_eq!(keys(&got.findings), keys(&oracle.update(p, ctext.clone())), "{} after an edit of {} line {}:\n{text}", p.display(), kernel.display(), at + 1);

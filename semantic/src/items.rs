@@ -450,7 +450,7 @@ pub fn fn_names(text: &str) -> impl Iterator<Item = &str> {
 /// What a file declares, parsed on this thread (a file that does not parse declares nothing here:
 /// its own check reports it).
 fn file_types(index: &Index, f: &ItemFile) -> FileTypes {
-    let Ok(ast) = f.file.parse() else { return FileTypes::default() };
+    let Ok(ast) = crate::source::parse_shared(&f.file) else { return FileTypes::default() };
     let imports = crate::analysis::imports_by_module(&ast.items, &f.crate_name, &f.module);
     let no_imports = crate::resolve::Imports::default();
     let local = crate::resolve::FieldTypes::default();

@@ -591,3 +591,37 @@ mod tests {
         assert_eq!(f.line_text(1), "/* 😀 */ x");
     }
 }
+
+/// The most files whose trees [`parse_shared`] keeps per thread.
+const MAX_SHARED_PARSES: usize = 4;
+
+thread_local! {
+    /// The trees of the last files [`parse_shared`] parsed on this thread. A `Weak` of each file
+    /// keeps its allocation, so a pointer never names two files; [`invalidate_spans`] empties it.
+    static SHARED_PARSES: std::cell::RefCell<Vec<(std::sync::Weak<SourceFile>, std::rc::Rc<syn::File>)>> = const { std::cell::RefCell::new(Vec::new()) };
+}
+
+/// The tree of a file of the check, parsed once per thread while its spans are valid: the file
+/// checked, the item table of a file and the helper bodies read from it share one parse.
+pub fn parse_shared(file: &FileRef) -> Result<std::rc::Rc<syn::File>, ParseFailure> {
+    let known = SHARED_PARSES.with(|p| p.borrow().iter().find(|(f, _)| std::ptr::eq(f.as_ptr(), Arc::as_ptr(file))).map(|(_, ast)| ast.clone()));
+    if let Some(ast) = known {
+        return Ok(ast);
+    }
+    let ast = std::rc::Rc::new(file.parse()?);
+    SHARED_PARSES.with(|p| {
+        let mut p = p.borrow_mut();
+        if p.len() >= MAX_SHARED_PARSES {
+            p.remove(0);
+        }
+        p.push((Arc::downgrade(file), ast.clone()));
+    });
+    Ok(ast)
+}
+
+/// Frees this thread's span table (every position is a byte range by now), and the trees whose
+/// spans it held: the one way spans are invalidated.
+pub fn invalidate_spans() {
+    SHARED_PARSES.with(|p| p.borrow_mut().clear());
+    proc_macro2::extra::invalidate_current_thread_spans();
+}
