@@ -66,6 +66,8 @@ pub struct FileTypes {
     elements: HashMap<(Vec<String>, String), TypeRef>,
     /// `(struct, field)` → what an `Option` or `Result` field holds.
     contents: HashMap<(Vec<String>, String), TypeRef>,
+    /// The fields of a number, `bool` or `char` type.
+    scalars: std::collections::HashSet<(Vec<String>, String)>,
     /// Type alias → the type it stands for, resolved where the alias is written.
     aliases: HashMap<Vec<String>, TypeRef>,
     /// Function or method → what it hands back for method calls (see [`crate::resolve::return_type`]).
@@ -225,6 +227,11 @@ impl WorkspaceItems {
     /// What the `Option` or `Result` field `field` of the struct defined at `owner` holds.
     pub fn content(&self, index: &Index, owner: &[String], field: &str) -> Option<TypeRef> {
         self.types_of(index, owner)?.contents.get(&(owner.to_vec(), field.to_string())).cloned()
+    }
+
+    /// Whether the field `field` of the struct defined at `owner` is of a number, `bool` or `char` type.
+    pub fn is_scalar_field(&self, index: &Index, owner: &[String], field: &str) -> bool {
+        self.types_of(index, owner).is_some_and(|t| t.scalars.contains(&(owner.to_vec(), field.to_string())))
     }
 
     /// Whether a function or method with a body is defined at `path`.
@@ -570,6 +577,9 @@ fn collect_structs<'r>(items: &[syn::Item], rel: &mut Vec<String>, resolver: &dy
                     let key = (owner.clone(), ident.to_string());
                     if let Some(ty) = r.type_ref(&field.ty, Some(&name), &generics) {
                         out.fields.insert(key.clone(), ty);
+                    }
+                    if crate::resolve::is_scalar(&field.ty) {
+                        out.scalars.insert(key.clone());
                     }
                     if let Some(ty) = crate::resolve::option_content(&field.ty).and_then(|t| r.type_ref(t, Some(&name), &generics)) {
                         out.contents.insert(key.clone(), ty);

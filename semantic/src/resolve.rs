@@ -851,6 +851,18 @@ impl Part {
     }
 }
 
+/// Whether a written type is a number, `bool` or `char`: a value read out of a place of it is a
+/// copy that shares no storage.
+pub fn is_scalar(ty: &Type) -> bool {
+    const SCALARS: &[&str] = &["u8", "u16", "u32", "u64", "u128", "usize", "i8", "i16", "i32", "i64", "i128", "isize", "f32", "f64", "bool", "char"];
+    match ty {
+        Type::Paren(p) => is_scalar(&p.elem),
+        Type::Group(g) => is_scalar(&g.elem),
+        Type::Path(p) => p.qself.is_none() && p.path.get_ident().is_some_and(|i| SCALARS.contains(&i.to_string().as_str())),
+        _ => false,
+    }
+}
+
 /// Methods that take the content out of an `Option` or a `Result`.
 const UNWRAPS: &[&str] = &["unwrap", "expect", "unwrap_unchecked", "unwrap_or_default", "unwrap_or", "unwrap_or_else"];
 
@@ -1071,6 +1083,8 @@ pub struct FieldTypes {
     elements: HashMap<(String, String), String>,
     /// What an `Option` or `Result` field holds, by last path segment.
     contents: HashMap<(String, String), String>,
+    /// The fields of a number, `bool` or `char` type ([`is_scalar`]).
+    scalars: std::collections::HashSet<(String, String)>,
     returns: HashMap<(Option<String>, String), String>,
     /// The names of the traits the file defines.
     traits: std::collections::HashSet<String>,
@@ -1254,6 +1268,9 @@ impl FieldTypes {
                                 }
                             }
                         }
+                        if is_scalar(&field.ty) {
+                            self.scalars.insert(key.clone());
+                        }
                         if let Some(content) = option_content(&field.ty).and_then(type_name).and_then(known) {
                             self.contents.insert(key.clone(), content);
                         }
@@ -1283,6 +1300,10 @@ impl FieldTypes {
 
     pub fn content(&self, owner: &str, field: &str) -> Option<&str> {
         self.contents.get(&(owner.to_string(), field.to_string())).map(String::as_str)
+    }
+
+    pub fn is_scalar(&self, owner: &str, field: &str) -> bool {
+        self.scalars.contains(&(owner.to_string(), field.to_string()))
     }
 }
 
@@ -1690,6 +1711,22 @@ impl<'a> Resolver<'a> {
             Expr::Index(i) => self.element_type_of(&i.expr, self_type, env),
             _ => None,
         }
+    }
+
+    /// Whether `e` reads a field of a number, `bool` or `char` type (`h.rows` of `rows: usize`)
+    /// that is no handle: a device pointer or a handle kept as an integer (`ptr: u64`,
+    /// `handle`, `addr`, a tuple struct's `h.0`) is the storage it names.
+    pub fn reads_scalar_field(&self, e: &Expr, self_type: Option<&str>, env: &TypeEnv) -> bool {
+        let Expr::Field(f) = strip(e) else { return false };
+        let (Some(owner), syn::Member::Named(name)) = (self.type_of(&f.base, self_type, env), &f.member) else { return false };
+        let name = name.to_string();
+        if ["ptr", "handle", "addr"].iter().any(|h| name.contains(h)) {
+            return false;
+        }
+        if owner.paths.is_none() && self.fields.defines(&owner.name) {
+            return self.fields.is_scalar(&owner.name, &name);
+        }
+        self.owner_paths(&owner, self_type).iter().any(|o| self.items.is_scalar_field(self.index, o, &name))
     }
 
     /// What `e` holds when it is an `Option` or a `Result` (`self.hidden` of `hidden:

@@ -809,6 +809,9 @@ impl<'c, 'a> Keys<'c, 'a> {
     /// What each part of a constructed value is built from, by its path (`Key(h, v)`: `.0`
     /// and `.1`; a tuple; a struct literal, and the parts of the values it nests).
     fn parts_built(&self, scopes: &Scopes, state: &State, init: &Expr, at: &mut Vec<String>, out: &mut Vec<(Vec<String>, BTreeSet<Place>)>) {
+        if let Some(inner) = pointee(init) {
+            return self.parts_built(scopes, state, inner, at, out);
+        }
         let parts: Vec<(String, &Expr)> = match strip(init) {
             Expr::Tuple(t) => t.elems.iter().enumerate().map(|(i, el)| (i.to_string(), el)).collect(),
             // A tuple struct's constructor, `Key(p.hash, v)`.
@@ -1059,6 +1062,9 @@ impl<'c, 'a> Keys<'c, 'a> {
     /// What the parts of a stored value are built from: the fields of a struct literal, the
     /// elements of a tuple, the fields of a local built as one.
     fn stamped_with(&self, scopes: &Scopes, state: &State, value: &Expr, masked: &HashSet<String>) -> BTreeSet<Place> {
+        if let Some(inner) = pointee(value) {
+            return self.stamped_with(scopes, state, inner, masked);
+        }
         match strip(value) {
             Expr::Struct(s) => s.fields.iter().flat_map(|f| self.built_from(scopes, state, &f.expr, masked)).collect(),
             // `Entry::new(kv, self.adapter_version)` of a constructor of the file that ends with a
@@ -1715,3 +1721,14 @@ fn self_fields_read(body: &syn::Block) -> Option<Vec<String>> {
     read.visit_block(body);
     (!read.whole).then_some(read.fields)
 }
+
+/// The value a shared or boxed pointer is made of or copied from: `x` of `Arc::new(x)`,
+/// `Rc::new(x)`, `Box::new(x)`, `Arc::clone(&x)`: its parts are the value's.
+fn pointee(e: &Expr) -> Option<&Expr> {
+    let Expr::Call(c) = strip(e) else { return None };
+    let Expr::Path(p) = strip(&c.func) else { return None };
+    let names: Vec<String> = p.path.segments.iter().rev().take(2).map(|s| s.ident.to_string()).collect();
+    let pointer = matches!(names.iter().map(String::as_str).collect::<Vec<_>>()[..], ["new" | "clone", "Arc" | "Rc"] | ["new", "Box"]);
+    (pointer && c.args.len() == 1).then(|| &c.args[0])
+}
+

@@ -341,7 +341,9 @@ fn moved_by_mem<'e>(ctx: &FnCtx, e: &'e Expr) -> Option<(super::MemMove, Vec<&'e
 /// `place` holds a new value (`init`, when it is an expression): nothing of it is donated any
 /// more, and it shares the storage of `init` when that is a place (a copy, a reference).
 fn rebind(ctx: &FnCtx, scopes: &Scopes, state: &mut State, place: &Place, init: Option<&Expr>) {
-    rebind_from(state, place, init.and_then(|i| place_in(ctx, scopes, i)));
+    // `let rows = h.rows;` of `rows: usize`: a number copied out shares nothing.
+    let copied = init.filter(|i| !ctx.resolver.reads_scalar_field(i, ctx.self_type, ctx.env()));
+    rebind_from(state, place, copied.and_then(|i| place_in(ctx, scopes, i)));
     if let Some(init) = init {
         share_parts(scopes, state, place, init);
     }

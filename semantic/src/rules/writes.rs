@@ -26,7 +26,8 @@
 //!   `chunks_mut(n)` is an `iter_mut()` of blocks of `n` positions (every block from position 0
 //!   on; narrowed the same way where `n` is a constant), and the two halves of a
 //!   `split_at_mut(k)`, taken apart by a `let`, designate the positions below `k` and from `k` on;
-//!   `iter_mut().next()` and `.nth(k)` write the one position they yield, and the head of a
+//!   `iter_mut().next()` and `.nth(k)` write the one position they yield (of a `k` that is no
+//!   constant, `chunks_exact_mut(w).nth(slot)`, the position `k` names, as `cache[k]`), and the head of a
 //!   `split_first_mut()` (through `unwrap`, `expect` or `?`) is position 0, its rest from 1 on;
 //! - a view (`p.as_mut_slice()`, `p.as_mut()`) writes nothing itself: indexed or called on
 //!   (`p.as_mut_slice()[1] = ..`, `p.as_mut().fill(..)`), handed to a callee, kept in a `let`
@@ -1595,13 +1596,20 @@ fn narrowed_iter_muts(ctx: &FnCtx, body: &syn::Block, out: &mut Vec<Narrowed>) {
                 ("skip", None, Some(Expr::Path(p))) => p.path.get_ident().map(|i| i.to_string()),
                 _ => None,
             };
-            if count.is_some() || from_name.is_some() {
+            // `.nth(k)` of a `k` that is no constant: the one part at `k`, whose position is what
+            // `k` is (the declared index, `slot` of `slot_mapping`), as `cache[k]` is.
+            let nth_of_name = method == "nth" && count.is_none() && m.args.len() == 1;
+            if count.is_some() || from_name.is_some() || nth_of_name {
                 let mut r = strip_parens(&m.receiver);
                 while let Expr::MethodCall(inner) = r {
-                    if let Some(size) = part_size(self.ctx, inner) {
+                    // (`chunks_exact_mut(width)` of a width that is no constant: parts of a size
+                    // not known, one at `k`.)
+                    let size = part_size(self.ctx, inner).or_else(|| (nth_of_name && ["chunks_mut", "chunks_exact_mut"].contains(&inner.method.to_string().as_str())).then_some(1));
+                    if let Some(size) = size {
                         let ptr = inner as *const _;
                         if !self.out.iter().any(|n| n.call == ptr) {
                             let range = match (method.as_str(), count) {
+                                ("nth", None) => (0, 0),
                                 (_, None) => ALL,
                                 ("skip", Some(k)) => (k, i128::MAX),
                                 ("take", Some(k)) => (0, k),
