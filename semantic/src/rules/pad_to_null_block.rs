@@ -2771,6 +2771,9 @@ impl<'c, 'a> Pad<'c, 'a> {
 
     #[allow(clippy::too_many_arguments)]
     fn add_val(&self, scopes: &Scopes, state: &mut State, place: &Place, v: &Val, function: &str, call: &Expr, args: &[&Expr]) {
+        // Through a local that borrows a field (`let inputs = &mut self.inputs; inputs.load(..)`),
+        // the field.
+        let place = &self.borrowed(place);
         let own: BTreeSet<Origin> = v.own.iter().filter(|o| !o.entry.is_symbolic()).cloned().collect();
         // What the caller passed and the helper put there (`pad_into(&mut s, n, 0)`): the
         // caller's value, where the caller wrote it.
