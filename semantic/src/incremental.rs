@@ -266,7 +266,9 @@ fn item_binds(item: &syn::Item, out: &mut Vec<(String, String)>) {
         }
         // `type DecodeGraph = kv::graph::Graph;`: what the name stands for.
         syn::Item::Type(t) => out.push((t.ident.to_string(), format!("= {}", t.ty.to_token_stream()))),
-        syn::Item::Mod(m) => m.content.iter().flat_map(|(_, items)| items).filter(|i| defines_type(i)).for_each(|i| item_binds(i, out)),
+        // An inline module's types, and its imports (`pub(crate) use kv::write as rac;` that
+        // `inner::rac(..)` calls), nested modules' too.
+        syn::Item::Mod(m) => m.content.iter().flat_map(|(_, items)| items).filter(|i| defines_type(i) || matches!(i, syn::Item::Use(_) | syn::Item::Mod(_))).for_each(|i| item_binds(i, out)),
         _ => {}
     }
 }
@@ -1696,6 +1698,23 @@ mod fixtures {
             assert_eq!(keys(&got.findings), keys(&fresh.update(&path, edited.clone())), "{edited}");
             assert!(got.findings.is_empty(), "{:?}", keys(&got.findings));
         }
+    }
+
+    /// An import inside an inline module tells the items that call through it what they call:
+    /// deleting it re-checks them (found by the random edits of `engine-shapes`).
+    #[test]
+    fn editing_an_import_of_an_inline_module_rechecks_the_items_that_name_it() {
+        let kernel = "pub const PAD: i64 = -1;\n#[reuse::contract(writes(cache[slots], skip = PAD))]\npub fn k(cache: &mut [f32], slots: &[i64]) {}\n";
+        let text = "pub mod inner {\n    pub(in crate) use crate::ops::k as rac;\n}\n\npub fn run(cache: &mut [f32], n: usize) {\n    let slots = vec![0; n];\n    crate::caller::inner::rac(cache, &slots);\n}\n";
+        let dir = workspace("inline-import", &[("src/lib.rs", "pub mod ops;\npub mod caller;\n"), ("src/ops.rs", kernel), ("src/caller.rs", text)]);
+        let path = std::fs::canonicalize(dir.join("src/caller.rs")).unwrap();
+        let edited = text.replace("    pub(in crate) use crate::ops::k as rac;\n", "");
+        let (mut live, mut fresh) = (session(&dir), session(&dir));
+        assert_eq!(live.update(&path, text.to_string()).len(), 1, "the call through the import");
+        let got = live.edit(&path, edited.clone());
+        assert!(got.items.is_some(), "the item path");
+        assert_eq!(keys(&got.findings), keys(&fresh.update(&path, edited.clone())), "{edited}");
+        assert!(got.findings.is_empty(), "{:?}", keys(&got.findings));
     }
 
     #[test]
