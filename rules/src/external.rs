@@ -37,6 +37,9 @@ pub struct FnItem<'a> {
     /// The generics of the enclosing `impl` or trait (`impl<T: Backend> Runner<T>`): its type
     /// parameters are in scope in the function as its own are.
     pub outer_generics: Option<&'a Generics>,
+    /// The trait the enclosing `impl` implements, as written (`Backend` of `impl Backend for
+    /// Cpu`): a contract on the trait's method holds for this body too.
+    pub of_trait: Option<&'a syn::Path>,
 }
 
 /// Calls `f` for every function of `items`, in source order, descending into inline modules, impl
@@ -50,7 +53,7 @@ fn walk(items: &[Item], modules: &mut Vec<String>, f: &mut dyn FnMut(FnItem<'_>)
     for item in items {
         match item {
             Item::Fn(func) => {
-                f(FnItem { modules, self_type: None, attrs: &func.attrs, sig: &func.sig, body: Some(&func.block), in_trait: false, outer_generics: None });
+                f(FnItem { modules, self_type: None, attrs: &func.attrs, sig: &func.sig, body: Some(&func.block), in_trait: false, outer_generics: None, of_trait: None });
                 walk_nested(&func.block, modules, f);
             }
             Item::Mod(m) => {
@@ -65,12 +68,12 @@ fn walk(items: &[Item], modules: &mut Vec<String>, f: &mut dyn FnMut(FnItem<'_>)
                 for it in &imp.items {
                     match it {
                         ImplItem::Fn(m) => {
-                            f(FnItem { modules, self_type: self_type.as_deref(), attrs: &m.attrs, sig: &m.sig, body: Some(&m.block), in_trait: false, outer_generics: Some(&imp.generics) });
+                            f(FnItem { modules, self_type: self_type.as_deref(), attrs: &m.attrs, sig: &m.sig, body: Some(&m.block), in_trait: false, outer_generics: Some(&imp.generics), of_trait: imp.trait_.as_ref().map(|(_, t, _)| t) });
                             walk_nested(&m.block, modules, f);
                         }
                         ImplItem::Verbatim(tokens) => {
                             if let Ok(decl) = syn::parse2::<syn::ForeignItemFn>(tokens.clone()) {
-                                f(FnItem { modules, self_type: self_type.as_deref(), attrs: &decl.attrs, sig: &decl.sig, body: None, in_trait: false, outer_generics: Some(&imp.generics) })
+                                f(FnItem { modules, self_type: self_type.as_deref(), attrs: &decl.attrs, sig: &decl.sig, body: None, in_trait: false, outer_generics: Some(&imp.generics), of_trait: imp.trait_.as_ref().map(|(_, t, _)| t) })
                             }
                         }
                         _ => {}
@@ -81,20 +84,20 @@ fn walk(items: &[Item], modules: &mut Vec<String>, f: &mut dyn FnMut(FnItem<'_>)
                 let name = t.ident.to_string();
                 for it in &t.items {
                     if let syn::TraitItem::Fn(m) = it {
-                        f(FnItem { modules, self_type: Some(&name), attrs: &m.attrs, sig: &m.sig, body: m.default.as_ref(), in_trait: true, outer_generics: Some(&t.generics) })
+                        f(FnItem { modules, self_type: Some(&name), attrs: &m.attrs, sig: &m.sig, body: m.default.as_ref(), in_trait: true, outer_generics: Some(&t.generics), of_trait: None })
                     }
                 }
             }
             Item::ForeignMod(fm) => {
                 for it in &fm.items {
                     if let ForeignItem::Fn(decl) = it {
-                        f(FnItem { modules, self_type: None, attrs: &decl.attrs, sig: &decl.sig, body: None, in_trait: false, outer_generics: None })
+                        f(FnItem { modules, self_type: None, attrs: &decl.attrs, sig: &decl.sig, body: None, in_trait: false, outer_generics: None, of_trait: None })
                     }
                 }
             }
             Item::Verbatim(tokens) => {
                 if let Ok(decl) = syn::parse2::<syn::ForeignItemFn>(tokens.clone()) {
-                    f(FnItem { modules, self_type: None, attrs: &decl.attrs, sig: &decl.sig, body: None, in_trait: false, outer_generics: None })
+                    f(FnItem { modules, self_type: None, attrs: &decl.attrs, sig: &decl.sig, body: None, in_trait: false, outer_generics: None, of_trait: None })
                 }
             }
             _ => {}

@@ -973,6 +973,20 @@ pub fn clause_label(callee: &ContractedFn, clause: &reuse_rules::contract::Claus
     Label::new(&callee.file, callee.clause_range(clause), message)
 }
 
+/// The contract of the trait method that `f`, a method of an `impl` of the trait written `of_trait`,
+/// implements (`#[reuse::contract(..)] fn clear(&self, cache: &mut [f32]);` in `trait Backend`, for
+/// `fn clear` of `impl Backend for Cpu`): its body is checked as the trait's default body is. Only
+/// where the parameters have the contract's names, which the clauses name (one the body does not
+/// use, `_freed`, may differ).
+fn implemented_contract<'i>(index: &'i Index, resolver: &Resolver, of_trait: &syn::Path, f: &FnItem) -> Option<&'i ContractedFn> {
+    let written: Vec<String> = of_trait.segments.iter().map(|s| s.ident.to_string()).collect();
+    let traits = resolver.type_paths(&written, f.self_type);
+    let method = f.sig.ident.to_string();
+    let params = crate::dataflow::param_names(f.sig);
+    let same_params = |c: &ContractedFn| c.params.len() == params.len() && c.params.iter().zip(&params).all(|(theirs, ours)| theirs == ours || ours.starts_with('_'));
+    index.candidates(&method).find(|c| c.in_trait && !c.external && c.path.split_last().is_some_and(|(_, owner)| traits.iter().any(|t| t == owner)) && same_params(c))
+}
+
 /// Analyses every function of a parsed file. `module` is the file's module path, crate name first.
 pub fn analyze_file(file: &FileRef, ast: &syn::File, crate_name: &str, module: &[String], index: &Index, items: &WorkspaceItems) -> Vec<Finding> {
     let scope = FileScope::of(ast, crate_name, module, items);
@@ -988,7 +1002,8 @@ pub fn analyze_file(file: &FileRef, ast: &syn::File, crate_name: &str, module: &
         // an attribute, a contracts file's contract for this function's path is its own: the
         // body rules hold exactly as if the attribute stood here.
         let own = contract_of(f.attrs, f.sig, file, imports_reuse, &mut Vec::new()).map(|(c, _)| c);
-        let external = if own.is_none() { index.external_for(&here) } else { None };
+        // Else a contracts file's for its path, or the contract of the trait method it implements.
+        let external = if own.is_none() { index.external_for(&here).or_else(|| f.of_trait.and_then(|t| implemented_contract(index, &resolver, t, &f))) } else { None };
         let ctx = FnCtx {
             file,
             index,
@@ -1021,7 +1036,7 @@ pub fn analyze_file(file: &FileRef, ast: &syn::File, crate_name: &str, module: &
         let ident = &st.ident;
         let sig: syn::Signature = syn::parse_quote!(fn #ident());
         let body = syn::Block { brace_token: Default::default(), stmts: vec![syn::Stmt::Expr((*st.expr).clone(), None)] };
-        check(FnItem { modules, self_type: None, attrs: &[], sig: &sig, body: Some(&body), in_trait: false, outer_generics: None });
+        check(FnItem { modules, self_type: None, attrs: &[], sig: &sig, body: Some(&body), in_trait: false, outer_generics: None, of_trait: None });
     });
     // A finding inside an expansion of a macro of the file points into its definition, which
     // every call of the macro shares: it gets no fix there.
@@ -1223,7 +1238,8 @@ pub(crate) fn imports_by_module(items: &[syn::Item], crate_name: &str, module: &
     out
 }
 
-/// The fields of `self` that these bodies (of one method) write, when they can be read to the end:
+/// The fields of `self` that these bodies (of one method) write, each with the fields inside it
+/// that are written (`bufs.logits` of `self.bufs.logits[i] = v`), when they can be read to the end:
 /// `self.f = ..`, `self.f += ..`, `self.f.copy_from_slice(..)` (a mutating method), `&mut self.f`.
 /// `None`: unknown (`self` handed on whole, another method of `self` called, or `self` or its
 /// fields handed to code that cannot be read: a call in an `unsafe` block, a raw pointer).
@@ -1268,15 +1284,20 @@ pub fn self_fields_written(bodies: &[&syn::Block]) -> Option<std::collections::H
             _ => false,
         }
     }
+    /// The field of `self` that `e` writes, with the fields inside it (`bufs.logits` of
+    /// `self.bufs.logits[i] = v`).
     fn self_field(e: &Expr) -> Option<String> {
         match strip(e) {
-            Expr::Field(f) => match strip(&f.base) {
-                Expr::Path(p) if p.path.is_ident("self") => match &f.member {
-                    syn::Member::Named(n) => Some(n.to_string()),
-                    syn::Member::Unnamed(i) => Some(i.index.to_string()),
-                },
-                _ => self_field(&f.base),
-            },
+            Expr::Field(f) => {
+                let member = match &f.member {
+                    syn::Member::Named(n) => n.to_string(),
+                    syn::Member::Unnamed(i) => i.index.to_string(),
+                };
+                match strip(&f.base) {
+                    Expr::Path(p) if p.path.is_ident("self") => Some(member),
+                    _ => self_field(&f.base).map(|outer| format!("{outer}.{member}")),
+                }
+            }
             Expr::Index(i) => self_field(&i.expr),
             Expr::MethodCall(m) => self_field(&m.receiver),
             Expr::Unary(u) => self_field(&u.expr),

@@ -35,7 +35,8 @@
 //! in place is also a value where it is created ([`Analysis::transfer`] of the `Expr::Closure`,
 //! for what it captures); an `async` block not awaited where it is written likewise (its
 //! `Expr::Async`), and one bound to a local runs where the local is awaited (`let fx = async {
-//! .. }; .. fx.await`), once. A labelled block
+//! .. }; .. fx.await`), once, as does one spawned as a task whose handle is awaited (`let task =
+//! tokio::spawn(async { .. }); .. task.await`). A labelled block
 //! (`'a: { .. break 'a v; .. }`) joins its `break`s at its end. `.await` is transparent (the analysis hears of it after its
 //! base, where the future runs); an `async`
 //! block awaited where it is written (`async { .. }.await`) runs there, once. Macros are
@@ -463,6 +464,19 @@ pub fn is_spawn(e: &Expr) -> bool {
     matches!(strip_parens(&c.func), Expr::Path(p) if p.path.segments.len() >= 2 && p.path.segments.last().is_some_and(|s| ["spawn", "spawn_local", "spawn_blocking"].contains(&s.ident.to_string().as_str())))
 }
 
+/// The `async` block a spawn runs (`tokio::spawn(async move { .. })`): its task has run where
+/// its handle is awaited.
+fn spawned_block(e: &Expr) -> Option<&syn::ExprAsync> {
+    let e = strip_parens(e);
+    match e {
+        Expr::Call(c) if is_spawn(e) && c.args.len() == 1 => match strip_parens(&c.args[0]) {
+            Expr::Async(block) => Some(block),
+            _ => None,
+        },
+        _ => None,
+    }
+}
+
 /// `Box::pin` (a future boxed to be returned).
 fn is_box_pin(func: &Expr) -> bool {
     matches!(strip_parens(func), Expr::Path(p) if p.path.segments.len() >= 2 && p.path.segments.iter().rev().take(2).map(|s| s.ident.to_string()).eq(["pin", "Box"]))
@@ -559,50 +573,157 @@ const ITERATOR_METHODS: &[&str] = &[
 /// Functions that make an iterator (`std::iter::repeat(x)`).
 const ITERATOR_FNS: &[&str] = &["repeat", "repeat_n", "repeat_with", "once", "once_with", "from_fn", "successors", "empty"];
 
-/// Whether the first use of the local `name` in `rest` handles an `Err` (or `None`) it may hold
-/// there: a `match` or an `if let` on it, or a method that recovers ([`RECOVERS`]); not `name?`,
-/// which hands it on.
-fn handled_later(name: &syn::Ident, rest: &[Stmt]) -> bool {
-    struct FirstUse<'n> {
+/// How the first use of a local holding an `Option` or `Result` treats a `None` or `Err` in it.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum FirstUse {
+    /// Handed on (`name?`) or used as a value.
+    HandsOn,
+    /// Handled by a method that recovers ([`RECOVERS`]).
+    Recovers,
+    /// Tested: a `match` or an `if let` on it, a `let .. else`, `is_some()`, `is_err()`: the
+    /// branches each hold one outcome ([`Solver::known_match`]).
+    Tests,
+}
+
+/// Methods that test whether an `Option` or `Result` holds a value (`true`) or not.
+const TESTS_OUTCOME: &[(&str, bool)] = &[("is_some", true), ("is_ok", true), ("is_none", false), ("is_err", false)];
+
+/// How the first use of the local `name` in `rest` treats an `Err` (or `None`) it may hold (see
+/// [`FirstUse`]); `None`: not used.
+fn first_use(name: &syn::Ident, rest: &[Stmt]) -> Option<FirstUse> {
+    struct Finder<'n> {
         name: &'n syn::Ident,
-        handled: Option<bool>,
+        found: Option<FirstUse>,
     }
-    impl FirstUse<'_> {
+    impl Finder<'_> {
         fn is_name(&self, e: &Expr) -> bool {
             matches!(strip_parens(e), Expr::Path(p) if p.path.is_ident(self.name))
         }
     }
-    impl<'ast> Visit<'ast> for FirstUse<'_> {
+    impl<'ast> Visit<'ast> for Finder<'_> {
         fn visit_expr(&mut self, e: &'ast Expr) {
-            if self.handled.is_some() {
+            if self.found.is_some() {
                 return;
             }
-            let handles = match e {
-                Expr::Match(m) => self.is_name(&m.expr).then_some(true),
-                Expr::Let(l) => self.is_name(&l.expr).then_some(true),
-                Expr::MethodCall(m) if self.is_name(&m.receiver) => Some(RECOVERS.contains(&m.method.to_string().as_str())),
-                Expr::Try(t) if self.is_name(&t.expr) => Some(false),
-                other if self.is_name(other) => Some(false),
+            let found = match e {
+                Expr::Match(m) => self.is_name(&m.expr).then_some(FirstUse::Tests),
+                Expr::Let(l) => self.is_name(&l.expr).then_some(FirstUse::Tests),
+                Expr::MethodCall(m) if self.is_name(&m.receiver) => Some(if TESTS_OUTCOME.iter().any(|(t, _)| m.method == t) {
+                    FirstUse::Tests
+                } else if RECOVERS.contains(&m.method.to_string().as_str()) {
+                    FirstUse::Recovers
+                } else {
+                    FirstUse::HandsOn
+                }),
+                other if self.is_name(other) => Some(FirstUse::HandsOn),
                 _ => None,
             };
-            match handles {
-                Some(h) => self.handled = Some(h),
+            match found {
+                Some(f) => self.found = Some(f),
                 None => syn::visit::visit_expr(self, e),
             }
         }
         // A `let` that binds the name again ends the search: later uses are of the new local.
         fn visit_local(&mut self, l: &'ast syn::Local) {
+            if self.found.is_none() {
+                if let Some(init) = l.init.as_ref().filter(|i| i.diverge.is_some() && self.is_name(&i.expr)) {
+                    self.found = Some(FirstUse::Tests);
+                    self.visit_expr(&init.diverge.as_ref().expect("an else").1);
+                    return;
+                }
+            }
             syn::visit::visit_local(self, l);
-            if self.handled.is_none() && pattern_names(&l.pat).iter().any(|n| self.name == n) {
-                self.handled = Some(false);
+            if self.found.is_none() && pattern_names(&l.pat).iter().any(|n| self.name == n) {
+                self.found = Some(FirstUse::HandsOn);
             }
         }
     }
-    let mut first = FirstUse { name, handled: None };
+    let mut finder = Finder { name, found: None };
     for stmt in rest {
-        first.visit_stmt(stmt);
+        finder.visit_stmt(stmt);
     }
-    first.handled.unwrap_or(false)
+    finder.found
+}
+
+/// What a value returned from a closure says of the closure's outcome: `Some(..)`/`Ok(..)` hold
+/// a value (`true`), `None`/`Err(..)` do not; `None`: either.
+fn value_outcome(e: &Expr) -> Option<bool> {
+    match strip_parens(e) {
+        Expr::Call(c) => match &*c.func {
+            Expr::Path(p) if p.path.is_ident("Some") || p.path.is_ident("Ok") => Some(true),
+            Expr::Path(p) if p.path.is_ident("Err") => Some(false),
+            _ => None,
+        },
+        Expr::Path(p) if p.path.is_ident("None") => Some(false),
+        _ => None,
+    }
+}
+
+/// Whether a pattern matches an `Option`/`Result` of the outcome `holds` (`true`: `Some`/`Ok`):
+/// `Some(true)` surely, `Some(false)` surely not, `None`: it depends on the content (`Ok(None)`).
+fn pattern_matches_outcome(pat: &Pat, holds: bool) -> Option<bool> {
+    let irrefutable = |p: &Pat| matches!(strip_typed(p), Pat::Wild(_) | Pat::Rest(_)) || matches!(strip_typed(p), Pat::Ident(i) if i.subpat.is_none() && i.ident != "None");
+    match strip_typed(pat) {
+        Pat::Reference(r) => pattern_matches_outcome(&r.pat, holds),
+        p if irrefutable(p) => Some(true),
+        Pat::Ident(i) if i.ident == "None" => Some(!holds),
+        Pat::Path(p) if p.path.is_ident("None") => Some(!holds),
+        Pat::TupleStruct(t) => {
+            let variant = t.path.segments.last()?.ident.to_string();
+            let of_value = match variant.as_str() {
+                "Some" | "Ok" => true,
+                "Err" => false,
+                _ => return None,
+            };
+            if of_value != holds {
+                Some(false)
+            } else {
+                t.elems.iter().all(irrefutable).then_some(true)
+            }
+        }
+        Pat::Or(o) => {
+            let each: Vec<Option<bool>> = o.cases.iter().map(|c| pattern_matches_outcome(c, holds)).collect();
+            if each.contains(&Some(true)) {
+                Some(true)
+            } else if each.iter().all(|m| *m == Some(false)) {
+                Some(false)
+            } else {
+                None
+            }
+        }
+        _ => None,
+    }
+}
+
+/// Whether a closure may end without a value: a `?` in its body (not in a closure or `async`
+/// block of its own), or a `None`/`Err(..)` it returns.
+fn can_fail(c: &syn::ExprClosure) -> bool {
+    struct Finder(bool);
+    impl<'ast> Visit<'ast> for Finder {
+        fn visit_expr(&mut self, e: &'ast Expr) {
+            match e {
+                Expr::Closure(_) | Expr::Async(_) => {}
+                Expr::Try(_) => self.0 = true,
+                Expr::Return(r) if r.expr.as_deref().and_then(value_outcome) == Some(false) => self.0 = true,
+                e => syn::visit::visit_expr(self, e),
+            }
+        }
+        fn visit_item(&mut self, _: &'ast syn::Item) {}
+    }
+    let mut finder = Finder(false);
+    finder.visit_expr(&c.body);
+    finder.0 || closure_tail(c).and_then(value_outcome) == Some(false)
+}
+
+/// The value a closure's body ends with: the body, or its block's tail.
+fn closure_tail(c: &syn::ExprClosure) -> Option<&Expr> {
+    match &*c.body {
+        Expr::Block(b) if b.label.is_none() => match b.block.stmts.last() {
+            Some(Stmt::Expr(v, None)) => Some(v),
+            _ => None,
+        },
+        body => Some(body),
+    }
 }
 
 /// Two `let`s that no build compiles together and that bind the same names, in order.
@@ -863,7 +984,7 @@ const MAX_CONDITION_DEPTH: usize = 4;
 /// (their values are unknown to the solver; the analysis learns of each through
 /// [`Analysis::bind`] with `None`), then the names of those a pattern takes apart.
 pub fn solve<A: Analysis>(analysis: &mut A, sig: &syn::Signature, body: &syn::Block, entry: A::State) -> Result<(), TooComplex> {
-    let mut solver = Solver { analysis, scopes: Scopes::default(), loops: Vec::new(), closure_returns: Vec::new(), closure_errors: Vec::new(), errors_continue: false, recovered: Default::default(), closures: HashMap::new(), async_blocks: HashMap::new(), conditions: HashMap::new(), condition_depth: 0, foreign_self: false, running: Vec::new(), guards: HashMap::new(), moved_guards: Default::default(), arrays: HashMap::new(), expanding: 0, steps: 0 };
+    let mut solver = Solver { analysis, scopes: Scopes::default(), loops: Vec::new(), closure_returns: Vec::new(), closure_errors: Vec::new(), errors_continue: false, wanted_outcome: None, recovered: Default::default(), outcome_splits: Default::default(), splitting: None, splits: 0, outcomes: HashMap::new(), closures: HashMap::new(), async_blocks: HashMap::new(), conditions: HashMap::new(), condition_depth: 0, foreign_self: false, running: Vec::new(), guards: HashMap::new(), moved_guards: Default::default(), arrays: HashMap::new(), expanding: 0, steps: 0 };
     solver.scopes.push();
     let mut state = entry;
     for p in param_names(sig) {
@@ -1026,6 +1147,68 @@ fn join<S: Domain>(a: Option<S>, b: Option<S>) -> Option<S> {
     }
 }
 
+/// The states at the `return`s (and, where errors go on after it, the `?`s) of a closure being
+/// walked, by what the value returned says of its outcome ([`value_outcome`]).
+struct Returned<S> {
+    /// With a value (`Some`/`Ok`).
+    holds: Option<S>,
+    /// Without one (`None`/`Err`, a `?`).
+    fails: Option<S>,
+    /// With a value the syntax does not tell (`f()`).
+    either: Option<S>,
+}
+
+impl<S: Domain> Returned<S> {
+    fn none() -> Self {
+        Returned { holds: None, fails: None, either: None }
+    }
+
+    fn add(&mut self, outcome: Option<bool>, state: Option<S>) {
+        let part = match outcome {
+            Some(true) => &mut self.holds,
+            Some(false) => &mut self.fails,
+            None => &mut self.either,
+        };
+        *part = join(part.take(), state);
+    }
+
+    /// The paths of `outcome`, or all of them.
+    fn of(self, outcome: Option<Outcome>) -> Option<S> {
+        match outcome {
+            Some(Outcome::Holds) => self.holds,
+            Some(Outcome::Fails) => self.fails,
+            Some(Outcome::Either) => self.either,
+            None => join(join(self.holds, self.fails), self.either),
+        }
+    }
+}
+
+/// What the value of a closure run in place says on one walk of the paths after it
+/// (`outcome_splits`).
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+enum Outcome {
+    /// It is `Some`/`Ok`.
+    Holds,
+    /// It is `None`/`Err`.
+    Fails,
+    /// Either: nothing is known.
+    Either,
+}
+
+impl Outcome {
+    /// Whether the value holds one (`None`: not known).
+    fn holds(self) -> Option<bool> {
+        match self {
+            Outcome::Holds => Some(true),
+            Outcome::Fails => Some(false),
+            Outcome::Either => None,
+        }
+    }
+}
+
+/// The most walks of a block's rest per outcome of a closure open at once (each doubles the walk).
+const MAX_OUTCOME_SPLITS: usize = 3;
+
 /// The locals an expression reads, by name and binding.
 type LocalsRead = Vec<(String, LocalId)>;
 
@@ -1034,7 +1217,7 @@ struct Solver<'a, A: Analysis> {
     scopes: Scopes,
     loops: Vec<LoopFrame<A::State>>,
     /// The states at `return`s of the closures being walked, innermost last.
-    closure_returns: Vec<Option<A::State>>,
+    closure_returns: Vec<Returned<A::State>>,
     /// Per closure being walked (innermost last): whether a `?` in it leaves it with the error as
     /// its value, the path going on after it (a closure called where it is written, whose
     /// error is handled where the call is: `(|| { f()?; .. })().unwrap_or_default()`, `match
@@ -1042,10 +1225,23 @@ struct Solver<'a, A: Analysis> {
     closure_errors: Vec<bool>,
     /// Set for the next closure [`Solver::closure_at`] runs (see `closure_errors`).
     errors_continue: bool,
+    /// Set for the next closure [`Solver::closure_at`] runs: only its paths that end with a value
+    /// (`true`: `Some`/`Ok`) or only those that end without one, `?` included (`false`).
+    wanted_outcome: Option<Outcome>,
     /// Expressions whose `Err` is handled where they are made: the receivers of recovering
     /// methods ([`RECOVERS`]) and the scrutinees of `match`es. (A result bound to a local and
     /// `?`-ed later, `let r = (|| ..)(); cleanup(); r?`, hands its error on: not one.)
     recovered: std::collections::HashSet<*const Expr>,
+    /// `let r = (|| -> Option<_> { .. ? .. })();` whose `r` is tested first where it is used
+    /// next (`if let Some(p) = r`, `match r`): the rest of the block is walked once per outcome
+    /// of the closure, so a branch on `r` sees only the paths of its outcome (`outcomes`).
+    outcome_splits: std::collections::HashSet<*const Stmt>,
+    /// The call whose closure is being walked for one outcome, and the outcome.
+    splitting: Option<(*const Expr, Outcome)>,
+    /// How many such walks are open (at most [`MAX_OUTCOME_SPLITS`]).
+    splits: usize,
+    /// Locals known to hold a value (`true`) or not, on the path being walked.
+    outcomes: HashMap<LocalId, bool>,
     /// Locals bound to a closure (`let flush = || ..;`): a call of one (`flush()`) runs it there.
     closures: HashMap<LocalId, std::rc::Rc<syn::ExprClosure>>,
     /// Locals bound to an `async` block, which runs where the local is awaited.
@@ -1077,6 +1273,8 @@ struct Solver<'a, A: Analysis> {
 }
 
 type Flow<S> = Result<Option<S>, TooComplex>;
+/// What runs after a block's statements, on the state at their end ([`Solver::stmts_then`]).
+type Continue<'r, Solver, S> = dyn FnMut(&mut Solver, Option<S>) -> Flow<S> + 'r;
 /// The states where a condition holds and where it fails (`None`: no path).
 type Split<S> = (Option<S>, Option<S>);
 
@@ -1183,16 +1381,18 @@ impl<A: Analysis> Solver<'_, A> {
             _ => (&b.stmts[..], None),
         };
         self.note_handled_results(&b.stmts);
-        let state = self.stmts(stmts, state)?;
-        match tail {
-            Some(e) => self.returned(e, state, kind, whole)?,
-            None => {
-                if let Some(s) = &state {
-                    let close = b.brace_token.span.close();
-                    self.exit(s, &Exit { kind, value: None, span: (close, close), unrun: false, branch_of: whole })?;
+        self.stmts_then(stmts, state, &mut |s, state| {
+            match tail {
+                Some(e) => s.returned(e, state, kind, whole)?,
+                None => {
+                    if let Some(st) = &state {
+                        let close = b.brace_token.span.close();
+                        s.exit(st, &Exit { kind, value: None, span: (close, close), unrun: false, branch_of: whole })?;
+                    }
                 }
             }
-        }
+            Ok(None)
+        })?;
         self.scopes.pop();
         Ok(())
     }
@@ -1239,8 +1439,8 @@ impl<A: Analysis> Solver<'_, A> {
                 let whole = whole.or(Some(e));
                 self.recovered.insert(strip_parens(&m.expr) as *const Expr);
                 let state = self.expr(&m.expr, state)?;
-                for (k, arm) in m.arms.iter().enumerate() {
-                    let s = self.enter_arm(&m.arms[..k], arm, &m.expr, state.clone())?;
+                for (k, (arm, taken)) in m.arms.iter().zip(self.arms_taken(m, state)).enumerate() {
+                    let s = self.enter_arm(&m.arms[..k], arm, &m.expr, taken)?;
                     self.returned(&arm.body, s, kind, whole)?;
                     self.scopes.pop();
                 }
@@ -1311,43 +1511,95 @@ impl<A: Analysis> Solver<'_, A> {
     }
 
     /// `let r = (|| { f()?; .. })(); .. match r { .. }`: the closure's error is handled where its
-    /// result is, later in the block (`stmts`, the whole block: its tail value too). Noted once
-    /// per block walked, before its statements.
+    /// result is, later in the block (`stmts`, the whole block: its tail value too); where that
+    /// first use tests it, the rest of the block is walked once per outcome (`outcome_splits`).
+    /// Noted once per block walked, before its statements.
     fn note_handled_results(&mut self, stmts: &[Stmt]) {
         for (k, stmt) in stmts.iter().enumerate() {
-            if let Stmt::Local(syn::Local { pat: Pat::Ident(name), init: Some(init), .. }) = stmt {
-                let called = strip_parens(&init.expr);
-                if matches!(called, Expr::Call(c) if closure_of(&c.func).is_some()) && handled_later(&name.ident, &stmts[k + 1..]) {
+            let Stmt::Local(syn::Local { pat, init: Some(init), .. }) = stmt else { continue };
+            let Pat::Ident(name) = strip_typed(pat) else { continue };
+            let called = strip_parens(&init.expr);
+            let Expr::Call(c) = called else { continue };
+            let Some(closure) = closure_of(&c.func) else { continue };
+            match first_use(&name.ident, &stmts[k + 1..]) {
+                Some(FirstUse::Tests) => {
+                    self.recovered.insert(called as *const Expr);
+                    if name.subpat.is_none() && can_fail(closure) {
+                        self.outcome_splits.insert(stmt as *const Stmt);
+                    }
+                }
+                Some(FirstUse::Recovers) => {
                     self.recovered.insert(called as *const Expr);
                 }
+                Some(FirstUse::HandsOn) | None => {}
             }
         }
     }
 
     /// A block's statements in order, until a path ends.
-    fn stmts(&mut self, stmts: &[Stmt], mut state: Option<A::State>) -> Flow<A::State> {
-        let mut stmts = stmts.iter().peekable();
-        while let Some(stmt) = stmts.next() {
+    fn stmts(&mut self, stmts: &[Stmt], state: Option<A::State>) -> Flow<A::State> {
+        self.stmts_then(stmts, state, &mut |_, s| Ok(s))
+    }
+
+    /// A block's statements in order, until a path ends, then `rest` on the state at their end.
+    /// A closure's result tested later in the block (`outcome_splits`) splits the walk: the
+    /// statements after it, and `rest`, run once for the paths where it holds a value and once
+    /// for those where it does not, and the two ends are joined.
+    fn stmts_then(&mut self, stmts: &[Stmt], mut state: Option<A::State>, rest: &mut Continue<'_, Self, A::State>) -> Flow<A::State> {
+        let mut k = 0;
+        while let Some(stmt) = stmts.get(k) {
             if state.is_none() {
                 break;
             }
+            k += 1;
             // `#[cfg(P)] let y = a; #[cfg(not(P))] let y = b;`: each build binds `y` to one of
             // them; both alternatives run from the same state and bind the same locals.
-            if let Some(other) = stmts.peek().copied().filter(|other| cfg_alternatives(stmt, other)) {
-                stmts.next();
-                let (bound, active) = (self.scopes.names.len(), self.scopes.frames.last().map_or(0, Vec::len));
+            if let Some(other) = stmts.get(k).filter(|other| cfg_alternatives(stmt, other)) {
+                k += 1;
+                let marks = self.scope_marks();
                 let first = self.stmt_in_every_build(stmt, state.clone())?;
-                self.scopes.names.truncate(bound);
-                if let Some(frame) = self.scopes.frames.last_mut() {
-                    frame.truncate(active);
-                }
+                self.rewind_scope(marks);
                 let second = self.stmt_in_every_build(other, state)?;
                 state = join(first, second);
                 continue;
             }
+            if self.splits < MAX_OUTCOME_SPLITS && self.outcome_splits.contains(&(stmt as *const Stmt)) {
+                let Stmt::Local(syn::Local { init: Some(init), pat, .. }) = stmt else { unreachable!("only `let`s split") };
+                let name = pattern_names(pat).pop().unwrap_or_default();
+                let marks = self.scope_marks();
+                self.splits += 1;
+                let mut out = None;
+                for outcome in [Outcome::Holds, Outcome::Fails, Outcome::Either] {
+                    self.rewind_scope(marks);
+                    self.splitting = Some((strip_parens(&init.expr) as *const Expr, outcome));
+                    let walked = self.stmt(stmt, state.clone());
+                    self.splitting = None;
+                    // The closure's own locals come first: the `let`'s is the last bound.
+                    let local = self.scopes.lookup(&name);
+                    self.outcomes.extend(local.and_then(|l| Some((l, outcome.holds()?))));
+                    let end = walked.and_then(|s| self.stmts_then(&stmts[k..], s, rest));
+                    local.map(|l| self.outcomes.remove(&l));
+                    out = join(out, end?);
+                }
+                self.splits -= 1;
+                return Ok(out);
+            }
             state = self.stmt(stmt, state)?;
         }
-        Ok(state)
+        rest(self, state)
+    }
+
+    /// How many locals are bound, and how many of them in the innermost scope.
+    fn scope_marks(&self) -> (usize, usize) {
+        (self.scopes.names.len(), self.scopes.frames.last().map_or(0, Vec::len))
+    }
+
+    /// The locals bound since `marks` forgotten, to bind the same ones again on another path.
+    fn rewind_scope(&mut self, (bound, active): (usize, usize)) {
+        self.scopes.names.truncate(bound);
+        if let Some(frame) = self.scopes.frames.last_mut() {
+            frame.truncate(active);
+        }
     }
 
     fn stmt(&mut self, stmt: &Stmt, state: Option<A::State>) -> Flow<A::State> {
@@ -1385,8 +1637,15 @@ impl<A: Analysis> Solver<'_, A> {
                 self.expanding -= usize::from(expanded.is_some());
                 let mut state = state?;
                 if let Some((_, diverge)) = &init.diverge {
-                    // `let Some(x) = e else { return .. };`: the else block leaves.
-                    let _ = self.expr(diverge, state.clone())?;
+                    // `let Some(x) = e else { return .. };`: the else block leaves. Where `e`'s
+                    // outcome is known, only one of the two runs.
+                    let known = self.known_match(init_expr, &l.pat);
+                    if known != Some(true) {
+                        let _ = self.expr(diverge, state.clone())?;
+                    }
+                    if known == Some(false) {
+                        return Ok(None);
+                    }
                 }
                 if let Pat::Wild(_) = &l.pat {
                     state = self.discard(init_expr, state)?;
@@ -1413,7 +1672,13 @@ impl<A: Analysis> Solver<'_, A> {
                 if let (Some(closure), true) = (closure_of(init_expr), self.scopes.names.len() == first + 1) {
                     self.closures.insert(first as LocalId, std::rc::Rc::new(closure.clone()));
                 }
-                if let (Expr::Async(block), Pat::Ident(_), true) = (strip_parens(init_expr), &l.pat, self.scopes.names.len() == first + 1) {
+                // `let fx = async { .. };`, or the handle of a task that runs one (`let task =
+                // tokio::spawn(async { .. });`): the block has run where the local is awaited.
+                let awaited_block = match strip_parens(init_expr) {
+                    Expr::Async(block) => Some(block),
+                    spawn => spawned_block(spawn),
+                };
+                if let (Some(block), Pat::Ident(_), true) = (awaited_block, &l.pat, self.scopes.names.len() == first + 1) {
                     self.async_blocks.insert(first as LocalId, std::rc::Rc::new(block.clone()));
                 }
                 if let (Expr::Array(items), Pat::Ident(p), true) = (strip_parens(init_expr), &l.pat, self.scopes.names.len() == first + 1) {
@@ -1609,8 +1874,8 @@ impl<A: Analysis> Solver<'_, A> {
                 self.recovered.insert(strip_parens(&m.expr) as *const Expr);
                 let state = self.expr(&m.expr, state)?;
                 let mut out = None;
-                for (k, arm) in m.arms.iter().enumerate() {
-                    let s = self.enter_arm(&m.arms[..k], arm, &m.expr, state.clone())?;
+                for (k, (arm, taken)) in m.arms.iter().zip(self.arms_taken(m, state)).enumerate() {
+                    let s = self.enter_arm(&m.arms[..k], arm, &m.expr, taken)?;
                     let mut s = self.expr(&arm.body, s)?;
                     // An arm's value, like a block's, is read while the arm's bindings are in scope.
                     if let (Some(st), false) = (s.as_mut(), matches!(&*arm.body, Expr::Block(_))) {
@@ -1705,7 +1970,7 @@ impl<A: Analysis> Solver<'_, A> {
                     None => state,
                 };
                 if let Some(frame) = self.closure_returns.last_mut() {
-                    *frame = join(frame.take(), state);
+                    frame.add(r.expr.as_deref().and_then(value_outcome), state);
                     return Ok(None);
                 }
                 if let Some(s) = &state {
@@ -1735,6 +2000,13 @@ impl<A: Analysis> Solver<'_, A> {
             // `async { .. }.await`: the block runs here, once; its `return` leaves the block only.
             Expr::Await(a) => match strip_parens(&a.base) {
                 Expr::Async(block) => self.async_block(&block.block, state),
+                // `tokio::spawn(async { .. }).await`: the task has run when its handle is ready.
+                base if spawned_block(base).is_some() => {
+                    let state = self.expr(base, state)?;
+                    let block = spawned_block(base).expect("checked in the guard");
+                    let out = self.async_block(&block.block, state)?;
+                    Ok(self.transfer(e, out))
+                }
                 // `let fx = async { .. }; .. fx.await`: the block runs where it is awaited.
                 base if self.async_local(base).is_some() => {
                     let (id, block) = self.async_local(base).expect("checked in the guard");
@@ -1769,6 +2041,7 @@ impl<A: Analysis> Solver<'_, A> {
                 let state = match closure_of(&c.func) {
                     Some(closure) => {
                         self.errors_continue = continues;
+                        self.wanted_outcome = self.splitting.filter(|(at, _)| std::ptr::eq(*at, e)).map(|(_, outcome)| outcome);
                         self.closure_at(closure, state, Runs::Once, Some(e), None)?
                     }
                     None => match self.closure_local(&c.func) {
@@ -1950,6 +2223,17 @@ impl<A: Analysis> Solver<'_, A> {
             let (matched, failed) = self.matches_condition(&scrutinee, &pat, guard.as_ref(), state)?;
             return Ok((self.assumed(cond, true, matched), self.assumed(cond, false, failed)));
         }
+        // A test of a closure's result on a path of one outcome (`outcome_splits`).
+        if let Some(holds) = self.known_test(cond) {
+            if let (Expr::Let(l), false) = (strip_parens(cond), holds) {
+                // The pattern's names are bound on no path.
+                let state = self.expr(&l.expr, state)?;
+                self.bind_pattern(&l.pat, None, Some(&l.expr), &mut None);
+                return Ok((None, state));
+            }
+            let state = self.expr(cond, state)?;
+            return Ok(if holds { (state, None) } else { (None, state) });
+        }
         let Some((l, receiver, closure)) = matched else {
             let cond_state = self.expr(cond, state)?;
             return Ok((self.assumed(cond, true, cond_state.clone()), self.assumed(cond, false, cond_state)));
@@ -1965,6 +2249,51 @@ impl<A: Analysis> Solver<'_, A> {
         let mut matched = ran;
         self.bind_pattern(&l.pat, None, Some(&l.expr), &mut matched);
         Ok((matched, missed))
+    }
+
+    /// The state each arm of `m` is entered with: `state`, except on a path where the
+    /// scrutinee's outcome is known (`outcomes`): there the arms that cannot match it, or that
+    /// follow one that surely does, are not taken.
+    fn arms_taken(&self, m: &syn::ExprMatch, state: Option<A::State>) -> Vec<Option<A::State>> {
+        let mut settled = false;
+        m.arms
+            .iter()
+            .map(|arm| {
+                let known = self.known_match(&m.expr, &arm.pat);
+                let taken = if settled || known == Some(false) { None } else { state.clone() };
+                settled |= known == Some(true) && arm.guard.is_none();
+                taken
+            })
+            .collect()
+    }
+
+    /// Whether `pat` matches `scrutinee`, a local whose outcome is known on this path
+    /// (`outcomes`): `Some(true)` surely, `Some(false)` surely not.
+    fn known_match(&self, scrutinee: &Expr, pat: &Pat) -> Option<bool> {
+        pattern_matches_outcome(pat, self.known_outcome(scrutinee)?)
+    }
+
+    /// The outcome of `e`, a local whose outcome is known on this path (`outcomes`).
+    fn known_outcome(&self, e: &Expr) -> Option<bool> {
+        if self.outcomes.is_empty() {
+            return None;
+        }
+        let Expr::Path(p) = strip_parens(e) else { return None };
+        self.outcomes.get(&self.scopes.lookup(&p.path.get_ident()?.to_string())?).copied()
+    }
+
+    /// What a condition on a local whose outcome is known evaluates to: `if let Some(p) = r`,
+    /// `r.is_some()`, `!r.is_err()`.
+    fn known_test(&self, cond: &Expr) -> Option<bool> {
+        match strip_parens(cond) {
+            Expr::Let(l) => self.known_match(&l.expr, &l.pat),
+            Expr::Unary(u) if matches!(u.op, syn::UnOp::Not(_)) => self.known_test(&u.expr).map(|v| !v),
+            Expr::MethodCall(m) if m.args.is_empty() => {
+                let (_, when_holds) = TESTS_OUTCOME.iter().find(|(t, _)| m.method == t)?;
+                self.known_outcome(&m.receiver).map(|holds| holds == *when_holds)
+            }
+            _ => None,
+        }
     }
 
     /// `if matches!(x, PAT if guard)`: where it holds, `x` matched `PAT` (its names bound from `x`
@@ -2095,7 +2424,7 @@ impl<A: Analysis> Solver<'_, A> {
     fn error_in_closure(&mut self, state: &Option<A::State>) {
         if self.closure_errors.last() == Some(&true) {
             if let Some(frame) = self.closure_returns.last_mut() {
-                *frame = join(frame.take(), state.clone());
+                frame.add(Some(false), state.clone());
             }
         }
     }
@@ -2103,11 +2432,11 @@ impl<A: Analysis> Solver<'_, A> {
     /// An `async` block run where it is awaited, once; its `return` leaves the block only.
     fn async_block(&mut self, block: &syn::Block, state: Option<A::State>) -> Flow<A::State> {
         let frames = std::mem::take(&mut self.loops);
-        self.closure_returns.push(None);
+        self.closure_returns.push(Returned::none());
         self.closure_errors.push(false);
         let out = self.block(block, state);
         self.closure_errors.pop();
-        let returned = self.closure_returns.pop().flatten();
+        let returned = self.closure_returns.pop().and_then(|r| r.of(None));
         self.loops = frames;
         Ok(join(out?, returned))
     }
@@ -2172,31 +2501,24 @@ impl<A: Analysis> Solver<'_, A> {
     /// `if let Some(g) = lookup { .. }`).
     fn closure_at(&mut self, c: &syn::ExprClosure, state: Option<A::State>, runs: Runs, call: Option<&Expr>, takes: Option<Takes<'_>>) -> Flow<A::State> {
         let errors_continue = std::mem::take(&mut self.errors_continue);
+        let wanted = self.wanted_outcome.take();
         let run = |s: &mut Self, st: Option<A::State>| {
             let st = s.enter_closure(c, st, call, takes);
             s.closure_errors.push(errors_continue);
             // A `return` in a closure leaves the closure, not the function: its state joins the
             // closure's end. Loops outside the closure are not the targets of its `break`s.
             let frames = std::mem::take(&mut s.loops);
-            s.closure_returns.push(None);
+            s.closure_returns.push(Returned::none());
             let mut r = s.expr(&c.body, st);
-            if let (Some(call), Ok(Some(end))) = (call, r.as_mut()) {
-                let value = match &*c.body {
-                    Expr::Block(b) if b.label.is_none() => match b.block.stmts.last() {
-                        Some(Stmt::Expr(v, None)) => Some(v),
-                        _ => None,
-                    },
-                    body => Some(body),
-                };
-                if let Some(value) = value {
-                    s.analysis.call_value(&s.scopes, end, call, value);
-                }
+            if let (Some(call), Ok(Some(end)), Some(value)) = (call, r.as_mut(), closure_tail(c)) {
+                s.analysis.call_value(&s.scopes, end, call, value);
             }
-            let returned = s.closure_returns.pop().flatten();
+            let mut returned = s.closure_returns.pop().unwrap_or(Returned::none());
             s.closure_errors.pop();
             s.loops = frames;
             s.scopes.pop();
-            Ok(join(r?, returned))
+            returned.add(closure_tail(c).and_then(value_outcome), r?);
+            Ok(returned.of(wanted))
         };
         match runs {
             Runs::Once => run(self, state),
@@ -2660,7 +2982,8 @@ mod tests {
                     }
                 }
                 Expr::Call(c) if matches!(&*c.func, Expr::Path(p) if p.path.is_ident("probe")) => {
-                    self.seen_at_probe = Some(state.clone());
+                    // Every path that reaches it (a walk per outcome of a closure reaches it more than once).
+                    self.seen_at_probe = join(self.seen_at_probe.take(), Some(state.clone()));
                     self.probes += 1;
                 }
                 Expr::Closure(_) => self.closures += 1,
@@ -2750,6 +3073,27 @@ mod tests {
         // Only while unwinding: never on a normal path.
         let a = run("{ let mut x = 1; let _g = guard_on_unwind((), |_| x = 2); 0 }");
         assert_eq!(exit_vals(&a), vec![vec![1]]);
+    }
+
+    #[test]
+    fn a_closure_result_tested_later_splits_the_paths_by_outcome() {
+        // The closure's `?` leaves it before `x = 2`: `Some` only where x is 2.
+        let a = run("{ let mut x = 1; let r = (|| -> Option<u8> { get()?; x = 2; Some(3) })(); if let Some(v) = r { probe(); } }");
+        assert_eq!(at_probe(&a, 0), vec![2]);
+        let a = run("{ let mut x = 1; let r = (|| { if c { return None; } x = 2; Some(3) })(); match r { None => probe(), Some(_) => {} } }");
+        assert_eq!(at_probe(&a, 0), vec![1]);
+        let a = run("{ let mut x = 1; let r = (|| -> Option<u8> { get()?; x = 2; Some(3) })(); if r.is_none() { probe(); } }");
+        assert_eq!(at_probe(&a, 0), vec![1]);
+        let a = run("{ let mut x = 1; let r = (|| -> Option<u8> { get()?; x = 2; Some(3) })(); let Some(v) = r else { return; }; probe(); }");
+        assert_eq!(at_probe(&a, 0), vec![2]);
+        // A value the syntax does not tell (`f()`) may be either; the `?`'s is `None` still.
+        let a = run("{ let mut x = 1; let r = (|| -> Option<u8> { get()?; x = 2; f() })(); if let Some(v) = r { probe(); } }");
+        assert_eq!(at_probe(&a, 0), vec![2]);
+        let a = run("{ let mut x = 1; let r = (|| -> Option<u8> { get()?; x = 2; f() })(); if let None = r { probe(); } }");
+        assert_eq!(at_probe(&a, 0), vec![1, 2]);
+        // Past the test, the paths of every outcome join.
+        let a = run("{ let mut x = 1; let r = (|| -> Option<u8> { get()?; x = 2; Some(3) })(); if let Some(v) = r { x = 3; } probe(); }");
+        assert_eq!(at_probe(&a, 0), vec![1, 3]);
     }
 
     #[test]

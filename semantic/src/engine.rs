@@ -1039,6 +1039,9 @@ struct AnalysisFilter {
     /// that defines one has its body checked as if the attribute stood there, though it may
     /// call nothing contracted (a vendored kernel that writes an undeclared buffer).
     external: Vec<(Vec<String>, String)>,
+    /// The names of trait methods with a contract: a file that defines a function of one of
+    /// these names may implement the trait, and the contract holds for that body too.
+    trait_methods: Vec<String>,
 }
 
 impl AnalysisFilter {
@@ -1081,7 +1084,10 @@ impl AnalysisFilter {
         }
         let automaton = AhoCorasick::builder().build(&patterns).expect("plain string patterns");
         let external = index.fns.iter().filter(|f| f.external).map(|f| (f.path.clone(), f.name.clone())).collect();
-        AnalysisFilter { automaton, owners, free_only, external }
+        let mut trait_methods: Vec<String> = index.fns.iter().filter(|f| f.in_trait && !f.external).map(|f| f.name.clone()).collect();
+        trait_methods.sort_unstable();
+        trait_methods.dedup();
+        AnalysisFilter { automaton, owners, free_only, external, trait_methods }
     }
 
     /// A filter for the files that call these functions ([`crate::rules::Forwarder`]).
@@ -1090,13 +1096,16 @@ impl AnalysisFilter {
         let owners = forwarders.iter().map(|f| Some(vec![Some(f.krate.clone())])).collect();
         let free_only = forwarders.iter().map(|f| !f.method).collect();
         let automaton = AhoCorasick::builder().build(&patterns).expect("plain string patterns");
-        AnalysisFilter { automaton, owners, free_only, external: Vec::new() }
+        AnalysisFilter { automaton, owners, free_only, external: Vec::new(), trait_methods: Vec::new() }
     }
 
     fn wants(&self, j: &FileJob) -> bool {
-        // The file's `fn` names are read only where a contracts-file function lives in its module.
+        // The file's `fn` names are read only where a contracts-file function lives in its module,
+        // or where it may implement a trait (a contracted trait method's name).
         let mut names: Option<std::collections::HashSet<&str>> = None;
-        for (_, name) in self.external.iter().filter(|(path, _)| path.starts_with(&j.module)) {
+        let externals = self.external.iter().filter(|(path, _)| path.starts_with(&j.module)).map(|(_, name)| name);
+        let implementable = self.trait_methods.iter().filter(|_| j.file.text.contains("impl"));
+        for name in externals.chain(implementable) {
             if names.get_or_insert_with(|| crate::items::fn_names(&j.file.text).collect()).contains(name.as_str()) {
                 return true;
             }

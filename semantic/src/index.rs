@@ -135,7 +135,8 @@ pub struct EffectFn {
     pub path: Vec<String>,
     pub file: FileRef,
     pub range: Range<usize>,
-    /// The fields of `self` its body writes (`None`: unknown, or no body); for `stale_result`.
+    /// The fields of `self` its body writes, with the fields inside them written (`bufs.logits`;
+    /// `None`: unknown, or no body); for `stale_result`.
     pub writes_self: Option<Vec<String>>,
 }
 

@@ -462,9 +462,13 @@ impl TypeEnv {
         self.bindings.get(var)?.iter().rev().find(|b| b.from <= at && at < b.scope_end)
     }
 
-    /// The binding an initializer re-binds whole (`meta`, `&mut meta`, `*meta`), where it is
-    /// written: its type and element type, for the new name.
+    /// The binding an initializer re-binds whole (`meta`, `&mut meta`, `*meta`; a shared pointer
+    /// to it, `Arc::clone(&meta)`), where it is written: its type and element type, for the new
+    /// name.
     fn rebound(&self, init: &Expr) -> Option<Binding> {
+        if let Some(inner) = pointee(init) {
+            return self.rebound(inner);
+        }
         let Expr::Path(p) = strip(init) else { return None };
         let ident = p.path.get_ident()?;
         let old = self.binding(&ident.to_string(), ident.span().byte_range().start)?;
@@ -1049,6 +1053,10 @@ pub fn is_common_method(name: &str) -> bool {
 /// as an annotation `b: sched::MetaBuilder` says; not for std's containers, which stand for their
 /// content).
 fn constructed_type(expr: &Expr) -> Option<(String, Option<Vec<String>>)> {
+    // `Arc::new(g)`, `Arc::clone(&g)`: a pointer to `g`, typed as `g` is ([`pointee`]).
+    if pointee(expr).is_some() {
+        return None;
+    }
     let (name, path): (String, Vec<String>) = match expr {
         Expr::Call(c) => match &*c.func {
             Expr::Path(p) if p.path.segments.len() >= 2 => {
@@ -1660,6 +1668,8 @@ impl<'a> Resolver<'a> {
                 }
                 self.owner_paths(&owner, self_type).iter().find_map(|o| self.items.returns(self.index, &[o.as_slice(), std::slice::from_ref(&method)].concat()))
             }
+            // `Arc::clone(&g)`, `Arc::new(g)`: a pointer that derefs to `g`'s type.
+            call @ Expr::Call(_) if pointee(call).is_some() => self.type_of(pointee(call)?, self_type, env),
             Expr::Call(c) => {
                 let Expr::Path(p) = &*c.func else { return None };
                 let path: Vec<String> = p.path.segments.iter().map(|s| s.ident.to_string()).collect();
@@ -1948,6 +1958,17 @@ fn settle(cands: Vec<&ContractedFn>) -> Resolution<'_> {
 }
 
 /// Strips `&`, `&mut`, `*`, parentheses and groups.
+/// The value a shared or boxed pointer is made of or copied from: `x` of `Arc::new(x)`,
+/// `Rc::new(x)`, `Box::new(x)`, `Arc::clone(&x)`, `Rc::clone(&x)`: it derefs to the value's
+/// type, and its parts are the value's.
+pub fn pointee(e: &Expr) -> Option<&Expr> {
+    let Expr::Call(c) = strip(e) else { return None };
+    let Expr::Path(p) = strip(&c.func) else { return None };
+    let names: Vec<String> = p.path.segments.iter().rev().take(2).map(|s| s.ident.to_string()).collect();
+    let pointer = matches!(names.iter().map(String::as_str).collect::<Vec<_>>()[..], ["new" | "clone", "Arc" | "Rc"] | ["new", "Box"]);
+    (pointer && c.args.len() == 1).then(|| &c.args[0])
+}
+
 pub fn strip(expr: &Expr) -> &Expr {
     match expr {
         Expr::Reference(r) => strip(&r.expr),
@@ -2011,6 +2032,13 @@ mod tests {
         let s = |t: &str| Some(t.to_string());
         // `o.make()` is a value of its own, of a type not known here.
         assert_eq!(types, vec![s("Engine"), s("Engine"), s("Other"), None]);
+    }
+
+    #[test]
+    fn a_shared_pointer_has_the_type_of_what_it_points_to() {
+        let types = receiver_types("fn f(e: Engine) { let a = Arc::clone(&e); a.put(); let b = Arc::new(e); b.put(); let c = Rc::clone(&b); c.put(); }");
+        let s = |t: &str| Some(t.to_string());
+        assert_eq!(types, vec![s("Engine"), s("Engine"), s("Engine")]);
     }
 
     #[test]

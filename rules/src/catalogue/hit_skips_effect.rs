@@ -7,18 +7,23 @@ declare_rule! {
     /// paths only leaves its caller a path without E). The helper may be of the same file or of
     /// another file of the workspace, found by the call's path (imports, renames, re-exports) or
     /// its receiver's type, never by its name alone. A closure counts where it runs: called where
-    /// it is written, there; the callback of `or_insert_with`, `unwrap_or_else` and the like on
+    /// it is written, there (its result tested next, `let served = (|| -> Option<Plan> { let p =
+    /// lookup()?; log_step(); Some(p) })(); if let Some(p) = served { .. }`, the `Some` branch
+    /// has the paths that gave a value, the other those that did not, `?` included); the callback of `or_insert_with`, `unwrap_or_else` and the like on
     /// some paths only (it runs on a miss only); a closure that is stored, or returned by a
     /// helper, not at all. An `async` helper runs where its future is awaited (`flush().await`,
     /// also through a local) or handed to a call that drives it (`block_on(flush())`); a future
-    /// that is dropped (`let _ = flush();`, `drop(flush())`) runs nothing. A `macro_rules!` macro
+    /// that is dropped (`let _ = flush();`, `drop(flush())`) runs nothing; a task spawned with
+    /// an `async` block (`tokio::spawn(async { log_step() })`) has run where its handle is
+    /// awaited, and not before. A `macro_rules!` macro
     /// of the file runs what its expansion runs; a `log` or `tracing` event (`info!(..)`,
     /// `tracing::debug!(step = ?log_step())`) and `debug_assert!` evaluate their arguments only
     /// where the level, or debug assertions, are enabled: an effect called there may not run. A *drop guard*, a value whose type's `Drop` runs
     /// E (`let _check = CheckOnDrop::new();`, a type of this file or another), runs it where the
     /// value is dropped: at the end of its block, at each return after the returned value is made
     /// (latest binding first), at `drop(g)`, or at once where it is discarded (`let _ = ..;`); a
-    /// guard that is returned or handed on by value runs nothing here. A *scope guard* holding a
+    /// guard that is returned or handed on by value (`mem::forget(g)` too) runs nothing here, on
+    /// the paths that hand it on. A *scope guard* holding a
     /// closure runs the closure the same way: `scopeguard::defer! { .. }`, `scopeguard::guard(v,
     /// |_| ..)` (not `guard_on_unwind`, which runs only while panicking), and a value of a type
     /// whose `Drop` calls a closure it holds (`Defer(|| check_errors())`). An `Option`/`Result`

@@ -6,14 +6,16 @@ declare_rule! {
     /// from the cache entry (a binding of a lookup on PLACE, also through a method of the type
     /// whose value is that lookup, `let g = self.lookup(bs)?;`, a search of a cache kept as a
     /// list, `PLACE.iter_mut().find(..)`, an `Arc` entry cloned out and its lock guard, `let g =
-    /// PLACE.get(&k)?.clone(); let g = g.lock().unwrap();`, or PLACE itself; a copy made by
+    /// PLACE.get(&k)?.clone(); let g = g.lock().unwrap();` or `Arc::clone(PLACE.get(&k)?)`, or
+    /// PLACE itself; a copy made by
     /// `clone`, `to_vec`, `Vec::from`, .. is a read) and is
     ///
     /// - read before E ran on its path (`let out = g.output.clone(); g.replay(); Ok(out)`: a
     ///   snapshot of what an earlier call left there), or
     /// - read after E, but from a field of the entry that E does not write, when the checker can
     ///   read E's body (`g.replay(); Ok(g.captured_output.clone())` where `replay` writes only
-    ///   `self.output`). A getter (`g.output()`) counts as the field it returns. An E that hands
+    ///   `self.output`). Fields inside fields count apart: `g.bufs.warm` is not written by an E that
+    ///   writes `self.bufs.logits`. A getter (`g.output()`) counts as the field it returns. An E that hands
     ///   `self` or its fields to code the checker cannot read (a call in an `unsafe` block, such as
     ///   an FFI graph launch, or a raw pointer into `self`) may write any field.
     ///

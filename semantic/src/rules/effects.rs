@@ -33,8 +33,30 @@ use reuse_rules::contract::Effect;
 
 use super::stale_result;
 
-/// The preserved effects one path has run, in order, as indices into the `preserves` list.
-pub type Trace = Vec<u8>;
+/// One path: the preserved effects it has run, in order, as indices into the `preserves` list
+/// (what the trace derefs to), and the `Drop` guards it has moved out of their locals (passed
+/// by value, bound to another local, `drop`ped or `mem::forget`ten), whose scope's end then
+/// runs nothing on this path only.
+#[derive(Clone, Debug, Default, PartialEq, Eq, PartialOrd, Ord)]
+pub struct Trace {
+    ran: Vec<u8>,
+    /// Bit `k`: the guard in local `k` ([`guard_bit`]).
+    moved: u64,
+}
+
+impl std::ops::Deref for Trace {
+    type Target = [u8];
+
+    fn deref(&self) -> &[u8] {
+        &self.ran
+    }
+}
+
+/// The bit of a guard's local in [`Trace::moved`]; `None` past 64 locals (those guards are
+/// taken as moved on every path once moved on one: `Effects::moved`).
+fn guard_bit(local: LocalId) -> Option<u64> {
+    (local < u64::BITS).then(|| 1 << local)
+}
 
 /// Traces kept per program point, at most (past it the greatest are dropped).
 const MAX_TRACES: usize = 64;
@@ -59,7 +81,7 @@ impl Domain for Traces {
 impl Traces {
     /// The entry of a body: one path, nothing run yet.
     fn start() -> Traces {
-        Traces(BTreeSet::from([Vec::new()]))
+        Traces(BTreeSet::from([Trace::default()]))
     }
 
     fn cap(&mut self) {
@@ -82,8 +104,17 @@ impl Traces {
 
     /// Every path goes on through each of `paths` (a helper's normal exits).
     fn then_any(&mut self, paths: &Traces) {
+        self.then_any_unless(paths, 0);
+    }
+
+    /// Every path that has not moved the guards of `moved` goes on through each of `paths`.
+    fn then_any_unless(&mut self, paths: &Traces, moved: u64) {
         let mut out = BTreeSet::new();
         for t in &self.0 {
+            if t.moved & moved != 0 {
+                out.insert(t.clone());
+                continue;
+            }
             for p in &paths.0 {
                 let mut t = t.clone();
                 p.iter().for_each(|e| push(&mut t, *e));
@@ -94,6 +125,20 @@ impl Traces {
         self.cap();
     }
 
+    /// Every path sets (or clears) the guard bits `bits`.
+    fn set_moved(&mut self, bits: u64, moved: bool) {
+        if self.0.iter().all(|t| (t.moved & bits == bits) == moved || bits == 0) {
+            return;
+        }
+        self.0 = std::mem::take(&mut self.0)
+            .into_iter()
+            .map(|mut t| {
+                t.moved = if moved { t.moved | bits } else { t.moved & !bits };
+                t
+            })
+            .collect();
+    }
+
     /// Whether every path ran `effect`.
     pub fn all_ran(&self, effect: u8) -> bool {
         self.0.iter().all(|t| t.contains(&effect))
@@ -102,7 +147,7 @@ impl Traces {
 
 fn push(t: &mut Trace, effect: u8) {
     if t.len() < MAX_TRACE && t.iter().filter(|e| **e == effect).count() < MAX_RUNS {
-        t.push(effect);
+        t.ran.push(effect);
     }
 }
 
@@ -401,8 +446,8 @@ struct Effects<'c, 'a> {
     /// Locals holding a `Drop` guard, with what its `drop` runs (its summary) where the local's
     /// scope ends.
     guards: HashMap<LocalId, Arc<Traces>>,
-    /// Guards moved out of their local (`drop(g)`, passed or bound by value): their scope's end
-    /// drops nothing. Flow-insensitive: a guard moved on one path is taken as moved on all.
+    /// Guards moved out of a local past the 64 that traces tell apart ([`guard_bit`]): their
+    /// scope's end drops nothing on any path once they were moved on one.
     moved: HashSet<LocalId>,
 }
 
@@ -443,9 +488,10 @@ impl Analysis for Effects<'_, '_> {
                 let is_drop = matches!(e, Expr::Call(c) if matches!(strip_parens(&c.func), Expr::Path(p) if p.path.segments.last().is_some_and(|s| s.ident == "drop")));
                 let handed: Vec<LocalId> = args.iter().filter_map(|a| self.guard_local(scopes, a)).collect();
                 for g in handed {
-                    if self.moved.insert(g) && is_drop {
-                        state.then_any(&self.guards[&g]);
+                    if is_drop {
+                        self.drop_guard(state, g);
                     }
+                    self.move_guard(state, g);
                 }
                 // `out.extend_from_slice(&g.output)`: `out` holds a copy read here; after
                 // `mem::swap(&mut out, &mut g.output)`, what the entry held.
@@ -489,7 +535,7 @@ impl Analysis for Effects<'_, '_> {
         // `let g = Guard::new();` holds a guard; `let h = g;` moves it to `h`.
         let guard = init.and_then(|i| match self.guard_local(scopes, i) {
             Some(from) => {
-                self.moved.insert(from);
+                self.move_guard(state, from);
                 self.guards.get(&from).cloned()
             }
             None => self.guard_of(i),
@@ -498,6 +544,9 @@ impl Analysis for Effects<'_, '_> {
             Some(runs) => self.guards.insert(local, runs),
             None => self.guards.remove(&local),
         };
+        // A loop binds the local again: its new guard is not moved yet.
+        self.moved.remove(&local);
+        state.set_moved(guard_bit(local).unwrap_or(0), false);
         match init.and_then(|i| crate::resolve::call_position(strip_parens(i))).filter(|at| self.futures.contains_key(at)) {
             Some(at) => self.future_locals.insert(local, at),
             None => self.future_locals.remove(&local),
@@ -529,9 +578,8 @@ impl Analysis for Effects<'_, '_> {
     const DROPS: bool = true;
 
     fn dropped(&mut self, _scopes: &Scopes, state: &mut Traces, local: LocalId) {
-        if let Some(runs) = self.guards.get(&local).filter(|_| !self.moved.contains(&local)) {
-            state.then_any(runs);
-        }
+        self.drop_guard(state, local);
+        state.set_moved(guard_bit(local).unwrap_or(0), false);
     }
 
     fn discarded(&mut self, scopes: &Scopes, state: &mut Traces, value: &Expr) {
@@ -564,6 +612,23 @@ impl Analysis for Effects<'_, '_> {
 impl<'c, 'a> Effects<'c, 'a> {
     fn new(ctx: &'c FnCtx<'a>, names: Arc<[String]>, def: Option<&'c FnDef<'a>>, depth: usize, declining: Declining, fresh: Option<stale_result::Tracker<'c, 'a>>) -> Self {
         Effects { ctx, names, def, depth, declining, resolved: false, calls: HashMap::new(), exits: Vec::new(), fresh, bound: HashMap::new(), futures: HashMap::new(), future_locals: HashMap::new(), guards: HashMap::new(), moved: HashSet::new() }
+    }
+
+    /// The guard in `local` (if it holds one) is dropped here, on the paths that have not moved it.
+    fn drop_guard(&self, state: &mut Traces, local: LocalId) {
+        if let Some(runs) = self.guards.get(&local).filter(|_| !self.moved.contains(&local)) {
+            state.then_any_unless(runs, guard_bit(local).unwrap_or(0));
+        }
+    }
+
+    /// The guard in `local` is moved out of it on the paths of `state`.
+    fn move_guard(&mut self, state: &mut Traces, local: LocalId) {
+        match guard_bit(local) {
+            Some(bit) => state.set_moved(bit, true),
+            None => {
+                self.moved.insert(local);
+            }
+        }
     }
 
     /// The futures among `exprs` (a call of an `async` helper, or a local bound to one) run here.
@@ -948,7 +1013,7 @@ mod tests {
     }
 
     fn traces(ts: &[&[u8]]) -> Traces {
-        Traces(ts.iter().map(|t| t.to_vec()).collect())
+        Traces(ts.iter().map(|t| Trace { ran: t.to_vec(), moved: 0 }).collect())
     }
 
     #[test]

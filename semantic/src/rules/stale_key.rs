@@ -34,7 +34,7 @@ use crate::analysis::{call_args, FnCtx, FnDef};
 use crate::dataflow::{self, Analysis, Base, Domain, LocalId, MaySet, Place, PlaceMap, Scopes};
 use crate::finding::{Finding, Label};
 use crate::index::FileContract;
-use crate::resolve::strip;
+use crate::resolve::{pointee, strip};
 use reuse_rules::catalogue::STALE_KEY;
 use reuse_rules::contract::PlaceRoot;
 
@@ -1066,6 +1066,8 @@ impl<'c, 'a> Keys<'c, 'a> {
             return self.stamped_with(scopes, state, inner, masked);
         }
         match strip(value) {
+            // `insert(h, e.clone())`, the entry kept to be returned too: a copy has its parts.
+            Expr::MethodCall(m) if m.args.is_empty() && (m.method == "clone" || m.method == "to_owned") => self.stamped_with(scopes, state, &m.receiver, masked),
             Expr::Struct(s) => s.fields.iter().flat_map(|f| self.built_from(scopes, state, &f.expr, masked)).collect(),
             // `Entry::new(kv, self.adapter_version)` of a constructor of the file that ends with a
             // struct literal of its parameters: the arguments it stores in the fields.
@@ -1722,13 +1724,4 @@ fn self_fields_read(body: &syn::Block) -> Option<Vec<String>> {
     (!read.whole).then_some(read.fields)
 }
 
-/// The value a shared or boxed pointer is made of or copied from: `x` of `Arc::new(x)`,
-/// `Rc::new(x)`, `Box::new(x)`, `Arc::clone(&x)`: its parts are the value's.
-fn pointee(e: &Expr) -> Option<&Expr> {
-    let Expr::Call(c) = strip(e) else { return None };
-    let Expr::Path(p) = strip(&c.func) else { return None };
-    let names: Vec<String> = p.path.segments.iter().rev().take(2).map(|s| s.ident.to_string()).collect();
-    let pointer = matches!(names.iter().map(String::as_str).collect::<Vec<_>>()[..], ["new" | "clone", "Arc" | "Rc"] | ["new", "Box"]);
-    (pointer && c.args.len() == 1).then(|| &c.args[0])
-}
 

@@ -42,7 +42,8 @@ const LOOKUPS: &[&str] = &["get", "get_mut", "entry", "or_insert", "or_insert_wi
 pub struct Read {
     /// The expression that reads it.
     range: Range<usize>,
-    /// The entry's field it reads (`captured_output`), when the syntax (or a getter) says.
+    /// The entry's field it reads (`captured_output`), with the fields inside it read
+    /// (`bufs.warm`), when the syntax (or a getter) says.
     field: Option<String>,
     /// Read where this local was bound (the traces there decide "before E"), or at the exit.
     at_let: Option<LocalId>,
@@ -59,8 +60,10 @@ pub(super) fn check(ctx: &FnCtx, contract: &FileContract, effects: &[Effect<Rang
             continue;
         }
         let before = read.at_let.is_some_and(|at| paths.bound.get(&at).is_none_or(|traces| !traces.all_ran(effect)));
+        // A field E writes, or one inside it or around it (`bufs` of `bufs.logits` written).
+        let overlaps = |w: &str, f: &str| [(w, f), (f, w)].iter().any(|(outer, inner)| inner.strip_prefix(outer).is_some_and(|rest| rest.is_empty() || rest.starts_with('.')));
         let unwritten = match (&read.field, &written) {
-            (Some(f), Some(w)) => !w.contains(f),
+            (Some(f), Some(w)) => !w.iter().any(|w| overlaps(w, f)),
             _ => false,
         };
         if !before && !unwritten {
@@ -249,6 +252,8 @@ impl<'c, 'a> Tracker<'c, 'a> {
         match strip(e) {
             Expr::Try(t) => self.is_lookup_in(scopes, &t.expr, helpers),
             Expr::Reference(r) => self.is_lookup_in(scopes, &r.expr, helpers),
+            // `Arc::clone(self.graphs.get(&bs)?)`: the same entry.
+            call @ Expr::Call(_) if crate::resolve::pointee(call).is_some() => crate::resolve::pointee(call).is_some_and(|inner| self.is_lookup_in(scopes, inner, helpers)),
             call @ Expr::MethodCall(m) => {
                 let name = m.method.to_string();
                 (LOOKUPS.contains(&name.as_str()) && (self.is_cache(scopes, &m.receiver) || self.is_lookup_in(scopes, &m.receiver, helpers)))
@@ -400,15 +405,19 @@ impl<'c, 'a> Tracker<'c, 'a> {
                 _ => return None, // `self.graphs.len()`: not an entry
             }
         }
+        // The fields read, outermost first (`bufs.warm` of `g.bufs.warm.clone()`), up to the first
+        // index or method past them.
+        let mut path: Vec<String> = Vec::new();
         for step in steps {
             match step {
+                Step::Field(f) => path.push(f),
+                _ if !path.is_empty() => break,
                 Step::Method(m) if PASS_THROUGH.contains(&m.as_str()) || LOOKUPS.contains(&m.as_str()) => continue,
                 Step::Index => continue,
-                Step::Field(f) => return Some(Some(f)),
                 Step::Method(m) => return Some(getter_field(self.ctx, &m)),
             }
         }
-        Some(None)
+        Some((!path.is_empty()).then(|| path.join(".")))
     }
 }
 
@@ -461,6 +470,10 @@ fn written_fields(ctx: &FnCtx, effect: &str) -> Option<HashSet<String>> {
         return crate::analysis::self_fields_written(&bodies);
     }
     let declared = ctx.index.effects.get(effect)?;
+    // The crate's own effects of that name, where it has some (another crate's `replay` may write
+    // other fields).
+    let own: Vec<&crate::index::EffectFn> = declared.iter().filter(|e| e.path.first().is_some_and(|c| c == ctx.resolver.crate_name)).collect();
+    let declared: Vec<&crate::index::EffectFn> = if own.is_empty() { declared.iter().collect() } else { own };
     let first = declared.first()?.writes_self.as_ref()?;
     declared.iter().all(|e| e.writes_self.as_ref() == Some(first)).then(|| first.iter().cloned().collect())
 }
@@ -482,14 +495,21 @@ fn getter_field(ctx: &FnCtx, method: &str) -> Option<String> {
                 _ => break,
             }
         }
-        let Expr::Field(f) = e else { return None };
-        let (Expr::Path(p), syn::Member::Named(n)) = (strip(&f.base), &f.member) else { return None };
-        if !p.path.is_ident("self") {
+        // `self.bufs.warm`: the field with the fields inside it read, `bufs.warm`.
+        let mut path = Vec::new();
+        while let Expr::Field(f) = e {
+            let syn::Member::Named(n) = &f.member else { return None };
+            path.push(n.to_string());
+            e = strip(&f.base);
+        }
+        if path.is_empty() || !matches!(e, Expr::Path(p) if p.path.is_ident("self")) {
             return None;
         }
+        path.reverse();
+        let n = path.join(".");
         match &field {
-            None => field = Some(n.to_string()),
-            Some(prev) if n == prev => {}
+            None => field = Some(n),
+            Some(prev) if n == *prev => {}
             Some(_) => return None,
         }
     }
