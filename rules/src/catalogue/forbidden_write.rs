@@ -21,8 +21,10 @@ declare_rule! {
     /// the kernel writes is its contract's statement, checked at run time) and growing P
     /// (`push`, `extend`, `resize(P.len() + n, ..)` write past its end). A loop over
     /// `P.iter_mut().enumerate()` that skips the region's position (a leading `if i == C {
-    /// continue; }`, `.filter(|(i, _)| *i != C)`) writes every other position, and one whose
-    /// items are only read (`total += *x`) writes none. At call
+    /// continue; }`, `.filter(|(i, _)| *i != C)`; also past `.take(n)`) writes every other
+    /// position, and one whose items are only read (`total += *x`) writes none. Blocks of
+    /// `P.chunks_mut(w)` are narrowed the same way (`.skip(1)`, the index of `enumerate`): of a
+    /// width `w` that is no constant, block 0 holds position 0 and the blocks from 1 on never do. At call
     /// sites: a caller that forbids a place and hands it to a writer, and any caller that passes a
     /// constant index (`pool.write(0, &row)`, `NULL_BLOCK as i64`) to a writer whose own contract
     /// forbids that position of the place it writes (`writes(self.blocks[block])` with

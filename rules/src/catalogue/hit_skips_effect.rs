@@ -19,7 +19,9 @@ declare_rule! {
     /// of the file runs what its expansion runs; a `log` or `tracing` event (`info!(..)`,
     /// `tracing::debug!(step = ?log_step())`) and `debug_assert!` evaluate their arguments only
     /// where the level, or debug assertions, are enabled: an effect called there may not run. A *drop guard*, a value whose type's `Drop` runs
-    /// E (`let _check = CheckOnDrop::new();`, a type of this file or another), runs it where the
+    /// E (`let _check = CheckOnDrop::new();`, a type of this file or another, made where it is
+    /// bound or by a helper, `let _step = self.begin_step();`; a struct without a `Drop` of its
+    /// own whose field holds one, `StepScope { _guard: StepGuard, .. }`), runs it where the
     /// value is dropped: at the end of its block, at each return after the returned value is made
     /// (latest binding first), at `drop(g)`, or at once where it is discarded (`let _ = ..;`); a
     /// guard that is returned or handed on by value (`mem::forget(g)` too) runs nothing here, on

@@ -4,7 +4,11 @@ declare_rule! {
     /// `get_mut`, `entry`, `contains_key`, `insert`, `get_or_insert_with`, indexing, and a search
     /// of a cache kept as a list: `PLACE.iter().find(|e| ..)`, `position`, `any`, `find_map`,
     /// whose key is what the predicate compares) uses a key built from all of the declared
-    /// components. Keys held in local variables are followed to the value
+    /// components. A cache of caches (one map per adapter version of maps by prompt hash) is
+    /// looked up by both keys: a lookup on what a lookup found (`PLACE.get(&v)?.get(&h)`,
+    /// `.and_then(|m| m.get(&h))`, `let per = PLACE.get(&v)?; per.get(&h)`,
+    /// `PLACE.entry(v).or_default().insert(h, kv)`; any entry, `PLACE.values().next()?.get(&h)`)
+    /// is keyed by the components of both, and the outer one alone is no finding. Keys held in local variables are followed to the value
     /// they hold at the lookup (a key changed on one branch covers only what every branch covers,
     /// and a key chosen by a `match` or `if`/`else` only what every branch that gives one builds),
     /// a name a pattern takes from a component (`if let Some(h) = h`, `let Req { hash } = r`, a

@@ -710,6 +710,14 @@ impl<'c, 'a> Effects<'c, 'a> {
             Expr::Path(_) | Expr::Call(_) | Expr::MethodCall(_) => self.ctx.with_env(self.def, |env| self.ctx.resolver.type_of(e, here, env))?,
             _ => return None,
         };
+        self.guard_of_type(&ty, here, 0)
+    }
+
+    /// What dropping a value of type `ty` runs: its `Drop` impl's summary (this file's, or one in
+    /// the type's file or another of its crate: `WorkspaceItems::fn_file_of`); for a struct of
+    /// this file without one, what its fields' drops run, in declaration order (the drop glue of
+    /// `struct StepScope { name: &str, _guard: StepGuard }`).
+    fn guard_of_type(&self, ty: &crate::resolve::TypeRef, here: Option<&str>, depth: usize) -> Option<Arc<Traces>> {
         let fns = self.ctx.fns;
         let local: Vec<usize> = fns.by_name.get("drop").into_iter().flatten().copied().filter(|i| {
             let d = &fns.defs[*i];
@@ -718,8 +726,27 @@ impl<'c, 'a> Effects<'c, 'a> {
         if let [idx] = local[..] {
             return self.summary_of(idx, &fns.defs[idx]);
         }
-        // Its `Drop` impl in the type's file or another of its crate (`WorkspaceItems::fn_file_of`).
-        ty.paths?.iter().find_map(|p| self.foreign_summary(&[p.as_slice(), &["drop".to_string()]].concat()))
+        // A type named as this file names it (a helper's return type, `-> StepGuard`): through
+        // the file's imports.
+        let paths = ty.paths.clone().unwrap_or_else(|| self.ctx.resolver.type_paths(std::slice::from_ref(&ty.name), here));
+        if let Some(runs) = paths.iter().find_map(|p| self.foreign_summary(&[p.as_slice(), &["drop".to_string()]].concat())) {
+            return Some(runs);
+        }
+        let fields = self.ctx.resolver.fields.fields_of(&ty.name).filter(|_| ty.paths.is_none() && depth < 2)?;
+        let guards: Vec<Arc<Traces>> = fields
+            .iter()
+            .filter_map(|f| self.ctx.resolver.fields.get(&ty.name, f))
+            .filter(|t| *t != ty.name)
+            .filter_map(|t| self.guard_of_type(&crate::resolve::TypeRef::here(t), here, depth + 1))
+            .collect();
+        if guards.is_empty() {
+            return None;
+        }
+        let mut runs = Traces::start();
+        for g in &guards {
+            runs.then_any(g);
+        }
+        Some(Arc::new(runs))
     }
 
     /// Whether a method call named like an effect is another type's method: its receiver's type

@@ -183,6 +183,17 @@ fn designated(state: &State, p: &Place) -> BTreeSet<Place> {
     [p.clone()].into()
 }
 
+/// What a lookup on a cache found ([`Keys::outer_lookup`]).
+#[derive(Clone)]
+struct Found {
+    /// The caches it looks up in.
+    caches: BTreeSet<Place>,
+    /// What its key is built from.
+    built: BTreeSet<Place>,
+    /// Its key's range.
+    key: (usize, usize),
+}
+
 /// A lookup that leaves out components, gathered over the solver's visits.
 struct Stale {
     reuse: usize,
@@ -226,7 +237,7 @@ pub(super) fn check(ctx: &FnCtx, contract: &FileContract, out: &mut Vec<Finding>
         return out.push(super::analysis_limit(ctx, "dataflow", dataflow::MAX_STEPS, "its cache keys are"));
     }
     for ((start, end), s) in a.stale {
-        if a.tested.contains(&(start..end)) {
+        if a.tested.contains(&(start..end)) || a.outer_keys.contains(&(start, end)) {
             continue;
         }
         let r = &reuses[s.reuse];
@@ -308,6 +319,13 @@ struct Keys<'c, 'a> {
     entries: HashMap<LocalId, (usize, usize)>,
     /// The components each lookup's hit is validated for, by the range of its key.
     validated: HashMap<(usize, usize), BTreeSet<String>>,
+    /// Locals that hold what a lookup on a cache found, with that cache and what its key was
+    /// built from: a lookup on one (`let per = self.by_version.get(&v)?; per.get(&h)`) looks up
+    /// in a map of maps, keyed by both keys ([`Keys::outer_lookup`]).
+    found_in: HashMap<LocalId, Found>,
+    /// The keys of lookups whose entry is looked up again (an outer map of a map of maps): the
+    /// inner lookup is the one keyed by all its components, so these are no finding.
+    outer_keys: HashSet<(usize, usize)>,
     /// In a helper run for a caller's caches ([`Keys::flushed_by_helper`]): the components
     /// flushed on every normal exit (`None` before the first).
     flushed_at_exits: Option<BTreeSet<String>>,
@@ -332,6 +350,8 @@ impl<'c, 'a> Keys<'c, 'a> {
             tails: HashMap::new(),
             entries: HashMap::new(),
             validated: HashMap::new(),
+            found_in: HashMap::new(),
+            outer_keys: HashSet::new(),
             flushed_at_exits: None,
             helper_flushes: HashMap::new(),
             tested: HashSet::new(),
@@ -455,6 +475,10 @@ impl Analysis for Keys<'_, '_> {
 
     fn bind(&mut self, scopes: &Scopes, state: &mut State, local: LocalId, init: Option<&Expr>) {
         self.entries.remove(&local);
+        self.found_in.remove(&local);
+        if let Some(found) = init.and_then(|i| self.outer_lookup(scopes, state, i)) {
+            self.found_in.insert(local, found);
+        }
         if let Some(key) = init.and_then(|i| self.found_by(i)) {
             let r = self.ctx.expr_range(key);
             self.entries.insert(local, (r.start, r.end));
@@ -537,6 +561,9 @@ impl Analysis for Keys<'_, '_> {
         // entry), not the cache; a name bound to the slot itself (`let cell = &self.mask;`)
         // takes no value from it.
         let mut entry_of_slot = false;
+        if let Some(found) = self.outer_lookup(scopes, state, scrutinee) {
+            self.found_in.extend(locals.iter().map(|l| (*l, found.clone())));
+        }
         if let Some(key) = self.found_by(scrutinee) {
             let r = self.ctx.expr_range(key);
             self.entries.extend(locals.iter().map(|l| (*l, (r.start, r.end))));
@@ -1130,6 +1157,38 @@ impl<'c, 'a> Keys<'c, 'a> {
         })
     }
 
+    /// The lookup on a cache whose result `e` is (through `?`, `unwrap()`, `or_default()`, ..):
+    /// the caches it looks up in, what its key is built from, and the key's range.
+    fn outer_lookup(&self, scopes: &Scopes, state: &State, e: &Expr) -> Option<Found> {
+        let mut e = strip(e);
+        loop {
+            match e {
+                Expr::Try(t) => e = strip(&t.expr),
+                Expr::MethodCall(m) if m.args.len() <= 1 && ["unwrap", "expect", "as_ref", "as_mut", "or_insert_with", "or_insert", "or_default"].contains(&m.method.to_string().as_str()) && Self::lookup_parts(e).is_none() => {
+                    e = strip(&m.receiver)
+                }
+                _ => break,
+            }
+        }
+        // Any entry, found by no key: `self.by_version.values().next()`.
+        if let Expr::MethodCall(m) = e {
+            if let (true, Expr::MethodCall(all)) = (["next", "last"].contains(&m.method.to_string().as_str()) && m.args.is_empty(), strip(&m.receiver)) {
+                if ["values", "values_mut", "iter", "iter_mut"].contains(&all.method.to_string().as_str()) {
+                    let caches = self.caches_of(scopes, state, &all.receiver);
+                    let range = self.ctx.expr_range(e);
+                    return (!caches.is_empty()).then(|| Found { caches, built: BTreeSet::new(), key: (range.start, range.end) });
+                }
+            }
+        }
+        let (receiver, key, _) = Self::lookup_parts(e)?;
+        let caches = self.caches_of(scopes, state, receiver);
+        if caches.is_empty() {
+            return None;
+        }
+        let range = self.ctx.expr_range(key);
+        Some(Found { caches, built: self.built_from(scopes, state, key, &HashSet::new()), key: (range.start, range.end) })
+    }
+
     /// The key of the lookup whose result `e` is (through `?`, `cloned()`, `unwrap()`, ..).
     fn found_by<'e>(&self, e: &'e Expr) -> Option<&'e Expr> {
         match strip(e) {
@@ -1158,13 +1217,29 @@ impl<'c, 'a> Keys<'c, 'a> {
         if dataflow::names_read(key).iter().any(|n| masked.contains(n)) {
             return;
         }
-        let caches = self.caches_of(scopes, state, receiver);
+        let mut caches = self.caches_of(scopes, state, receiver);
+        // A lookup on what a lookup found (a map of maps: `self.by_version.get(&v)?.get(&h)`,
+        // `.entry(v).or_default().insert(h, kv)`, `per.get(&h)` of `let per = ..get(&v)?`):
+        // a lookup on the outer cache, keyed by both keys; the outer lookup is no finding.
+        let mut outer_built = BTreeSet::new();
+        if !self.reuses.iter().any(|r| caches.contains(&r.place)) {
+            let outer = match strip(receiver) {
+                Expr::Path(p) => p.path.get_ident().and_then(|i| scopes.lookup(&i.to_string())).and_then(|l| self.found_in.get(&l).cloned()),
+                other => self.outer_lookup(scopes, state, other),
+            };
+            if let Some(found) = outer {
+                self.outer_keys.insert(found.key);
+                caches = found.caches;
+                outer_built = found.built;
+            }
+        }
         for (i, r) in self.reuses.iter().enumerate() {
             // A single slot's `get_or_insert_with(|| ..)` takes no key ([`Self::single_read`]).
             if !caches.contains(&r.place) || r.single {
                 continue;
             }
             let mut built = self.built_from(scopes, state, key, masked);
+            built.extend(outer_built.iter().cloned());
             // `insert(k, Entry { version: self.adapter_version, .. })`: an entry stamped with a
             // component (a field of a struct or tuple literal, or of a local built as one) is
             // checked against it on a hit; storing it keys nothing stale. A value computed from

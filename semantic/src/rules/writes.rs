@@ -1459,6 +1459,13 @@ fn narrowed_iter_muts(ctx: &FnCtx, body: &syn::Block, out: &mut Vec<Narrowed>) {
         /// with `if i == NULL_BLOCK { continue; }` or is one `if i != NULL_BLOCK { .. }`).
         fn kept_positions(&mut self, enumerated: &Expr, kept: Vec<Positions>, how: &str) {
             let Expr::MethodCall(e) = strip_parens(enumerated) else { return };
+            let mut e = e;
+            // The index still counts the positions after `take(n)`, `skip(k)`, `step_by(k)`:
+            // `iter_mut().enumerate().take(n)`.
+            while ["take", "skip", "step_by", "by_ref", "inspect"].contains(&e.method.to_string().as_str()) {
+                let Expr::MethodCall(r) = strip_parens(&e.receiver) else { return };
+                e = r;
+            }
             let Expr::MethodCall(inner) = strip_parens(&e.receiver) else { return };
             let mut inner = inner;
             // Through adapters that keep positions: `chunks_mut(BS).zip(free).enumerate()`.
@@ -1604,7 +1611,11 @@ fn narrowed_iter_muts(ctx: &FnCtx, body: &syn::Block, out: &mut Vec<Narrowed>) {
                 while let Expr::MethodCall(inner) = r {
                     // (`chunks_exact_mut(width)` of a width that is no constant: parts of a size
                     // not known, one at `k`.)
-                    let size = part_size(self.ctx, inner).or_else(|| (nth_of_name && ["chunks_mut", "chunks_exact_mut"].contains(&inner.method.to_string().as_str())).then_some(1));
+                    let chunks = ["chunks_mut", "chunks_exact_mut"].contains(&inner.method.to_string().as_str());
+                    let size = match part_size(self.ctx, inner) {
+                        Some(UNKNOWN_PART) if nth_of_name && chunks => Some(1),
+                        size => size,
+                    };
                     if let Some(size) = size {
                         let ptr = inner as *const _;
                         if !self.out.iter().any(|n| n.call == ptr) {
@@ -1821,17 +1832,26 @@ fn views_written_through(body: &syn::Block) -> HashSet<*const syn::ExprMethodCal
 }
 
 /// How many positions of its receiver each item of an iterator of mutable parts covers:
-/// `iter_mut()` one, `chunks_mut(BLOCK_SIZE)` a block (a known constant).
+/// `iter_mut()` one, `chunks_mut(BLOCK_SIZE)` a block (a known constant), `chunks_mut(width)` of
+/// a width that is no constant [`UNKNOWN_PART`].
 fn part_size(ctx: &FnCtx, m: &syn::ExprMethodCall) -> Option<i128> {
     match m.method.to_string().as_str() {
         "iter_mut" => Some(1),
-        "chunks_mut" | "chunks_exact_mut" => m.args.first().and_then(|n| ctx.int_value(n)).filter(|n| *n > 0),
+        "chunks_mut" | "chunks_exact_mut" => Some(m.args.first().and_then(|n| ctx.int_value(n)).filter(|n| *n > 0).unwrap_or(UNKNOWN_PART)),
         _ => None,
     }
 }
 
+/// The size of parts of at least one position, how many not known: part `k` starts at position
+/// `k` or later, so the parts from 1 on never hold position 0 (`chunks_mut(w).skip(1)` spares the
+/// null block whatever `w` is).
+const UNKNOWN_PART: i128 = 0;
+
 /// Item positions `(lo, hi)` as positions of the receiver, `size` positions an item.
 fn scaled((lo, hi): Positions, size: i128) -> Positions {
+    if size == UNKNOWN_PART {
+        return (lo, if hi <= lo { hi } else { i128::MAX });
+    }
     let end = if hi == i128::MAX { hi } else { hi.saturating_mul(size) };
     (lo.saturating_mul(size), end)
 }
