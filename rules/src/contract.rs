@@ -268,6 +268,37 @@ pub struct Contract<S = Span> {
     pub clauses: Vec<Clause<S>>,
 }
 
+impl<S> Contract<S> {
+    /// The parameters it names renamed (`(from, to)` pairs, applied at once): the contract of a
+    /// trait's method read for an implementation that names its parameters otherwise (`fn
+    /// clear(&self, pool: ..)` in the trait, `fn clear(&self, buf: ..)` in the `impl`).
+    pub fn rename_params(&mut self, renames: &[(String, String)]) {
+        let rename = |p: &mut Place<S>| {
+            if p.root != PlaceRoot::Param {
+                return;
+            }
+            if let Some((_, to)) = p.segments.first().and_then(|first| renames.iter().find(|(from, _)| *from == first.text)) {
+                p.segments[0].text = to.clone();
+            }
+        };
+        for clause in &mut self.clauses {
+            match &mut clause.kind {
+                ClauseKind::Reuses { place, key, .. } => {
+                    rename(place);
+                    key.iter_mut().for_each(rename);
+                }
+                ClauseKind::Writes { target, .. } | ClauseKind::Reads(target) => {
+                    rename(&mut target.place);
+                    rename(&mut target.index);
+                }
+                ClauseKind::ForbidsWrite { regions, .. } => regions.iter_mut().for_each(|r| rename(&mut r.place)),
+                ClauseKind::Aliases(aliases) => aliases.iter_mut().for_each(|a| rename(&mut a.input)),
+                ClauseKind::Preserves(_) | ClauseKind::Fresh { .. } => {}
+            }
+        }
+    }
+}
+
 /// The clause keywords, in the order the spec lists them.
 pub const CLAUSE_KEYWORDS: &[&str] = &["reuses", "preserves", "fresh", "writes", "reads", "forbids_write", "aliases"];
 /// Clauses that may appear more than once.
@@ -1241,6 +1272,13 @@ mod tests {
             }
         }
         assert!(valid > 0, "some soups are valid contracts, so the round trip is exercised");
+    }
+
+    #[test]
+    fn renamed_parameters_rename_every_place_rooted_at_them() {
+        let mut c = parse("reuses(self.plans, key(h, cfg.v)), writes(pool[slots], skip = PAD), forbids_write(pool[NULL_BLOCK]), aliases(return = pool)").unwrap();
+        c.rename_params(&[("pool".to_string(), "buf".to_string()), ("h".to_string(), "hash".to_string())]);
+        assert_eq!(c.to_string(), "reuses(self.plans, key(hash, cfg.v)), writes(buf[slots], skip = PAD), forbids_write(buf[NULL_BLOCK]), aliases(return = buf)");
     }
 
     #[test]

@@ -975,16 +975,19 @@ pub fn clause_label(callee: &ContractedFn, clause: &reuse_rules::contract::Claus
 
 /// The contract of the trait method that `f`, a method of an `impl` of the trait written `of_trait`,
 /// implements (`#[reuse::contract(..)] fn clear(&self, cache: &mut [f32]);` in `trait Backend`, for
-/// `fn clear` of `impl Backend for Cpu`): its body is checked as the trait's default body is. Only
-/// where the parameters have the contract's names, which the clauses name (one the body does not
-/// use, `_freed`, may differ).
-fn implemented_contract<'i>(index: &'i Index, resolver: &Resolver, of_trait: &syn::Path, f: &FnItem) -> Option<&'i ContractedFn> {
+/// `fn clear` of `impl Backend for Cpu`): its body is checked as the trait's default body is, the
+/// contract's parameters read as the implementation's of the same position (`pool` of the trait
+/// is `buf` of `fn clear(&self, buf: &mut [f32])`), with the trait's file.
+fn implemented_contract<'i>(index: &'i Index, resolver: &Resolver, of_trait: &syn::Path, f: &FnItem) -> Option<(FileContract, &'i FileRef)> {
     let written: Vec<String> = of_trait.segments.iter().map(|s| s.ident.to_string()).collect();
     let traits = resolver.type_paths(&written, f.self_type);
     let method = f.sig.ident.to_string();
     let params = crate::dataflow::param_names(f.sig);
-    let same_params = |c: &ContractedFn| c.params.len() == params.len() && c.params.iter().zip(&params).all(|(theirs, ours)| theirs == ours || ours.starts_with('_'));
-    index.candidates(&method).find(|c| c.in_trait && !c.external && c.path.split_last().is_some_and(|(_, owner)| traits.iter().any(|t| t == owner)) && same_params(c))
+    let declared = index.candidates(&method).find(|c| c.in_trait && !c.external && c.params.len() == params.len() && c.path.split_last().is_some_and(|(_, owner)| traits.iter().any(|t| t == owner)))?;
+    let mut contract = declared.contract.clone();
+    let renames: Vec<(String, String)> = declared.params.iter().zip(&params).filter(|(theirs, ours)| theirs != ours).map(|(theirs, ours)| (theirs.clone(), ours.clone())).collect();
+    contract.rename_params(&renames);
+    Some((contract, &declared.file))
 }
 
 /// Analyses every function of a parsed file. `module` is the file's module path, crate name first.
@@ -1003,7 +1006,7 @@ pub fn analyze_file(file: &FileRef, ast: &syn::File, crate_name: &str, module: &
         // body rules hold exactly as if the attribute stood here.
         let own = contract_of(f.attrs, f.sig, file, imports_reuse, &mut Vec::new()).map(|(c, _)| c);
         // Else a contracts file's for its path, or the contract of the trait method it implements.
-        let external = if own.is_none() { index.external_for(&here).or_else(|| f.of_trait.and_then(|t| implemented_contract(index, &resolver, t, &f))) } else { None };
+        let external = if own.is_none() { index.external_for(&here).map(|c| (c.contract.clone(), &c.file)).or_else(|| f.of_trait.and_then(|t| implemented_contract(index, &resolver, t, &f))) } else { None };
         let ctx = FnCtx {
             file,
             index,
@@ -1015,8 +1018,8 @@ pub fn analyze_file(file: &FileRef, ast: &syn::File, crate_name: &str, module: &
             self_type: f.self_type,
             outer_generics: f.outer_generics,
             env_memo: Default::default(),
-            contract: own.as_ref().or(external.map(|c| &c.contract)),
-            contract_file: external.map_or(file, |c| &c.file),
+            contract: own.as_ref().or(external.as_ref().map(|(c, _)| c)),
+            contract_file: external.as_ref().map_or(file, |(_, f)| *f),
             fns: &fns,
             summaries: &summaries,
             calls_memo: Default::default(),

@@ -2048,6 +2048,7 @@ impl<A: Analysis> Solver<'_, A> {
                         Some((id, closure)) => {
                             self.running.push(id);
                             self.errors_continue = continues;
+                            self.wanted_outcome = self.splitting.filter(|(at, _)| std::ptr::eq(*at, e)).map(|(_, outcome)| outcome);
                             let ran = self.closure_at(&closure, state, Runs::Once, Some(e), None);
                             self.running.pop();
                             ran?
@@ -2222,6 +2223,30 @@ impl<A: Analysis> Solver<'_, A> {
         if let Some((scrutinee, pat, guard)) = matches_macro(cond) {
             let (matched, failed) = self.matches_condition(&scrutinee, &pat, guard.as_ref(), state)?;
             return Ok((self.assumed(cond, true, matched), self.assumed(cond, false, failed)));
+        }
+        // `if let Some(p) = (|| ..)()`, `if let Some(p) = lookup()` of `let lookup = || ..;`:
+        // the closure's paths that end with a value match, those that end without one do not.
+        if let Expr::Let(l) = strip_parens(cond) {
+            let scrutinee = strip_parens(&l.expr);
+            let closure = match scrutinee {
+                Expr::Call(c) => closure_of(&c.func).map(|c| std::rc::Rc::new(c.clone())).or_else(|| self.closure_local(&c.func).map(|(_, c)| c)),
+                _ => None,
+            };
+            let by_outcome = pattern_matches_outcome(&l.pat, true) == Some(true) && pattern_matches_outcome(&l.pat, false) == Some(false);
+            if closure.is_some_and(|c| can_fail(&c)) && by_outcome {
+                self.recovered.insert(scrutinee as *const Expr);
+                let mut parts = Vec::with_capacity(3);
+                for outcome in [Outcome::Holds, Outcome::Fails, Outcome::Either] {
+                    self.splitting = Some((scrutinee as *const Expr, outcome));
+                    let part = self.expr(&l.expr, state.clone());
+                    self.splitting = None;
+                    parts.push(part?);
+                }
+                let [holds, fails, either] = <[Option<A::State>; 3]>::try_from(parts).unwrap_or_else(|_| unreachable!("three outcomes"));
+                let mut matched = join(holds, either.clone());
+                self.bind_pattern(&l.pat, None, Some(&l.expr), &mut matched);
+                return Ok((matched, join(fails, either)));
+            }
         }
         // A test of a closure's result on a path of one outcome (`outcome_splits`).
         if let Some(holds) = self.known_test(cond) {

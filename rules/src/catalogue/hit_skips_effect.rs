@@ -9,7 +9,8 @@ declare_rule! {
     /// its receiver's type, never by its name alone. A closure counts where it runs: called where
     /// it is written, there (its result tested next, `let served = (|| -> Option<Plan> { let p =
     /// lookup()?; log_step(); Some(p) })(); if let Some(p) = served { .. }`, the `Some` branch
-    /// has the paths that gave a value, the other those that did not, `?` included); the callback of `or_insert_with`, `unwrap_or_else` and the like on
+    /// has the paths that gave a value, the other those that did not, `?` included; so does `if
+    /// let Some(p) = lookup()` of a closure bound to a local); the callback of `or_insert_with`, `unwrap_or_else` and the like on
     /// some paths only (it runs on a miss only); a closure that is stored, or returned by a
     /// helper, not at all. An `async` helper runs where its future is awaited (`flush().await`,
     /// also through a local) or handed to a call that drives it (`block_on(flush())`); a future
@@ -20,7 +21,8 @@ declare_rule! {
     /// `tracing::debug!(step = ?log_step())`) and `debug_assert!` evaluate their arguments only
     /// where the level, or debug assertions, are enabled: an effect called there may not run. A *drop guard*, a value whose type's `Drop` runs
     /// E (`let _check = CheckOnDrop::new();`, a type of this file or another, made where it is
-    /// bound or by a helper, `let _step = self.begin_step();`; a struct without a `Drop` of its
+    /// bound or by a helper, `let _step = self.begin_step();`, on some paths only where the helper
+    /// returns an `Option` of one that may be `None`; a struct without a `Drop` of its
     /// own whose field holds one, `StepScope { _guard: StepGuard, .. }`), runs it where the
     /// value is dropped: at the end of its block, at each return after the returned value is made
     /// (latest binding first), at `drop(g)`, or at once where it is discarded (`let _ = ..;`); a

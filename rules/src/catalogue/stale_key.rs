@@ -7,7 +7,9 @@ declare_rule! {
     /// components. A cache of caches (one map per adapter version of maps by prompt hash) is
     /// looked up by both keys: a lookup on what a lookup found (`PLACE.get(&v)?.get(&h)`,
     /// `.and_then(|m| m.get(&h))`, `let per = PLACE.get(&v)?; per.get(&h)`,
-    /// `PLACE.entry(v).or_default().insert(h, kv)`; any entry, `PLACE.values().next()?.get(&h)`)
+    /// `PLACE.entry(v).or_default().insert(h, kv)`; any entry or each of them, which is keyed by
+    /// nothing, `PLACE.values().next()?.get(&h)`, `PLACE.first()?.get(&h)`, `for m in
+    /// PLACE.values() { m.get(&h) }`)
     /// is keyed by the components of both, and the outer one alone is no finding. Keys held in local variables are followed to the value
     /// they hold at the lookup (a key changed on one branch covers only what every branch covers,
     /// and a key chosen by a `match` or `if`/`else` only what every branch that gives one builds),

@@ -15,7 +15,8 @@ declare_rule! {
     /// - read after E, but from a field of the entry that E does not write, when the checker can
     ///   read E's body (`g.replay(); Ok(g.captured_output.clone())` where `replay` writes only
     ///   `self.output`). Fields inside fields count apart: `g.bufs.warm` is not written by an E that
-    ///   writes `self.bufs.logits`. A getter (`g.output()`) counts as the field it returns. An E that hands
+    ///   writes `self.bufs.logits`. A getter (`g.output()`) counts as the field it returns, before
+    ///   fields or after them (`g.buffers().warm`, `g.bufs.warm()`). An E that hands
     ///   `self` or its fields to code the checker cannot read (a call in an `unsafe` block, such as
     ///   an FFI graph launch, or a raw pointer into `self`) may write any field.
     ///

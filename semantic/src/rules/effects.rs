@@ -683,8 +683,15 @@ impl<'c, 'a> Effects<'c, 'a> {
             }
             return Some(Arc::new(runs));
         }
+        // `Some(StepGuard::begin())`: the guard it holds.
+        if let Expr::Call(c) = e {
+            if matches!(strip_parens(&c.func), Expr::Path(p) if p.path.is_ident("Some")) && c.args.len() == 1 {
+                return self.guard_of(&c.args[0]);
+            }
+        }
         // `fn begin_step(&self) -> impl Drop { SyncOnDrop }`: an opaque type is the type of the
         // value the helper of this file ends with (one level: that value is no such call).
+        let mut maybe = false;
         if matches!(e, Expr::Call(_) | Expr::MethodCall(_)) {
             if let Some((_, def)) = self.ctx.helper_of(e, self.def, self.depth) {
                 if matches!(&def.sig.output, syn::ReturnType::Type(_, t) if matches!(**t, syn::Type::ImplTrait(_))) {
@@ -693,6 +700,11 @@ impl<'c, 'a> Effects<'c, 'a> {
                         _ => None,
                     };
                 }
+                // `fn maybe_step(&self) -> Option<StepGuard>`: a guard on some paths only, unless
+                // the helper ends with `Some(..)`.
+                let optional = matches!(&def.sig.output, syn::ReturnType::Type(_, t) if matches!(&**t, syn::Type::Path(p) if p.path.segments.last().is_some_and(|s| s.ident == "Option")));
+                let always_some = matches!(def.body.stmts.last(), Some(syn::Stmt::Expr(Expr::Call(c), None)) if matches!(&*c.func, Expr::Path(p) if p.path.is_ident("Some")));
+                maybe = optional && !always_some;
             }
         }
         let here = self.def.map_or(self.ctx.self_type, |d| d.self_type.as_deref());
@@ -710,7 +722,13 @@ impl<'c, 'a> Effects<'c, 'a> {
             Expr::Path(_) | Expr::Call(_) | Expr::MethodCall(_) => self.ctx.with_env(self.def, |env| self.ctx.resolver.type_of(e, here, env))?,
             _ => return None,
         };
-        self.guard_of_type(&ty, here, 0)
+        let runs = self.guard_of_type(&ty, here, 0)?;
+        if maybe {
+            let mut or_none = (*runs).clone();
+            or_none.join(&Traces::start());
+            return Some(Arc::new(or_none));
+        }
+        Some(runs)
     }
 
     /// What dropping a value of type `ty` runs: its `Drop` impl's summary (this file's, or one in

@@ -1170,14 +1170,19 @@ impl<'c, 'a> Keys<'c, 'a> {
                 _ => break,
             }
         }
-        // Any entry, found by no key: `self.by_version.values().next()`.
+        // Any entry, found by no key: `self.by_version.values().next()`, `self.by_slot.first()`,
+        // and each of them, `self.by_version.values()` (walked by a `for` or an adaptor).
         if let Expr::MethodCall(m) = e {
-            if let (true, Expr::MethodCall(all)) = (["next", "last"].contains(&m.method.to_string().as_str()) && m.args.is_empty(), strip(&m.receiver)) {
-                if ["values", "values_mut", "iter", "iter_mut"].contains(&all.method.to_string().as_str()) {
-                    let caches = self.caches_of(scopes, state, &all.receiver);
-                    let range = self.ctx.expr_range(e);
-                    return (!caches.is_empty()).then(|| Found { caches, built: BTreeSet::new(), key: (range.start, range.end) });
-                }
+            let method = m.method.to_string();
+            let any_entry = match strip(&m.receiver) {
+                Expr::MethodCall(all) if ["next", "last"].contains(&method.as_str()) && m.args.is_empty() && ["values", "values_mut", "iter", "iter_mut"].contains(&all.method.to_string().as_str()) => Some(&*all.receiver),
+                receiver if ["first", "last", "first_mut", "last_mut", "values", "values_mut"].contains(&method.as_str()) && m.args.is_empty() => Some(receiver),
+                _ => None,
+            };
+            if let Some(cache) = any_entry {
+                let caches = self.caches_of(scopes, state, cache);
+                let range = self.ctx.expr_range(e);
+                return (!caches.is_empty()).then(|| Found { caches, built: BTreeSet::new(), key: (range.start, range.end) });
             }
         }
         let (receiver, key, _) = Self::lookup_parts(e)?;

@@ -407,14 +407,24 @@ impl<'c, 'a> Tracker<'c, 'a> {
         }
         // The fields read, outermost first (`bufs.warm` of `g.bufs.warm.clone()`), up to the first
         // index or method past them.
+        // A getter counts as the field it returns, before fields (`g.buffers().warm`) or after
+        // them (`g.bufs.warm()`).
         let mut path: Vec<String> = Vec::new();
         for step in steps {
             match step {
                 Step::Field(f) => path.push(f),
-                _ if !path.is_empty() => break,
-                Step::Method(m) if PASS_THROUGH.contains(&m.as_str()) || LOOKUPS.contains(&m.as_str()) => continue,
-                Step::Index => continue,
-                Step::Method(m) => return Some(getter_field(self.ctx, &m)),
+                Step::Method(m) if PASS_THROUGH.contains(&m.as_str()) || LOOKUPS.contains(&m.as_str()) => {
+                    if !path.is_empty() {
+                        break;
+                    }
+                }
+                Step::Index if path.is_empty() => continue,
+                Step::Index => break,
+                Step::Method(m) => match getter_field(self.ctx, &m) {
+                    Some(field) => path.extend(field.split('.').map(str::to_string)),
+                    None if path.is_empty() => return Some(None),
+                    None => break,
+                },
             }
         }
         Some((!path.is_empty()).then(|| path.join(".")))
