@@ -1552,6 +1552,10 @@ impl<'c, 'a> Pad<'c, 'a> {
                 for el in &a.elems {
                     v.own.extend(self.eval(scopes, state, el).put(&How::Filled));
                 }
+                // `[0, 0, 0, 0]`: the zeros written in the literal are reported once, at the first.
+                let literal = self.ctx.expr_range(e);
+                let mut seen = BTreeSet::new();
+                v.own.retain(|o| !(o.file.is_none() && literal.contains(&o.start) && !seen.insert((o.entry.clone(), o.how.clone()))));
                 v
             }
             Expr::Struct(s) => {
