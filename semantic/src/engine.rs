@@ -1104,7 +1104,7 @@ impl AnalysisFilter {
         // or where it may implement a trait (a contracted trait method's name).
         let mut names: Option<std::collections::HashSet<&str>> = None;
         let externals = self.external.iter().filter(|(path, _)| path.starts_with(&j.module)).map(|(_, name)| name);
-        let implementable = self.trait_methods.iter().filter(|_| j.file.text.contains("impl"));
+        let implementable = if !self.trait_methods.is_empty() && j.file.text.contains("impl") { &self.trait_methods[..] } else { &[] };
         for name in externals.chain(implementable) {
             if names.get_or_insert_with(|| crate::items::fn_names(&j.file.text).collect()).contains(name.as_str()) {
                 return true;

@@ -127,7 +127,7 @@ impl Traces {
 
     /// Every path sets (or clears) the guard bits `bits`.
     fn set_moved(&mut self, bits: u64, moved: bool) {
-        if self.0.iter().all(|t| (t.moved & bits == bits) == moved || bits == 0) {
+        if bits == 0 || self.0.iter().all(|t| (t.moved & bits == bits) == moved) {
             return;
         }
         self.0 = std::mem::take(&mut self.0)
