@@ -101,6 +101,12 @@ impl Chunk {
         Chunk { range: shift(&self.range, delta), ..self.clone() }
     }
 
+    /// The structs and type aliases it declares, read from its [`Chunk::binds`] (a struct's own
+    /// pair is its fields' shape, an alias's the type it stands for: see `item_binds`).
+    fn declared_types(&self) -> impl Iterator<Item = &str> {
+        self.binds.iter().filter(|(_, meaning)| meaning.starts_with("Discriminant(") || meaning.starts_with("= ")).map(|(name, _)| name.as_str())
+    }
+
     /// Context every masked copy keeps.
     fn is_context(&self) -> bool {
         self.is_use || self.defines_type || self.is_value || self.defines_macro
@@ -420,9 +426,13 @@ pub fn recheck(prev: &Previous, new: &FileRef, job: &FileJob, index: &Index, ite
     // An edited `use` item or struct changes how the items that name what it changed resolve
     // their calls (an imported name, a field's type); a changed glob import, any item.
     let mut affected: BTreeSet<usize> = run_new.clone().collect();
+    // A struct kept as context whose field names a changed name (`graph: Captured` after `use
+    // .. as Captured;` is deleted): the items that use the struct resolve differently.
+    let mut context_types: BTreeSet<&str> = BTreeSet::new();
     match changed_binds(old_run, &chunks[run_new.clone()]) {
         Some(changed) => {
             affected.extend((0..chunks.len()).filter(|&i| !chunks[i].is_context() && changed.iter().any(|n| mentions(text_of(i), n))));
+            context_types.extend((0..chunks.len()).filter(|&i| chunks[i].is_context() && changed.iter().any(|n| mentions(text_of(i), n))).flat_map(|i| chunks[i].declared_types()));
             // A finding names what the file can spell (a fix writes the sentinel by its imported
             // name, else by its path): the items whose findings name a changed name.
             let new_of = |j: usize| if j < k1 { Some(j) } else if j > k2 { Some(j - (k2 + 1 - k1) + run_len) } else { None };
@@ -449,7 +459,8 @@ pub fn recheck(prev: &Previous, new: &FileRef, job: &FileJob, index: &Index, ite
     // item that called a helper the edit removed resolves differently now.
     let mut names: BTreeSet<&str> = old_run.iter().chain(&chunks[run_new.clone()]).flat_map(|c| c.fns.iter().map(String::as_str)).collect();
     names.extend(declared.iter().map(String::as_str));
-    let types: BTreeSet<&str> = old_run.iter().chain(&chunks[run_new.clone()]).flat_map(|c| c.types.iter().map(String::as_str)).collect();
+    let mut types: BTreeSet<&str> = old_run.iter().chain(&chunks[run_new.clone()]).flat_map(|c| c.types.iter().map(String::as_str)).collect();
+    types.extend(context_types);
     let mut texts: Vec<&str> = vec![old_text, new_text];
     texts.extend(affected.iter().filter(|i| !run_new.contains(i)).map(|&i| text_of(i)));
     close_over_links(&chunks, &text_of, &mut affected, names, types, texts);
@@ -1711,6 +1722,24 @@ mod fixtures {
         let edited = text.replace("    pub(in crate) use crate::ops::k as rac;\n", "");
         let (mut live, mut fresh) = (session(&dir), session(&dir));
         assert_eq!(live.update(&path, text.to_string()).len(), 1, "the call through the import");
+        let got = live.edit(&path, edited.clone());
+        assert!(got.items.is_some(), "the item path");
+        assert_eq!(keys(&got.findings), keys(&fresh.update(&path, edited.clone())), "{edited}");
+        assert!(got.findings.is_empty(), "{:?}", keys(&got.findings));
+    }
+
+    /// An import that only a struct's field names: deleting it changes how the methods of the
+    /// struct resolve calls on the field, though their text does not name it (found by the
+    /// random edits of `engine-shapes`).
+    #[test]
+    fn deleting_an_import_a_field_names_rechecks_the_struct_s_methods() {
+        let kernel = "pub const PAD: i64 = -1;\npub struct Graph;\nimpl Graph {\n    #[reuse::contract(writes(cache[slots], skip = PAD))]\n    pub fn replay(&mut self, cache: &mut [f32], slots: &[i64]) {}\n}\n";
+        let text = "use crate::ops::Graph as Captured;\n\npub fn noop() {}\n\npub struct Step {\n    pub graph: Captured,\n}\n\nimpl Step {\n    pub fn run(&mut self, cache: &mut [f32], n: usize) {\n        let slots = vec![0; n];\n        self.graph.replay(cache, &slots);\n    }\n}\n";
+        let dir = workspace("field-import", &[("src/lib.rs", "pub mod ops;\npub mod caller;\n"), ("src/ops.rs", kernel), ("src/caller.rs", text)]);
+        let path = std::fs::canonicalize(dir.join("src/caller.rs")).unwrap();
+        let edited = text.replace("use crate::ops::Graph as Captured;\n", "");
+        let (mut live, mut fresh) = (session(&dir), session(&dir));
+        assert_eq!(live.update(&path, text.to_string()).len(), 1, "the replay of the field");
         let got = live.edit(&path, edited.clone());
         assert!(got.items.is_some(), "the item path");
         assert_eq!(keys(&got.findings), keys(&fresh.update(&path, edited.clone())), "{edited}");

@@ -1852,14 +1852,27 @@ impl<'a> Resolver<'a> {
     /// `MyBackend::float_add_inplace(x, r)`: a trait's contracted function called through the
     /// path of a type of the workspace that implements the trait (`impl Backend for MyBackend`),
     /// the trait perhaps of another crate. The type's own function of that name would be exact.
+    /// `Self::mul_inplace(x, g)` is the same call written in the type's `impl` (`Self` is the
+    /// type), or in a trait's default method (`Self` implements the trait and its supertraits,
+    /// `trait Ext: Backend`: the contracted method of `Backend`).
     fn by_implementor<'i>(&self, all: &[&'i ContractedFn], path: &[String], self_type: Option<&str>) -> Vec<&'i ContractedFn> {
-        let owner = &path[path.len() - 2];
+        let written = &path[path.len() - 2];
+        let is_self = written == "Self" && path.len() == 2;
+        let owner = match (is_self, self_type) {
+            (true, Some(t)) => t,
+            (true, None) => return Vec::new(),
+            (false, _) => written.as_str(),
+        };
         if !owner.starts_with(|c: char| c.is_uppercase()) || owner == "Self" {
             return Vec::new();
         }
-        let ty = TypeRef { name: owner.clone(), paths: (path.len() > 2).then(|| self.type_paths(&path[..path.len() - 1], self_type)) };
-        let types: Vec<Vec<String>> = self.owner_paths(&ty, self_type).into_iter().filter(|p| self.items.defines_type(self.index, p)).collect();
-        let found = all.iter().copied().filter(|f| f.in_trait && f.name == path[path.len() - 1] && f.self_type.as_deref().is_some_and(|t| types.iter().any(|ty| self.items.implements_trait(ty, t))));
+        let ty = TypeRef { name: owner.to_string(), paths: (path.len() > 2).then(|| self.type_paths(&path[..path.len() - 1], self_type)) };
+        let owners = self.owner_paths(&ty, self_type);
+        let types: Vec<&Vec<String>> = owners.iter().filter(|p| self.items.defines_type(self.index, p)).collect();
+        let found = all.iter().copied().filter(|f| {
+            let trait_path = &f.path[..f.path.len() - 1];
+            f.in_trait && f.name == path[path.len() - 1] && f.self_type.as_deref().is_some_and(|t| types.iter().any(|ty| self.items.implements_trait(ty, t)) || (is_self && owners.iter().any(|o| o == trait_path)))
+        });
         dedup(found.collect())
     }
 

@@ -7,9 +7,13 @@ declare_rule! {
     /// table, not a fallback), for a scalar index as for the entries of an index buffer (also
     /// one entry at a time: `for &b in &blocks { pool.write(b, ..) }`),
     /// followed through locals (on any branch), struct fields (nested ones, `s.pos.block`) and
-    /// tuple elements (`p.0`), and helpers that return it (of the
+    /// tuple elements (`p.0`), closures bound to a local and called (`let block_of = |p|
+    /// table.get(p / BS).copied().unwrap_or(0);`), and helpers that return it (of the
     /// same file, or of another file of the workspace reached by path: reported at the call of
-    /// the helper, with a label where the helper falls back). Constants may be computed from
+    /// the helper, with a label where the helper falls back; a helper's constant exit counts
+    /// next to its others, `if t.is_empty() { return 0; }` or `None => return 0`). A helper that
+    /// hands its parameter on to the writer's index (`fn put(pool, b, row) { pool.write(b, row) }`)
+    /// writes what its caller passes there. Constants may be computed from
     /// others (`const NO_BLOCK: usize = FIRST - 1;`). Where a condition shows the index differs
     /// from the fallback (`if b != NULL_BLOCK { pool.write(b, ..) }`, `if b > 0`, after `if b ==
     /// NULL_BLOCK { return; }` or `assert_ne!(b, NULL_BLOCK)`, in the arms after `NULL_BLOCK =>

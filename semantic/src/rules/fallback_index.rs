@@ -73,6 +73,8 @@ type State = PlaceMap<Srcs>;
 #[derive(Default)]
 pub(super) struct Summaries {
     helpers: dataflow::Memo<usize, Option<Arc<Summary>>>,
+    /// Whether each helper of the file calls a writer, a few helpers deep (from names).
+    reaching: std::cell::RefCell<HashMap<usize, bool>>,
 }
 
 /// What a helper returns, and what it leaves in the fields of `self` and of its parameters
@@ -87,6 +89,33 @@ pub(super) struct Summary {
     /// by the closure's parameter position and the argument's: bound to the closure's parameters
     /// where a caller's closure runs ([`Analysis::bind_callback`]).
     passes: BTreeMap<(usize, usize), BTreeSet<Src>>,
+    /// The parameters (position, field path) it hands on as they are to a writer's index
+    /// (`fn put(pool: &mut Pool, b: usize) { pool.write_block(b, 1.0) }`): a caller's fallback
+    /// passed there is written there ([`Fallbacks::check_forwarded`]).
+    forwards: Vec<Forward>,
+}
+
+/// A parameter of a helper that reaches a writer's index.
+#[derive(Debug, Clone)]
+struct Forward {
+    param: usize,
+    fields: Vec<String>,
+    to: Arc<Writer>,
+}
+
+/// A writer's index, as a finding describes it: the writer, its index parameter and place as
+/// written in its contract, the sentinel it skips, and the helpers the value goes through
+/// (`put` hands `b` to `write_block`).
+#[derive(Debug)]
+struct Writer {
+    name: String,
+    param: String,
+    place: String,
+    skip: Option<String>,
+    sentinel: Option<i128>,
+    buffer: bool,
+    clause: Label,
+    through: Vec<(String, String)>,
 }
 
 /// Methods whose value is their receiver's, converted.
@@ -96,10 +125,17 @@ const PASS_THROUGH: &[&str] = &["copied", "cloned", "clone", "into", "try_into",
 /// byte range): the bug is the fallback, reported once here, not again as a write of the null
 /// block at the call (`forbidden_write::check_calls`).
 pub(super) fn check(ctx: &FnCtx, calls: &[&Expr], out: &mut Vec<Finding>) -> HashSet<(usize, usize)> {
-    if !calls.iter().any(|c| ctx.callee(c).is_some_and(|(_, f)| f.contract.writes().next().is_some())) {
+    // Only functions that call a writer, or a helper of the file that may hand an index on to
+    // one (from names: most helpers of most files call none).
+    let writes = |c: &Expr, _: &str| ctx.callee(c).is_some_and(|(_, f)| f.contract.writes().next().is_some());
+    let forwards = |c: &Expr| {
+        let Some(site) = crate::resolve::CallSite::of(c) else { return false };
+        !call_args(c).1.is_empty() && ctx.fns.by_name.get(&site.name).is_some_and(|defs| defs.iter().any(|&i| super::helper_reaches(ctx, i, &ctx.summaries.fallback.reaching, &writes, 0)))
+    };
+    if !calls.iter().any(|c| writes(c, "") || forwards(c)) {
         return HashSet::new();
     }
-    let mut a = Fallbacks { ctx, def: None, depth: 0, masked: Vec::new(), summary: Summary::default(), findings: Vec::new(), seen: HashSet::new(), reported_args: HashSet::new(), closure_constants: HashMap::new(), const_locals: HashMap::new() };
+    let mut a = Fallbacks { ctx, def: None, depth: 0, masked: Vec::new(), summary: Summary::default(), findings: Vec::new(), seen: HashSet::new(), reported_args: HashSet::new(), closure_constants: HashMap::new(), const_locals: HashMap::new(), call_values: HashMap::new(), constant_exits: BTreeSet::new(), other_exit: false };
     match dataflow::solve(&mut a, ctx.sig, ctx.body, State::default()) {
         Ok(()) => out.extend(a.findings),
         Err(dataflow::TooComplex) => out.push(super::analysis_limit(ctx, "dataflow", dataflow::MAX_STEPS, "its write indexes are")),
@@ -126,6 +162,14 @@ struct Fallbacks<'c, 'a> {
     closure_constants: HashMap<LocalId, Src>,
     /// Locals bound to a constant (until assigned), by the constant as written there.
     const_locals: HashMap<LocalId, Src>,
+    /// The value of each call of a closure bound to a local (`block_of(p)` of `let block_of =
+    /// |pos| table.get(pos).copied().unwrap_or(0);`), by the call's byte range: read where the
+    /// closure ran, with its parameters bound.
+    call_values: HashMap<(usize, usize), BTreeSet<Src>>,
+    /// In a summary: the constants returned alone (`return 0;`), and whether an exit returns
+    /// anything else.
+    constant_exits: BTreeSet<Src>,
+    other_exit: bool,
 }
 
 impl Analysis for Fallbacks<'_, '_> {
@@ -151,6 +195,12 @@ impl Analysis for Fallbacks<'_, '_> {
         }
     }
 
+    fn call_value(&mut self, scopes: &Scopes, state: &mut State, call: &Expr, value: &Expr) {
+        let v = self.eval(scopes, state, value);
+        let r = self.ctx.expr_range(call);
+        self.call_values.insert((r.start, r.end), v);
+    }
+
     fn transfer(&mut self, scopes: &Scopes, state: &mut State, e: &Expr) {
         // A closure kept for later (or an `async` block) calls what its body calls when it runs;
         // the names it binds itself read as unknown there.
@@ -164,9 +214,8 @@ impl Analysis for Fallbacks<'_, '_> {
         }
         match e {
             Expr::Call(_) | Expr::MethodCall(_) => {
-                if self.def.is_none() {
-                    self.check_call(scopes, state, e);
-                }
+                self.check_call(scopes, state, e);
+                self.check_forwarded(scopes, state, e);
                 if let Some((param, args)) = self.def.and_then(|d| super::callbacks::called_param(scopes, dataflow::param_count(d.sig), e)) {
                     for (k, arg) in args.into_iter().enumerate() {
                         let v = self.eval(scopes, state, arg);
@@ -297,9 +346,17 @@ impl Analysis for Fallbacks<'_, '_> {
     fn exit(&mut self, scopes: &Scopes, state: &State, exit: &dataflow::Exit<'_>) {
         // A constant arm is a fallback only next to its siblings (`Some(&b) => b, None => 0`).
         let Some(def) = self.def else { return };
-        if let Some(v) = exit.branch_of.or(exit.value) {
-            let v = self.eval(scopes, state, v);
-            self.summary.returns.extend(v);
+        // So is a constant exit next to the others (`if b.is_empty() { return 0; } b[b.len() -
+        // 1]`, `None => return 0,`): kept apart until the solve ends ([`summarise`]).
+        match (exit.branch_of, exit.value) {
+            (None, Some(v)) if self.constant(super::tail(v)).is_some() => self.constant_exits.extend(self.constant(super::tail(v))),
+            (branches, value) => {
+                self.other_exit |= value.is_some();
+                if let Some(v) = branches.or(value) {
+                    let v = self.eval(scopes, state, v);
+                    self.summary.returns.extend(v);
+                }
+            }
         }
         let params = dataflow::param_count(def.sig);
         for (place, srcs) in &state.map {
@@ -532,7 +589,7 @@ impl<'c, 'a> Fallbacks<'c, 'a> {
         if names.is_empty() {
             return self.eval(scopes, state, e);
         }
-        let mut inner = Fallbacks { ctx: self.ctx, def: self.def, depth: self.depth, masked: self.masked.clone(), summary: Summary::default(), findings: Vec::new(), seen: HashSet::new(), reported_args: HashSet::new(), closure_constants: self.closure_constants.clone(), const_locals: self.const_locals.clone() };
+        let mut inner = Fallbacks { ctx: self.ctx, def: self.def, depth: self.depth, masked: self.masked.clone(), summary: Summary::default(), findings: Vec::new(), seen: HashSet::new(), reported_args: HashSet::new(), closure_constants: self.closure_constants.clone(), const_locals: self.const_locals.clone(), call_values: self.call_values.clone(), constant_exits: BTreeSet::new(), other_exit: false };
         inner.masked.extend(names);
         inner.eval(scopes, state, e)
     }
@@ -543,6 +600,10 @@ impl<'c, 'a> Fallbacks<'c, 'a> {
             return self.closure_value(scopes, state, closure);
         }
         let Expr::Path(p) = &*c.func else { return BTreeSet::new() };
+        let r = self.ctx.expr_range(e);
+        if let Some(v) = self.call_values.get(&(r.start, r.end)) {
+            return v.clone();
+        }
         let name = p.path.segments.last().map(|s| s.ident.to_string()).unwrap_or_default();
         if ["Some", "Ok", "from", "try_from"].contains(&name.as_str()) && c.args.len() == 1 {
             return self.eval(scopes, state, &c.args[0]);
@@ -702,75 +763,128 @@ impl<'c, 'a> Fallbacks<'c, 'a> {
     fn check_call(&mut self, scopes: &Scopes, state: &State, call: &Expr) {
         let ctx = self.ctx;
         let Some((site, callee)) = ctx.callee(call) else { return };
-        let call_range = ctx.expr_range(call);
         for (clause, target, skip) in callee.contract.writes() {
             let Some(arg) = site.arg_named(callee, target.index.root_name()) else { continue };
             let fields: Vec<String> = target.index.segments[1..].iter().map(|s| s.text.clone()).collect();
-            let sources = match scopes.place_of(arg) {
-                Some(place) if !self.masks(scopes, &place) => self.read(state, &place.fields_then(&fields)),
-                Some(_) => BTreeSet::new(),
-                None => self.eval(scopes, state, arg),
+            let place = target.place.to_string();
+            let param = target.index.to_string();
+            let writer = Writer {
+                name: callee.name.clone(),
+                clause: clause_label(callee, clause, format!("`{}` writes `{place}` at `{param}`", callee.name)),
+                param,
+                place,
+                skip: skip.map(|s| s.to_string()),
+                sentinel: skip.and_then(|s| ctx.sentinel_value(s, callee)),
+                buffer: callee.index_is_buffer(&target.index),
+                through: Vec::new(),
             };
-            if skip.is_some() && sources.contains(&Src::Buffer) {
-                continue;
-            }
-            // The default of a whole index buffer is empty: no write.
-            let buffer = callee.index_is_buffer(&target.index);
-            let sentinel = skip.map(|s| ctx.sentinel_value(s, callee));
-            let shown = ctx.file.text[ctx.expr_range(strip(arg))].to_string();
-            for s in &sources {
-                let (at, text, value, scaled) = match s {
-                    Src::Fallback { at, text, value, scaled } => (at, &**text, *value, *scaled),
-                    Src::Default { at } if !buffer => (at, "0", 0, false),
-                    _ => continue,
-                };
-                // Reported where this file writes it, or at the call of the helper of another file.
-                let (start, end) = at.via.as_ref().map_or((at.start, at.end), |(a, b, _)| (*a, *b));
-                if (sentinel == Some(Some(value)) && !scaled) || !self.seen.insert((call_range.start, call_range.end, start, end)) {
-                    continue;
-                }
-                let arg_range = ctx.expr_range(strip(arg));
-                self.reported_args.insert((arg_range.start, arg_range.end));
-                let param = target.index.to_string();
-                let place = target.place.to_string();
-                let why = match skip {
-                    Some(s) => format!("`{}` skips only {s}", callee.name),
-                    None => format!("`{}` declares no sentinel to skip", callee.name),
-                };
-                let finding = Finding::new(
-                        &FALLBACK_INDEX,
-                        format!(
-                            "`{shown}` is passed as `{param}` of `{}` and falls back to {text} when an entry is missing; {why}, so the write lands in {}",
-                            callee.name,
-                            if scaled { format!("`{place}` at a position computed from {text}") } else { format!("`{place}[{text}]`") }
-                        ),
-                        match &at.via {
-                            Some((_, _, helper)) => Label::new(ctx.file, start..end, format!("`{helper}` returns {text} for a missing entry")),
-                            None => Label::new(ctx.file, start..end, format!("a missing entry becomes {text}")),
-                        },
-                    );
-                let finding = match (&at.via, &at.file) {
-                    (Some(_), Some(file)) => finding.with_secondary(Label::new(&file.0, at.start..at.end, format!("a missing entry becomes {text} here"))),
-                    _ => finding,
-                };
-                self.findings.push(
-                    finding
-                    .with_secondary(clause_label(callee, clause, format!("`{}` writes `{place}` at `{param}`", callee.name)))
-                    .with_help(match skip {
-                        Some(s) if scaled => format!("make the whole index {s}, the sentinel the callee skips, when the entry is missing (not a position computed from a fallback), or handle the missing entry"),
-                        Some(s) => format!("fall back to {s}, the sentinel the callee skips, or handle the missing entry"),
-                        None => "handle the missing entry (skip the write, or return an error); or declare a sentinel (`skip = ..`) and fall back to it".to_string(),
-                    }),
-                );
-            }
+            self.check_index(scopes, state, call, arg, &fields, &Arc::new(writer));
         }
     }
+
+    /// At a call of a helper that hands a parameter on to a writer's index
+    /// ([`Summary::forwards`]): the fallbacks of the argument passed there.
+    fn check_forwarded(&mut self, scopes: &Scopes, state: &State, call: &Expr) {
+        if self.ctx.callee(call).is_some() {
+            return;
+        }
+        let Some((name, summary, _)) = self.helper_summary(call).filter(|(_, s, _)| !s.forwards.is_empty()) else { return };
+        let (_, args) = call_args(call);
+        for f in &summary.forwards {
+            let Some(arg) = args.get(f.param) else { continue };
+            let Some(param) = helper_param_name(self.ctx, call, self.def, self.depth, f.param) else { continue };
+            let mut through = vec![(name.clone(), param)];
+            through.extend(f.to.through.iter().cloned());
+            let writer = Writer { through, clause: f.to.clause.clone(), name: f.to.name.clone(), param: f.to.param.clone(), place: f.to.place.clone(), skip: f.to.skip.clone(), sentinel: f.to.sentinel, buffer: f.to.buffer };
+            self.check_index(scopes, state, call, arg, &f.fields, &Arc::new(writer));
+        }
+    }
+
+    /// The fallbacks `arg` (at its field path `fields`), passed at `call`, may hold where it
+    /// reaches `writer`'s index: findings in the function checked; in a summary, the
+    /// parameters it hands on as they are.
+    fn check_index(&mut self, scopes: &Scopes, state: &State, call: &Expr, arg: &Expr, fields: &[String], writer: &Arc<Writer>) {
+        let ctx = self.ctx;
+        let sources = match scopes.place_of(arg) {
+            Some(place) if !self.masks(scopes, &place) => self.read(state, &place.fields_then(fields)),
+            Some(_) => BTreeSet::new(),
+            None => self.eval(scopes, state, arg),
+        };
+        if writer.skip.is_some() && sources.contains(&Src::Buffer) {
+            return;
+        }
+        if self.def.is_some() {
+            for s in &sources {
+                if let Src::Param(i, f) = s {
+                    self.summary.forwards.push(Forward { param: *i, fields: f.clone(), to: writer.clone() });
+                }
+            }
+            return;
+        }
+        let call_range = ctx.expr_range(call);
+        let shown = ctx.file.text[ctx.expr_range(strip(arg))].to_string();
+        for s in &sources {
+            let (at, text, value, scaled) = match s {
+                Src::Fallback { at, text, value, scaled } => (at, &**text, *value, *scaled),
+                // The default of a whole index buffer is empty: no write.
+                Src::Default { at } if !writer.buffer => (at, "0", 0, false),
+                _ => continue,
+            };
+            // Reported where this file writes it, or at the call of the helper of another file.
+            let (start, end) = at.via.as_ref().map_or((at.start, at.end), |(a, b, _)| (*a, *b));
+            if (writer.skip.is_some() && writer.sentinel == Some(value) && !scaled) || !self.seen.insert((call_range.start, call_range.end, start, end)) {
+                continue;
+            }
+            let arg_range = ctx.expr_range(strip(arg));
+            self.reported_args.insert((arg_range.start, arg_range.end));
+            let Writer { name, param, place, skip, .. } = &**writer;
+            let why = match skip {
+                Some(s) => format!("`{name}` skips only {s}"),
+                None => format!("`{name}` declares no sentinel to skip"),
+            };
+            // `put(pool, b)` hands `b` to `write_block`: the first helper's parameter is the
+            // one passed here.
+            let passed = match writer.through.first() {
+                Some((helper, its)) => format!("`{shown}` is passed as `{its}` of `{helper}`, which hands it on as `{param}` of `{name}`,"),
+                None => format!("`{shown}` is passed as `{param}` of `{name}`"),
+            };
+            let finding = Finding::new(
+                &FALLBACK_INDEX,
+                format!(
+                    "{passed} and falls back to {text} when an entry is missing; {why}, so the write lands in {}",
+                    if scaled { format!("`{place}` at a position computed from {text}") } else { format!("`{place}[{text}]`") }
+                ),
+                match &at.via {
+                    Some((_, _, helper)) => Label::new(ctx.file, start..end, format!("`{helper}` returns {text} for a missing entry")),
+                    None => Label::new(ctx.file, start..end, format!("a missing entry becomes {text}")),
+                },
+            );
+            let finding = match (&at.via, &at.file) {
+                (Some(_), Some(file)) => finding.with_secondary(Label::new(&file.0, at.start..at.end, format!("a missing entry becomes {text} here"))),
+                _ => finding,
+            };
+            self.findings.push(finding.with_secondary(writer.clause.clone()).with_help(match skip {
+                Some(s) if scaled => format!("make the whole index {s}, the sentinel the callee skips, when the entry is missing (not a position computed from a fallback), or handle the missing entry"),
+                Some(s) => format!("fall back to {s}, the sentinel the callee skips, or handle the missing entry"),
+                None => "handle the missing entry (skip the write, or return an error); or declare a sentinel (`skip = ..`) and fall back to it".to_string(),
+            }));
+        }
+    }
+}
+
+/// The name of the parameter at position `i` of the helper a call designates.
+fn helper_param_name(ctx: &FnCtx, call: &Expr, within: Option<&FnDef>, depth: usize, i: usize) -> Option<String> {
+    if let Some((_, def)) = ctx.helper_of(call, within, depth) {
+        return dataflow::param_names(def.sig).into_iter().nth(i);
+    }
+    let path = ctx.foreign_helper(call, within, depth)?;
+    ctx.with_foreign_fn(&path, |_, def| dataflow::param_names(def.sig).into_iter().nth(i)).flatten()
 }
 
 /// What the helper `def` of `ctx`'s file returns, `depth` helpers down; its fallbacks are
 /// positions of that file.
 fn summarise<'a>(ctx: &FnCtx<'a>, def: &FnDef<'a>, depth: usize) -> Option<Arc<Summary>> {
-    let mut inner = Fallbacks { ctx, def: Some(def), depth, masked: Vec::new(), summary: Summary::default(), findings: Vec::new(), seen: HashSet::new(), reported_args: HashSet::new(), closure_constants: HashMap::new(), const_locals: HashMap::new() };
+    let mut inner = Fallbacks { ctx, def: Some(def), depth, masked: Vec::new(), summary: Summary::default(), findings: Vec::new(), seen: HashSet::new(), reported_args: HashSet::new(), closure_constants: HashMap::new(), const_locals: HashMap::new(), call_values: HashMap::new(), constant_exits: BTreeSet::new(), other_exit: false };
     dataflow::solve(&mut inner, def.sig, def.body, State::default()).ok()?;
     let file = || Some(InFile(ctx.file.clone()));
     let in_file = |srcs: BTreeSet<Src>| -> BTreeSet<Src> {
@@ -782,11 +896,16 @@ fn summarise<'a>(ctx: &FnCtx<'a>, def: &FnDef<'a>, depth: usize) -> Option<Arc<S
             })
             .collect()
     };
-    let Summary { returns, stores, passes } = inner.summary;
+    if inner.other_exit {
+        let constants = std::mem::take(&mut inner.constant_exits);
+        inner.summary.returns.extend(constants);
+    }
+    let Summary { returns, stores, passes, forwards } = inner.summary;
     Some(Arc::new(Summary {
         returns: in_file(returns),
         stores: stores.into_iter().map(|(k, v)| (k, in_file(v))).collect(),
         passes: passes.into_iter().map(|(k, v)| (k, in_file(v))).collect(),
+        forwards,
     }))
 }
 

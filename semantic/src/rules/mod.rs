@@ -144,6 +144,25 @@ pub(super) fn summarised_helper<'a, V: Clone>(
     Some((path.last()?.clone(), summary, true))
 }
 
+/// Whether the helper `idx` of the file calls what `target` accepts (a call and its name), or a
+/// helper of the file that does, to [`dataflow::MAX_SUMMARY_DEPTH`]: from names alone, before
+/// any summary is computed. Memoized in `memo`; a cycle reads as no.
+pub(super) fn helper_reaches(ctx: &FnCtx, idx: usize, memo: &std::cell::RefCell<std::collections::HashMap<usize, bool>>, target: &dyn Fn(&syn::Expr, &str) -> bool, depth: usize) -> bool {
+    if depth >= dataflow::MAX_SUMMARY_DEPTH {
+        return false;
+    }
+    if let Some(known) = memo.borrow().get(&idx) {
+        return *known;
+    }
+    memo.borrow_mut().insert(idx, false);
+    let calls = calls_in(ctx.fns.defs[idx].body);
+    let named: Vec<(&syn::Expr, String)> = calls.iter().filter_map(|c| crate::resolve::CallSite::of(c).map(|site| (*c, site.name))).collect();
+    let reaches = named.iter().any(|(c, name)| target(c, name))
+        || named.iter().any(|(_, name)| ctx.fns.by_name.get(name).is_some_and(|defs| defs.iter().any(|&i| i != idx && helper_reaches(ctx, i, memo, target, depth + 1))));
+    memo.borrow_mut().insert(idx, reaches);
+    reaches
+}
+
 /// The helper of this file a call in a condition designates, when its body is one condition of
 /// its parameters (`fn is_null(b: u32) -> bool { b == NULL_BLOCK }`): what the solver assumes
 /// for the call ([`dataflow::Analysis::predicate`]).

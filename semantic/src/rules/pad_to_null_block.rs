@@ -2176,26 +2176,11 @@ impl<'c, 'a> Pad<'c, 'a> {
     }
 
     fn helper_may_forward(&self, idx: usize, kernels: &HashSet<String>, depth: usize) -> bool {
-        if depth >= dataflow::MAX_SUMMARY_DEPTH {
-            return false;
-        }
-        if let Some(known) = self.ctx.summaries.pad.forwarding.borrow().get(&idx) {
-            return *known;
-        }
-        // Cycles read as no.
-        self.ctx.summaries.pad.forwarding.borrow_mut().insert(idx, false);
-        let calls = super::calls_in(self.ctx.fns.defs[idx].body);
-        let names: Vec<String> = calls.iter().filter_map(|c| crate::resolve::CallSite::of(c).map(|c| c.name)).collect();
-        let known = |n: &String| self.ctx.items.summaries.known_forwarders.read().is_ok_and(|k| k.contains(n));
+        let known = |n: &str| self.ctx.items.summaries.known_forwarders.read().is_ok_and(|k| k.contains(n));
         // A kernel's name that resolves to it (`v.push(x)` is no contracted `push` on a
-        // receiver of unknown type), a forwarder's, or a helper of this file that may forward.
-        let kernel = |c: &&Expr| crate::resolve::CallSite::of(c).is_some_and(|site| kernels.contains(&site.name))
-            && self.ctx.callee(c).is_some_and(|(_, f)| checks_index_entries(f));
-        let forwards = calls.iter().any(kernel)
-            || names.iter().any(known)
-            || names.iter().any(|n| self.ctx.fns.by_name.get(n).is_some_and(|defs| defs.iter().any(|&i| i != idx && self.helper_may_forward(i, kernels, depth + 1))));
-        self.ctx.summaries.pad.forwarding.borrow_mut().insert(idx, forwards);
-        forwards
+        // receiver of unknown type), or a forwarder's.
+        let kernel = |c: &Expr, name: &str| known(name) || (kernels.contains(name) && self.ctx.callee(c).is_some_and(|(_, f)| checks_index_entries(f)));
+        super::helper_reaches(self.ctx, idx, &self.ctx.summaries.pad.forwarding, &kernel, depth)
     }
 
     /// The fields of an object of type `ty` that a contracted method of the type writes at
