@@ -2769,12 +2769,19 @@ pub fn names_read(e: &Expr) -> Vec<String> {
 }
 
 /// An expression that is a condition, worth remembering in the local it is bound to: a
-/// comparison, `&&`, `||` or `!` of them.
+/// comparison, `&&`, `||` or `!` of them, or a test of what an `Option` or `Result` holds.
 pub fn is_condition(e: &Expr) -> bool {
     use syn::BinOp::*;
     match strip_parens(e) {
         Expr::Binary(b) => matches!(b.op, Eq(_) | Ne(_) | Lt(_) | Le(_) | Gt(_) | Ge(_) | And(_) | Or(_)),
         Expr::Unary(u) => matches!(u.op, syn::UnOp::Not(_)),
+        // A test of what an `Option` or `Result` holds: `x.is_some_and(|e| e.len == n)`,
+        // `x.map_or(true, |e| e.len != n)`.
+        Expr::MethodCall(m) => match m.method.to_string().as_str() {
+            "is_some_and" | "is_none_or" | "is_ok_and" | "is_err_and" => true,
+            "map_or" => matches!(m.args.first().map(strip_parens), Some(Expr::Lit(syn::ExprLit { lit: syn::Lit::Bool(_), .. }))),
+            _ => false,
+        },
         _ => false,
     }
 }

@@ -720,6 +720,16 @@ impl TypeEnv {
     /// the scrutinee is (`type_of` reads through the `Option`); other patterns bind names of
     /// unknown type.
     fn bind_content(&mut self, pat: &Pat, scrutinee: &Expr, from: usize) {
+        // `if let (Some(g), Some(bs)) = (self.graphs.as_mut(), batch)`: each element of the
+        // pattern from its element of the tuple.
+        if let (Pat::Tuple(tp), Expr::Tuple(te)) = (pat, strip(scrutinee)) {
+            if tp.elems.len() == te.elems.len() && !tp.elems.iter().any(|p| matches!(p, Pat::Rest(_))) {
+                for (p, e) in tp.elems.iter().zip(&te.elems) {
+                    self.bind_content(p, e, from);
+                }
+                return;
+            }
+        }
         let content = match pat {
             Pat::TupleStruct(t) if t.elems.len() == 1 && t.path.segments.last().is_some_and(|s| s.ident == "Some" || s.ident == "Ok") => match &t.elems[0] {
                 Pat::Ident(pi) if pi.subpat.is_none() => Some(pi),

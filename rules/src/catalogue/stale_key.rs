@@ -40,8 +40,16 @@ declare_rule! {
     /// by every read that serves its value (`get_or_init`, `get_or_insert_with`, `get`,
     /// `as_ref`, `clone`, a pattern that takes the value apart: `if let Some((len, m)) =
     /// &self.last`). Such a lookup is keyed by the components the value's stamps are compared
-    /// with before it is served (`if *len == seq_len`), or by a slot emptied whenever a
-    /// component changed (`if self.len != seq_len { self.mask = None; .. }`, `take()`).
+    /// with before it is served (`if *len == seq_len`; a stamp that bounds the component, `if
+    /// *len >= max_pos`, a table that grows, counts too), or by a slot emptied whenever a
+    /// component changed (`if self.len != seq_len { self.mask = None; .. }`, `take()`). A slot
+    /// given a value built from the components holds their value on that path: reading it back
+    /// serves it (`let stale = self.last.as_ref().map_or(true, |e| e.seq_len != seq_len); if
+    /// stale { self.last = Some(Entry { seq_len, .. }); } &self.last.as_ref().unwrap().bias`,
+    /// `is_some_and(|e| e.seq_len == seq_len)` likewise). A read only tested (`is_none()`) serves
+    /// nothing. A loop that feeds each item of a collection into a hasher feeds the collection,
+    /// however many items it has, also where the hasher's type is of the file (`h.write_u64(w as
+    /// u64)` of `fn write_u64(&mut self, v: u64) { self.0 ^= v }`).
     ///
     /// ## Why it matters
     /// An entry is valid only for the inputs it was computed from. A key that leaves one out

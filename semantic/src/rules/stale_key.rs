@@ -431,6 +431,7 @@ impl Analysis for Keys<'_, '_> {
             Expr::Assign(a) => {
                 if let Some(place) = scopes.place_of(&a.left) {
                     self.component_changed(state, &place);
+                    self.refilled(scopes, state, &place, &a.right);
                     self.assign(scopes, state, &place, &a.right);
                     self.part_replaced(scopes, state, &place, self.ctx.expr_range(&a.left).start);
                 }
@@ -465,6 +466,10 @@ impl Analysis for Keys<'_, '_> {
             self.lookup(scopes, state, e, &HashSet::new());
             if let Expr::MethodCall(m) = e {
                 self.validated_by_combinator(scopes, state, m);
+                // `self.last.as_ref().is_none()`: a slot read to be tested, not served.
+                if m.args.is_empty() && ["is_none", "is_some", "is_ok", "is_err"].contains(&m.method.to_string().as_str()) {
+                    self.tested.insert(self.ctx.expr_range(&m.receiver));
+                }
             }
         }
     }
@@ -534,8 +539,8 @@ impl Analysis for Keys<'_, '_> {
             let fed = match (m.method.to_string().as_str(), m.args.first()) {
                 // `t.hash(&mut h)`
                 ("hash", Some(h)) if super::expr_text(strip(&m.receiver)) == item => Some(h),
-                // `h.update(t)`, `h.write_u32(*t)`
-                (method, Some(arg)) if (FEEDING.contains(&method) || method.starts_with("write_")) && super::expr_text(strip(arg)) == item => Some(&*m.receiver),
+                // `h.update(t)`, `h.write_u32(*t)`, `h.write_u64(w as u64)`
+                (method, Some(arg)) if (FEEDING.contains(&method) || method.starts_with("write_")) && dataflow::names_read(arg).contains(&item) => Some(&*m.receiver),
                 _ => None,
             };
             if let Some(target) = fed {
@@ -592,6 +597,7 @@ impl Analysis for Keys<'_, '_> {
         // `e.valid_for(self.adapter_version)` of `fn valid_for(&self, v: u64) -> bool { self.version
         // == v }`: the comparison it makes, on the receiver and the arguments.
         if let Expr::MethodCall(m) = strip(cond) {
+            self.slot_tested(scopes, state, m, holds);
             if let Some(compared) = super::predicate_of(self.ctx, strip(cond), self.def, self.depth).and_then(|p| inline_method_predicate(&p, m)) {
                 self.assume(scopes, state, &compared, holds);
             }
@@ -619,10 +625,15 @@ impl Analysis for Keys<'_, '_> {
                 }
             }
         }
-        if !matches!(b.op, syn::BinOp::Eq(_) | syn::BinOp::Ne(_)) {
+        // A stamp bounded by the component (`if *len >= max_pos { return t.clone(); }`: a larger
+        // table serves a smaller request, as rotary tables grow) is checked against it too; only
+        // equality says the slot holds the component's own value.
+        let ordered = matches!(b.op, syn::BinOp::Lt(_) | syn::BinOp::Le(_) | syn::BinOp::Gt(_) | syn::BinOp::Ge(_));
+        if !ordered && !matches!(b.op, syn::BinOp::Eq(_) | syn::BinOp::Ne(_)) {
             return;
         }
-        if matches!(b.op, syn::BinOp::Eq(_)) == holds {
+        let equal_here = !ordered && matches!(b.op, syn::BinOp::Eq(_)) == holds;
+        if equal_here {
             self.stamp_equal(scopes, state, &b.left, &b.right);
         }
         let entry_of = |e: &Expr| match scopes.place_of(e) {
@@ -640,7 +651,6 @@ impl Analysis for Keys<'_, '_> {
         // Where a single slot's stamp equals the component, the one value it holds is of the
         // current one: a later read of the slot on this path (`if matches!(&self.last, Some((n,
         // _)) if *n == len) { return self.last.clone().unwrap().1 }`) serves it.
-        let equal_here = matches!(b.op, syn::BinOp::Eq(_)) == holds;
         for (k, text) in &reuse.key {
             if compared.iter().any(|m| k.starts_with(m) || m.starts_with(k)) {
                 self.validated.entry(key).or_default().insert(text.clone());
@@ -735,6 +745,64 @@ impl<'c, 'a> Keys<'c, 'a> {
         for r in self.reuses.iter().filter(|r| caches.contains(&r.place)) {
             state.flushed.0.extend(r.key.iter().map(|(_, t)| t.clone()));
         }
+    }
+
+    /// `self.last = Some(Entry { seq_len, bias: build(seq_len) })`: a single slot given a value
+    /// built from components holds, on this path, the value of their current values (reading it
+    /// back serves it).
+    fn refilled(&self, scopes: &Scopes, state: &mut State, place: &Place, value: &Expr) {
+        let Some(r) = self.reuses.iter().find(|r| r.single && r.place == *place) else { return };
+        let built = self.built_from(scopes, state, value, &HashSet::new());
+        let covered: Vec<String> = r.key.iter().filter(|(k, _)| built.iter().any(|m| k.starts_with(m) || m.starts_with(k))).map(|(_, t)| t.clone()).collect();
+        state.flushed.0.extend(covered);
+    }
+
+    /// A test of a single slot's stamp through a combinator, known to hold or fail here: `let
+    /// stale = self.last.as_ref().map_or(true, |e| e.seq_len != seq_len); if stale { refill }`
+    /// leaves, on the path that did not refill, a slot whose entry was built for `seq_len` (as
+    /// `is_some_and(|e| e.seq_len == seq_len)` does where it holds, or `is_none_or(..)` where it
+    /// fails): the one value it holds is of the current components.
+    fn slot_tested(&self, scopes: &Scopes, state: &mut State, m: &syn::ExprMethodCall, holds: bool) {
+        // The value the combinator gives an empty slot.
+        let empty = match (m.method.to_string().as_str(), m.args.first().map(strip)) {
+            ("is_some_and" | "is_ok_and", _) => false,
+            ("is_none_or", _) => true,
+            ("map_or", Some(Expr::Lit(syn::ExprLit { lit: syn::Lit::Bool(b), .. }))) if m.args.len() == 2 => b.value,
+            _ => return,
+        };
+        let Some(Expr::Closure(c)) = m.args.last().map(strip) else { return };
+        // Whether the closure says "built for them" by returning true (`==`, joined by `&&`) or
+        // false (`!=`, joined by `||`).
+        fn polarity(e: &Expr) -> Option<bool> {
+            match strip(e) {
+                Expr::Binary(b) => match b.op {
+                    syn::BinOp::Eq(_) => Some(true),
+                    syn::BinOp::Ne(_) => Some(false),
+                    syn::BinOp::And(_) => (polarity(&b.left)? && polarity(&b.right)?).then_some(true),
+                    syn::BinOp::Or(_) => (!polarity(&b.left)? && !polarity(&b.right)?).then_some(false),
+                    _ => None,
+                },
+                _ => None,
+            }
+        }
+        let Some(equal_when) = polarity(super::tail(&c.body)) else { return };
+        if holds == empty || holds != equal_when {
+            return;
+        }
+        let mut receiver = strip(&m.receiver);
+        let reuse = loop {
+            if let Some(r) = self.single_read(scopes, state, receiver) {
+                break r;
+            }
+            match receiver {
+                Expr::MethodCall(inner) if ["cloned", "copied", "as_ref", "as_mut"].contains(&inner.method.to_string().as_str()) => receiver = strip(&inner.receiver),
+                _ => return,
+            }
+        };
+        let (Some(reuse), Some(param)) = (self.reuses.get(reuse).filter(|r| r.single), c.inputs.first()) else { return };
+        let mut found = BTreeSet::new();
+        self.compared(scopes, state, &c.body, &EntryParam::of(param), &super::names_bound_in(c), &mut found);
+        state.flushed.0.extend(reuse.key.iter().map(|(_, t)| t).filter(|t| found.contains(*t)).cloned());
     }
 
     /// `a == b` holds, one side a component and the other a field of `self` that is not built
@@ -1033,10 +1101,19 @@ impl<'c, 'a> Keys<'c, 'a> {
     }
 
     fn feed_place<'e>(&self, scopes: &Scopes, state: &mut State, place: Place, from: impl Iterator<Item = &'e Expr>) {
-        let mut built = self.read(state, place.clone());
+        let mut fed = BTreeSet::new();
         for f in from {
-            built.extend(self.built_from(scopes, state, f, &HashSet::new()));
+            fed.extend(self.built_from(scopes, state, f, &HashSet::new()));
         }
+        // Its parts, as a helper left them (`h.0` of `fn write_u64(&mut self, v) { self.0 ^= v }`),
+        // took it in too: a later read of one (`fn finish(&self) -> u64 { self.0 }`) has it.
+        for (_, built) in state.built.map.iter_mut().filter(|(p, _)| p.starts_with(&place) && p.fields.len() > place.fields.len()) {
+            if let Built(Some(b)) = built {
+                b.extend(fed.iter().cloned());
+            }
+        }
+        let mut built = self.read(state, place.clone());
+        built.extend(fed);
         state.built.map.insert(place, Built(Some(built)));
     }
 
