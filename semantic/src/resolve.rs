@@ -1111,6 +1111,8 @@ pub struct FieldTypes {
     zeroed_by_default: HashMap<String, Vec<String>>,
     /// The fields that hold at most one cached value (see [`is_single_slot`]), by struct.
     single_slots: std::collections::HashSet<(String, String)>,
+    /// The fields without a visibility (private to their module), by struct.
+    private: std::collections::HashSet<(String, String)>,
     /// The fields written through a shared reference ([`writes_through_shared_in`]): locks,
     /// cells, atomics.
     interior: std::collections::HashSet<(String, String)>,
@@ -1219,6 +1221,12 @@ impl FieldTypes {
         self.single_slots.contains(&(owner.to_string(), field.to_string()))
     }
 
+    /// Whether field `field` of struct `owner`, declared once in this file, is private to its
+    /// module (no `pub`).
+    pub fn is_private(&self, owner: &str, field: &str) -> bool {
+        self.declares(owner, field) == Some(true) && self.private.contains(&(owner.to_string(), field.to_string()))
+    }
+
     /// Whether this file declares a trait named `name`.
     pub fn is_trait(&self, name: &str) -> bool {
         self.traits.contains(name)
@@ -1269,6 +1277,9 @@ impl FieldTypes {
                         let key = (st.ident.to_string(), name.to_string());
                         if is_single_slot(&field.ty) {
                             self.single_slots.insert(key.clone());
+                        }
+                        if matches!(field.vis, syn::Visibility::Inherited) {
+                            self.private.insert(key.clone());
                         }
                         if writes_through_shared_in(&field.ty, &Imports::default()) {
                             self.interior.insert(key.clone());

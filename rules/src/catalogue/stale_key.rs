@@ -32,7 +32,10 @@ declare_rule! {
     /// local that holds it (`let v = self.adapter_version;`). So does a cache emptied whenever the
     /// component changes: on every path to the lookup, it was cleared (`clear()`, a new empty
     /// map, `mem::take`) or a stamp of the version it was filled under was seen equal to the
-    /// component (`if self.filled_under != self.adapter_version { self.kv.clear(); .. }`). PLACE
+    /// component (`if self.filled_under != self.adapter_version { self.kv.clear(); .. }`), or
+    /// the type keeps it so: a private field of `self` that the file writes only where it also
+    /// empties the cache (`fn set_scale(&mut self, s: f32) { self.kernels.clear(); self.scale =
+    /// s; }`; a `pub` field, or one written elsewhere without emptying it, is no such field). PLACE
     /// may be a `static` (a `LazyLock`/`OnceLock` of a locked map: `PLANS.lock().unwrap().get(..)`).
     ///
     /// A cache that holds one value and no key (a field or parameter of type `Option<T>`,

@@ -144,6 +144,86 @@ struct Reuse<'a> {
     single: bool,
 }
 
+/// The components of `r` its type keeps current: a private field of `self` (`scale`) that the
+/// file writes, every function that may write it emptying the cache beside (`fn set_scale(&mut
+/// self, s: f32) { if s != self.scale { self.kernels.clear(); self.scale = s; } }`): no other
+/// module writes it, so the cache never holds an entry of another value. A function that writes
+/// the field through a call on it (`self.scale.push(..)`), lends it mutably or writes it
+/// without emptying the cache spoils it. A field the file never writes is no such component:
+/// its writers are elsewhere (a child module) or not yet written.
+fn kept_current(ctx: &FnCtx, r: &Reuse) -> Vec<String> {
+    let (Some(ty), Base::SelfValue, [cache]) = (ctx.self_type, &r.place.base, r.place.fields.as_slice()) else { return Vec::new() };
+    let fields = ctx.resolver.fields;
+    r.key
+        .iter()
+        .filter(|(k, _)| match (&k.base, k.fields.as_slice()) {
+            (Base::SelfValue, [field]) if fields.is_private(ty, field) && !fields.is_interior(ty, field) => {
+                let writers: Vec<FieldWrites> = ctx
+                    .fns
+                    .defs
+                    .iter()
+                    .map(|d| {
+                        // `self.scale` in another type's method is that type's field.
+                        let own = d.self_type.as_deref() == Some(ty);
+                        let mut w = FieldWrites { field, cache, own, writes: false, empties: false };
+                        w.visit_block(d.body);
+                        w
+                    })
+                    .filter(|w| w.writes)
+                    .collect();
+                !writers.is_empty() && writers.iter().all(|w| w.empties)
+            }
+            _ => false,
+        })
+        .map(|(_, t)| t.clone())
+        .collect()
+}
+
+/// Whether a body may write a field of that name (of any value: a function of the module may
+/// write another object's), and whether it empties a cache field of that name.
+struct FieldWrites<'f> {
+    field: &'f str,
+    cache: &'f str,
+    /// A method of the type: `self.field` is its field.
+    own: bool,
+    writes: bool,
+    empties: bool,
+}
+
+impl FieldWrites<'_> {
+    /// `x.name`, where `x` may be of the type (`self` only in the type's own methods).
+    fn names(&self, e: &Expr, name: &str) -> bool {
+        let Expr::Field(f) = strip(e) else { return false };
+        let of_self = matches!(strip(&f.base), Expr::Path(p) if p.path.is_ident("self"));
+        matches!(&f.member, syn::Member::Named(n) if n == name) && (self.own || !of_self)
+    }
+}
+
+impl<'ast> Visit<'ast> for FieldWrites<'_> {
+    fn visit_expr(&mut self, e: &'ast Expr) {
+        match e {
+            Expr::Assign(a) => {
+                self.writes |= self.names(&a.left, self.field);
+                self.empties |= self.names(&a.left, self.cache);
+            }
+            Expr::Binary(b) if dataflow::is_compound(&b.op) => self.writes |= self.names(&b.left, self.field),
+            Expr::Reference(r) if r.mutability.is_some() => {
+                self.writes |= self.names(&r.expr, self.field);
+                // `mem::take(&mut self.kernels)`
+                self.empties |= self.names(&r.expr, self.cache);
+            }
+            Expr::MethodCall(m) => {
+                const READS: &[&str] = &["clone", "to_bits", "len", "is_empty", "get", "iter", "eq", "ne", "cmp", "partial_cmp", "hash", "to_string", "as_ref", "as_str", "contains", "copied", "cloned", "abs", "max", "min", "to_owned", "is_some", "is_none"];
+                let method = m.method.to_string();
+                self.writes |= self.names(&m.receiver, self.field) && !READS.contains(&method.as_str());
+                self.empties |= self.names(&m.receiver, self.cache) && method == "clear";
+            }
+            _ => {}
+        }
+        syn::visit::visit_expr(self, e);
+    }
+}
+
 /// Reads of a single-slot cache that serve the value it holds (`Option`'s, `OnceCell`'s).
 const SINGLE_SLOT_READS: &[&str] = &[
     "get", "get_mut", "get_or_init", "get_or_try_init", "get_or_insert_with", "get_or_insert", "get_or_insert_default", "as_ref", "as_mut",
@@ -233,7 +313,11 @@ pub(super) fn check(ctx: &FnCtx, contract: &FileContract, out: &mut Vec<Finding>
         return;
     }
     let mut a = Keys::new(ctx, None, 0, &reuses);
-    if let Err(dataflow::TooComplex) = dataflow::solve(&mut a, ctx.sig, ctx.body, State::default()) {
+    let mut entry = State::default();
+    for r in &reuses {
+        entry.flushed.0.extend(kept_current(ctx, r));
+    }
+    if let Err(dataflow::TooComplex) = dataflow::solve(&mut a, ctx.sig, ctx.body, entry) {
         return out.push(super::analysis_limit(ctx, "dataflow", dataflow::MAX_STEPS, "its cache keys are"));
     }
     for ((start, end), s) in a.stale {
