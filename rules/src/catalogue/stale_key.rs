@@ -28,7 +28,11 @@ declare_rule! {
     /// compared with it on the hit (`Some(e) if e.version == self.adapter_version`, `if e.version
     /// != self.adapter_version { return None; }`, `.filter(|e| e.version == self.adapter_version)`),
     /// and stored with the stamp (`insert(k, Entry { version: self.adapter_version, .. })`; a value
-    /// only computed from the component is no stamp); the component may be compared through a
+    /// only computed from the component is no stamp); on the paths where an entry was tested
+    /// against the component or stored stamped with it, a later lookup of the same key is keyed
+    /// by it too (`let fresh = map.get(&k).is_some_and(|e| e.0 == generation); if !fresh {
+    /// map.insert(k, (generation, merged)); } map.get(&k)`), until the component or the key's
+    /// locals change; the component may be compared through a
     /// local that holds it (`let v = self.adapter_version;`). So does a cache emptied whenever the
     /// component changes: on every path to the lookup, it was cleared (`clear()`, a new empty
     /// map, `mem::take`) or a stamp of the version it was filled under was seen equal to the

@@ -96,6 +96,11 @@ struct State {
     /// component differed, or the stamp was seen equal to it (`if self.cached_version !=
     /// self.adapter_version { self.kv.clear(); .. }`). A lookup needs no such component.
     flushed: Flushed,
+    /// The entries (by their key as written) known, on every path here, to have been built for
+    /// components (as the contract writes them): stored with a stamp of them (`insert(k,
+    /// (generation, merged))`), or tested equal to them (`let fresh = map.get(&k).is_some_and(|e|
+    /// e.0 == generation); if !fresh { .. }`). A lookup of that key needs no such component.
+    current: Flushed,
 }
 
 /// A set of component texts that holds on every path (the join is the intersection).
@@ -107,7 +112,13 @@ impl Domain for State {
         self.built.join(&other.built);
         self.caches.join(&other.caches);
         self.flushed.0.retain(|c| other.flushed.0.contains(c));
+        self.current.0.retain(|c| other.current.0.contains(c));
     }
+}
+
+/// The [`State::current`] item of the entry under `key` (as written) built for `component`.
+fn current_entry(key: &Expr, component: &str) -> String {
+    format!("{}\u{0}{component}", super::expr_text(strip(key)))
 }
 
 /// Per-file memo of this rule's summaries of helpers: the places (parameters as their locals,
@@ -454,6 +465,11 @@ impl<'c, 'a> Keys<'c, 'a> {
         }
         let changed: Vec<&String> = self.reuses.iter().flat_map(|r| &r.key).filter(|(k, _)| k.starts_with(place)).map(|(_, t)| t).collect();
         state.flushed.0.retain(|t| !changed.contains(&t));
+        // An entry built for the old value.
+        state.current.0.retain(|c| {
+            let (_, component) = c.split_once('\u{0}').unwrap_or_default();
+            !changed.iter().any(|t| t.as_str() == component)
+        });
     }
 
     /// `self.sync()` of a method that empties a cache of `self` when a stamp differs from the
@@ -515,12 +531,19 @@ impl Analysis for Keys<'_, '_> {
             Expr::Assign(a) => {
                 if let Some(place) = scopes.place_of(&a.left) {
                     self.component_changed(state, &place);
+                    // An entry known by a key that names what changed is another entry now.
+                    let written = scopes.display(&place);
+                    let root = written.split('.').next().unwrap_or_default();
+                    state.current.0.retain(|c| !c.split('\u{0}').next().unwrap_or_default().split(|ch: char| !(ch.is_alphanumeric() || ch == '_')).any(|w| w == root));
                     self.refilled(scopes, state, &place, &a.right);
                     self.assign(scopes, state, &place, &a.right);
                     self.part_replaced(scopes, state, &place, self.ctx.expr_range(&a.left).start);
                 }
             }
             Expr::Call(_) | Expr::MethodCall(_) => {
+                if let Expr::MethodCall(m) = e {
+                    self.stored(scopes, state, m);
+                }
                 self.fed(scopes, state, e);
                 self.parts_assigned_by_helper(scopes, state, e);
                 self.replaced_in_place(scopes, state, e);
@@ -873,20 +896,45 @@ impl<'c, 'a> Keys<'c, 'a> {
         if holds == empty || holds != equal_when {
             return;
         }
+        let Some(param) = c.inputs.first() else { return };
+        let mut found = BTreeSet::new();
+        self.compared(scopes, state, &c.body, &EntryParam::of(param), &super::names_bound_in(c), &mut found);
         let mut receiver = strip(&m.receiver);
-        let reuse = loop {
-            if let Some(r) = self.single_read(scopes, state, receiver) {
-                break r;
+        loop {
+            if let Some(reuse) = self.single_read(scopes, state, receiver).and_then(|r| self.reuses.get(r)).filter(|r| r.single) {
+                state.flushed.0.extend(reuse.key.iter().map(|(_, t)| t).filter(|t| found.contains(*t)).cloned());
+                return;
+            }
+            // `self.stamped.get(&k).is_some_and(|e| e.0 == generation)`: the entry under `k`.
+            if let Some((cache, key, _)) = Self::lookup_parts(receiver) {
+                let caches = self.caches_of(scopes, state, cache);
+                for r in self.reuses.iter().filter(|r| !r.single && caches.contains(&r.place)) {
+                    state.current.0.extend(r.key.iter().map(|(_, t)| t).filter(|t| found.contains(*t)).map(|t| current_entry(key, t)));
+                }
+                return;
             }
             match receiver {
                 Expr::MethodCall(inner) if ["cloned", "copied", "as_ref", "as_mut"].contains(&inner.method.to_string().as_str()) => receiver = strip(&inner.receiver),
                 _ => return,
             }
-        };
-        let (Some(reuse), Some(param)) = (self.reuses.get(reuse).filter(|r| r.single), c.inputs.first()) else { return };
-        let mut found = BTreeSet::new();
-        self.compared(scopes, state, &c.body, &EntryParam::of(param), &super::names_bound_in(c), &mut found);
-        state.flushed.0.extend(reuse.key.iter().map(|(_, t)| t).filter(|t| found.contains(*t)).cloned());
+        }
+    }
+
+    /// `self.stamped.insert(k, (generation, merged))`: the entry under `k` is built for the
+    /// components it is stamped with (see [`State::current`]); stored without, for none.
+    fn stored(&self, scopes: &Scopes, state: &mut State, m: &syn::ExprMethodCall) {
+        if !["insert", "put", "try_insert"].contains(&m.method.to_string().as_str()) || m.args.len() != 2 {
+            return;
+        }
+        let caches = self.caches_of(scopes, state, &m.receiver);
+        let key = &m.args[0];
+        let text = format!("{}\u{0}", super::expr_text(strip(key)));
+        state.current.0.retain(|c| !c.starts_with(&text));
+        let stamped = self.stamped_with(scopes, state, &m.args[1], &HashSet::new());
+        for r in self.reuses.iter().filter(|r| !r.single && caches.contains(&r.place)) {
+            let covered = r.key.iter().filter(|(k, _)| stamped.iter().any(|s| k.starts_with(s) || s.starts_with(k)));
+            state.current.0.extend(covered.map(|(_, t)| current_entry(key, t)).collect::<Vec<_>>());
+        }
     }
 
     /// `a == b` holds, one side a component and the other a field of `self` that is not built
@@ -1418,7 +1466,7 @@ impl<'c, 'a> Keys<'c, 'a> {
             let missing: BTreeSet<String> = r
                 .key
                 .iter()
-                .filter(|(k, t)| !built.iter().any(|m| k.starts_with(m) || m.starts_with(k)) && !state.flushed.0.contains(t))
+                .filter(|(k, t)| !built.iter().any(|m| k.starts_with(m) || m.starts_with(k)) && !state.flushed.0.contains(t) && !state.current.0.contains(&current_entry(key, t)))
                 .map(|(_, t)| t.clone())
                 .collect();
             if missing.is_empty() {
