@@ -776,13 +776,19 @@ struct OneOfTwo<'e> {
 
 fn one_of_two(m: &syn::ExprMethodCall) -> Option<OneOfTwo<'_>> {
     match (m.method.to_string().as_str(), m.args.len()) {
-        ("unwrap_or_else", 1) => {
+        // `x.map(f).unwrap_or_else(g)`, `x.map(f).or_else(g)`; `and_then(f)` too where `f` always
+        // gives a value (`|p| { ..; Some(*p) }`): `g` runs exactly where `f` did not.
+        ("unwrap_or_else" | "or_else", 1) => {
             let fallback = closure_of(&m.args[0])?;
             let Expr::MethodCall(map) = strip_parens(&m.receiver) else { return None };
-            if map.method != "map" || map.args.len() != 1 || is_iterator(&map.receiver) {
+            if map.args.len() != 1 || is_iterator(&map.receiver) {
                 return None;
             }
-            Some(OneOfTwo { receiver: &map.receiver, content: closure_of(&map.args[0])?, fallback, mapped: Some(&m.receiver) })
+            let content = closure_of(&map.args[0])?;
+            if !(map.method == "map" || (map.method == "and_then" && !can_fail(content))) {
+                return None;
+            }
+            Some(OneOfTwo { receiver: &map.receiver, content, fallback, mapped: Some(&m.receiver) })
         }
         ("or_insert_with" | "or_insert_with_key", 1) => {
             let fallback = closure_of(&m.args[0])?;
@@ -798,14 +804,54 @@ fn one_of_two(m: &syn::ExprMethodCall) -> Option<OneOfTwo<'_>> {
 }
 
 /// `receiver.map(|x| ..)`, `receiver.and_then(|x| ..)` or `receiver.inspect(|x| ..)` on an
-/// `Option` or `Result` (a receiver that is not an iterator): the closure runs once if the
-/// receiver holds a value.
-fn combinator(e: &Expr) -> Option<(&Expr, &syn::ExprClosure)> {
-    let Expr::MethodCall(m) = strip_parens(e) else { return None };
-    if !(m.method == "map" || m.method == "and_then" || m.method == "inspect") || m.args.len() != 1 || is_iterator(&m.receiver) {
+/// `Option` or `Result` (a receiver that is not an iterator), or a chain of them and of
+/// conversions that keep a value a value (`lookup.inspect(|_| log()).map(|p| ..)`,
+/// `lookup.inspect(..).copied()`; `and_then`, which may turn a value into none, only last):
+/// every closure runs once if the chain's base holds a value.
+struct Chain<'e> {
+    base: &'e Expr,
+    /// Innermost first: each call, its closure (none for a conversion), its receiver.
+    links: Vec<(&'e Expr, Option<&'e syn::ExprClosure>, &'e Expr)>,
+}
+
+impl Chain<'_> {
+    /// The chain ends with `and_then`: its closure's value is the chain's.
+    fn ends_with_and_then(&self) -> bool {
+        matches!(self.links.last().map(|(call, ..)| strip_parens(call)), Some(Expr::MethodCall(m)) if m.method == "and_then")
+    }
+}
+
+fn combinator(e: &Expr) -> Option<Chain<'_>> {
+    let mut links = Vec::new();
+    let mut at = e;
+    while let Expr::MethodCall(m) = strip_parens(at) {
+        if is_iterator(&m.receiver) {
+            break;
+        }
+        let method = m.method.to_string();
+        let closure = match (method.as_str(), m.args.len()) {
+            ("map" | "inspect", 1) => Some(closure_of(&m.args[0])),
+            ("and_then", 1) if links.is_empty() => Some(closure_of(&m.args[0])),
+            ("copied" | "cloned" | "as_ref" | "as_deref" | "as_mut" | "as_deref_mut", 0) => None,
+            _ => break,
+        };
+        match closure {
+            Some(Some(c)) => links.push((at, Some(c), &*m.receiver)),
+            Some(None) => break,
+            None => links.push((at, None, &*m.receiver)),
+        }
+        at = &m.receiver;
+    }
+    // Conversions left at the base are the base's.
+    while links.last().is_some_and(|(_, c, _)| c.is_none()) {
+        let (call, ..) = links.pop().expect("a link");
+        at = call;
+    }
+    if links.is_empty() {
         return None;
     }
-    Some((&m.receiver, closure_of(&m.args[0])?))
+    links.reverse();
+    Some(Chain { base: at, links })
 }
 
 /// The parts of `matches!(scrutinee, PAT)` or `matches!(scrutinee, PAT if guard)`.
@@ -1450,22 +1496,26 @@ impl<A: Analysis> Solver<'_, A> {
             // where it did not with the receiver's `None`/`Err`.
             _ if combinator(e).is_some() => {
                 self.step()?;
-                let (receiver, closure) = combinator(e).expect("a combinator");
-                let state = self.expr(receiver, state)?;
+                let chain = combinator(e).expect("a combinator");
+                let state = self.expr(chain.base, state)?;
                 if let Some(s) = &state {
                     self.exit(s, &Exit { kind, value: Some(e), span: expr_span(e), unrun: true, branch_of: whole })?;
                 }
                 // `and_then`'s value is the closure's: each of its exits, a `return` in it
                 // included, is the function's, with its own value (`return None` declines).
-                if matches!(strip_parens(e), Expr::MethodCall(m) if m.method == "and_then") {
-                    let st = self.enter_closure(closure, state, Some(e), Some(Takes::Content(receiver)));
+                if chain.ends_with_and_then() {
+                    let (links, last) = chain.links.split_at(chain.links.len() - 1);
+                    let (_, closure, receiver) = last[0];
+                    let closure = closure.expect("and_then's closure");
+                    let ran = self.chain_ran(links, state, false)?;
+                    let st = self.enter_closure(closure, ran, Some(e), Some(Takes::Content(receiver)));
                     let frames = std::mem::take(&mut self.loops);
                     let left = self.returned(&closure.body, st, kind, whole);
                     self.loops = frames;
                     self.scopes.pop();
                     return left;
                 }
-                let ran = self.closure_at(closure, state, Runs::Once, Some(e), Some(Takes::Content(receiver)))?;
+                let ran = self.chain_ran(&chain.links, state, true)?;
                 let state = self.transfer(e, ran);
                 self.leave(e, state, kind, whole)
             }
@@ -1984,11 +2034,11 @@ impl<A: Analysis> Solver<'_, A> {
             // `e?`: the error path leaves (an error exit, not reported); the rest goes on. After
             // `compile(g).map(|p| ..)?` the closure ran: the path where it did not is the error's.
             Expr::Try(t) => match combinator(&t.expr) {
-                Some((receiver, closure)) => {
+                Some(chain) => {
                     self.step()?;
-                    let state = self.expr(receiver, state)?;
+                    let state = self.expr(chain.base, state)?;
                     self.error_in_closure(&state);
-                    let ran = self.closure_at(closure, state, Runs::Once, Some(&t.expr), Some(Takes::Content(receiver)))?;
+                    let ran = self.chain_ran(&chain.links, state, true)?;
                     Ok(self.transfer(&t.expr, ran))
                 }
                 None => {
@@ -2211,13 +2261,28 @@ impl<A: Analysis> Solver<'_, A> {
         }
     }
 
+    /// The links of a [`Chain`] run where its base holds a value: each closure once, on what
+    /// its receiver holds, each call but the last (`last`: the caller's to transfer) told to the
+    /// analysis after its closure.
+    fn chain_ran(&mut self, links: &[(&Expr, Option<&syn::ExprClosure>, &Expr)], mut state: Option<A::State>, last: bool) -> Flow<A::State> {
+        for (i, &(call, closure, receiver)) in links.iter().enumerate() {
+            if let Some(c) = closure {
+                state = self.closure_at(c, state, Runs::Once, Some(call), Some(Takes::Content(receiver)))?;
+            }
+            if !(last && i + 1 == links.len()) {
+                state = self.transfer(call, state);
+            }
+        }
+        Ok(state)
+    }
+
     /// An `if`'s condition evaluated: the states where it holds (its `let` pattern's bindings
     /// made, in the scope the caller pushed) and where it fails. `if let Some(p) =
     /// lookup.inspect(|_| ..)` (or `map`) matched where the closure ran and failed where it did
     /// not (`and_then`'s closure may also have failed it).
     fn condition(&mut self, cond: &Expr, state: Option<A::State>) -> Result<Split<A::State>, TooComplex> {
         let matched = match strip_parens(cond) {
-            Expr::Let(l) if matches!(&*l.pat, Pat::TupleStruct(t) if t.path.segments.last().is_some_and(|v| v.ident == "Some" || v.ident == "Ok")) => combinator(&l.expr).map(|(receiver, closure)| (l, receiver, closure)),
+            Expr::Let(l) if matches!(&*l.pat, Pat::TupleStruct(t) if t.path.segments.last().is_some_and(|v| v.ident == "Some" || v.ident == "Ok")) => combinator(&l.expr).map(|chain| (l, chain)),
             _ => None,
         };
         if let Some((scrutinee, pat, guard)) = matches_macro(cond) {
@@ -2259,18 +2324,15 @@ impl<A: Analysis> Solver<'_, A> {
             let state = self.expr(cond, state)?;
             return Ok(if holds { (state, None) } else { (None, state) });
         }
-        let Some((l, receiver, closure)) = matched else {
+        let Some((l, chain)) = matched else {
             let cond_state = self.expr(cond, state)?;
             return Ok((self.assumed(cond, true, cond_state.clone()), self.assumed(cond, false, cond_state)));
         };
-        let unrun = self.expr(receiver, state)?;
-        let ran = self.closure_at(closure, unrun.clone(), Runs::Once, Some(&l.expr), Some(Takes::Content(receiver)))?;
+        let unrun = self.expr(chain.base, state)?;
+        let ran = self.chain_ran(&chain.links, unrun.clone(), true)?;
         let ran = self.transfer(&l.expr, ran);
         let unrun = self.transfer(&l.expr, unrun);
-        let missed = match &*l.expr {
-            Expr::MethodCall(m) if m.method == "and_then" => join(unrun, ran.clone()),
-            _ => unrun,
-        };
+        let missed = if chain.ends_with_and_then() { join(unrun, ran.clone()) } else { unrun };
         let mut matched = ran;
         self.bind_pattern(&l.pat, None, Some(&l.expr), &mut matched);
         Ok((matched, missed))

@@ -32,7 +32,11 @@ declare_rule! {
     /// |_| ..)` (not `guard_on_unwind`, which runs only while panicking), and a value of a type
     /// whose `Drop` calls a closure it holds (`Defer(|| check_errors())`). An `Option`/`Result`
     /// `inspect(|_| ..)` runs where the value is `Some`/`Ok`: past `validate(g).inspect(..)?`, and
-    /// in the `Some` branch of `if let Some(p) = lookup.inspect(..)` only.
+    /// in the `Some` branch of `if let Some(p) = lookup.inspect(..)` only; so do the closures of a
+    /// chain of adapters that keep a value a value (`lookup.inspect(|_| log_step()).map(|p| ..)`,
+    /// `.inspect(..).copied()`). Of `x.map(f).unwrap_or_else(g)`, `x.map(f).or_else(g)`,
+    /// `x.map_or_else(g, f)` and `x.and_then(f).unwrap_or_else(g)` where `f` always gives a value,
+    /// exactly one of `f` and `g` runs.
     ///
     /// Paths that serve nothing are exempt: error exits (`?`, a returned `Err(..)`) and misses that
     /// decline, returning a value that matches `reuses(.., miss = PATTERN)` (without a pattern, in a

@@ -1,6 +1,7 @@
 declare_rule! {
     /// ## What it checks
-    /// A caller that caches the result of a call that is an effect (`#[reuse::effect]`), whose
+    /// A caller that caches the result of a call that is an effect (`#[reuse::effect]`; a method
+    /// one on a receiver of its type, `self.rng.draw()`), whose
     /// contract `preserves` effects, or of a helper without a contract (of the same file, or of
     /// another file found by the call's path or its receiver's type) that runs effects on every
     /// one of its paths (a method of this file where the receiver's type is known):

@@ -654,10 +654,20 @@ fn lazy_constructor(call: &Expr) -> Option<(String, &syn::ExprClosure)> {
     }
 }
 
+/// An effect that is a method, called on a receiver of its type (`self.rng.draw()` of a `Rng`
+/// field, `#[reuse::effect] fn draw(&mut self)` in `impl Rng`).
+fn method_effect<'i>(ctx: &FnCtx<'i>, call: &CallSite) -> Option<&'i crate::index::EffectFn> {
+    let receiver = call.receiver?;
+    let effects = ctx.index.effects.get(&call.name)?;
+    let ty = ctx.resolver.type_of(receiver, ctx.self_type, ctx.env())?;
+    let owners = ctx.resolver.owner_paths(&ty, ctx.self_type);
+    effects.iter().find(|e| owners.iter().any(|o| e.path.len() == o.len() + 1 && e.path.starts_with(o)))
+}
+
 fn report(ctx: &FnCtx, call_expr: &Expr, at: &Expr, how: &str, out: &mut Vec<Finding>) {
     let Some(call) = CallSite::of(call_expr) else { return };
     let name = call.name.clone();
-    if let Some(effect) = ctx.resolver.effect(&call, ctx.self_type) {
+    if let Some(effect) = ctx.resolver.effect(&call, ctx.self_type).or_else(|| method_effect(ctx, &call)) {
         out.push(
             Finding::new(&MEMOIZED_EFFECT, format!("the effect `{name}` is cached by {how}: later calls skip it"), ctx.label(at, "runs only on the first call"))
                 .with_secondary(Label::new(&effect.file, effect.range.clone(), "declared as an effect here"))
