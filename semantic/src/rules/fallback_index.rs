@@ -118,6 +118,9 @@ struct Writer {
     through: Vec<(String, String)>,
 }
 
+/// A helper a call designates: its name, its summary, whether it is of another file.
+type FoundHelper = (String, Arc<Summary>, bool);
+
 /// Methods whose value is their receiver's, converted.
 const PASS_THROUGH: &[&str] = &["copied", "cloned", "clone", "into", "try_into", "unwrap", "expect", "to_owned", "iter", "into_iter", "as_slice", "to_vec"];
 
@@ -135,7 +138,7 @@ pub(super) fn check(ctx: &FnCtx, calls: &[&Expr], out: &mut Vec<Finding>) -> Has
     if !calls.iter().any(|c| writes(c, "") || forwards(c)) {
         return HashSet::new();
     }
-    let mut a = Fallbacks { ctx, def: None, depth: 0, masked: Vec::new(), summary: Summary::default(), findings: Vec::new(), seen: HashSet::new(), reported_args: HashSet::new(), closure_constants: HashMap::new(), const_locals: HashMap::new(), call_values: HashMap::new(), constant_exits: BTreeSet::new(), other_exit: false };
+    let mut a = Fallbacks { ctx, def: None, depth: 0, masked: Vec::new(), summary: Summary::default(), findings: Vec::new(), seen: HashSet::new(), reported_args: HashSet::new(), closure_constants: HashMap::new(), const_locals: HashMap::new(), call_values: HashMap::new(), helpers: Default::default(), constant_exits: BTreeSet::new(), other_exit: false };
     match dataflow::solve(&mut a, ctx.sig, ctx.body, State::default()) {
         Ok(()) => out.extend(a.findings),
         Err(dataflow::TooComplex) => out.push(super::analysis_limit(ctx, "dataflow", dataflow::MAX_STEPS, "its write indexes are")),
@@ -166,6 +169,8 @@ struct Fallbacks<'c, 'a> {
     /// |pos| table.get(pos).copied().unwrap_or(0);`), by the call's byte range: read where the
     /// closure ran, with its parameters bound.
     call_values: HashMap<(usize, usize), BTreeSet<Src>>,
+    /// [`Fallbacks::helper_summary`] of each call, by its byte range.
+    helpers: std::cell::RefCell<HashMap<(usize, usize), Option<FoundHelper>>>,
     /// In a summary: the constants returned alone (`return 0;`), and whether an exit returns
     /// anything else.
     constant_exits: BTreeSet<Src>,
@@ -589,7 +594,7 @@ impl<'c, 'a> Fallbacks<'c, 'a> {
         if names.is_empty() {
             return self.eval(scopes, state, e);
         }
-        let mut inner = Fallbacks { ctx: self.ctx, def: self.def, depth: self.depth, masked: self.masked.clone(), summary: Summary::default(), findings: Vec::new(), seen: HashSet::new(), reported_args: HashSet::new(), closure_constants: self.closure_constants.clone(), const_locals: self.const_locals.clone(), call_values: self.call_values.clone(), constant_exits: BTreeSet::new(), other_exit: false };
+        let mut inner = Fallbacks { ctx: self.ctx, def: self.def, depth: self.depth, masked: self.masked.clone(), summary: Summary::default(), findings: Vec::new(), seen: HashSet::new(), reported_args: HashSet::new(), closure_constants: self.closure_constants.clone(), const_locals: self.const_locals.clone(), call_values: self.call_values.clone(), helpers: Default::default(), constant_exits: BTreeSet::new(), other_exit: false };
         inner.masked.extend(names);
         inner.eval(scopes, state, e)
     }
@@ -726,8 +731,16 @@ impl<'c, 'a> Fallbacks<'c, 'a> {
         }
     }
 
-    fn helper_summary(&self, call: &Expr) -> Option<(String, Arc<Summary>, bool)> {
-        super::summarised_helper(self.ctx, call, self.def, self.depth, &self.ctx.summaries.fallback.helpers, &self.ctx.items.summaries.fallback, summarise)
+    /// The summary of the helper a call designates, found once per call (a call is asked for
+    /// its value, its stores and its forwards, and loops visit it again).
+    fn helper_summary(&self, call: &Expr) -> Option<FoundHelper> {
+        let r = self.ctx.expr_range(call);
+        if let Some(known) = self.helpers.borrow().get(&(r.start, r.end)) {
+            return known.clone();
+        }
+        let found = super::summarised_helper(self.ctx, call, self.def, self.depth, &self.ctx.summaries.fallback.helpers, &self.ctx.items.summaries.fallback, summarise);
+        self.helpers.borrow_mut().insert((r.start, r.end), found.clone());
+        found
     }
 
     /// Values of a helper's summary at its call: a helper of another file's fallbacks are
@@ -785,7 +798,7 @@ impl<'c, 'a> Fallbacks<'c, 'a> {
     /// At a call of a helper that hands a parameter on to a writer's index
     /// ([`Summary::forwards`]): the fallbacks of the argument passed there.
     fn check_forwarded(&mut self, scopes: &Scopes, state: &State, call: &Expr) {
-        if self.ctx.callee(call).is_some() {
+        if call_args(call).1.is_empty() || self.ctx.callee(call).is_some() {
             return;
         }
         let Some((name, summary, _)) = self.helper_summary(call).filter(|(_, s, _)| !s.forwards.is_empty()) else { return };
@@ -884,7 +897,7 @@ fn helper_param_name(ctx: &FnCtx, call: &Expr, within: Option<&FnDef>, depth: us
 /// What the helper `def` of `ctx`'s file returns, `depth` helpers down; its fallbacks are
 /// positions of that file.
 fn summarise<'a>(ctx: &FnCtx<'a>, def: &FnDef<'a>, depth: usize) -> Option<Arc<Summary>> {
-    let mut inner = Fallbacks { ctx, def: Some(def), depth, masked: Vec::new(), summary: Summary::default(), findings: Vec::new(), seen: HashSet::new(), reported_args: HashSet::new(), closure_constants: HashMap::new(), const_locals: HashMap::new(), call_values: HashMap::new(), constant_exits: BTreeSet::new(), other_exit: false };
+    let mut inner = Fallbacks { ctx, def: Some(def), depth, masked: Vec::new(), summary: Summary::default(), findings: Vec::new(), seen: HashSet::new(), reported_args: HashSet::new(), closure_constants: HashMap::new(), const_locals: HashMap::new(), call_values: HashMap::new(), helpers: Default::default(), constant_exits: BTreeSet::new(), other_exit: false };
     dataflow::solve(&mut inner, def.sig, def.body, State::default()).ok()?;
     let file = || Some(InFile(ctx.file.clone()));
     let in_file = |srcs: BTreeSet<Src>| -> BTreeSet<Src> {
