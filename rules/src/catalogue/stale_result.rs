@@ -4,7 +4,8 @@ declare_rule! {
     /// the value a serving path returns as OUT must be produced by the effect E of this call, or
     /// read after E ran from storage that E writes. The checker reports a returned value that comes
     /// from the cache entry (a binding of a lookup on PLACE, also through a method of the type
-    /// whose value is that lookup, `let g = self.lookup(bs)?;`, a search of a cache kept as a
+    /// whose value is that lookup, `let g = self.lookup(bs)?;`, in this file or in the type's `impl`
+    /// in another file of the workspace, a search of a cache kept as a
     /// list, `PLACE.iter_mut().find(..)`, an `Arc` entry cloned out and its lock guard, `let g =
     /// PLACE.get(&k)?.clone(); let g = g.lock().unwrap();` or `Arc::clone(PLACE.get(&k)?)`, or
     /// PLACE itself; a copy made by

@@ -270,11 +270,16 @@ impl<'c, 'a> Tracker<'c, 'a> {
         }
     }
 
-    /// Whether `call` is of a helper of this file whose value (its body's tail) is a lookup on
-    /// the cache. Its `self` is this function's.
+    /// Whether `call` is of a helper whose value (its body's tail) is a lookup on the cache: a
+    /// method of this file, or of the type's `impl` in another file (`graph_for` in
+    /// `graph_util.rs`). Its `self` is this function's.
     fn looks_up(&self, scopes: &Scopes, call: &Expr) -> bool {
-        let Some((_, def)) = self.ctx.helper_of(call, None, 0) else { return false };
-        matches!(def.body.stmts.last(), Some(syn::Stmt::Expr(tail, None)) if self.is_lookup_in(scopes, tail, false))
+        let tail_looks_up = |def: &crate::analysis::FnDef| matches!(def.body.stmts.last(), Some(syn::Stmt::Expr(tail, None)) if self.is_lookup_in(scopes, tail, false));
+        if let Some((_, def)) = self.ctx.helper_of(call, None, 0) {
+            return tail_looks_up(def);
+        }
+        let Some(path) = self.ctx.foreign_helper(call, None, 0) else { return false };
+        self.ctx.with_foreign_fn(&path, |_, def| tail_looks_up(def)).unwrap_or(false)
     }
 
     /// Whether `e`'s value is the cache entry: a lookup on the cache, or a `match`/`if` whose
