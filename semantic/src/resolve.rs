@@ -1663,6 +1663,14 @@ impl<'a> Resolver<'a> {
             Expr::MethodCall(m) if matches!(m.method.to_string().as_str(), "first" | "last" | "get" | "get_mut" | "first_mut" | "last_mut") && m.args.len() <= 1 => {
                 self.element_type_of(&m.receiver, self_type, env)
             }
+            // An element taken out: `hosts.pop()`, `queue.pop_front()`, `xs.remove(i)`,
+            // `xs.swap_remove(i)`, `map.remove(&k)` (its `Option` unwrapped above).
+            Expr::MethodCall(m)
+                if (matches!(m.method.to_string().as_str(), "pop" | "pop_front" | "pop_back") && m.args.is_empty())
+                    || (matches!(m.method.to_string().as_str(), "remove" | "swap_remove") && m.args.len() == 1) =>
+            {
+                self.element_type_of(&m.receiver, self_type, env)
+            }
             Expr::MethodCall(m) if matches!(m.method.to_string().as_str(), "unwrap" | "expect" | "lock" | "borrow" | "borrow_mut" | "read" | "write" | "as_ref" | "as_mut" | "clone" | "cloned" | "copied" | "as_deref" | "as_deref_mut") => {
                 // Unwrapping, locking and borrowing give back the same content type here; an
                 // `Option` or `Result` unwrapped, what it holds.

@@ -5,7 +5,8 @@ declare_rule! {
     /// 0 or the null block. IDX may be a parameter, a field path of one (`meta.slot_mapping`) or of
     /// the receiver (`self.vars.slots`). Flagged: `vec![0; n]`, `resize(n, 0)`, `fill(0)`,
     /// `zeros(..)`, `Tensor::full(0, ..)`, candle's `pad_with_zeros` and `Tensor::cat` of a zero
-    /// tail, producers (`array::from_fn(|_| 0)`, `resize_with(n,
+    /// tail, burn's `pad(pads, 0)` and zeros brought in by `from_data(TensorData::new(..))` or
+    /// `from_ints([..])`, producers (`array::from_fn(|_| 0)`, `resize_with(n,
     /// Default::default)`, `fill_with(|| 0)`), `once(0)`, `push(0)` or `buf[i] = 0` in a padding loop, `unwrap_or(0)` /
     /// `unwrap_or_default()` fallbacks, a reset to S on one branch only or only after the buffer was
     /// already used, the same through conversions (`Tensor::new(&slots, ..)`,

@@ -53,6 +53,9 @@ const CONVERSIONS: &[&str] = &[
     "reshape", "unsqueeze", "contiguous", "copy", "as_ref", "as_mut", "as_mut_slice", "iter", "into_iter", "copied",
     "cloned", "collect", "take", "rev", "to", "borrow", "borrow_mut", "lock", "unwrap", "expect", "into_boxed_slice",
     "into_vec", "from_iter", "as_deref", "as_deref_mut", "cycle", "make_contiguous",
+    // burn's host-to-tensor path: `Tensor::from_data(TensorData::new(v, shape), dev)`,
+    // `from_ints([..], dev)`, `from_floats`.
+    "from_data", "from_ints", "from_floats",
 ];
 /// Methods that change how many entries a buffer has.
 const LENGTH_CHANGING: &[&str] = &[
@@ -1839,6 +1842,12 @@ impl<'c, 'a> Pad<'c, 'a> {
             "pad_using" if m.args.len() == 2 => {
                 let mut v = self.eval(scopes, state, &m.receiver);
                 v.own.extend(self.produced(scopes, state, &m.args[1]).put(&How::Put(method.clone())));
+                v
+            }
+            // burn's `pad(pads, value)`: the receiver's entries, and `value` for each added one.
+            "pad" if m.args.len() == 2 => {
+                let mut v = self.eval(scopes, state, &m.receiver);
+                v.own.extend(self.eval(scopes, state, &m.args[1]).put(&How::Put(method.clone())));
                 v
             }
             // `s.max(0)`, `s.clamp(0, hi)`: the receiver's value or a bound (a clamp that turns
