@@ -2300,9 +2300,11 @@ impl<'c, 'a> Pad<'c, 'a> {
             None => self.eval(scopes, state, buffer_of(arg)),
         };
         // A newtype over the buffer (`struct SlotBuf(Vec<i64>)`) passed where the index is
-        // expected (`&b`, `&*b`) reaches it by deref coercion: its one field is the buffer.
-        let whole = match (whole.own.is_empty(), whole.fields.keys().map(String::as_str).collect::<Vec<_>>().as_slice()) {
-            (true, ["0"]) if fields.is_empty() => whole.project(&["0".to_string()]),
+        // expected (`&b`, `&*b`) reaches it by deref coercion, and a tensor type wrapping its
+        // data (`IntT { data: vec![0; n] }` passed whole as the index): its one field is the
+        // buffer.
+        let whole = match (whole.own.is_empty(), whole.fields.keys().cloned().collect::<Vec<_>>().as_slice()) {
+            (true, [one]) if fields.is_empty() => whole.project(std::slice::from_ref(one)),
             _ => whole,
         };
         if let Some(def) = self.def {
