@@ -99,6 +99,8 @@ pub(super) struct Summary {
 #[derive(Debug, Clone)]
 struct Forward {
     param: usize,
+    /// The parameter's name, as the helper's signature writes it (for the finding's message).
+    name: String,
     fields: Vec<String>,
     to: Arc<Writer>,
 }
@@ -106,7 +108,7 @@ struct Forward {
 /// A writer's index, as a finding describes it: the writer, its index parameter and place as
 /// written in its contract, the sentinel it skips, and the helpers the value goes through
 /// (`put` hands `b` to `write_block`).
-#[derive(Debug)]
+#[derive(Debug, Clone)]
 struct Writer {
     name: String,
     param: String,
@@ -138,7 +140,7 @@ pub(super) fn check(ctx: &FnCtx, calls: &[&Expr], out: &mut Vec<Finding>) -> Has
     if !calls.iter().any(|c| writes(c, "") || forwards(c)) {
         return HashSet::new();
     }
-    let mut a = Fallbacks { ctx, def: None, depth: 0, masked: Vec::new(), summary: Summary::default(), findings: Vec::new(), seen: HashSet::new(), reported_args: HashSet::new(), closure_constants: HashMap::new(), const_locals: HashMap::new(), call_values: HashMap::new(), helpers: Default::default(), constant_exits: BTreeSet::new(), other_exit: false };
+    let mut a = Fallbacks::new(ctx, None, 0);
     match dataflow::solve(&mut a, ctx.sig, ctx.body, State::default()) {
         Ok(()) => out.extend(a.findings),
         Err(dataflow::TooComplex) => out.push(super::analysis_limit(ctx, "dataflow", dataflow::MAX_STEPS, "its write indexes are")),
@@ -379,6 +381,26 @@ impl Analysis for Fallbacks<'_, '_> {
 }
 
 impl<'c, 'a> Fallbacks<'c, 'a> {
+    /// The analysis of the function checked (`def`: `None`) or of a helper summarised.
+    fn new(ctx: &'c FnCtx<'a>, def: Option<&'c FnDef<'a>>, depth: usize) -> Self {
+        Fallbacks {
+            ctx,
+            def,
+            depth,
+            masked: Vec::new(),
+            summary: Summary::default(),
+            findings: Vec::new(),
+            seen: HashSet::new(),
+            reported_args: HashSet::new(),
+            closure_constants: HashMap::new(),
+            const_locals: HashMap::new(),
+            call_values: HashMap::new(),
+            helpers: Default::default(),
+            constant_exits: BTreeSet::new(),
+            other_exit: false,
+        }
+    }
+
     /// `place` holds `v`, the value of `init`; the fields of a struct literal and the elements of a
     /// tuple go to the place's fields (`.pos.block` of `Step { pos: Pos { block: .. } }`, `.0`).
     fn store(&self, scopes: &Scopes, state: &mut State, place: &Place, init: &Expr, v: BTreeSet<Src>) {
@@ -594,7 +616,13 @@ impl<'c, 'a> Fallbacks<'c, 'a> {
         if names.is_empty() {
             return self.eval(scopes, state, e);
         }
-        let mut inner = Fallbacks { ctx: self.ctx, def: self.def, depth: self.depth, masked: self.masked.clone(), summary: Summary::default(), findings: Vec::new(), seen: HashSet::new(), reported_args: HashSet::new(), closure_constants: self.closure_constants.clone(), const_locals: self.const_locals.clone(), call_values: self.call_values.clone(), helpers: Default::default(), constant_exits: BTreeSet::new(), other_exit: false };
+        let mut inner = Fallbacks {
+            masked: self.masked.clone(),
+            closure_constants: self.closure_constants.clone(),
+            const_locals: self.const_locals.clone(),
+            call_values: self.call_values.clone(),
+            ..Fallbacks::new(self.ctx, self.def, self.depth)
+        };
         inner.masked.extend(names);
         inner.eval(scopes, state, e)
     }
@@ -805,10 +833,8 @@ impl<'c, 'a> Fallbacks<'c, 'a> {
         let (_, args) = call_args(call);
         for f in &summary.forwards {
             let Some(arg) = args.get(f.param) else { continue };
-            let Some(param) = helper_param_name(self.ctx, call, self.def, self.depth, f.param) else { continue };
-            let mut through = vec![(name.clone(), param)];
-            through.extend(f.to.through.iter().cloned());
-            let writer = Writer { through, clause: f.to.clause.clone(), name: f.to.name.clone(), param: f.to.param.clone(), place: f.to.place.clone(), skip: f.to.skip.clone(), sentinel: f.to.sentinel, buffer: f.to.buffer };
+            let mut writer = (*f.to).clone();
+            writer.through.insert(0, (name.clone(), f.name.clone()));
             self.check_index(scopes, state, call, arg, &f.fields, &Arc::new(writer));
         }
     }
@@ -826,10 +852,12 @@ impl<'c, 'a> Fallbacks<'c, 'a> {
         if writer.skip.is_some() && sources.contains(&Src::Buffer) {
             return;
         }
-        if self.def.is_some() {
+        if let Some(def) = self.def {
+            let names = dataflow::param_names(def.sig);
             for s in &sources {
                 if let Src::Param(i, f) = s {
-                    self.summary.forwards.push(Forward { param: *i, fields: f.clone(), to: writer.clone() });
+                    let name = names.get(*i).cloned().unwrap_or_default();
+                    self.summary.forwards.push(Forward { param: *i, name, fields: f.clone(), to: writer.clone() });
                 }
             }
             return;
@@ -885,19 +913,10 @@ impl<'c, 'a> Fallbacks<'c, 'a> {
     }
 }
 
-/// The name of the parameter at position `i` of the helper a call designates.
-fn helper_param_name(ctx: &FnCtx, call: &Expr, within: Option<&FnDef>, depth: usize, i: usize) -> Option<String> {
-    if let Some((_, def)) = ctx.helper_of(call, within, depth) {
-        return dataflow::param_names(def.sig).into_iter().nth(i);
-    }
-    let path = ctx.foreign_helper(call, within, depth)?;
-    ctx.with_foreign_fn(&path, |_, def| dataflow::param_names(def.sig).into_iter().nth(i)).flatten()
-}
-
 /// What the helper `def` of `ctx`'s file returns, `depth` helpers down; its fallbacks are
 /// positions of that file.
 fn summarise<'a>(ctx: &FnCtx<'a>, def: &FnDef<'a>, depth: usize) -> Option<Arc<Summary>> {
-    let mut inner = Fallbacks { ctx, def: Some(def), depth, masked: Vec::new(), summary: Summary::default(), findings: Vec::new(), seen: HashSet::new(), reported_args: HashSet::new(), closure_constants: HashMap::new(), const_locals: HashMap::new(), call_values: HashMap::new(), helpers: Default::default(), constant_exits: BTreeSet::new(), other_exit: false };
+    let mut inner = Fallbacks::new(ctx, Some(def), depth);
     dataflow::solve(&mut inner, def.sig, def.body, State::default()).ok()?;
     let file = || Some(InFile(ctx.file.clone()));
     let in_file = |srcs: BTreeSet<Src>| -> BTreeSet<Src> {
