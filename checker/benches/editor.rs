@@ -12,7 +12,8 @@
 //! the last text that parsed); another open file of the same size brought up to date after an
 //! edit of the helper it calls (`Session::edit` of its unchanged text: the items that name what
 //! the edit changed); and the whole-file check (`Session::update`: the first check of
-//! a file, and of another open file after an edit whose effect on it is not known). Medians of several
+//! a file, and of another open file after an edit whose effect on it is not known), beside the same
+//! on one thread (a big file's second half is analysed on another). Medians of several
 //! runs; nothing
 //! is asserted but the path each edit takes and that it finds what a whole-file check finds.
 
@@ -161,6 +162,12 @@ fn main() {
         file_findings = session.update(&path, typed.clone()).len();
         session.update(&path, text.clone());
     }) / 2;
+    // The same on one thread (the second half of a big file's items is analysed on another).
+    session.split_whole_checks_from(None);
+    let whole_one_thread = median(RUNS, || {
+        session.update(&path, typed.clone());
+        session.update(&path, text.clone());
+    }) / 2;
     let parse = median(RUNS, || {
         assert!(syn::parse_file(&typed).is_ok());
         reuse_semantic::source::invalidate_spans();
@@ -175,6 +182,7 @@ fn main() {
     println!("{:<60} {:>8.1}", "  baseline: that file checked whole", ms(whole_other));
     println!("{:<60} {:>8.1}", "whole file: a bracket typed, not closed (a parse error)", ms(unclosed));
     println!("{:<60} {:>8.1}", "whole file re-checked (Session::update)", ms(whole));
+    println!("{:<60} {:>8.1}", "  baseline: the same on one thread", ms(whole_one_thread));
     println!("{:<60} {:>8.1}", "baseline: syn-parse the file once", ms(parse));
     println!("{:<60} {:>8.1}", "start-up: Session::open (learns the forwarders)", ms(opened));
     println!("{:<60} {:>8.1}", "baseline: a cold check of the workspace (no cache)", ms(cold));

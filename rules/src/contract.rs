@@ -1110,6 +1110,7 @@ mod tests {
     }
 
     /// The error message and the exact text under its span.
+    #[allow(clippy::disallowed_methods)] // spans of the short test string itself
     fn error_at(src: &str) -> (String, String) {
         let errors = parse(src).expect_err("input is malformed");
         let e = &errors[0];
@@ -1294,6 +1295,7 @@ mod tests {
     }
 
     #[test]
+    #[allow(clippy::disallowed_methods)] // spans of the short test string itself
     fn index_declarations_take_a_sentinel_and_reject_the_rest_at_the_token() {
         let ok = |src: &str| parse_index_attr(src.parse().expect("tokens")).expect("well-formed").skip.to_string();
         assert_eq!(ok("skip = PAD_SLOT_ID"), "PAD_SLOT_ID");

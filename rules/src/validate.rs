@@ -320,6 +320,7 @@ mod tests {
     use super::*;
     use crate::contract::parse_contract;
 
+    #[allow(clippy::disallowed_methods)] // spans of the short test string itself
     fn errors(contract: &str, sig: &str) -> Vec<(String, String)> {
         let c = parse_contract(contract.parse().unwrap()).unwrap_or_else(|e| panic!("{}", e[0].message));
         let sig: Signature = syn::parse_str(sig).unwrap();

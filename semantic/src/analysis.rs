@@ -102,7 +102,7 @@ impl<'a> FnCtx<'a> {
         }
         let Expr::Call(c) = call.expr else { return false };
         let Expr::Path(p) = &*c.func else { return false };
-        let at = p.path.segments[0].ident.span().byte_range().start;
+        let at = crate::source::byte_range(p.path.segments[0].ident.span()).start;
         self.env().bound_fn_at(name, at).is_some()
     }
 
@@ -480,7 +480,7 @@ impl<'a> FnCtx<'a> {
                 // `f(..)` where `f` is a parameter or a local (a closure) is no item.
                 if let (None, Expr::Call(c)) = (within, call) {
                     if let Expr::Path(p) = &*c.func {
-                        if p.path.get_ident().is_some_and(|i| self.env().is_local_at(&site.name, i.span().byte_range().start)) {
+                        if p.path.get_ident().is_some_and(|i| self.env().is_local_at(&site.name, crate::source::byte_range(i.span()).start)) {
                             return None;
                         }
                     }
@@ -653,7 +653,7 @@ impl<'a> FnCtx<'a> {
             // `&[WaitingSeq]` is not `&[RunningSeq]`.
             let from_element = match crate::resolve::strip(&m.receiver) {
                 Expr::Path(p) if from_type.as_deref() == Some(crate::resolve::BUILTIN) => {
-                    p.path.get_ident().and_then(|i| env.element_of_at(&i.to_string(), i.span().byte_range().start)).map(str::to_string)
+                    p.path.get_ident().and_then(|i| env.element_of_at(&i.to_string(), crate::source::byte_range(i.span()).start)).map(str::to_string)
                 }
                 _ => None,
             };
@@ -996,6 +996,34 @@ fn implemented_contract<'i>(index: &'i Index, resolver: &Resolver, of_trait: &sy
 
 /// Analyses every function of a parsed file. `module` is the file's module path, crate name first.
 pub fn analyze_file(file: &FileRef, ast: &syn::File, crate_name: &str, module: &[String], index: &Index, items: &WorkspaceItems) -> Vec<Finding> {
+    analyze_items(file, ast, crate_name, module, index, items, Half::Both)
+}
+
+/// Which of a file's top-level items an analysis takes: all, or one of two halves by text (an
+/// item is in the first when it ends before the middle of the text, and `static`s are). The two
+/// halves of a text, analysed apart (each with the whole file's scope, helpers and macros), find
+/// what the whole does once [`crate::finding::in_output_order`] has merged them.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Half {
+    Both,
+    First,
+    Second,
+}
+
+impl Half {
+    fn items<'i>(self, file: &crate::source::SourceFile, items: &'i [syn::Item]) -> &'i [syn::Item] {
+        let middle = file.text.len() / 2;
+        let first = items.iter().take_while(|i| crate::incremental::item_end(i).is_none_or(|end| file.range(end).end <= middle)).count();
+        match self {
+            Half::Both => items,
+            Half::First => &items[..first],
+            Half::Second => &items[first..],
+        }
+    }
+}
+
+/// [`analyze_file`] of the items `half` takes.
+pub fn analyze_items(file: &FileRef, ast: &syn::File, crate_name: &str, module: &[String], index: &Index, items: &WorkspaceItems, half: Half) -> Vec<Finding> {
     let scope = FileScope::of(ast, crate_name, module, items);
     let fns = FileFns::of(file, ast);
     let summaries = rules::Summaries::default();
@@ -1033,10 +1061,11 @@ pub fn analyze_file(file: &FileRef, ast: &syn::File, crate_name: &str, module: &
         };
         rules::check_fn(&ctx, &mut findings);
     };
-    walk_fns(&ast.items, &mut check);
+    walk_fns(half.items(file, &ast.items), &mut check);
     // A `static`'s initializer is a body of its own, run once (`LazyLock::new(|| ..)`): checked
     // as a function `fn NAME() { init }` of its module would be.
-    walk_statics(&ast.items, &mut Vec::new(), &mut |modules, st| {
+    let statics = if half == Half::Second { &[][..] } else { &ast.items[..] };
+    walk_statics(statics, &mut Vec::new(), &mut |modules, st| {
         if crate::rules::calls_in_expr(&st.expr).is_empty() {
             return;
         }

@@ -12,6 +12,7 @@
 
 use std::collections::{BTreeMap, BTreeSet, HashMap};
 use std::path::{Path, PathBuf};
+use std::sync::mpsc;
 use std::sync::Arc;
 
 use aho_corasick::AhoCorasick;
@@ -19,7 +20,7 @@ use rayon::prelude::*;
 use reuse_rules::catalogue::{CONTRACT_SYNTAX, INTERNAL_ERROR, PARSE_ERROR, UNREADABLE_FILE};
 use reuse_rules::Level;
 
-use crate::analysis::analyze_file;
+use crate::analysis::{analyze_items, Half};
 use crate::config::Config;
 use crate::finding::{Finding, Label};
 use crate::incremental::Chunk;
@@ -298,7 +299,7 @@ pub struct Session {
     /// What each file declares, by workspace-relative path: an edit re-indexes only its own file.
     /// (Ordered, so that the index, and the messages that name candidates, do not vary.)
     decls: BTreeMap<String, FileDecls>,
-    index: Index,
+    index: Arc<Index>,
     index_findings: HashMap<String, Vec<Finding>>,
     /// The last check of each file checked through the session, for the item path of [`Session::edit`].
     checked: HashMap<PathBuf, Checked>,
@@ -324,6 +325,18 @@ pub struct Session {
     /// it opens and from each text given to it since: names only join it, which costs work, never
     /// a finding.
     called: Arc<std::collections::HashSet<String>>,
+    /// A file of at least this many bytes checked whole has the second half of its items
+    /// analysed on another thread ([`SecondHalf`]); `None`: never.
+    split_from: Option<usize>,
+    half_worker: Option<HalfWorker>,
+}
+
+/// The text from which a whole-file check in the editor pays for a second thread (its own parse
+/// of the file, and the file's scope built twice): about a thousand lines.
+const SPLIT_FROM_BYTES: usize = 32 << 10;
+
+fn split_from() -> Option<usize> {
+    std::thread::available_parallelism().is_ok_and(|n| n.get() > 1).then_some(SPLIT_FROM_BYTES)
 }
 
 /// What the session's files define that depends on some names: each name, with the files (job
@@ -387,7 +400,7 @@ impl Session {
         for j in &jobs {
             called_names(&j.file.text, &mut called);
         }
-        Ok(Session { root: ws.root, jobs, decls, index, index_findings, checked: HashMap::new(), generation: 0, epoch: 0, changes: Default::default(), elsewhere: None, forwarders, called: Arc::new(called) })
+        Ok(Session { root: ws.root, jobs, decls, index: Arc::new(index), index_findings, checked: HashMap::new(), generation: 0, epoch: 0, changes: Default::default(), elsewhere: None, forwarders, called: Arc::new(called), split_from: split_from(), half_worker: None })
     }
 
     /// The items of the workspace with `edited` in place of its file, knowing what the session
@@ -398,6 +411,25 @@ impl Session {
 
     pub fn index(&self) -> &Index {
         &self.index
+    }
+
+    /// From what size (bytes of text) a file checked whole has the second half of its items
+    /// analysed on another thread; `None`: one thread always. (The default needs a machine with a
+    /// second core: see [`SPLIT_FROM_BYTES`].) Findings are the same either way.
+    pub fn split_whole_checks_from(&mut self, bytes: Option<usize>) {
+        self.split_from = bytes;
+    }
+
+    /// The second half of `job`'s check on the other thread, when the file is big enough.
+    fn second_half(&mut self, job: &FileJob) -> Option<SecondHalf> {
+        let big = self.split_from.is_some_and(|from| job.file.text.len() >= from);
+        if !big || job.external || job.unreadable.is_some() {
+            return None;
+        }
+        if self.half_worker.is_none() {
+            self.half_worker = HalfWorker::start();
+        }
+        self.half_worker.as_ref()?.second_half(job)
     }
 
     /// A file with its crate, module and config (the language server resolves calls with them).
@@ -466,7 +498,7 @@ impl Session {
         };
         let (index, index_findings) = match &reindexed {
             Some((_, index, findings)) => (index, findings),
-            None => (&self.index, &self.index_findings),
+            None => (&*self.index, &self.index_findings),
         };
         let index_findings = index_findings.get(&job.file.rel_path).map_or(&[][..], Vec::as_slice);
         let previous = crate::incremental::Previous { file: &prev.file, findings: &prev.findings, chunks: &prev.chunks, index_findings };
@@ -479,7 +511,7 @@ impl Session {
         let old = prev.file.clone();
         self.set_text(pos, new.clone());
         if let Some((decls, index, index_findings)) = reindexed {
-            (self.decls, self.index, self.index_findings) = (decls, index, index_findings);
+            (self.decls, self.index, self.index_findings) = (decls, Arc::new(index), index_findings);
             self.generation += 1;
         } else if may_declare(&old.text) {
             // The index holds positions in this file (none in the items checked again): they move
@@ -533,7 +565,7 @@ impl Session {
         let done = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| crate::incremental::recheck(&previous, &new, &job, &index, &items, Some(reindexed)))).ok().flatten()?;
         self.forwarders.extend(items.forwarder_names());
         self.set_text(pos, new.clone());
-        (self.decls, self.index, self.index_findings) = (decls, index, index_findings);
+        (self.decls, self.index, self.index_findings) = (decls, Arc::new(index), index_findings);
         self.generation += 1;
         self.log_change(&job.file.path, Some(done.changed));
         let findings = done.findings.clone();
@@ -588,7 +620,9 @@ impl Session {
         }
         // The file is parsed once, for its declarations and for its findings.
         let job = self.jobs[pos].clone();
-        let parsed = (job.external || declares(&job.file.text)).then(|| job.file.parse());
+        let declaring = job.external || declares(&job.file.text);
+        let half = declaring.then(|| self.second_half(&job)).flatten();
+        let parsed = declaring.then(|| job.file.parse());
         // A declaring file whose text does not parse (a bracket typed, not yet closed) keeps the
         // declarations of its last text that parsed: other files keep their findings, and the
         // edit that repairs it takes the item path from that text.
@@ -610,13 +644,14 @@ impl Session {
             None => self.decls.remove(&job.file.rel_path),
         };
         let (index, index_findings) = merge_decls(self.decls.iter(), &self.items());
-        self.index = index;
+        self.index = Arc::new(index);
         self.index_findings = index_findings;
         self.generation += 1;
         let findings = match &parsed {
             Some(p) => {
-                let items = self.items();
-                let mut findings = check_ast(&job, p.as_ref(), &self.index, &items, &self.index_findings);
+                let items = Arc::new(self.items());
+                let half = half.and_then(|h| h.analyse_with(&self.index, &items));
+                let mut findings = check_ast(&job, p.as_ref(), &self.index, &items, &self.index_findings, half);
                 self.forwarders.extend(items.forwarder_names());
                 crate::finding::in_output_order(&mut findings);
                 let chunks = p.as_ref().ok().and_then(|ast| chunks_of(&job.file, ast)).unwrap_or_default();
@@ -707,8 +742,9 @@ impl Session {
     /// Checks the file of job `pos` whole and keeps what the item path needs.
     fn check_recorded(&mut self, pos: usize, uses: UseFacts) -> Vec<Finding> {
         let job = self.jobs[pos].clone();
-        let items = self.items();
-        let (mut findings, chunks) = check_parsed_with(&job, &self.index, &items, &self.index_findings, true);
+        let items = Arc::new(self.items());
+        let half = self.second_half(&job).and_then(|h| h.analyse_with(&self.index, &items));
+        let (mut findings, chunks) = check_parsed_with(&job, &self.index, &items, &self.index_findings, true, half);
         self.forwarders.extend(items.forwarder_names());
         crate::finding::in_output_order(&mut findings);
         self.record(&job, findings, chunks, uses)
@@ -732,7 +768,7 @@ impl Session {
         if let Some(d) = self.decls.get_mut(&text.rel_path) {
             *d = d.shifted(text, from, delta);
             let (index, index_findings) = merge_decls(self.decls.iter(), &self.items());
-            self.index = index;
+            self.index = Arc::new(index);
             self.index_findings = index_findings;
             self.generation += 1;
         }
@@ -1176,11 +1212,11 @@ fn call_like(text: &str, start: usize, end: usize) -> bool {
 }
 
 fn check_parsed(j: &FileJob, index: &Index, items: &WorkspaceItems, index_findings: &HashMap<String, Vec<Finding>>) -> Vec<Finding> {
-    check_parsed_with(j, index, items, index_findings, false).0
+    check_parsed_with(j, index, items, index_findings, false, None).0
 }
 
 /// [`check_parsed`], and with `outline`, the file's top-level items when it parsed.
-fn check_parsed_with(j: &FileJob, index: &Index, items: &WorkspaceItems, index_findings: &HashMap<String, Vec<Finding>>, outline: bool) -> (Vec<Finding>, Vec<Chunk>) {
+fn check_parsed_with(j: &FileJob, index: &Index, items: &WorkspaceItems, index_findings: &HashMap<String, Vec<Finding>>, outline: bool, half: Option<SecondHalf>) -> (Vec<Finding>, Vec<Chunk>) {
     if j.unreadable.is_some() {
         return (finish(j, index_findings_for(index_findings, &j.file.rel_path)), Vec::new());
     }
@@ -1189,7 +1225,7 @@ fn check_parsed_with(j: &FileJob, index: &Index, items: &WorkspaceItems, index_f
     let chunks = parsed.as_ref().ok().filter(|_| outline).and_then(|ast| chunks_of(&j.file, ast)).unwrap_or_default();
     // A bug in a rule must not cost the findings of every other file, nor pass silently: it is a
     // finding of its own, and the run exits 2.
-    let findings = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| check_ast(j, parsed.as_ref().map(|ast| &**ast), index, items, index_findings)))
+    let findings = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| check_ast(j, parsed.as_ref().map(|ast| &**ast), index, items, index_findings, half)))
         .unwrap_or_else(|panic| {
             let what = panic.downcast_ref::<&str>().map(|s| s.to_string()).or_else(|| panic.downcast_ref::<String>().cloned()).unwrap_or_default();
             let mut findings = finish(j, index_findings_for(index_findings, &j.file.rel_path));
@@ -1201,14 +1237,78 @@ fn check_parsed_with(j: &FileJob, index: &Index, items: &WorkspaceItems, index_f
     (findings, chunks)
 }
 
+/// The analysis of the second half of a big file's items ([`Half::Second`]) on the session's
+/// other thread ([`HalfWorker`]), started before this thread parses the file: it parses the text
+/// too (spans are per thread: it cannot share this thread's tree), then waits for the index and
+/// the items, which a declaring file's parse may change ([`SecondHalf::analyse_with`]).
+struct SecondHalf {
+    context: mpsc::Sender<(Arc<Index>, Arc<WorkspaceItems>)>,
+    found: mpsc::Receiver<Option<Vec<Finding>>>,
+}
+
+/// What the worker is given for one file.
+struct HalfJob {
+    job: FileJob,
+    context: mpsc::Receiver<(Arc<Index>, Arc<WorkspaceItems>)>,
+    found: mpsc::Sender<Option<Vec<Finding>>>,
+}
+
+/// The thread a session analyses second halves on. One that lives with the session: a thread
+/// started per check would fault in a new stack and a new allocator heap each time.
+struct HalfWorker {
+    jobs: mpsc::Sender<HalfJob>,
+}
+
+impl HalfWorker {
+    fn start() -> Option<HalfWorker> {
+        let (jobs, given) = mpsc::channel::<HalfJob>();
+        std::thread::Builder::new().name("reuse-check half".into()).stack_size(crate::STACK_SIZE).spawn(move || {
+            // Ends when the session, which holds the sender, is dropped.
+            for HalfJob { job, context, found } in given {
+                let parsed = job.file.parse();
+                // Dropped unsent: that thread's parse failed, or its check stopped.
+                let analysed = context.recv().ok().and_then(|(index, items)| {
+                    let ast = parsed.as_ref().ok()?;
+                    std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| analyze_items(&job.file, ast, &job.crate_name, &job.module, &index, &items, Half::Second))).ok()
+                });
+                drop(parsed);
+                forget_spans();
+                let _ = found.send(analysed);
+            }
+        }).ok()?;
+        Some(HalfWorker { jobs })
+    }
+
+    fn second_half(&self, job: &FileJob) -> Option<SecondHalf> {
+        let (context, context_given) = mpsc::channel();
+        let (found_sender, found) = mpsc::channel();
+        self.jobs.send(HalfJob { job: job.clone(), context: context_given, found: found_sender }).ok()?;
+        Some(SecondHalf { context, found })
+    }
+}
+
+impl SecondHalf {
+    fn analyse_with(self, index: &Arc<Index>, items: &Arc<WorkspaceItems>) -> Option<SecondHalf> {
+        self.context.send((index.clone(), items.clone())).ok()?;
+        Some(self)
+    }
+
+    /// What the other thread found; `None` when it failed (a rule panicked there): this thread
+    /// analyses the half itself, and fails, or not, as a check on one thread would.
+    fn findings(self) -> Option<Vec<Finding>> {
+        self.found.recv().ok().flatten()
+    }
+}
+
 /// A rule that panicked on a file (its level is not configurable: see `finish`).
 fn internal_error(j: &FileJob, what: &str) -> Finding {
     Finding::new(&INTERNAL_ERROR, format!("reuse-check failed while checking `{}`: {what}", j.file.rel_path), Label::new(&j.file, 0..0, "while checking this file"))
         .with_help("the findings of this file may be incomplete; please report this with the file")
 }
 
-/// The findings of a file parsed (or not) on this thread.
-fn check_ast(j: &FileJob, ast: Result<&syn::File, &ParseFailure>, index: &Index, items: &WorkspaceItems, index_findings: &HashMap<String, Vec<Finding>>) -> Vec<Finding> {
+/// The findings of a file parsed (or not) on this thread; with `half`, the second half of its
+/// items is another thread's.
+fn check_ast(j: &FileJob, ast: Result<&syn::File, &ParseFailure>, index: &Index, items: &WorkspaceItems, index_findings: &HashMap<String, Vec<Finding>>, half: Option<SecondHalf>) -> Vec<Finding> {
     // Debug builds only: how the tests make a rule fail (the environment is the user's, not the tree's).
     #[cfg(debug_assertions)]
     if std::env::var("REUSE_CHECK_FAIL_ON_FILE").is_ok_and(|name| j.file.rel_path.ends_with(&name)) {
@@ -1218,7 +1318,14 @@ fn check_ast(j: &FileJob, ast: Result<&syn::File, &ParseFailure>, index: &Index,
     match ast {
         Ok(ast) => {
             if !j.external {
-                findings.extend(analyze_file(&j.file, ast, &j.crate_name, &j.module, index, items));
+                let analyse = |half| analyze_items(&j.file, ast, &j.crate_name, &j.module, index, items, half);
+                match half {
+                    None => findings.extend(analyse(Half::Both)),
+                    Some(second) => {
+                        findings.extend(analyse(Half::First));
+                        findings.extend(second.findings().unwrap_or_else(|| analyse(Half::Second)));
+                    }
+                }
             }
             findings = apply_suppressions(&j.file, Some(ast), findings);
         }

@@ -144,7 +144,7 @@ pub fn chunks(items: &[syn::Item], at: &dyn Fn(Span) -> Range<usize>, start: usi
 }
 
 /// The span of the last token of an item.
-fn item_end(item: &syn::Item) -> Option<Span> {
+pub(crate) fn item_end(item: &syn::Item) -> Option<Span> {
     use syn::Item;
     let brace = |b: &syn::token::Brace| Some(b.span.close());
     match item {
@@ -774,13 +774,16 @@ fn parse_run(file: &SourceFile, range: Range<usize>, at_start: bool, at_end: boo
     if crate::source::too_deep(text).is_some() {
         return None;
     }
-    let parsed = syn::parse_file(text);
+    let parsed = crate::source::parse_text(text);
     let result = parsed.ok().and_then(|ast| {
         if !at_start && (!ast.attrs.is_empty() || ast.shebang.is_some()) {
             return None;
         }
         let base = range.start;
-        let chunks = chunks(&ast.items, &|s: Span| base + s.byte_range().start..base + s.byte_range().end, range.start, range.end)?;
+        let chunks = chunks(&ast.items, &|s: Span| {
+            let r = crate::source::byte_range(s);
+            base + r.start..base + r.end
+        }, range.start, range.end)?;
         // A chunk after the last item (comments, blank lines) must be the end of the file.
         let open = chunks.len() > ast.items.len();
         Some(if open && !at_end { Run::Open } else { Run::Items(chunks) })
@@ -1746,8 +1749,9 @@ mod fixtures {
         assert!(got.findings.is_empty(), "{:?}", keys(&got.findings));
     }
 
-    #[test]
-    fn random_edits_of_every_fixture_give_the_findings_of_a_fresh_check() {
+    /// Every fixture file, with the folder it is checked in: a workspace as a workspace, the
+    /// other folders as plain trees.
+    fn fixture_files() -> Vec<(std::path::PathBuf, std::path::PathBuf)> {
         let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../fixtures");
         let dirs = ["rules", "paged-kv/src", "plan-cache/src", "donation/src", "graph-replay/src", "engine-shapes/engine/src", "engine-shapes/kv/src"];
         let mut files: Vec<std::path::PathBuf> = dirs
@@ -1756,13 +1760,51 @@ mod fixtures {
             .filter(|p| p.extension().is_some_and(|x| x == "rs"))
             .collect();
         files.sort();
+        files
+            .into_iter()
+            .map(|file| {
+                let dir = if file.components().any(|c| c.as_os_str() == "engine-shapes") { root.join("engine-shapes") } else { file.parent().unwrap().to_path_buf() };
+                (std::fs::canonicalize(dir).unwrap(), std::fs::canonicalize(file).unwrap())
+            })
+            .collect()
+    }
+
+    /// A file checked whole in two halves, the second on the session's other thread (here every
+    /// file, however small), has the findings of a check on one thread; and again after an edit
+    /// that moves the middle of the text.
+    #[test]
+    fn every_fixture_checked_in_two_halves_has_the_findings_of_one_thread() {
+        let (mut files, mut split_files, mut found) = (0, 0, 0);
+        let mut sessions: Option<(std::path::PathBuf, crate::engine::Session, crate::engine::Session)> = None;
+        for (dir, path) in fixture_files() {
+            let text = std::fs::read_to_string(&path).unwrap();
+            if sessions.as_ref().is_none_or(|(d, _, _)| *d != dir) {
+                let (mut halves, mut whole) = (session(&dir), session(&dir));
+                halves.split_whole_checks_from(Some(0));
+                whole.split_whole_checks_from(None);
+                sessions = Some((dir.clone(), halves, whole));
+            }
+            let (_, halves, whole) = sessions.as_mut().unwrap();
+            for text in [text.clone(), format!("{}{text}", "\n".repeat(text.len() / 2))] {
+                let (got, expected) = (keys(&halves.update(&path, text.clone())), keys(&whole.update(&path, text)));
+                assert_eq!(got, expected, "{}", path.display());
+                found += expected.len();
+            }
+            // Back to the text on disk: the next files of the folder are checked with it.
+            halves.update(&path, text.clone());
+            whole.update(&path, text.clone());
+            files += 1;
+            split_files += usize::from(text.lines().filter(|l| l.starts_with("pub fn ") || l.starts_with("fn ")).count() > 1);
+        }
+        assert!(files > 100 && split_files > 50 && found > 1000, "{files} files, {split_files} with two functions or more, {found} findings");
+    }
+
+    #[test]
+    fn random_edits_of_every_fixture_give_the_findings_of_a_fresh_check() {
         let mut next = xorshift(0x9e37_79b9_7f4a_7c15);
         let kinds = [LineEdit::BlankBefore, LineEdit::Duplicate, LineEdit::Delete, LineEdit::SentinelToZero, LineEdit::ZeroToSentinel, LineEdit::Typed];
         let (mut steps, mut item_path) = (0, 0);
-        for file in &files {
-            // A workspace is checked as a workspace; the other folders as plain trees.
-            let dir = if file.components().any(|c| c.as_os_str() == "engine-shapes") { root.join("engine-shapes") } else { file.parent().unwrap().to_path_buf() };
-            let (dir, path) = (std::fs::canonicalize(dir).unwrap(), std::fs::canonicalize(file).unwrap());
+        for (dir, path) in fixture_files() {
             let mut text = std::fs::read_to_string(&path).unwrap();
             let (mut live, mut fresh) = (session(&dir), session(&dir));
             live.update(&path, text.clone());

@@ -116,7 +116,7 @@ impl FileMacros {
 fn invocation_key(mac: &syn::Macro) -> u64 {
     fn tokens(ts: TokenStream, h: &mut impl Hasher) {
         for tt in ts {
-            let range = tt.span().byte_range();
+            let range = crate::source::byte_range(tt.span());
             range.hash(h);
             match tt {
                 TokenTree::Group(g) => {
@@ -130,10 +130,10 @@ fn invocation_key(mac: &syn::Macro) -> u64 {
     }
     let mut h = std::collections::hash_map::DefaultHasher::new();
     for seg in &mac.path.segments {
-        seg.ident.span().byte_range().hash(&mut h);
+        crate::source::byte_range(seg.ident.span()).hash(&mut h);
         seg.ident.to_string().hash(&mut h);
     }
-    mac.delimiter.span().join().byte_range().hash(&mut h);
+    crate::source::byte_range(mac.delimiter.span().join()).hash(&mut h);
     tokens(mac.tokens.clone(), &mut h);
     h.finish()
 }

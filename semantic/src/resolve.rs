@@ -340,7 +340,7 @@ pub fn call_position(e: &Expr) -> Option<(usize, usize)> {
         Expr::MethodCall(m) => m.method.span(),
         _ => return None,
     };
-    let range = name.byte_range();
+    let range = crate::source::byte_range(name);
     (range.start < range.end).then_some((range.start, range.end))
 }
 
@@ -440,7 +440,7 @@ impl TypeEnv {
     /// kv::reshape_and_cache;`): a path that is not itself a local there.
     pub fn bound_fn_at(&self, var: &str, at: usize) -> Option<&syn::Path> {
         match self.init_at(var, at).map(strip)? {
-            Expr::Path(f) if f.qself.is_none() && !f.path.get_ident().is_some_and(|i| self.is_local_at(&i.to_string(), i.span().byte_range().start)) => Some(&f.path),
+            Expr::Path(f) if f.qself.is_none() && !f.path.get_ident().is_some_and(|i| self.is_local_at(&i.to_string(), crate::source::byte_range(i.span()).start)) => Some(&f.path),
             _ => None,
         }
     }
@@ -471,7 +471,7 @@ impl TypeEnv {
         }
         let Expr::Path(p) = strip(init) else { return None };
         let ident = p.path.get_ident()?;
-        let old = self.binding(&ident.to_string(), ident.span().byte_range().start)?;
+        let old = self.binding(&ident.to_string(), crate::source::byte_range(ident.span()).start)?;
         Some(Binding { ty: old.ty.clone(), written: old.written.clone(), element: old.element.clone(), content: old.content.clone(), from: 0, scope_end: 0, init: old.init.clone() })
     }
 
@@ -582,8 +582,8 @@ fn collect_pat_names(pat: &Pat, out: &mut Vec<String>) {
 
 impl<'ast> Visit<'ast> for TypeEnv {
     fn visit_block(&mut self, b: &'ast syn::Block) {
-        self.blocks.push(b.brace_token.span.close().byte_range().end);
-        self.block_starts.push(b.brace_token.span.open().byte_range().start);
+        self.blocks.push(crate::source::byte_range(b.brace_token.span.close()).end);
+        self.block_starts.push(crate::source::byte_range(b.brace_token.span.open()).start);
         syn::visit::visit_block(self, b);
         self.blocks.pop();
         self.block_starts.pop();
@@ -600,7 +600,7 @@ impl<'ast> Visit<'ast> for TypeEnv {
     /// closure parameters): their type is not known, and they hide an outer binding of the name
     /// (to the end of the enclosing block, which is more than their scope: unknown, not guessed).
     fn visit_pat_ident(&mut self, p: &'ast syn::PatIdent) {
-        self.bind(p.ident.to_string(), None, None, p.ident.span().byte_range().start, self.scope_end());
+        self.bind(p.ident.to_string(), None, None, crate::source::byte_range(p.ident.span()).start, self.scope_end());
         syn::visit::visit_pat_ident(self, p);
     }
 
@@ -610,8 +610,8 @@ impl<'ast> Visit<'ast> for TypeEnv {
     fn visit_expr_for_loop(&mut self, f: &'ast syn::ExprForLoop) {
         self.visit_expr(&f.expr);
         // In scope in the body only: `for x in x.iter()` iterates the `x` before it.
-        let from = f.body.brace_token.span.open().byte_range().start;
-        let scope_end = f.body.brace_token.span.close().byte_range().end;
+        let from = crate::source::byte_range(f.body.brace_token.span.open()).start;
+        let scope_end = crate::source::byte_range(f.body.brace_token.span.close()).end;
         self.bind_item(&f.pat, &Item::of(&f.expr), from, scope_end);
         self.visit_block(&f.body);
     }
@@ -637,7 +637,7 @@ impl<'ast> Visit<'ast> for TypeEnv {
         for arg in m.args.iter().take(m.args.len() - 1) {
             self.visit_expr(arg);
         }
-        let body = syn::spanned::Spanned::span(&*c.body).byte_range();
+        let body = crate::source::byte_range(syn::spanned::Spanned::span(&*c.body));
         let item = Item::of(&m.receiver);
         for (i, input) in c.inputs.iter().enumerate() {
             if i == at {
@@ -654,13 +654,13 @@ impl<'ast> Visit<'ast> for TypeEnv {
     fn visit_expr_let(&mut self, l: &'ast syn::ExprLet) {
         self.visit_expr(&l.expr);
         // Visible past the scrutinee: `if let Some(x) = x.next()` reads the `x` before it.
-        let from = syn::spanned::Spanned::span(&*l.expr).byte_range().end;
+        let from = crate::source::byte_range(syn::spanned::Spanned::span(&*l.expr)).end;
         self.bind_content(&l.pat, &l.expr, from);
     }
 
     /// A closure's parameters: of the type written (`|v: &HostView| ..`), else not known.
     fn visit_expr_closure(&mut self, c: &'ast syn::ExprClosure) {
-        let body = syn::spanned::Spanned::span(&*c.body).byte_range();
+        let body = crate::source::byte_range(syn::spanned::Spanned::span(&*c.body));
         for input in &c.inputs {
             self.bind_item(input, &Item::Unknown, body.start, body.end);
         }
@@ -675,7 +675,7 @@ impl<'ast> Visit<'ast> for TypeEnv {
                 self.visit_expr(diverge);
             }
         }
-        let from = local.semi_token.span.byte_range().end;
+        let from = crate::source::byte_range(local.semi_token.span).end;
         let scope_end = self.scope_end();
         match &local.pat {
             Pat::Type(pt) => {
@@ -1386,7 +1386,7 @@ impl<'a> Resolver<'a> {
         // path (`let op = kv::reshape_and_cache; op(..)`) calls that function.
         if let (Some([_]), Expr::Call(c)) = (call.path.as_deref(), call.expr) {
             if let Expr::Path(p) = &*c.func {
-                let at = |i: &syn::Ident| i.span().byte_range().start;
+                let at = |i: &syn::Ident| crate::source::byte_range(i.span()).start;
                 if let Some(ident) = p.path.get_ident().filter(|i| env.is_local_at(&call.name, at(i))) {
                     let Some(f) = env.bound_fn_at(&call.name, at(ident)) else { return Resolution::None };
                     let path: Vec<String> = f.segments.iter().map(|s| s.ident.to_string()).collect();
@@ -1638,7 +1638,7 @@ impl<'a> Resolver<'a> {
             Expr::Path(p) if p.path.is_ident("self") => self_type.map(TypeRef::here),
             Expr::Path(p) => {
                 let ident = p.path.get_ident()?;
-                let (var, at) = (ident.to_string(), ident.span().byte_range().start);
+                let (var, at) = (ident.to_string(), crate::source::byte_range(ident.span()).start);
                 let Some(name) = env.type_of_at(&var, at) else {
                     // The type of its value: its initializer names only bindings made before it.
                     if let Some(init) = env.init_at(&var, at) {
@@ -1786,7 +1786,7 @@ impl<'a> Resolver<'a> {
         match strip(base) {
             Expr::Path(p) => {
                 let v = p.path.get_ident()?;
-                let (var, at) = (v.to_string(), v.span().byte_range().start);
+                let (var, at) = (v.to_string(), crate::source::byte_range(v.span()).start);
                 let known = match part {
                     Part::Element => env.element_of_at(&var, at),
                     Part::Content => env.content_of_at(&var, at),
@@ -2034,7 +2034,7 @@ mod tests {
             fn visit_expr_method_call(&mut self, m: &'ast syn::ExprMethodCall) {
                 if let Expr::Path(p) = &*m.receiver {
                     let i = p.path.get_ident().unwrap();
-                    self.1.push(self.0.type_of_at(&i.to_string(), i.span().byte_range().start).map(str::to_string));
+                    self.1.push(self.0.type_of_at(&i.to_string(), crate::source::byte_range(i.span()).start).map(str::to_string));
                 }
                 syn::visit::visit_expr_method_call(self, m);
             }

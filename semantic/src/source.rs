@@ -70,7 +70,7 @@ impl SourceFile {
 
     /// The byte range of a span produced by parsing [`Self::parse_text`] on this thread.
     pub fn range(&self, span: Span) -> Range<usize> {
-        let r = span.byte_range();
+        let r = byte_range(span);
         let (s, e) = (r.start + self.parse_offset, r.end + self.parse_offset);
         let s = s.min(self.text.len());
         s..e.clamp(s, self.text.len())
@@ -325,7 +325,7 @@ impl SourceFile {
         if let Some((offset, what)) = too_deep(self.parse_text()) {
             return Err(ParseFailure::TooDeep { offset: offset + self.parse_offset, what });
         }
-        syn::parse_file(self.parse_text()).map_err(ParseFailure::Syntax)
+        parse_text(self.parse_text()).map_err(ParseFailure::Syntax)
     }
 
     /// The byte range in this file of a parse failure from [`Self::parse`] on this thread.
@@ -623,5 +623,112 @@ pub fn parse_shared(file: &FileRef) -> Result<std::rc::Rc<syn::File>, ParseFailu
 /// spans it held: the one way spans are invalidated.
 pub fn invalidate_spans() {
     SHARED_PARSES.with(|p| p.borrow_mut().clear());
+    PARSED_TEXTS.with(|p| p.borrow_mut().clear());
     proc_macro2::extra::invalidate_current_thread_spans();
+}
+
+/// A text parsed on this thread by [`parse_text`]: enough to turn a line and a column (in chars)
+/// of one of its spans into a byte offset.
+struct ParsedText {
+    /// Its first token: a span joins it only if it is of the same text.
+    first: Span,
+    line_starts: Vec<usize>,
+    /// The text, kept only when some char of it is wider than a byte.
+    wide: Option<String>,
+}
+
+impl ParsedText {
+    fn offset(&self, at: proc_macro2::LineColumn) -> usize {
+        let start = self.line_starts[at.line - 1];
+        match &self.wide {
+            None => start + at.column,
+            Some(text) => text[start..].char_indices().nth(at.column).map_or(text.len(), |(i, _)| start + i),
+        }
+    }
+}
+
+thread_local! {
+    /// The texts [`parse_text`] parsed on this thread since [`invalidate_spans`].
+    static PARSED_TEXTS: std::cell::RefCell<Vec<ParsedText>> = const { std::cell::RefCell::new(Vec::new()) };
+}
+
+/// `syn::parse_file`, for a text whose spans [`byte_range`] turns into bytes from its line
+/// starts. (A text starting with `#!` is left to `syn`: the shebang line it takes off moves its spans.)
+pub fn parse_text(text: &str) -> syn::Result<syn::File> {
+    if text.starts_with("#!") {
+        return syn::parse_file(text);
+    }
+    let tokens: proc_macro2::TokenStream = text.parse()?;
+    if let Some(first) = tokens.clone().into_iter().next() {
+        let mut line_starts = vec![0];
+        line_starts.extend(text.match_indices('\n').map(|(i, _)| i + 1));
+        let wide = (!text.is_ascii()).then(|| text.to_string());
+        PARSED_TEXTS.with(|p| p.borrow_mut().push(ParsedText { first: first.span(), line_starts, wide }));
+    }
+    syn::parse2(tokens)
+}
+
+/// The byte range of a span in the text it was parsed from on this thread: what
+/// `Span::byte_range` answers, taken from the line and column for a text of [`parse_text`].
+/// `proc_macro2` counts chars and finds bytes in a map that every position asked grows; a tenth
+/// of a big file's check went there.
+#[allow(clippy::disallowed_methods)]
+pub fn byte_range(span: Span) -> Range<usize> {
+    let known = PARSED_TEXTS.with(|p| {
+        let p = p.borrow();
+        let text = p.iter().rev().find(|t| t.first.join(span).is_some())?;
+        Some(text.offset(span.start())..text.offset(span.end()))
+    });
+    known.unwrap_or_else(|| span.byte_range())
+}
+
+#[cfg(test)]
+mod byte_range_tests {
+    use super::*;
+
+    /// Every token's range, nested ones included, is what proc_macro2 says.
+    fn agree(text: &str) {
+        fn walk(tokens: proc_macro2::TokenStream, seen: &mut usize) {
+            for t in tokens {
+                #[allow(clippy::disallowed_methods)]
+                let expected = t.span().byte_range();
+                assert_eq!(byte_range(t.span()), expected, "{t}");
+                *seen += 1;
+                if let proc_macro2::TokenTree::Group(g) = t {
+                    #[allow(clippy::disallowed_methods)]
+                    let (open, close) = (g.span_open().byte_range(), g.span_close().byte_range());
+                    assert_eq!((byte_range(g.span_open()), byte_range(g.span_close())), (open, close));
+                    walk(g.stream(), seen);
+                }
+            }
+        }
+        let ast = parse_text(text).unwrap();
+        let mut seen = 0;
+        walk(quote::ToTokens::to_token_stream(&ast), &mut seen);
+        assert!(seen > 5);
+    }
+
+    #[test]
+    fn ranges_agree_with_proc_macro2() {
+        agree("fn f(x: &[i64]) -> i64 {\n    let s = \"ascii\";\n    x[0]\n}\n");
+        agree("// é, 😀 and ß before\nfn f() {\n    let s = \"données 😀\"; let t = 'ß';\n}\n/* ü */ fn g(a: u8) -> u8 { a }\n");
+        agree("\r\nfn f() {}\r\n\r\n  struct S { x: i64 }\n");
+    }
+
+    #[test]
+    fn a_second_text_and_a_snippet_keep_their_own_offsets() {
+        invalidate_spans();
+        let a = parse_text("fn a() {}\n").unwrap();
+        let b = parse_text("\n\n   fn b() {}\n").unwrap();
+        let snippet: syn::Expr = syn::parse_str("1 + 2").unwrap();
+        let fn_of = |f: &syn::File| match &f.items[0] {
+            syn::Item::Fn(f) => f.sig.ident.span(),
+            _ => unreachable!(),
+        };
+        assert_eq!(byte_range(fn_of(&a)), 3..4);
+        assert_eq!(byte_range(fn_of(&b)), 8..9);
+        let syn::Expr::Binary(bin) = snippet else { unreachable!() };
+        assert_eq!(byte_range(syn::spanned::Spanned::span(&bin.op)), 2..3);
+        assert_eq!(byte_range(Span::call_site()), 0..0);
+    }
 }

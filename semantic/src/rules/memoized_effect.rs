@@ -556,7 +556,7 @@ fn made_here_for_one_use(ctx: &FnCtx, call: &syn::ExprMethodCall) -> bool {
     }
     let Expr::Path(p) = root else { return false };
     let Some(name) = p.path.get_ident() else { return false };
-    let at = name.span().byte_range().start;
+    let at = crate::source::byte_range(name.span()).start;
     // The `let` of that name before the call (the last one: a shadowing `let` re-binds it).
     struct Lets<'e> {
         name: String,
@@ -574,9 +574,9 @@ fn made_here_for_one_use(ctx: &FnCtx, call: &syn::ExprMethodCall) -> bool {
                 },
                 _ => None,
             };
-            if let Some(i) = bound.filter(|i| **i == self.name && i.span().byte_range().start < self.at) {
+            if let Some(i) = bound.filter(|i| **i == self.name && crate::source::byte_range(i.span()).start < self.at) {
                 self.found = l.init.as_ref();
-                self.made_at = i.span().byte_range().start;
+                self.made_at = crate::source::byte_range(i.span()).start;
             }
             syn::visit::visit_local(self, l);
         }
@@ -598,25 +598,25 @@ fn made_here_for_one_use(ctx: &FnCtx, call: &syn::ExprMethodCall) -> bool {
     }
     impl<'e> syn::visit::Visit<'e> for Repeats {
         fn visit_expr_for_loop(&mut self, f: &'e syn::ExprForLoop) {
-            self.around(f.body.brace_token.span.open().byte_range().start, f.body.brace_token.span.close().byte_range().end);
+            self.around(crate::source::byte_range(f.body.brace_token.span.open()).start, crate::source::byte_range(f.body.brace_token.span.close()).end);
             syn::visit::visit_expr_for_loop(self, f);
         }
         fn visit_expr_while(&mut self, w: &'e syn::ExprWhile) {
-            self.around(w.body.brace_token.span.open().byte_range().start, w.body.brace_token.span.close().byte_range().end);
+            self.around(crate::source::byte_range(w.body.brace_token.span.open()).start, crate::source::byte_range(w.body.brace_token.span.close()).end);
             syn::visit::visit_expr_while(self, w);
         }
         fn visit_expr_loop(&mut self, l: &'e syn::ExprLoop) {
-            self.around(l.body.brace_token.span.open().byte_range().start, l.body.brace_token.span.close().byte_range().end);
+            self.around(crate::source::byte_range(l.body.brace_token.span.open()).start, crate::source::byte_range(l.body.brace_token.span.close()).end);
             syn::visit::visit_expr_loop(self, l);
         }
         fn visit_expr_closure(&mut self, c: &'e syn::ExprClosure) {
-            let r = syn::spanned::Spanned::span(&c.body).byte_range();
+            let r = crate::source::byte_range(syn::spanned::Spanned::span(&c.body));
             self.around(r.start, r.end);
             syn::visit::visit_expr_closure(self, c);
         }
         fn visit_item(&mut self, _: &'e syn::Item) {}
     }
-    let mut repeats = Repeats { from: lets.made_at, at: call.method.span().byte_range().start, repeated: false };
+    let mut repeats = Repeats { from: lets.made_at, at: crate::source::byte_range(call.method.span()).start, repeated: false };
     syn::visit::Visit::visit_block(&mut repeats, ctx.body);
     if repeats.repeated {
         return false;
