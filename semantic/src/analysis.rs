@@ -808,6 +808,8 @@ pub struct FnDef<'a> {
     pub cfg_gated: bool,
     /// The trait the `impl` it is in implements (`impl StepHooks for QuietHooks`: `StepHooks`).
     pub trait_of: Option<String>,
+    /// Declared without `pub` in an inherent `impl` or a module: callable only from its module.
+    pub private: bool,
 }
 
 impl FnDef<'_> {
@@ -860,10 +862,12 @@ impl<'a> FileFns<'a> {
             fn define(&mut self, name: &syn::Ident, init: &'a Expr) {
                 self.statics.entry(name.to_string()).or_default().push((self.modules.clone(), init));
             }
-            fn push(&mut self, sig: &'a syn::Signature, body: &'a syn::Block, attrs: &[syn::Attribute], trait_default: bool) {
+            fn push(&mut self, sig: &'a syn::Signature, body: &'a syn::Block, attrs: &[syn::Attribute], trait_default: bool, vis: Option<&syn::Visibility>) {
                 let range = self.file.join(sig.fn_token.span, body.brace_token.span.join());
                 let cfg_gated = self.cfg_depth > 0 || crate::source::has_cfg(attrs);
-                self.defs.push(FnDef { sig, body, self_type: self.self_type.clone(), modules: self.modules.clone(), range, trait_default, cfg_gated, trait_of: self.trait_of.clone() });
+                // A trait's methods are as visible as the trait.
+                let private = self.trait_of.is_none() && matches!(vis, Some(syn::Visibility::Inherited));
+                self.defs.push(FnDef { sig, body, self_type: self.self_type.clone(), modules: self.modules.clone(), range, trait_default, cfg_gated, trait_of: self.trait_of.clone(), private });
             }
         }
         impl<'a> Visit<'a> for Defs<'_, 'a> {
@@ -902,13 +906,13 @@ impl<'a> FileFns<'a> {
                 // A function nested in a method is not a method.
                 let outer = self.self_type.take();
                 let outer_trait = self.trait_of.take();
-                self.push(&f.sig, &f.block, &f.attrs, false);
+                self.push(&f.sig, &f.block, &f.attrs, false, Some(&f.vis));
                 syn::visit::visit_item_fn(self, f);
                 self.self_type = outer;
                 self.trait_of = outer_trait;
             }
             fn visit_impl_item_fn(&mut self, f: &'a syn::ImplItemFn) {
-                self.push(&f.sig, &f.block, &f.attrs, false);
+                self.push(&f.sig, &f.block, &f.attrs, false, Some(&f.vis));
                 syn::visit::visit_impl_item_fn(self, f);
             }
             fn visit_item_const(&mut self, c: &'a syn::ItemConst) {
@@ -936,7 +940,7 @@ impl<'a> FileFns<'a> {
                     }
                 }
                 if let Some(body) = &f.default {
-                    self.push(&f.sig, body, &f.attrs, true);
+                    self.push(&f.sig, body, &f.attrs, true, None);
                 }
                 syn::visit::visit_trait_item_fn(self, f);
             }

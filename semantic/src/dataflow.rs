@@ -1922,7 +1922,10 @@ impl<A: Analysis> Solver<'_, A> {
             }
             Expr::Match(m) => {
                 self.recovered.insert(strip_parens(&m.expr) as *const Expr);
-                let state = self.expr(&m.expr, state)?;
+                let mut state = self.expr(&m.expr, state)?;
+                if let (Some(st), true) = (state.as_mut(), is_test_match(m)) {
+                    self.analysis.tested(&self.scopes, st, &m.expr);
+                }
                 let mut out = None;
                 for (k, (arm, taken)) in m.arms.iter().zip(self.arms_taken(m, state)).enumerate() {
                     let s = self.enter_arm(&m.arms[..k], arm, &m.expr, taken)?;
@@ -2844,8 +2847,18 @@ pub fn is_condition(e: &Expr) -> bool {
             "map_or" => matches!(m.args.first().map(strip_parens), Some(Expr::Lit(syn::ExprLit { lit: syn::Lit::Bool(_), .. }))),
             _ => false,
         },
+        Expr::Match(m) => is_test_match(m),
         _ => false,
     }
+}
+
+/// A `match` whose arms only answer a question about the value: each gives a condition or a
+/// `bool` (`match &self.last { Some(e) => !e.fits(n, h), None => true }`). What the patterns
+/// bind is read by the answer and ends with it.
+pub fn is_test_match(m: &syn::ExprMatch) -> bool {
+    let is_bool = |e: &Expr| matches!(strip_parens(e), Expr::Lit(syn::ExprLit { lit: syn::Lit::Bool(_), .. }));
+    let answers = |e: &Expr| is_bool(e) || is_condition(e) || matches!(strip_parens(e), Expr::MethodCall(_));
+    m.arms.iter().all(|a| answers(&a.body)) && m.arms.iter().any(|a| is_bool(&a.body))
 }
 
 /// `a OP b`, with `a` and `b` as they are (a comparison operand that is itself one stays whole).

@@ -18,7 +18,10 @@ declare_rule! {
     /// `&mut Self`, `b.push_seq(real).pad_to(n).finish()`, whose `finish` gives the slots away
     /// with `mem::take`), and a persistent
     /// buffer (`self.field`) that another method of its type leaves with 0 (its constructor, or the
-    /// method that prepares a replay). A field declared `#[reuse::index(skip = S)]` (on a struct with
+    /// method that prepares a replay). A private method that only its type's methods call, on
+    /// `self`, reads what each caller left: the finding is at the caller that runs it on the
+    /// zero-filled buffer (`warmup` calling `self.launch()`), not at one that resets it first
+    /// (`self.prepare(real); self.launch();`). A field declared `#[reuse::index(skip = S)]` (on a struct with
     /// `#[reuse::indexes]`) is held to S wherever it is built or changed: a struct literal (one bound
     /// to a local where its field goes: a kernel, a call, the caller, a field), and what a
     /// function leaves in it. A helper without a contract that hands its parameter (or a field

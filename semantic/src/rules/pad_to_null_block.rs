@@ -568,14 +568,26 @@ pub(super) fn check(ctx: &FnCtx, calls: &[&Expr], out: &mut Vec<Finding>) {
     let mut pad = Pad::new(ctx, Mode::Check { findings: Vec::new(), seen: HashSet::new() }, None, 0);
     // A helper that hands an argument on to such a kernel is one too (asked only of calls that
     // may reach one: most calls of most files cannot, and summarising them would cost a solve).
-    let reaches_kernel = calls_kernel || calls.iter().any(|c| !call_args(c).1.is_empty() && pad.may_forward(c) && pad.helper(c).is_some_and(|(_, s)| !s.forwards.is_empty()));
+    // `self.launch()` hands the fields of `self` on, when only such calls run it.
+    let hands_on = |c: &Expr| {
+        let (receiver, args) = call_args(c);
+        let on_self = receiver.is_some_and(|r| matches!(strip(r), Expr::Path(p) if p.path.is_ident("self")));
+        let own_method = || {
+            let name = crate::resolve::CallSite::of(c).map(|site| site.name).unwrap_or_default();
+            ctx.fns.by_name.get(&name).is_some_and(|ids| ids.iter().any(|&i| ctx.fns.defs[i].self_type.as_deref() == ctx.self_type && called_on_self_only(ctx, &ctx.fns.defs[i])))
+        };
+        !args.is_empty() || (on_self && own_method())
+    };
+    let reaches_kernel = calls_kernel || calls.iter().any(|c| hands_on(c) && pad.may_forward(c) && pad.helper(c).is_some_and(|(_, s)| !s.forwards.is_empty()));
     if !reaches_kernel && !touches_index_field {
         return;
     }
     // The fields of `self` hold what the type's functions leave in them until this function
-    // writes them, on every path (one that writes a field on one branch only joins it there).
+    // writes them, on every path (one that writes a field on one branch only joins it there);
+    // or, for a method only the type's own methods call, what those left: checked at their calls.
+    pad.callers_fields = ctx.fns.defs.iter().find(|d| std::ptr::eq(d.body, ctx.body)).is_some_and(|def| called_on_self_only(ctx, def));
     let mut entry = State::default();
-    if let (Some(ty), true) = (ctx.self_type, ctx.sig.receiver().is_some()) {
+    if let (Some(ty), true, false) = (ctx.self_type, ctx.sig.receiver().is_some(), pad.callers_fields) {
         if let Some(fields) = pad.field_summary(ty) {
             for (f, v) in &fields.fields {
                 insert_absent(&mut entry, &Place { base: Base::SelfValue, fields: vec![f.clone()] }, v.clone());
@@ -594,6 +606,29 @@ pub(super) fn check(ctx: &FnCtx, calls: &[&Expr], out: &mut Vec<Finding>) {
         }
         Err(dataflow::TooComplex) => out.push(super::analysis_limit(ctx, "dataflow", dataflow::MAX_STEPS, "its write indexes are")),
     }
+}
+
+/// A private method that only other methods of its type call, each time on `self`, and not by
+/// path (`self.launch()` in `step`, after `self.prepare(real)`): the fields of `self` it reads
+/// hold what its callers left there. Its summary hands them on to the kernel, so each caller is
+/// checked at its call with its own state (a `warmup` that calls it without the reset is the
+/// finding). From the file's text: a call it cannot tell apart (`runner.launch()`, on a value
+/// of a type not known here) leaves the method checked alone.
+fn called_on_self_only(ctx: &FnCtx, def: &FnDef) -> bool {
+    let Some(ty) = def.self_type.as_deref().filter(|_| def.private && def.has_receiver()) else { return false };
+    let name = def.sig.ident.to_string();
+    let text = &ctx.file.text;
+    let (calls, on_self) = (format!(".{name}("), format!("self.{name}("));
+    let all = text.matches(&calls).count() + text.matches(&format!(".{name}::<")).count();
+    let everywhere_on_self = text.matches(&on_self).count();
+    let own = ctx.fns.defs.iter().filter(|d| d.self_type.as_deref() == Some(ty) && !std::ptr::eq(*d, def));
+    let (mut by_own, mut by_path) = (0, text.contains(&format!("{ty}::{name}")));
+    for d in own {
+        let body = &text[d.range.clone()];
+        by_own += body.matches(&on_self).count();
+        by_path |= body.contains(&format!("::{name}"));
+    }
+    by_own > 0 && all == everywhere_on_self && !by_path
 }
 
 enum Mode {
@@ -632,6 +667,8 @@ struct Pad<'c, 'a> {
     /// The value of each block's tail, by the tail's position, taken while the block's locals
     /// were in scope (`let slots = { let mut v = ..; v.resize(n, 0); v };` reads `v` there).
     block_tails: std::collections::HashMap<usize, Val>,
+    /// The function checked is [`called_on_self_only`]: the fields of `self` are its callers'.
+    callers_fields: bool,
     /// How many statics deep [`Pad::static_value`] is (`static A: [[i64; 2]; 2] = [B; 2]`).
     static_depth: std::cell::Cell<usize>,
     /// At the entry of a loop over `k..n` (by the range's position): the buffers whose first `k`
@@ -649,7 +686,7 @@ impl<'c, 'a> Pad<'c, 'a> {
     fn new(ctx: &'c FnCtx<'a>, mode: Mode, def: Option<&'c FnDef<'a>>, depth: usize) -> Self {
         let (local_types, rebound, helpers, borrows, block_tails, zero_counters, static_depth, loop_prefixes, len_inits) = Default::default();
         let summary = Summary { receiver_at: def.filter(|d| d.has_receiver()).map(|d| dataflow::param_count(d.sig)), ..Summary::default() };
-        Pad { ctx, mode, def, depth, summary, local_types, rebound, helpers, borrows, split_parts: Default::default(), entries: Default::default(), block_tails, zero_counters, static_depth, loop_prefixes, len_inits, let_literals: Default::default() }
+        Pad { ctx, mode, def, depth, summary, local_types, rebound, helpers, borrows, split_parts: Default::default(), entries: Default::default(), block_tails, zero_counters, static_depth, loop_prefixes, len_inits, let_literals: Default::default(), callers_fields: false }
     }
 
     /// A length as written, a local bound to one read as what it was bound to (`n` for `let n =
@@ -1406,7 +1443,7 @@ impl<'c, 'a> Pad<'c, 'a> {
     /// A field of `self` not written yet in this function holds what the type's functions leave
     /// in it.
     fn materialize(&self, state: &mut State, place: &Place) {
-        if place.base != Base::SelfValue || place.fields.is_empty() || state.map.contains_key(place) || self.def.is_some() {
+        if place.base != Base::SelfValue || place.fields.is_empty() || state.map.contains_key(place) || self.def.is_some() || self.callers_fields {
             return;
         }
         if state.map.keys().any(|k| place.starts_with(k) && k != place && !k.fields.is_empty()) {
@@ -1701,6 +1738,23 @@ impl<'c, 'a> Pad<'c, 'a> {
         // (`GraphInputs::zeroed()`, `Inputs::new(MAX_BS)`, whose argument is a length, not entries),
         // where that is known.
         let scalar_argument = c.args.first().is_some_and(|a| self.ctx.int_value(a).is_some());
+        // `Tensor::cat(&[&real, &pad], 0)`, `IntTensor::cat(vec![real, tail], 0)`: the entries of
+        // every part, as the library's concatenation has them (a framework's own `cat` of the
+        // workspace copies its parts' fields in ways not followed here).
+        if ["cat", "concat", "stack"].contains(&name.as_str()) && !c.args.is_empty() {
+            let parts: Vec<&Expr> = match strip(&c.args[0]) {
+                Expr::Array(a) => a.elems.iter().collect(),
+                Expr::Macro(m) if m.mac.path.is_ident("vec") => vec![&c.args[0]],
+                other => vec![other],
+            };
+            let mut v = Val::default();
+            for part in parts {
+                v.join(self.eval(scopes, state, part));
+            }
+            if !v.is_unknown() {
+                return v;
+            }
+        }
         if ZEROS.contains(&name.as_str()) || ["cat", "concat", "stack"].contains(&name.as_str()) || (scalar_argument && CONVERSIONS.contains(&name.as_str())) {
             if let Some(v) = self.helper_return(scopes, state, e).filter(|v| !v.is_unknown()) {
                 return v;
@@ -1719,19 +1773,6 @@ impl<'c, 'a> Pad<'c, 'a> {
         // `std::array::from_fn(|_| 0)`, `repeat_with(|| 0)`: every entry is what the producer returns.
         if (name == "from_fn" || name == "repeat_with") && c.args.len() == 1 {
             return Val { own: self.produced(scopes, state, &c.args[0]).put(&How::Every), fields: BTreeMap::new() };
-        }
-        // `Tensor::cat(&[&real, &pad], 0)`: the entries of every part.
-        if ["cat", "concat", "stack"].contains(&name.as_str()) && !c.args.is_empty() {
-            let parts: Vec<&Expr> = match strip(&c.args[0]) {
-                Expr::Array(a) => a.elems.iter().collect(),
-                Expr::Macro(m) if m.mac.path.is_ident("vec") => return self.eval(scopes, state, &c.args[0]),
-                other => vec![other],
-            };
-            let mut v = Val::default();
-            for part in parts {
-                v.join(self.eval(scopes, state, part));
-            }
-            return v;
         }
         // `Tensor::full(0i64, (n,), &dev)` (candle: the value first; burn and tch put the shape
         // first): filled with the argument that is a constant, else with the first.
@@ -2368,17 +2409,20 @@ impl<'c, 'a> Pad<'c, 'a> {
         if let (Some(function), true) = (&o.function, persistent) {
             // A persistent field: what another function of the type left in it.
             let field = shown.unwrap_or("the buffer").to_string();
-            return Finding::new(
+            let through = w.via.as_ref().map_or(String::new(), |via| format!(" through `{}`", via.helper));
+            let mut f = Finding::new(
                 &PAD_TO_NULL_BLOCK,
                 format!(
-                    "the persistent buffer `{field}` is passed as `{}` of `{}` without a reset to {}; `{function}` may leave {} in it",
+                    "the persistent buffer `{field}` is passed{through} as `{}` of `{}` without a reset to {}; `{function}` may leave {} in it",
                     w.param, w.callee.name, w.sentinel_text, o.text
                 ),
                 ctx.label(arg, format!("may still hold the {} that `{function}` puts into it", o.text)),
             )
-            .with_secondary(Label::new(o.file.as_ref().map_or(ctx.file, |f| &f.0), o.range(), format!("`{function}` puts {} here", o.text)))
-            .with_secondary(contract_label)
-            .with_help(format!("reset it first: `{field}.fill({});`", w.sentinel_text));
+            .with_secondary(Label::new(o.file.as_ref().map_or(ctx.file, |f| &f.0), o.range(), format!("`{function}` puts {} here", o.text)));
+            if let Some(via) = &w.via {
+                f = f.with_secondary(via.at.clone());
+            }
+            return f.with_secondary(contract_label).with_help(format!("reset it first: `{field}.fill({});`", w.sentinel_text));
         }
         let (buffer, label) = origin_label(o, shown, || self.text(buffer_of(arg)));
         let (primary, elsewhere) = self.origin_labels(o, &buffer, label);

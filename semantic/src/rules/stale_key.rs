@@ -703,12 +703,24 @@ impl Analysis for Keys<'_, '_> {
     fn assume(&mut self, scopes: &Scopes, state: &mut State, cond: &Expr, holds: bool) {
         // `e.valid_for(self.adapter_version)` of `fn valid_for(&self, v: u64) -> bool { self.version
         // == v }`: the comparison it makes, on the receiver and the arguments.
+        if let Expr::Match(m) = strip(cond) {
+            return self.slot_matched(scopes, state, m, holds);
+        }
         if let Expr::MethodCall(m) = strip(cond) {
             self.slot_tested(scopes, state, m, holds);
             if let Some(compared) = super::predicate_of(self.ctx, strip(cond), self.def, self.depth).and_then(|p| inline_method_predicate(&p, m)) {
                 self.assume(scopes, state, &compared, holds);
             }
             return;
+        }
+        // A predicate written out (above) may join its comparisons: what holds of each.
+        match strip(cond) {
+            Expr::Unary(u) if matches!(u.op, syn::UnOp::Not(_)) => return self.assume(scopes, state, &u.expr, !holds),
+            Expr::Binary(b) if matches!((b.op, holds), (syn::BinOp::And(_), true) | (syn::BinOp::Or(_), false)) => {
+                self.assume(scopes, state, &b.left, holds);
+                return self.assume(scopes, state, &b.right, holds);
+            }
+            _ => {}
         }
         let Expr::Binary(b) = strip(cond) else { return };
         // `for &b in &self.sizes { if b >= bs { self.graphs.get(&b) .. } }`: where a local is
@@ -878,10 +890,33 @@ impl<'c, 'a> Keys<'c, 'a> {
             _ => return,
         };
         let Some(Expr::Closure(c)) = m.args.last().map(strip) else { return };
-        // Whether the closure says "built for them" by returning true (`==`, joined by `&&`) or
-        // false (`!=`, joined by `||`).
+        let Some(param) = c.inputs.first() else { return };
+        self.slot_test(scopes, state, &m.receiver, SlotTest { empty, param, test: &c.body, masked: &super::names_bound_in(c) }, holds);
+    }
+
+    /// The same test written as a `match` on the slot whose arms give the answer: `let fresh =
+    /// match &self.last { Some(e) => !e.fits(seq_len, heads), None => true };`.
+    fn slot_matched<'m>(&self, scopes: &Scopes, state: &mut State, m: &'m syn::ExprMatch, holds: bool) {
+        let [a, b] = m.arms.as_slice() else { return };
+        let filled = |arm: &'m syn::Arm| match &arm.pat {
+            syn::Pat::TupleStruct(t) if arm.guard.is_none() && t.path.segments.last().is_some_and(|s| s.ident == "Some") && t.elems.len() == 1 => Some((&t.elems[0], &*arm.body)),
+            _ => None,
+        };
+        let empty = |arm: &syn::Arm| match (&arm.pat, strip(&arm.body)) {
+            (syn::Pat::Ident(_) | syn::Pat::Wild(_) | syn::Pat::Path(_), Expr::Lit(syn::ExprLit { lit: syn::Lit::Bool(b), .. })) if arm.guard.is_none() => Some(b.value),
+            _ => None,
+        };
+        let Some(((param, test), empty)) = filled(a).zip(empty(b)).or_else(|| filled(b).zip(empty(a))) else { return };
+        self.slot_test(scopes, state, &m.expr, SlotTest { empty, param, test, masked: &super::pattern_names(param) }, holds);
+    }
+
+    /// A test of what a single slot holds (see [`Keys::slot_tested`]) known to give `holds`.
+    fn slot_test(&self, scopes: &Scopes, state: &mut State, receiver: &Expr, t: SlotTest<'_>, holds: bool) {
+        // Whether the test says "built for them" by returning true (`==`, joined by `&&`) or
+        // false (`!=`, joined by `||`, or `!` of the first).
         fn polarity(e: &Expr) -> Option<bool> {
             match strip(e) {
+                Expr::Unary(u) if matches!(u.op, syn::UnOp::Not(_)) => polarity(&u.expr).map(|p| !p),
                 Expr::Binary(b) => match b.op {
                     syn::BinOp::Eq(_) => Some(true),
                     syn::BinOp::Ne(_) => Some(false),
@@ -892,16 +927,32 @@ impl<'c, 'a> Keys<'c, 'a> {
                 _ => None,
             }
         }
-        let Some(equal_when) = polarity(super::tail(&c.body)) else { return };
-        if holds == empty || holds != equal_when {
+        // Its comparisons, under the `!`, `&&` and `||` that `polarity` read.
+        fn comparisons<'e>(e: &'e Expr, out: &mut Vec<&'e Expr>) {
+            match strip(e) {
+                Expr::Unary(u) if matches!(u.op, syn::UnOp::Not(_)) => comparisons(&u.expr, out),
+                Expr::Binary(b) if matches!(b.op, syn::BinOp::And(_) | syn::BinOp::Or(_)) => {
+                    comparisons(&b.left, out);
+                    comparisons(&b.right, out);
+                }
+                e => out.push(e),
+            }
+        }
+        let test = self.inline_predicates(super::tail(t.test));
+        let Some(equal_when) = polarity(&test) else { return };
+        if holds == t.empty || holds != equal_when {
             return;
         }
-        let Some(param) = c.inputs.first() else { return };
         let mut found = BTreeSet::new();
-        self.compared(scopes, state, &c.body, &EntryParam::of(param), &super::names_bound_in(c), &mut found);
-        let mut receiver = strip(&m.receiver);
+        let mut leaves = Vec::new();
+        comparisons(&test, &mut leaves);
+        for leaf in leaves {
+            self.compared(scopes, state, leaf, &EntryParam::of(t.param), t.masked, &mut found);
+        }
+        let mut receiver = strip(receiver);
         loop {
-            if let Some(reuse) = self.single_read(scopes, state, receiver).and_then(|r| self.reuses.get(r)).filter(|r| r.single) {
+            let slot = self.single_read(scopes, state, receiver).or_else(|| matches!(receiver, Expr::Field(_)).then(|| self.slot_of(scopes, state, receiver)).flatten());
+            if let Some(reuse) = slot.and_then(|r| self.reuses.get(r)).filter(|r| r.single) {
                 state.flushed.0.extend(reuse.key.iter().map(|(_, t)| t).filter(|t| found.contains(*t)).cloned());
                 return;
             }
@@ -917,6 +968,21 @@ impl<'c, 'a> Keys<'c, 'a> {
                 Expr::MethodCall(inner) if ["cloned", "copied", "as_ref", "as_mut"].contains(&inner.method.to_string().as_str()) => receiver = strip(&inner.receiver),
                 _ => return,
             }
+        }
+    }
+
+    /// `test` with each call of a predicate method written out (`!e.fits(n, h)` of `fn fits(&self,
+    /// n: usize, h: usize) -> bool { self.n == n && self.h == h }` is `!(e.n == n && e.h == h)`),
+    /// under `!`, `&&` and `||`.
+    fn inline_predicates(&self, test: &Expr) -> Expr {
+        let not = |e: Expr| Expr::Unary(syn::ExprUnary { attrs: Vec::new(), op: syn::UnOp::Not(Default::default()), expr: Box::new(e) });
+        match strip(test) {
+            Expr::Unary(u) if matches!(u.op, syn::UnOp::Not(_)) => not(self.inline_predicates(&u.expr)),
+            Expr::Binary(b) if matches!(b.op, syn::BinOp::And(_) | syn::BinOp::Or(_)) => {
+                Expr::Binary(syn::ExprBinary { attrs: Vec::new(), left: Box::new(self.inline_predicates(&b.left)), op: b.op, right: Box::new(self.inline_predicates(&b.right)) })
+            }
+            Expr::MethodCall(m) => super::predicate_of(self.ctx, strip(test), self.def, self.depth).and_then(|p| inline_method_predicate(&p, m)).unwrap_or_else(|| test.clone()),
+            _ => test.clone(),
         }
     }
 
@@ -1844,11 +1910,17 @@ impl<'ast> Visit<'ast> for Children<'ast> {
 /// `HashMap::new()`, `Default::default()`, `Vec::new()`: an empty collection.
 /// A predicate method's comparison of `self`'s field with a parameter (`self.version == v`), on
 /// the receiver and the argument of a call of it: `e.version == self.adapter_version`.
+/// A test of a single slot's value: what it gives an empty slot, and for a value, the pattern
+/// that binds it (a closure's parameter, a `Some(e)` arm's) and the condition on it.
+struct SlotTest<'t> {
+    empty: bool,
+    param: &'t syn::Pat,
+    test: &'t Expr,
+    masked: &'t HashSet<String>,
+}
+
 fn inline_method_predicate(p: &dataflow::Predicate, call: &syn::ExprMethodCall) -> Option<Expr> {
-    let Expr::Binary(b) = strip(&p.cond) else { return None };
-    if !matches!(b.op, syn::BinOp::Eq(_) | syn::BinOp::Ne(_)) {
-        return None;
-    }
+    // A field of `self` is that field of the receiver; a parameter, its argument.
     let side = |e: &Expr| -> Option<Expr> {
         let mut fields = Vec::new();
         let mut at = strip(e);
@@ -1868,7 +1940,22 @@ fn inline_method_predicate(p: &dataflow::Predicate, call: &syn::ExprMethodCall) 
         let k = p.params.iter().position(|n| name == n)?;
         fields.is_empty().then(|| call.args.iter().nth(k).cloned()).flatten()
     };
-    Some(Expr::Binary(syn::ExprBinary { attrs: Vec::new(), left: Box::new(side(&b.left)?), op: b.op, right: Box::new(side(&b.right)?) }))
+    // Comparisons, under `!`, `&&` and `||`.
+    fn written_out(e: &Expr, side: &dyn Fn(&Expr) -> Option<Expr>) -> Option<Expr> {
+        match strip(e) {
+            Expr::Unary(u) if matches!(u.op, syn::UnOp::Not(_)) => Some(Expr::Unary(syn::ExprUnary { attrs: Vec::new(), op: u.op, expr: Box::new(written_out(&u.expr, side)?) })),
+            Expr::Binary(b) => {
+                let (left, right) = match b.op {
+                    syn::BinOp::And(_) | syn::BinOp::Or(_) => (written_out(&b.left, side)?, written_out(&b.right, side)?),
+                    syn::BinOp::Eq(_) | syn::BinOp::Ne(_) => (side(&b.left)?, side(&b.right)?),
+                    _ => return None,
+                };
+                Some(Expr::Binary(syn::ExprBinary { attrs: Vec::new(), left: Box::new(left), op: b.op, right: Box::new(right) }))
+            }
+            _ => None,
+        }
+    }
+    written_out(&p.cond, &side)
 }
 
 fn is_empty_collection(e: &Expr) -> bool {
