@@ -514,8 +514,40 @@ impl<'a> FnCtx<'a> {
         // parameter bounded by it: the workspace's one implementation of it, where it has one.
         match self.dispatched(call, within, depth) {
             Some((local, foreign)) if local.is_empty() && foreign.len() == 1 => foreign.into_iter().next(),
-            _ => None,
+            Some(_) => None,
+            // A type of the workspace whose `impl` keeps the trait's default body, in another file.
+            None => match self.trait_defaults_of(call, within).as_slice() {
+                [kept] => Some(kept.clone()),
+                _ => None,
+            },
         }
+    }
+
+    /// The default bodies, in other files of the check, that a method call may run: of the
+    /// trait of a `dyn Trait` receiver or of one whose type parameter it bounds (an
+    /// implementation may keep it), or of the traits that the receiver's type, of the workspace,
+    /// implements without defining the method (`self.keeps.on_end()` of `impl Hooks for Keeps
+    /// {}`: a call of a trait's method needs the trait in scope, and the type's `impl`).
+    pub fn trait_defaults_of(&self, call: &Expr, within: Option<&FnDef>) -> Vec<Vec<String>> {
+        let Expr::MethodCall(m) = call else { return Vec::new() };
+        let here = within.map_or(self.self_type, |d| d.self_type.as_deref());
+        let Some(ty) = self.with_env(within, |env| self.resolver.type_of(&m.receiver, here, env)) else { return Vec::new() };
+        let method = m.method.to_string();
+        let mut out: Vec<Vec<String>> = Vec::new();
+        for owner in self.resolver.owner_paths(&ty, here) {
+            let path = [owner.as_slice(), std::slice::from_ref(&method)].concat();
+            if self.items.defines_trait(self.index, &owner) {
+                if self.in_other_file(&path) {
+                    out.push(path);
+                }
+            } else if self.items.defines_type(self.index, &owner) && !self.items.has_fn(self.index, &path) {
+                let kept = self.items.trait_defaults(self.index, &method).into_iter().filter(|d| d[d.len() - 2..].first().is_some_and(|t| self.items.implements_trait(&owner, t)) && self.in_other_file(d));
+                out.extend(kept);
+            }
+        }
+        out.sort();
+        out.dedup();
+        out
     }
 
     /// `Trait::m(&x, ..)` and `<T as Trait>::m(&x, ..)`, a trait's method called by its path:

@@ -41,6 +41,8 @@ pub struct WorkspaceItems {
     asked: std::sync::Mutex<HashMap<String, bool>>,
     /// [`Self::implementations`] already found, by trait and method.
     implementations: std::sync::Mutex<HashMap<TraitMethod, Vec<Vec<String>>>>,
+    /// [`Self::trait_defaults`], by method name.
+    trait_defaults: std::sync::Mutex<HashMap<String, Vec<Vec<String>>>>,
 }
 
 /// A trait's definition path and the name of one of its methods.
@@ -119,7 +121,7 @@ impl WorkspaceItems {
         }
         let types = files.iter().map(|_| OnceLock::new()).collect();
         let fn_names = files.iter().map(|_| OnceLock::new()).collect();
-        WorkspaceItems { files, by_module, types, fn_names, summaries: Default::default(), crate_renames: HashMap::new(), called: OnceLock::new(), asked: Default::default(), implementations: Default::default() }
+        WorkspaceItems { files, by_module, types, fn_names, summaries: Default::default(), crate_renames: HashMap::new(), called: OnceLock::new(), asked: Default::default(), implementations: Default::default(), trait_defaults: Default::default() }
     }
 
     /// The items of the engine's jobs.
@@ -310,6 +312,25 @@ impl WorkspaceItems {
             })
             .collect();
         self.implementations.lock().expect("not poisoned").insert(key, found.clone());
+        found
+    }
+
+    /// The default bodies of the trait methods named `method` that the files of the check
+    /// define, by definition path (`crate::hooks::Hooks::on_end`): what a call of the method runs
+    /// on a type whose `impl` of the trait keeps the default. Only the files whose text may
+    /// define a trait and a `fn` of that name are parsed.
+    pub fn trait_defaults(&self, index: &Index, method: &str) -> Vec<Vec<String>> {
+        if let Some(known) = self.trait_defaults.lock().expect("not poisoned").get(method) {
+            return known.clone();
+        }
+        let found: Vec<Vec<String>> = (0..self.files.len())
+            .filter(|&i| has_word(&self.files[i].file.text, "trait") && self.file_defines_fn(i, method))
+            .flat_map(|i| {
+                let table = self.table(index, i);
+                table.fns.iter().filter(|p| p.last().is_some_and(|m| m == method) && table.traits.contains(&p[..p.len() - 1])).cloned().collect::<Vec<_>>()
+            })
+            .collect();
+        self.trait_defaults.lock().expect("not poisoned").insert(method.to_string(), found.clone());
         found
     }
 

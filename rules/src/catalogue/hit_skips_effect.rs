@@ -6,7 +6,11 @@ declare_rule! {
     /// without a contract that calls E on every one of its normal paths (one that calls E on some
     /// paths only leaves its caller a path without E). The helper may be of the same file or of
     /// another file of the workspace, found by the call's path (imports, renames, re-exports) or
-    /// its receiver's type, never by its name alone. A closure counts where it runs: called where
+    /// its receiver's type, never by its name alone. A trait's method called on a type that keeps
+    /// the trait's default body runs that body; called through `dyn Trait` or a type parameter
+    /// bounded by the trait, it runs any of the implementations the workspace has, or the default
+    /// (a benchmark's hooks that override `on_step_end` and log nothing leave the generic engine
+    /// a path without the log). A closure counts where it runs: called where
     /// it is written, there (its result tested next, `let served = (|| -> Option<Plan> { let p =
     /// lookup()?; log_step(); Some(p) })(); if let Some(p) = served { .. }`, the `Some` branch
     /// has the paths that gave a value, the other those that did not, `?` included; so does `if

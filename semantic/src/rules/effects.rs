@@ -855,6 +855,9 @@ impl<'c, 'a> Effects<'c, 'a> {
     fn helper_summary(&self, call: &Expr) -> Option<(Arc<Traces>, bool)> {
         let candidates = self.ctx.helper_candidates(call, self.def, self.depth);
         if candidates.is_empty() {
+            if let Some(any) = self.dispatched_summary(call) {
+                return Some(any);
+            }
             let path = self.ctx.foreign_helper(call, self.def, self.depth)?;
             let summary = self.foreign_summary(&path)?;
             let is_async = self.ctx.with_foreign_fn(&path, |_, def| def.sig.asyncness.is_some()).unwrap_or(false);
@@ -864,17 +867,20 @@ impl<'c, 'a> Effects<'c, 'a> {
         // The call runs one of them (a trait's impls for a `dyn` or generic receiver): the paths
         // of any, one that runs no effect a path that runs nothing.
         let summaries: Vec<Option<Arc<Traces>>> = candidates.into_iter().map(|(idx, def)| self.summary_of(idx, def)).collect();
-        if summaries.iter().all(Option::is_none) {
-            return None;
-        }
-        let mut any = Traces::default();
-        for s in &summaries {
-            match s {
-                Some(traces) => any.join(traces),
-                None => any.join(&Traces::start()),
-            }
-        }
-        Some((Arc::new(any), is_async))
+        Some((any_of(&summaries)?, is_async))
+    }
+
+    /// A call through `dyn Trait` or a type parameter bounded by it, whose implementations are
+    /// in other files: it runs one of them, or the trait's default body (an implementation may
+    /// keep it): the paths of any, one that runs no effect a path that runs nothing. (Not one
+    /// of them alone, as [`FnCtx::foreign_helper`] gives the default of a trait-typed receiver.)
+    fn dispatched_summary(&self, call: &Expr) -> Option<(Arc<Traces>, bool)> {
+        let (local, mut foreign) = self.ctx.dispatched(call, self.def, self.depth)?;
+        foreign.extend(self.ctx.trait_defaults_of(call, self.def));
+        foreign.sort();
+        foreign.dedup();
+        let summaries: Vec<Option<Arc<Traces>>> = local.into_iter().map(|(idx, def)| self.summary_of(idx, def)).chain(foreign.iter().map(|path| self.foreign_summary(path))).collect();
+        Some((any_of(&summaries)?, false))
     }
 
     fn counted(&self) -> Counted {
@@ -893,6 +899,22 @@ impl<'c, 'a> Effects<'c, 'a> {
             self.ctx.with_foreign_fn(path, |theirs, def| summarise(theirs, def, self.counted(), depth)).flatten()
         })
     }
+}
+
+/// What a call that runs one of several functions may do: the paths of any, one that runs no
+/// effect (`None`) a path that runs nothing. `None` when none runs one.
+fn any_of(summaries: &[Option<Arc<Traces>>]) -> Option<Arc<Traces>> {
+    if summaries.iter().all(Option::is_none) {
+        return None;
+    }
+    let mut any = Traces::default();
+    for s in summaries {
+        match s {
+            Some(traces) => any.join(traces),
+            None => any.join(&Traces::start()),
+        }
+    }
+    Some(Arc::new(any))
 }
 
 /// The traces of the serving exits of `def`, a helper of `ctx`'s file `depth` calls down from
