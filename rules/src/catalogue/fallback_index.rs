@@ -13,7 +13,9 @@ declare_rule! {
     /// the helper, with a label where the helper falls back; a helper's constant exit counts
     /// next to its others, `if t.is_empty() { return 0; }` or `None => return 0`). A helper that
     /// hands its parameter on to the writer's index (`fn put(pool, b, row) { pool.write(b, row) }`)
-    /// writes what its caller passes there. Constants may be computed from
+    /// writes what its caller passes there; a method that hands on a field of `self` (`fn
+    /// apply(self, pool) { pool.write(self.block, ..) }`) writes what the caller's value holds
+    /// there (`BlockWrite { block: t.get(i).copied().unwrap_or(0), .. }.apply(pool)`). Constants may be computed from
     /// others (`const NO_BLOCK: usize = FIRST - 1;`). Where a condition shows the index differs
     /// from the fallback (`if b != NULL_BLOCK { pool.write(b, ..) }`, `if b > 0`, after `if b ==
     /// NULL_BLOCK { return; }` or `assert_ne!(b, NULL_BLOCK)`, in the arms after `NULL_BLOCK =>

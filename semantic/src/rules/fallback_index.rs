@@ -93,6 +93,13 @@ pub(super) struct Summary {
     /// (`fn put(pool: &mut Pool, b: usize) { pool.write_block(b, 1.0) }`): a caller's fallback
     /// passed there is written there ([`Fallbacks::check_forwarded`]).
     forwards: Vec<Forward>,
+    /// A method's receiver is its parameter at this position, after the others: a field of
+    /// `self` it reads and did not write is the caller's (`fn apply(self, pool: &mut Pool) {
+    /// pool.write_block(self.block, ..) }` hands `w.block` on at `w.apply(pool)`).
+    receiver_at: Option<usize>,
+    /// A setter that returns its receiver (`fn block(mut self, b: usize) -> Self { self.block =
+    /// b; self }`): a chain of them builds one value, each leaving its stores in it.
+    returns_self: bool,
 }
 
 /// A parameter of a helper that reaches a writer's index.
@@ -197,7 +204,7 @@ impl Analysis for Fallbacks<'_, '_> {
         let Some((name, summary, elsewhere)) = self.helper_summary(call) else { return };
         for (k, local) in params.iter().enumerate() {
             let (Some(local), Some(passed)) = (local, summary.passes.get(&(at, k))) else { continue };
-            let v = self.in_caller(scopes, state, call, &name, elsewhere, passed);
+            let v = self.in_caller(scopes, state, call, (&name, &summary, elsewhere), passed);
             state.map.insert(Place { base: Base::Local(*local), fields: Vec::new() }, MaySet(v));
         }
     }
@@ -424,6 +431,28 @@ impl<'c, 'a> Fallbacks<'c, 'a> {
             let fv = self.eval(scopes, state, expr);
             self.store(scopes, state, &place.field(&name), expr, fv);
         }
+        for (fields, fv) in self.chain_fields(scopes, state, init) {
+            if !fv.is_empty() {
+                state.map.insert(place.fields_then(&fields), MaySet(fv));
+            }
+        }
+    }
+
+    /// The fields that a chain of setters returning their receiver gives the value it builds
+    /// (`BlockWrite::new(row).block(b)`: `.block` holds `b`), the last setter of each field first.
+    fn chain_fields(&self, scopes: &Scopes, state: &State, e: &Expr) -> Vec<(Vec<String>, BTreeSet<Src>)> {
+        let mut out: Vec<(Vec<String>, BTreeSet<Src>)> = Vec::new();
+        let mut at = strip(e);
+        while let Expr::MethodCall(m) = at {
+            let Some((name, summary, elsewhere)) = self.helper_summary(at).filter(|(_, s, _)| s.returns_self) else { break };
+            for ((owner, fields), srcs) in &summary.stores {
+                if owner.is_none() && !out.iter().any(|(f, _)| f == fields) {
+                    out.push((fields.clone(), self.in_caller(scopes, state, at, (&name, &summary, elsewhere), srcs)));
+                }
+            }
+            at = strip(&m.receiver);
+        }
+        out
     }
 
     /// What a place holds: its own entry, else the nearest whole value it is part of. In a
@@ -437,6 +466,7 @@ impl<'c, 'a> Fallbacks<'c, 'a> {
         }
         match (self.def, &place.base) {
             (Some(def), Base::Local(id)) if (*id as usize) < dataflow::param_count(def.sig) => [Src::Param(*id as usize, place.fields.clone())].into(),
+            (Some(def), Base::SelfValue) if def.has_receiver() && !place.fields.is_empty() => [Src::Param(dataflow::param_count(def.sig), place.fields.clone())].into(),
             _ => BTreeSet::new(),
         }
     }
@@ -738,7 +768,7 @@ impl<'c, 'a> Fallbacks<'c, 'a> {
     /// of another file are reported at this call.
     fn helper_return(&self, scopes: &Scopes, state: &State, call: &Expr) -> Option<BTreeSet<Src>> {
         let (name, summary, elsewhere) = self.helper_summary(call)?;
-        Some(self.in_caller(scopes, state, call, &name, elsewhere, &summary.returns))
+        Some(self.in_caller(scopes, state, call, (&name, &summary, elsewhere), &summary.returns))
     }
 
     /// After a call of a helper: the fields of the receiver and of the arguments hold what the
@@ -752,7 +782,7 @@ impl<'c, 'a> Fallbacks<'c, 'a> {
                 None => receiver,
             };
             let Some(place) = arg.and_then(|a| scopes.place_of(a)).filter(|p| !self.masks(scopes, p)) else { continue };
-            let v = self.in_caller(scopes, state, call, &name, elsewhere, srcs);
+            let v = self.in_caller(scopes, state, call, (&name, &summary, elsewhere), srcs);
             if !v.is_empty() {
                 state.map.entry(place.fields_then(fields)).or_default().0.extend(v);
             }
@@ -773,7 +803,7 @@ impl<'c, 'a> Fallbacks<'c, 'a> {
 
     /// Values of a helper's summary at its call: a helper of another file's fallbacks are
     /// reported at the call (positions of this file), its parameters are the arguments.
-    fn in_caller(&self, scopes: &Scopes, state: &State, call: &Expr, name: &str, elsewhere: bool, srcs: &BTreeSet<Src>) -> BTreeSet<Src> {
+    fn in_caller(&self, scopes: &Scopes, state: &State, call: &Expr, (name, summary, elsewhere): (&str, &Summary, bool), srcs: &BTreeSet<Src>) -> BTreeSet<Src> {
         let r = self.ctx.expr_range(call);
         let name: Arc<str> = name.into();
         // Positions of this file: the call, whatever the helper's own calls were.
@@ -781,7 +811,7 @@ impl<'c, 'a> Fallbacks<'c, 'a> {
             true => At { via: Some((r.start, r.end, name.clone())), ..at.clone() },
             false => at.clone(),
         };
-        let (_, args) = call_args(call);
+        let args = super::args_with_receiver(call, summary.receiver_at);
         let mut out = BTreeSet::new();
         for s in srcs {
             match s {
@@ -826,11 +856,12 @@ impl<'c, 'a> Fallbacks<'c, 'a> {
     /// At a call of a helper that hands a parameter on to a writer's index
     /// ([`Summary::forwards`]): the fallbacks of the argument passed there.
     fn check_forwarded(&mut self, scopes: &Scopes, state: &State, call: &Expr) {
-        if call_args(call).1.is_empty() || self.ctx.callee(call).is_some() {
+        let (receiver, args) = call_args(call);
+        if (args.is_empty() && receiver.is_none()) || self.ctx.callee(call).is_some() {
             return;
         }
         let Some((name, summary, _)) = self.helper_summary(call).filter(|(_, s, _)| !s.forwards.is_empty()) else { return };
-        let (_, args) = call_args(call);
+        let args = super::args_with_receiver(call, summary.receiver_at);
         for f in &summary.forwards {
             let Some(arg) = args.get(f.param) else { continue };
             let mut writer = (*f.to).clone();
@@ -847,7 +878,11 @@ impl<'c, 'a> Fallbacks<'c, 'a> {
         let sources = match scopes.place_of(arg) {
             Some(place) if !self.masks(scopes, &place) => self.read(state, &place.fields_then(fields)),
             Some(_) => BTreeSet::new(),
-            None => self.eval(scopes, state, arg),
+            // `BlockWrite::new(row).block(b).apply(pool)`: the field a setter of the chain gave.
+            None => match self.chain_fields(scopes, state, arg).into_iter().find(|(f, _)| !fields.is_empty() && f == fields) {
+                Some((_, set)) => set,
+                None => self.eval(scopes, state, arg),
+            },
         };
         if writer.skip.is_some() && sources.contains(&Src::Buffer) {
             return;
@@ -856,14 +891,15 @@ impl<'c, 'a> Fallbacks<'c, 'a> {
             let names = dataflow::param_names(def.sig);
             for s in &sources {
                 if let Src::Param(i, f) = s {
-                    let name = names.get(*i).cloned().unwrap_or_default();
+                    let name = names.get(*i).cloned().unwrap_or_else(|| "self".to_string());
                     self.summary.forwards.push(Forward { param: *i, name, fields: f.clone(), to: writer.clone() });
                 }
             }
             return;
         }
         let call_range = ctx.expr_range(call);
-        let shown = ctx.file.text[ctx.expr_range(strip(arg))].to_string();
+        // A chain written over lines (`BlockWrite::new(row)\n    .block(b)`) on one.
+        let shown: String = ctx.file.text[ctx.expr_range(strip(arg))].lines().map(str::trim).collect();
         for s in &sources {
             let (at, text, value, scaled) = match s {
                 Src::Fallback { at, text, value, scaled } => (at, &**text, *value, *scaled),
@@ -932,12 +968,14 @@ fn summarise<'a>(ctx: &FnCtx<'a>, def: &FnDef<'a>, depth: usize) -> Option<Arc<S
         let constants = std::mem::take(&mut inner.constant_exits);
         inner.summary.returns.extend(constants);
     }
-    let Summary { returns, stores, passes, forwards } = inner.summary;
+    let Summary { returns, stores, passes, forwards, .. } = inner.summary;
     Some(Arc::new(Summary {
         returns: in_file(returns),
         stores: stores.into_iter().map(|(k, v)| (k, in_file(v))).collect(),
         passes: passes.into_iter().map(|(k, v)| (k, in_file(v))).collect(),
         forwards,
+        receiver_at: def.has_receiver().then(|| dataflow::param_count(def.sig)),
+        returns_self: def.has_receiver() && matches!(def.body.stmts.last(), Some(syn::Stmt::Expr(e, None)) if matches!(strip(e), Expr::Path(p) if p.path.is_ident("self"))),
     }))
 }
 

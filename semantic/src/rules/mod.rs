@@ -470,6 +470,19 @@ pub(crate) fn contract_place<S>(sig: &syn::Signature, place: &reuse_rules::contr
     Some(Place { base, fields })
 }
 
+/// The arguments of a call of a helper, its receiver at `receiver_at` (a method's receiver is
+/// its parameter there, after the others, in a summary): `w.apply(pool)` gives `[pool, w]`, and
+/// `BlockWrite::apply(w, pool)` the same.
+pub(crate) fn args_with_receiver(call: &Expr, receiver_at: Option<usize>) -> Vec<&Expr> {
+    let (receiver, mut args) = crate::analysis::call_args(call);
+    match (receiver_at, receiver) {
+        (Some(at), Some(r)) if at == args.len() => args.push(r),
+        (Some(at), None) if at + 1 == args.len() => args.rotate_left(1),
+        _ => {}
+    }
+    args
+}
+
 /// The names a closure binds itself: its parameters and the patterns in its body (they are not
 /// the locals around it).
 pub fn names_bound_in(c: &syn::ExprClosure) -> std::collections::HashSet<String> {

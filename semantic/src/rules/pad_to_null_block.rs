@@ -2299,13 +2299,7 @@ impl<'c, 'a> Pad<'c, 'a> {
     /// The arguments of a call of a helper by the positions of its summary's parameters: the
     /// receiver last, at [`Summary::receiver_at`] (first among the arguments of `Type::f(x, ..)`).
     fn summary_args<'e>(call: &'e Expr, summary: &Summary) -> Vec<&'e Expr> {
-        let (receiver, mut args) = call_args(call);
-        match (summary.receiver_at, receiver) {
-            (Some(at), Some(r)) if at == args.len() => args.push(r),
-            (Some(at), None) if at + 1 == args.len() => args.rotate_left(1),
-            _ => {}
-        }
-        args
+        super::args_with_receiver(call, summary.receiver_at)
     }
 
     /// At a call of a helper that hands an argument on to a kernel ([`Forwarded`]): the
