@@ -541,7 +541,8 @@ impl<'a> FnCtx<'a> {
                     out.push(path);
                 }
             } else if self.items.defines_type(self.index, &owner) && !self.items.has_fn(self.index, &path) {
-                let kept = self.items.trait_defaults(self.index, &method).into_iter().filter(|d| d[d.len() - 2..].first().is_some_and(|t| self.items.implements_trait(&owner, t)) && self.in_other_file(d));
+                // A default's path ends with its trait and the method.
+                let kept = self.items.trait_defaults(self.index, &method).into_iter().filter(|d| self.items.implements_trait(&owner, &d[d.len() - 2]) && self.in_other_file(d));
                 out.extend(kept);
             }
         }

@@ -448,6 +448,9 @@ pub(super) struct Summaries {
     /// Whether a helper may hand an index on to a kernel, by its names ([`Pad::may_forward`]).
     forwarding: std::cell::RefCell<std::collections::HashMap<usize, bool>>,
     fields: dataflow::Memo<String, Option<Arc<Val>>>,
+    /// [`called_on_self_only`], by the method's position among the file's functions: asked at
+    /// each call on `self` of each function checked, answered from the file's text once.
+    on_self_only: std::cell::RefCell<std::collections::HashMap<usize, bool>>,
 }
 
 /// What the callee's contract says about one index argument.
@@ -574,7 +577,7 @@ pub(super) fn check(ctx: &FnCtx, calls: &[&Expr], out: &mut Vec<Finding>) {
         let on_self = receiver.is_some_and(|r| matches!(strip(r), Expr::Path(p) if p.path.is_ident("self")));
         let own_method = || {
             let name = crate::resolve::CallSite::of(c).map(|site| site.name).unwrap_or_default();
-            ctx.fns.by_name.get(&name).is_some_and(|ids| ids.iter().any(|&i| ctx.fns.defs[i].self_type.as_deref() == ctx.self_type && called_on_self_only(ctx, &ctx.fns.defs[i])))
+            ctx.fns.by_name.get(&name).is_some_and(|ids| ids.iter().any(|&i| ctx.fns.defs[i].self_type.as_deref() == ctx.self_type && called_on_self_only(ctx, i)))
         };
         !args.is_empty() || (on_self && own_method())
     };
@@ -585,7 +588,7 @@ pub(super) fn check(ctx: &FnCtx, calls: &[&Expr], out: &mut Vec<Finding>) {
     // The fields of `self` hold what the type's functions leave in them until this function
     // writes them, on every path (one that writes a field on one branch only joins it there);
     // or, for a method only the type's own methods call, what those left: checked at their calls.
-    pad.callers_fields = ctx.fns.defs.iter().find(|d| std::ptr::eq(d.body, ctx.body)).is_some_and(|def| called_on_self_only(ctx, def));
+    pad.callers_fields = ctx.fns.defs.iter().position(|d| std::ptr::eq(d.body, ctx.body)).is_some_and(|i| called_on_self_only(ctx, i));
     let mut entry = State::default();
     if let (Some(ty), true, false) = (ctx.self_type, ctx.sig.receiver().is_some(), pad.callers_fields) {
         if let Some(fields) = pad.field_summary(ty) {
@@ -614,21 +617,28 @@ pub(super) fn check(ctx: &FnCtx, calls: &[&Expr], out: &mut Vec<Finding>) {
 /// checked at its call with its own state (a `warmup` that calls it without the reset is the
 /// finding). From the file's text: a call it cannot tell apart (`runner.launch()`, on a value
 /// of a type not known here) leaves the method checked alone.
-fn called_on_self_only(ctx: &FnCtx, def: &FnDef) -> bool {
-    let Some(ty) = def.self_type.as_deref().filter(|_| def.private && def.has_receiver()) else { return false };
-    let name = def.sig.ident.to_string();
-    let text = &ctx.file.text;
-    let (calls, on_self) = (format!(".{name}("), format!("self.{name}("));
-    let all = text.matches(&calls).count() + text.matches(&format!(".{name}::<")).count();
-    let everywhere_on_self = text.matches(&on_self).count();
-    let own = ctx.fns.defs.iter().filter(|d| d.self_type.as_deref() == Some(ty) && !std::ptr::eq(*d, def));
-    let (mut by_own, mut by_path) = (0, text.contains(&format!("{ty}::{name}")));
-    for d in own {
-        let body = &text[d.range.clone()];
-        by_own += body.matches(&on_self).count();
-        by_path |= body.contains(&format!("::{name}"));
+fn called_on_self_only(ctx: &FnCtx, idx: usize) -> bool {
+    if let Some(&known) = ctx.summaries.pad.on_self_only.borrow().get(&idx) {
+        return known;
     }
-    by_own > 0 && all == everywhere_on_self && !by_path
+    let def = &ctx.fns.defs[idx];
+    let answer = def.self_type.as_deref().filter(|_| def.private && def.has_receiver()).is_some_and(|ty| {
+        let name = def.sig.ident.to_string();
+        let text = &ctx.file.text;
+        let (calls, on_self) = (format!(".{name}("), format!("self.{name}("));
+        let all = text.matches(&calls).count() + text.matches(&format!(".{name}::<")).count();
+        let everywhere_on_self = text.matches(&on_self).count();
+        let own = ctx.fns.defs.iter().enumerate().filter(|(i, d)| d.self_type.as_deref() == Some(ty) && *i != idx);
+        let (mut by_own, mut by_path) = (0, text.contains(&format!("{ty}::{name}")));
+        for (_, d) in own {
+            let body = &text[d.range.clone()];
+            by_own += body.matches(&on_self).count();
+            by_path |= body.contains(&format!("::{name}"));
+        }
+        by_own > 0 && all == everywhere_on_self && !by_path
+    });
+    ctx.summaries.pad.on_self_only.borrow_mut().insert(idx, answer);
+    answer
 }
 
 enum Mode {

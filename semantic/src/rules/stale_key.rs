@@ -1907,9 +1907,6 @@ impl<'ast> Visit<'ast> for Children<'ast> {
     fn visit_item(&mut self, _: &'ast syn::Item) {}
 }
 
-/// `HashMap::new()`, `Default::default()`, `Vec::new()`: an empty collection.
-/// A predicate method's comparison of `self`'s field with a parameter (`self.version == v`), on
-/// the receiver and the argument of a call of it: `e.version == self.adapter_version`.
 /// A test of a single slot's value: what it gives an empty slot, and for a value, the pattern
 /// that binds it (a closure's parameter, a `Some(e)` arm's) and the condition on it.
 struct SlotTest<'t> {
@@ -1919,6 +1916,9 @@ struct SlotTest<'t> {
     masked: &'t HashSet<String>,
 }
 
+/// A predicate method's comparisons of `self`'s fields with its parameters (`self.version ==
+/// v`, joined by `&&`, `||` and `!`), on the receiver and the arguments of a call of it:
+/// `e.version == self.adapter_version`.
 fn inline_method_predicate(p: &dataflow::Predicate, call: &syn::ExprMethodCall) -> Option<Expr> {
     // A field of `self` is that field of the receiver; a parameter, its argument.
     let side = |e: &Expr| -> Option<Expr> {
@@ -1958,6 +1958,7 @@ fn inline_method_predicate(p: &dataflow::Predicate, call: &syn::ExprMethodCall) 
     written_out(&p.cond, &side)
 }
 
+/// `HashMap::new()`, `Default::default()`, `Vec::new()`: an empty collection.
 fn is_empty_collection(e: &Expr) -> bool {
     let Expr::Call(c) = strip(e) else { return false };
     let Expr::Path(p) = strip(&c.func) else { return false };
