@@ -13,7 +13,7 @@
 //! edit of the helper it calls (`Session::edit` of its unchanged text: the items that name what
 //! the edit changed); and the whole-file check (`Session::update`: the first check of
 //! a file, and of another open file after an edit whose effect on it is not known), beside the same
-//! on one thread (a big file's second half is analysed on another). Medians of several
+//! on one thread (a big file's items are shared with another). Medians of several
 //! runs; nothing
 //! is asserted but the path each edit takes and that it finds what a whole-file check finds.
 
@@ -162,7 +162,7 @@ fn main() {
         file_findings = session.update(&path, typed.clone()).len();
         session.update(&path, text.clone());
     }) / 2;
-    // The same on one thread (the second half of a big file's items is analysed on another).
+    // The same on one thread (a big file's items are shared with another).
     session.split_whole_checks_from(None);
     let whole_one_thread = median(RUNS, || {
         session.update(&path, typed.clone());

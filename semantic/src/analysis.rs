@@ -2,6 +2,7 @@
 
 use std::collections::HashMap;
 use std::ops::Range;
+use std::sync::Arc;
 
 use proc_macro2::Span;
 use reuse_rules::contract::{Bound, Clause, Place, RegionIndex};
@@ -1033,34 +1034,99 @@ fn implemented_contract<'i>(index: &'i Index, resolver: &Resolver, of_trait: &sy
 
 /// Analyses every function of a parsed file. `module` is the file's module path, crate name first.
 pub fn analyze_file(file: &FileRef, ast: &syn::File, crate_name: &str, module: &[String], index: &Index, items: &WorkspaceItems) -> Vec<Finding> {
-    analyze_items(file, ast, crate_name, module, index, items, Half::Both)
+    analyze_items(file, ast, crate_name, module, index, items, Share::All)
 }
 
-/// Which of a file's top-level items an analysis takes: all, or one of two halves by text (an
-/// item is in the first when it ends before the middle of the text, and `static`s are). The two
-/// halves of a text, analysed apart (each with the whole file's scope, helpers and macros), find
-/// what the whole does once [`crate::finding::in_output_order`] has merged them.
+/// Which of a file's top-level items an analysis takes: all, or those it claims one by one from
+/// [`Claims`] shared with an analysis of the same text on another thread (the `static`s go with
+/// the front). The parts of a text, analysed apart (each with the whole file's scope, helpers
+/// and macros), find what the whole does once [`crate::finding::in_output_order`] has merged them.
+#[derive(Clone, Debug)]
+pub enum Share {
+    All,
+    Front(Arc<Claims>),
+    Back(Arc<Claims>),
+}
+
+/// The end of a file's item list an analysis claims from.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Half {
-    Both,
-    First,
-    Second,
+enum Side {
+    Front,
+    Back,
 }
 
-impl Half {
-    fn items<'i>(self, file: &crate::source::SourceFile, items: &'i [syn::Item]) -> &'i [syn::Item] {
-        let middle = file.text.len() / 2;
-        let first = items.iter().take_while(|i| crate::incremental::item_end(i).is_none_or(|end| file.range(end).end <= middle)).count();
-        match self {
-            Half::Both => items,
-            Half::First => &items[..first],
-            Half::Second => &items[first..],
+/// The top-level items of one text, handed out to two analyses as they ask: the front takes the
+/// first item no one took, the back the last, so neither waits for the other however their
+/// parses and items differ in cost. (For the tests, `alternating`: the front takes the even
+/// positions, the back the odd, whoever is faster.)
+#[derive(Debug, Default)]
+pub struct Claims {
+    alternating: bool,
+    taken: std::sync::Mutex<Taken>,
+}
+
+#[derive(Debug, Default)]
+struct Taken {
+    /// Who took each item; empty until the first claim (both sides parse the same text, so both
+    /// give the same count).
+    by: Vec<Option<Side>>,
+    /// Where each side looks next: every item before `front` (after `back`) is taken or not the
+    /// front's (back's) to take.
+    front: usize,
+    back: usize,
+}
+
+impl Claims {
+    pub fn alternating() -> Claims {
+        Claims { alternating: true, ..Claims::default() }
+    }
+
+    fn taken(&self) -> std::sync::MutexGuard<'_, Taken> {
+        // A side that panicked while holding the lock left the list consistent: it only marks.
+        self.taken.lock().unwrap_or_else(std::sync::PoisonError::into_inner)
+    }
+
+    fn allows(&self, side: Side, at: usize) -> bool {
+        !self.alternating || at.is_multiple_of(2) == (side == Side::Front)
+    }
+
+    /// The next of `len` items for `side`, now its own.
+    fn claim(&self, side: Side, len: usize) -> Option<usize> {
+        let mut t = self.taken();
+        if t.by.len() != len {
+            *t = Taken { by: vec![None; len], front: 0, back: len };
         }
+        let free = |t: &Taken, at: usize| t.by[at].is_none() && self.allows(side, at);
+        let at = match side {
+            Side::Front => (t.front..len).find(|&at| free(&t, at)),
+            Side::Back => (0..t.back).rev().find(|&at| free(&t, at)),
+        }?;
+        t.by[at] = Some(side);
+        match side {
+            Side::Front => t.front = at + 1,
+            Side::Back => t.back = at,
+        }
+        Some(at)
+    }
+
+    /// Whether the back holds or may still take an item: the front's analysis is complete only
+    /// with the back's.
+    pub fn back_has_part(&self) -> bool {
+        let t = self.taken();
+        t.by.iter().any(|by| *by != Some(Side::Front))
+    }
+
+    /// The back's items go to the front (the back's analysis failed), which takes every item
+    /// still free from then on.
+    pub fn give_back_to_front(&self) -> Arc<Claims> {
+        let t = self.taken();
+        let by = t.by.iter().map(|by| (*by == Some(Side::Front)).then_some(Side::Front)).collect();
+        Arc::new(Claims { alternating: false, taken: std::sync::Mutex::new(Taken { by, front: 0, back: 0 }) })
     }
 }
 
-/// [`analyze_file`] of the items `half` takes.
-pub fn analyze_items(file: &FileRef, ast: &syn::File, crate_name: &str, module: &[String], index: &Index, items: &WorkspaceItems, half: Half) -> Vec<Finding> {
+/// [`analyze_file`] of the items `share` takes.
+pub fn analyze_items(file: &FileRef, ast: &syn::File, crate_name: &str, module: &[String], index: &Index, items: &WorkspaceItems, share: Share) -> Vec<Finding> {
     let scope = FileScope::of(ast, crate_name, module, items);
     let fns = FileFns::of(file, ast);
     let summaries = rules::Summaries::default();
@@ -1098,10 +1164,18 @@ pub fn analyze_items(file: &FileRef, ast: &syn::File, crate_name: &str, module: 
         };
         rules::check_fn(&ctx, &mut findings);
     };
-    walk_fns(half.items(file, &ast.items), &mut check);
+    match &share {
+        Share::All => walk_fns(&ast.items, &mut check),
+        Share::Front(claims) | Share::Back(claims) => {
+            let side = if matches!(share, Share::Front(_)) { Side::Front } else { Side::Back };
+            while let Some(at) = claims.claim(side, ast.items.len()) {
+                walk_fns(std::slice::from_ref(&ast.items[at]), &mut check);
+            }
+        }
+    }
     // A `static`'s initializer is a body of its own, run once (`LazyLock::new(|| ..)`): checked
     // as a function `fn NAME() { init }` of its module would be.
-    let statics = if half == Half::Second { &[][..] } else { &ast.items[..] };
+    let statics = if matches!(share, Share::Back(_)) { &[][..] } else { &ast.items[..] };
     walk_statics(statics, &mut Vec::new(), &mut |modules, st| {
         if crate::rules::calls_in_expr(&st.expr).is_empty() {
             return;
@@ -1424,6 +1498,32 @@ pub fn self_fields_written(bodies: &[&syn::Block]) -> Option<std::collections::H
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// Two sides claim from their ends until they meet, each item once; every other item when
+    /// alternating, however one side runs ahead; a side that failed gives its items back.
+    #[test]
+    fn claims_hand_each_item_to_one_side() {
+        let claims = Claims::default();
+        let (front, back) = (|c: &Claims| c.claim(Side::Front, 5), |c: &Claims| c.claim(Side::Back, 5));
+        assert_eq!((front(&claims), back(&claims), back(&claims), front(&claims)), (Some(0), Some(4), Some(3), Some(1)));
+        assert_eq!((front(&claims), back(&claims), front(&claims)), (Some(2), None, None));
+        assert!(claims.back_has_part());
+        let again = claims.give_back_to_front();
+        let taken: Vec<usize> = std::iter::from_fn(|| front(&again)).collect();
+        assert_eq!(taken, [3, 4]);
+        assert!(!again.back_has_part());
+
+        let alternating = Claims::alternating();
+        let taken: Vec<usize> = std::iter::from_fn(|| front(&alternating)).collect();
+        assert_eq!(taken, [0, 2, 4]);
+        assert!(alternating.back_has_part(), "the odd items are the back's to take");
+        let taken: Vec<usize> = std::iter::from_fn(|| back(&alternating)).collect();
+        assert_eq!(taken, [3, 1]);
+
+        let front_only = Claims::default();
+        assert_eq!(std::iter::from_fn(|| front(&front_only)).count(), 5);
+        assert!(!front_only.back_has_part(), "nothing to wait for");
+    }
 
     /// The editor's hover finds the call under the cursor and resolves it as the rules do: through
     /// a glob import in an inline module (the imports of that module, not the file's), and never

@@ -20,7 +20,7 @@ use rayon::prelude::*;
 use reuse_rules::catalogue::{CONTRACT_SYNTAX, INTERNAL_ERROR, PARSE_ERROR, UNREADABLE_FILE};
 use reuse_rules::Level;
 
-use crate::analysis::{analyze_items, Half};
+use crate::analysis::{analyze_items, Claims, Share};
 use crate::config::Config;
 use crate::finding::{Finding, Label};
 use crate::incremental::Chunk;
@@ -325,10 +325,12 @@ pub struct Session {
     /// it opens and from each text given to it since: names only join it, which costs work, never
     /// a finding.
     called: Arc<std::collections::HashSet<String>>,
-    /// A file of at least this many bytes checked whole has the second half of its items
-    /// analysed on another thread ([`SecondHalf`]); `None`: never.
+    /// A file of at least this many bytes checked whole has its items shared with an analysis
+    /// on another thread ([`BackShare`]); `None`: never.
     split_from: Option<usize>,
-    half_worker: Option<HalfWorker>,
+    /// Whether the two threads take every other item (tests) rather than each the next it can.
+    alternate: bool,
+    share_worker: Option<ShareWorker>,
 }
 
 /// The text from which a whole-file check in the editor pays for a second thread (its own parse
@@ -400,7 +402,7 @@ impl Session {
         for j in &jobs {
             called_names(&j.file.text, &mut called);
         }
-        Ok(Session { root: ws.root, jobs, decls, index: Arc::new(index), index_findings, checked: HashMap::new(), generation: 0, epoch: 0, changes: Default::default(), elsewhere: None, forwarders, called: Arc::new(called), split_from: split_from(), half_worker: None })
+        Ok(Session { root: ws.root, jobs, decls, index: Arc::new(index), index_findings, checked: HashMap::new(), generation: 0, epoch: 0, changes: Default::default(), elsewhere: None, forwarders, called: Arc::new(called), split_from: split_from(), alternate: false, share_worker: None })
     }
 
     /// The items of the workspace with `edited` in place of its file, knowing what the session
@@ -413,23 +415,31 @@ impl Session {
         &self.index
     }
 
-    /// From what size (bytes of text) a file checked whole has the second half of its items
-    /// analysed on another thread; `None`: one thread always. (The default needs a machine with a
+    /// From what size (bytes of text) a file checked whole has its items shared with an
+    /// analysis on another thread; `None`: one thread always. (The default needs a machine with a
     /// second core: see [`SPLIT_FROM_BYTES`].) Findings are the same either way.
     pub fn split_whole_checks_from(&mut self, bytes: Option<usize>) {
         self.split_from = bytes;
     }
 
-    /// The second half of `job`'s check on the other thread, when the file is big enough.
-    fn second_half(&mut self, job: &FileJob) -> Option<SecondHalf> {
+    /// The two threads of a shared check take every other item, whichever is faster
+    /// ([`Claims::alternating`]): a partition that does not depend on timing, for the tests.
+    #[cfg(test)]
+    pub(crate) fn alternate_shares(&mut self) {
+        self.alternate = true;
+    }
+
+    /// The back of `job`'s items for the other thread, when the file is big enough.
+    fn back_share(&mut self, job: &FileJob) -> Option<BackShare> {
         let big = self.split_from.is_some_and(|from| job.file.text.len() >= from);
         if !big || job.external || job.unreadable.is_some() {
             return None;
         }
-        if self.half_worker.is_none() {
-            self.half_worker = HalfWorker::start();
+        if self.share_worker.is_none() {
+            self.share_worker = ShareWorker::start();
         }
-        self.half_worker.as_ref()?.second_half(job)
+        let claims = Arc::new(if self.alternate { Claims::alternating() } else { Claims::default() });
+        self.share_worker.as_ref()?.back_share(job, claims)
     }
 
     /// A file with its crate, module and config (the language server resolves calls with them).
@@ -621,7 +631,7 @@ impl Session {
         // The file is parsed once, for its declarations and for its findings.
         let job = self.jobs[pos].clone();
         let declaring = job.external || declares(&job.file.text);
-        let half = declaring.then(|| self.second_half(&job)).flatten();
+        let back = declaring.then(|| self.back_share(&job)).flatten();
         let parsed = declaring.then(|| job.file.parse());
         // A declaring file whose text does not parse (a bracket typed, not yet closed) keeps the
         // declarations of its last text that parsed: other files keep their findings, and the
@@ -650,11 +660,12 @@ impl Session {
         let findings = match &parsed {
             Some(p) => {
                 let items = Arc::new(self.items());
-                let half = half.and_then(|h| h.analyse_with(&self.index, &items));
-                let mut findings = check_ast(&job, p.as_ref(), &self.index, &items, &self.index_findings, half);
+                let back = back.and_then(|b| b.analyse_with(&self.index, &items));
+                // Before the analysis: the other thread claims more items meanwhile.
+                let chunks = p.as_ref().ok().and_then(|ast| chunks_of(&job.file, ast)).unwrap_or_default();
+                let mut findings = check_ast(&job, p.as_ref(), &self.index, &items, &self.index_findings, back);
                 self.forwarders.extend(items.forwarder_names());
                 crate::finding::in_output_order(&mut findings);
-                let chunks = p.as_ref().ok().and_then(|ast| chunks_of(&job.file, ast)).unwrap_or_default();
                 self.record(&job, findings, chunks, uses)
             }
             None => self.check_recorded(pos, uses),
@@ -743,8 +754,8 @@ impl Session {
     fn check_recorded(&mut self, pos: usize, uses: UseFacts) -> Vec<Finding> {
         let job = self.jobs[pos].clone();
         let items = Arc::new(self.items());
-        let half = self.second_half(&job).and_then(|h| h.analyse_with(&self.index, &items));
-        let (mut findings, chunks) = check_parsed_with(&job, &self.index, &items, &self.index_findings, true, half);
+        let back = self.back_share(&job).and_then(|b| b.analyse_with(&self.index, &items));
+        let (mut findings, chunks) = check_parsed_with(&job, &self.index, &items, &self.index_findings, true, back);
         self.forwarders.extend(items.forwarder_names());
         crate::finding::in_output_order(&mut findings);
         self.record(&job, findings, chunks, uses)
@@ -1216,7 +1227,7 @@ fn check_parsed(j: &FileJob, index: &Index, items: &WorkspaceItems, index_findin
 }
 
 /// [`check_parsed`], and with `outline`, the file's top-level items when it parsed.
-fn check_parsed_with(j: &FileJob, index: &Index, items: &WorkspaceItems, index_findings: &HashMap<String, Vec<Finding>>, outline: bool, half: Option<SecondHalf>) -> (Vec<Finding>, Vec<Chunk>) {
+fn check_parsed_with(j: &FileJob, index: &Index, items: &WorkspaceItems, index_findings: &HashMap<String, Vec<Finding>>, outline: bool, back: Option<BackShare>) -> (Vec<Finding>, Vec<Chunk>) {
     if j.unreadable.is_some() {
         return (finish(j, index_findings_for(index_findings, &j.file.rel_path)), Vec::new());
     }
@@ -1225,7 +1236,7 @@ fn check_parsed_with(j: &FileJob, index: &Index, items: &WorkspaceItems, index_f
     let chunks = parsed.as_ref().ok().filter(|_| outline).and_then(|ast| chunks_of(&j.file, ast)).unwrap_or_default();
     // A bug in a rule must not cost the findings of every other file, nor pass silently: it is a
     // finding of its own, and the run exits 2.
-    let findings = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| check_ast(j, parsed.as_ref().map(|ast| &**ast), index, items, index_findings, half)))
+    let findings = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| check_ast(j, parsed.as_ref().map(|ast| &**ast), index, items, index_findings, back)))
         .unwrap_or_else(|panic| {
             let what = panic.downcast_ref::<&str>().map(|s| s.to_string()).or_else(|| panic.downcast_ref::<String>().cloned()).unwrap_or_default();
             let mut findings = finish(j, index_findings_for(index_findings, &j.file.rel_path));
@@ -1237,66 +1248,75 @@ fn check_parsed_with(j: &FileJob, index: &Index, items: &WorkspaceItems, index_f
     (findings, chunks)
 }
 
-/// The analysis of the second half of a big file's items ([`Half::Second`]) on the session's
-/// other thread ([`HalfWorker`]), started before this thread parses the file: it parses the text
-/// too (spans are per thread: it cannot share this thread's tree), then waits for the index and
-/// the items, which a declaring file's parse may change ([`SecondHalf::analyse_with`]).
-struct SecondHalf {
+/// The items of a big file that the session's other thread ([`ShareWorker`]) claims from the
+/// back of the list ([`Share::Back`]) while this thread claims from the front. Started before
+/// this thread parses the file: the other parses the text too (spans are per thread: it cannot
+/// share this thread's tree), then waits for the index and the items, which a declaring file's
+/// parse may change ([`BackShare::analyse_with`]).
+struct BackShare {
+    claims: Arc<Claims>,
     context: mpsc::Sender<(Arc<Index>, Arc<WorkspaceItems>)>,
     found: mpsc::Receiver<Option<Vec<Finding>>>,
 }
 
 /// What the worker is given for one file.
-struct HalfJob {
+struct ShareJob {
     job: FileJob,
+    claims: Arc<Claims>,
     context: mpsc::Receiver<(Arc<Index>, Arc<WorkspaceItems>)>,
     found: mpsc::Sender<Option<Vec<Finding>>>,
 }
 
-/// The thread a session analyses second halves on. One that lives with the session: a thread
-/// started per check would fault in a new stack and a new allocator heap each time.
-struct HalfWorker {
-    jobs: mpsc::Sender<HalfJob>,
+/// The thread a session shares checks with. One that lives with the session: a thread started
+/// per check would fault in a new stack and a new allocator heap each time.
+struct ShareWorker {
+    jobs: mpsc::Sender<ShareJob>,
 }
 
-impl HalfWorker {
-    fn start() -> Option<HalfWorker> {
-        let (jobs, given) = mpsc::channel::<HalfJob>();
-        std::thread::Builder::new().name("reuse-check half".into()).stack_size(crate::STACK_SIZE).spawn(move || {
+impl ShareWorker {
+    fn start() -> Option<ShareWorker> {
+        let (jobs, given) = mpsc::channel::<ShareJob>();
+        std::thread::Builder::new().name("reuse-check share".into()).stack_size(crate::STACK_SIZE).spawn(move || {
             // Ends when the session, which holds the sender, is dropped.
-            for HalfJob { job, context, found } in given {
+            for ShareJob { job, claims, context, found } in given {
                 let parsed = job.file.parse();
                 // Dropped unsent: that thread's parse failed, or its check stopped.
                 let analysed = context.recv().ok().and_then(|(index, items)| {
                     let ast = parsed.as_ref().ok()?;
-                    std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| analyze_items(&job.file, ast, &job.crate_name, &job.module, &index, &items, Half::Second))).ok()
+                    std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| analyze_items(&job.file, ast, &job.crate_name, &job.module, &index, &items, Share::Back(claims)))).ok()
                 });
+                // The findings first: the tree is dropped while the other thread goes on.
+                let _ = found.send(analysed);
                 drop(parsed);
                 forget_spans();
-                let _ = found.send(analysed);
             }
         }).ok()?;
-        Some(HalfWorker { jobs })
+        Some(ShareWorker { jobs })
     }
 
-    fn second_half(&self, job: &FileJob) -> Option<SecondHalf> {
+    fn back_share(&self, job: &FileJob, claims: Arc<Claims>) -> Option<BackShare> {
         let (context, context_given) = mpsc::channel();
         let (found_sender, found) = mpsc::channel();
-        self.jobs.send(HalfJob { job: job.clone(), context: context_given, found: found_sender }).ok()?;
-        Some(SecondHalf { context, found })
+        self.jobs.send(ShareJob { job: job.clone(), claims: claims.clone(), context: context_given, found: found_sender }).ok()?;
+        Some(BackShare { claims, context, found })
     }
 }
 
-impl SecondHalf {
-    fn analyse_with(self, index: &Arc<Index>, items: &Arc<WorkspaceItems>) -> Option<SecondHalf> {
+impl BackShare {
+    fn analyse_with(self, index: &Arc<Index>, items: &Arc<WorkspaceItems>) -> Option<BackShare> {
         self.context.send((index.clone(), items.clone())).ok()?;
         Some(self)
     }
 
-    /// What the other thread found; `None` when it failed (a rule panicked there): this thread
-    /// analyses the half itself, and fails, or not, as a check on one thread would.
-    fn findings(self) -> Option<Vec<Finding>> {
-        self.found.recv().ok().flatten()
+    /// What the other thread found, once this thread has claimed every item it could; `None`
+    /// when it failed (a rule panicked there): this thread analyses those items itself, and
+    /// fails, or not, as a check on one thread would. Nothing to wait for when the other took
+    /// none (its parse was slower than this thread's whole analysis).
+    fn findings(self, analyse: impl Fn(Share) -> Vec<Finding>) -> Vec<Finding> {
+        if !self.claims.back_has_part() {
+            return Vec::new();
+        }
+        self.found.recv().ok().flatten().unwrap_or_else(|| analyse(Share::Front(self.claims.give_back_to_front())))
     }
 }
 
@@ -1306,9 +1326,9 @@ fn internal_error(j: &FileJob, what: &str) -> Finding {
         .with_help("the findings of this file may be incomplete; please report this with the file")
 }
 
-/// The findings of a file parsed (or not) on this thread; with `half`, the second half of its
-/// items is another thread's.
-fn check_ast(j: &FileJob, ast: Result<&syn::File, &ParseFailure>, index: &Index, items: &WorkspaceItems, index_findings: &HashMap<String, Vec<Finding>>, half: Option<SecondHalf>) -> Vec<Finding> {
+/// The findings of a file parsed (or not) on this thread; with `back`, the items are shared with
+/// another thread's analysis.
+fn check_ast(j: &FileJob, ast: Result<&syn::File, &ParseFailure>, index: &Index, items: &WorkspaceItems, index_findings: &HashMap<String, Vec<Finding>>, back: Option<BackShare>) -> Vec<Finding> {
     // Debug builds only: how the tests make a rule fail (the environment is the user's, not the tree's).
     #[cfg(debug_assertions)]
     if std::env::var("REUSE_CHECK_FAIL_ON_FILE").is_ok_and(|name| j.file.rel_path.ends_with(&name)) {
@@ -1318,12 +1338,12 @@ fn check_ast(j: &FileJob, ast: Result<&syn::File, &ParseFailure>, index: &Index,
     match ast {
         Ok(ast) => {
             if !j.external {
-                let analyse = |half| analyze_items(&j.file, ast, &j.crate_name, &j.module, index, items, half);
-                match half {
-                    None => findings.extend(analyse(Half::Both)),
-                    Some(second) => {
-                        findings.extend(analyse(Half::First));
-                        findings.extend(second.findings().unwrap_or_else(|| analyse(Half::Second)));
+                let analyse = |share| analyze_items(&j.file, ast, &j.crate_name, &j.module, index, items, share);
+                match back {
+                    None => findings.extend(analyse(Share::All)),
+                    Some(back) => {
+                        findings.extend(analyse(Share::Front(back.claims.clone())));
+                        findings.extend(back.findings(analyse));
                     }
                 }
             }

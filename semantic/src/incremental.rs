@@ -1769,30 +1769,35 @@ mod fixtures {
             .collect()
     }
 
-    /// A file checked whole in two halves, the second on the session's other thread (here every
-    /// file, however small), has the findings of a check on one thread; and again after an edit
-    /// that moves the middle of the text.
+    /// A file checked whole on two threads (here every file, however small), each claiming the
+    /// next item it can or every other item, has the findings of a check on one thread; and again
+    /// after an edit that moves every item.
     #[test]
-    fn every_fixture_checked_in_two_halves_has_the_findings_of_one_thread() {
+    fn every_fixture_checked_on_two_threads_has_the_findings_of_one_thread() {
         let (mut files, mut split_files, mut found) = (0, 0, 0);
-        let mut sessions: Option<(std::path::PathBuf, crate::engine::Session, crate::engine::Session)> = None;
+        let mut sessions: Option<(std::path::PathBuf, [crate::engine::Session; 3])> = None;
         for (dir, path) in fixture_files() {
             let text = std::fs::read_to_string(&path).unwrap();
-            if sessions.as_ref().is_none_or(|(d, _, _)| *d != dir) {
-                let (mut halves, mut whole) = (session(&dir), session(&dir));
-                halves.split_whole_checks_from(Some(0));
+            if sessions.as_ref().is_none_or(|(d, _)| *d != dir) {
+                // Items taken as each thread is ready, every other item, and one thread.
+                let (mut shared, mut alternate, mut whole) = (session(&dir), session(&dir), session(&dir));
+                shared.split_whole_checks_from(Some(0));
+                alternate.split_whole_checks_from(Some(0));
+                alternate.alternate_shares();
                 whole.split_whole_checks_from(None);
-                sessions = Some((dir.clone(), halves, whole));
+                sessions = Some((dir.clone(), [shared, alternate, whole]));
             }
-            let (_, halves, whole) = sessions.as_mut().unwrap();
+            let (_, [shared, alternate, whole]) = sessions.as_mut().unwrap();
             for text in [text.clone(), format!("{}{text}", "\n".repeat(text.len() / 2))] {
-                let (got, expected) = (keys(&halves.update(&path, text.clone())), keys(&whole.update(&path, text)));
-                assert_eq!(got, expected, "{}", path.display());
+                let expected = keys(&whole.update(&path, text.clone()));
+                assert_eq!(keys(&shared.update(&path, text.clone())), expected, "{}", path.display());
+                assert_eq!(keys(&alternate.update(&path, text)), expected, "{} (every other item)", path.display());
                 found += expected.len();
             }
             // Back to the text on disk: the next files of the folder are checked with it.
-            halves.update(&path, text.clone());
-            whole.update(&path, text.clone());
+            for s in [shared, alternate, whole] {
+                s.update(&path, text.clone());
+            }
             files += 1;
             split_files += usize::from(text.lines().filter(|l| l.starts_with("pub fn ") || l.starts_with("fn ")).count() > 1);
         }
