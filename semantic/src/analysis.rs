@@ -371,6 +371,18 @@ impl<'a> FnCtx<'a> {
                 None => return Vec::new(),
             },
         };
+        // `<Metrics as Recorder>::emit(&m)`: the method of that type (its receiver the first
+        // argument), whatever the trait's path says.
+        if let Expr::Call(c) = call {
+            if let Expr::Path(syn::ExprPath { qself: Some(q), .. }) = &*c.func {
+                let syn::Type::Path(ty) = &*q.ty else { return Vec::new() };
+                let Some(ty) = ty.path.segments.last().map(|s| s.ident.to_string()) else { return Vec::new() };
+                if self.callee(call).is_some() {
+                    return Vec::new();
+                }
+                return same_name.iter().map(|&i| (i, &fns.defs[i])).filter(|(_, d)| d.has_receiver() && d.self_type.as_deref() == Some(ty.as_str())).collect();
+            }
+        }
         // A path through a type or a module (`Vec::new()`, `mem::take()`) names one of this
         // file's functions only where one of that name is in such a type or module: most are std's.
         if let (Expr::Call(c), false) = (call, renamed) {

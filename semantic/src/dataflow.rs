@@ -547,10 +547,11 @@ const TAKES_CONTENT: &[&str] = &["map", "and_then", "inspect", "is_some_and", "i
 
 /// Method names whose closure argument runs during the call at most once: `Option`/`Result`
 /// combinators, the entry API, synchronous callbacks. A path through them ran it once or not at
-/// all, never twice (an effect in `or_insert_with(|| ..)` is not run twice).
+/// all, never twice (an effect in `or_insert_with(|| ..)` is not run twice; `bool::then`'s
+/// closure runs where the condition holds).
 const RUNS_AT_MOST_ONCE: &[&str] = &[
     "update", "with", "with_borrow", "with_borrow_mut", "and_then", "or_else", "map_err", "unwrap_or_else", "map_or",
-    "map_or_else", "get_or_insert_with", "or_insert_with", "or_insert_with_key", "and_modify",
+    "map_or_else", "get_or_insert_with", "or_insert_with", "or_insert_with_key", "and_modify", "then",
 ];
 
 /// Method names whose closure argument runs during the call exactly once (tracing's

@@ -1376,8 +1376,13 @@ impl<'a> Resolver<'a> {
     /// rename in this file, or in the index, may lead to a contracted one): most calls do not, and
     /// are settled before anything else is looked at.
     pub fn may_resolve(&self, call: &CallSite) -> bool {
-        let renamed = call.path.as_ref().filter(|p| p.len() == 1).and_then(|_| self.imports.get(&call.name)).and_then(|full| full.last());
-        self.index.may_name_contracted(&call.name) || renamed.is_some_and(|n| self.index.may_name_contracted(n))
+        self.index.may_name_contracted(&call.name) || self.imported_name(call).is_some_and(|n| self.index.may_name_contracted(n))
+    }
+
+    /// The name a function called by one name was imported as (`write_row` of `put_row(..)`
+    /// after `use sched::rows::write_row as put_row;`).
+    pub fn imported_name(&self, call: &CallSite) -> Option<&str> {
+        call.path.as_ref().filter(|p| p.len() == 1).and_then(|_| self.imports.get(&call.name)).and_then(|full| full.last()).map(String::as_str)
     }
 
     pub fn resolve(&self, call: &CallSite, self_type: Option<&str>, env: &TypeEnv) -> Resolution<'a> {
@@ -1724,7 +1729,19 @@ impl<'a> Resolver<'a> {
                 if let Some(ty) = targets.iter().find(|t| self.items.defines_type(self.index, t)) {
                     return Some(TypeRef { name: ty.last()?.clone(), paths: Some(vec![ty.clone()]) });
                 }
-                targets.iter().find_map(|t| self.items.returns(self.index, t))
+                targets.iter().find_map(|t| self.items.returns(self.index, t)).or_else(|| {
+                    // `Type::default()` of a derived `Default`, a `Type::new(..)` no signature
+                    // tells of: the type, as a `let` bound to one is typed (the receiver of a
+                    // builder's chain, `StepBuilder::default().slots(s).tables(t)`).
+                    if !matches!(path.last().map(String::as_str), Some("default" | "new")) {
+                        return None;
+                    }
+                    let (name, written) = constructed_type(e)?;
+                    match written {
+                        Some(written) if name != BUILTIN => Some(TypeRef { name, paths: Some(self.type_paths(&written, self_type)) }),
+                        _ => Some(TypeRef::here(&name)),
+                    }
+                })
             }
             Expr::Field(f) => {
                 let owner = self.type_of(&f.base, self_type, env)?;

@@ -13,7 +13,8 @@ declare_rule! {
     /// the helper, with a label where the helper falls back; a helper's constant exit counts
     /// next to its others, `if t.is_empty() { return 0; }` or `None => return 0`). A helper that
     /// hands its parameter on to the writer's index (`fn put(pool, b, row) { pool.write(b, row) }`)
-    /// writes what its caller passes there; a method that hands on a field of `self` (`fn
+    /// writes what its caller passes there, also from another file or crate and under another
+    /// name (`use sched::rows::write_row as put_row;`) in a file that calls no writer itself; a method that hands on a field of `self` (`fn
     /// apply(self, pool) { pool.write(self.block, ..) }`) writes what the caller's value holds
     /// there (`BlockWrite { block: t.get(i).copied().unwrap_or(0), .. }.apply(pool)`). Constants may be computed from
     /// others (`const NO_BLOCK: usize = FIRST - 1;`). Where a condition shows the index differs

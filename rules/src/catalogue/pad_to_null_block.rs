@@ -16,7 +16,8 @@ declare_rule! {
     /// file or of another (a buffer they return, or a parameter they pad, also with the value the
     /// caller gives them: `pad_into(&mut slots, n, 0)`; a builder's chain of methods that return
     /// `&mut Self`, `b.push_seq(real).pad_to(n).finish()`, whose `finish` gives the slots away
-    /// with `mem::take`), and a persistent
+    /// with `mem::take`, or that take and return it by value, in any order:
+    /// `StepBuilder::default().slots(s).tables(t).build()`), and a persistent
     /// buffer (`self.field`) that another method of its type leaves with 0 (its constructor, or the
     /// method that prepares a replay). A private method that only its type's methods call, on
     /// `self`, reads what each caller left: the finding is at the caller that runs it on the
@@ -30,8 +31,10 @@ declare_rule! {
     /// `&meta.slot_mapping` to `reshape_and_cache`, through helpers, files and crates, and in files
     /// that never name the kernel. Not flagged: zeros every entry of which is then replaced (a fill or
     /// loop over the whole buffer; the real rows copied into `buf[..k]` and `buf[k..]` set to S by
-    /// `fill` or a loop to the end, or cut off by `truncate(k)`; `mem::replace(&mut buf, ..)` and
-    /// `mem::take` as resets). An index declared with `reads(P[IDX])` may be padded with 0. The
+    /// `fill` or a loop to the end, in either order, also as the tail of `split_at_mut(k)` walked
+    /// whole, or cut off by `truncate(k)`; `mem::replace(&mut buf, ..)` and `mem::take` as
+    /// resets), and a buffer of the largest batch whose first `m` entries are passed (`&buf[..m]`)
+    /// after the real rows were copied into `buf[..k]` and `buf[k..m]` was set to S. An index declared with `reads(P[IDX])` may be padded with 0. The
     /// null block is position 0 and the callee's `forbids_write` regions of P, except in a sanctioned
     /// writer of a region (`forbids_write(P[R], except(health_check))`): there R's positions are
     /// ordinary ones, statically in the function the `except` path names and at run time while it

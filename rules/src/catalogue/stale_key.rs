@@ -20,10 +20,14 @@ declare_rule! {
     /// parameter reset in place, `mem::take(&mut k.adapter)`, `mem::replace`, a helper of the same
     /// file that assigns it: `normalize(&mut k)`, `k.clear_adapter()`,
     /// `req.clone().without_adapter()`) holds what was assigned, a key built up in place covers what was fed into it
-    /// (`p.hash.hash(&mut hasher)`, `hasher.write_u32(v)`, `key.push_str(..)`; a value whose type
+    /// (`p.hash.hash(&mut hasher)`, `hasher.write_u32(v)`, `key.push_str(..)`, an array key
+    /// stored element by element, `k[2] = heads`; a value whose type
     /// has a `Hash` impl written by hand in the same file feeds only the fields that impl reads:
     /// `req.hash(&mut hasher)` with an impl that hashes `self.tokens` alone forgets the adapter), and a key built by
-    /// a helper of the same file covers what that helper builds it from. A hit validated for a
+    /// a helper of the same file covers what that helper builds it from (a `return None` of the
+    /// helper gives no key: `let k = self.key_for(bs)?;` is what its other exits return). A
+    /// cache behind a lock is looked up through its guard (`lock().unwrap()`, `read().ok()?`,
+    /// an awaited lock). A hit validated for a
     /// component counts as keyed by it: an entry stamped with the version it was built for and
     /// compared with it on the hit (`Some(e) if e.version == self.adapter_version`, `if e.version
     /// != self.adapter_version { return None; }`, `.filter(|e| e.version == self.adapter_version)`),

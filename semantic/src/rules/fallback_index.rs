@@ -137,16 +137,20 @@ const PASS_THROUGH: &[&str] = &["copied", "cloned", "clone", "into", "try_into",
 /// byte range): the bug is the fallback, reported once here, not again as a write of the null
 /// block at the call (`forbidden_write::check_calls`).
 pub(super) fn check(ctx: &FnCtx, calls: &[&Expr], out: &mut Vec<Finding>) -> HashSet<(usize, usize)> {
-    // Only functions that call a writer, or a helper of the file that may hand an index on to
-    // one (from names: most helpers of most files call none).
+    // Only functions that call a writer, or a helper that may hand an index on to one (from
+    // names: most helpers of most files call none): one of the file, or one of another file
+    // found to in an earlier round of the check.
     let writes = |c: &Expr, _: &str| ctx.callee(c).is_some_and(|(_, f)| f.contract.writes().next().is_some());
+    let known = |name: &str| ctx.items.summaries.known_forwarders.read().is_ok_and(|k| k.contains(name));
     let forwards = |c: &Expr| {
         let Some(site) = crate::resolve::CallSite::of(c) else { return false };
-        !call_args(c).1.is_empty() && ctx.fns.by_name.get(&site.name).is_some_and(|defs| defs.iter().any(|&i| super::helper_reaches(ctx, i, &ctx.summaries.fallback.reaching, &writes, 0)))
+        !call_args(c).1.is_empty() && (known(&site.name) || ctx.resolver.imported_name(&site).is_some_and(known) || ctx.fns.by_name.get(&site.name).is_some_and(|defs| defs.iter().any(|&i| super::helper_reaches(ctx, i, &ctx.summaries.fallback.reaching, &writes, 0))))
     };
     if !calls.iter().any(|c| writes(c, "") || forwards(c)) {
         return HashSet::new();
     }
+    // The function hands a parameter on to a writer's index: the files calling it are analysed.
+    super::Forwarder::record_if(ctx, |idx, def| dataflow::param_count(def.sig) > 0 && dataflow::memoized(&ctx.summaries.fallback.helpers, idx, || summarise(ctx, def, 1)).is_some_and(|s| !s.forwards.is_empty()));
     let mut a = Fallbacks::new(ctx, None, 0);
     match dataflow::solve(&mut a, ctx.sig, ctx.body, State::default()) {
         Ok(()) => out.extend(a.findings),
@@ -975,7 +979,7 @@ fn summarise<'a>(ctx: &FnCtx<'a>, def: &FnDef<'a>, depth: usize) -> Option<Arc<S
         passes: passes.into_iter().map(|(k, v)| (k, in_file(v))).collect(),
         forwards,
         receiver_at: def.has_receiver().then(|| dataflow::param_count(def.sig)),
-        returns_self: def.has_receiver() && matches!(def.body.stmts.last(), Some(syn::Stmt::Expr(e, None)) if matches!(strip(e), Expr::Path(p) if p.path.is_ident("self"))),
+        returns_self: super::returns_self(def),
     }))
 }
 

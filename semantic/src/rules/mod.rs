@@ -144,6 +144,12 @@ pub(super) fn summarised_helper<'a, V: Clone>(
     Some((path.last()?.clone(), summary, true))
 }
 
+/// Whether a method's value is its receiver, `self` at the end of its body (a builder's setter,
+/// `fn block(mut self, b: usize) -> Self { self.block = b; self }`).
+pub(super) fn returns_self(def: &crate::analysis::FnDef) -> bool {
+    def.has_receiver() && matches!(def.body.stmts.last(), Some(syn::Stmt::Expr(e, None)) if matches!(crate::resolve::strip(e), syn::Expr::Path(p) if p.path.is_ident("self")))
+}
+
 /// Whether the helper `idx` of the file calls what `target` accepts (a call and its name), or a
 /// helper of the file that does, to [`dataflow::MAX_SUMMARY_DEPTH`]: from names alone, before
 /// any summary is computed. Memoized in `memo`; a cycle reads as no.
@@ -530,11 +536,16 @@ pub fn zero_fn_path(path: &syn::Path) -> Option<(String, String)> {
     }
 }
 
+/// Whether `name` is a primitive integer type (whose `default()` and `zero()` are 0).
+pub fn is_integer_type(name: &str) -> bool {
+    matches!(name, "i8" | "i16" | "i32" | "i64" | "i128" | "isize" | "u8" | "u16" | "u32" | "u64" | "u128" | "usize")
+}
+
 /// Whether `owner` is a type of this file with its own function `f` (`impl Default for Slot {
 /// .. Slot(PAD_SLOT_ID) }`): its value is not known to be 0. An integer's is.
 pub fn owns_zero(ctx: &crate::analysis::FnCtx, owner: &str, f: &str) -> bool {
     !crate::resolve::is_std_type(owner)
-        && !matches!(owner, "i8" | "i16" | "i32" | "i64" | "i128" | "isize" | "u8" | "u16" | "u32" | "u64" | "u128" | "usize")
+        && !is_integer_type(owner)
         && ctx.fns.by_name.get(f).is_some_and(|defs| defs.iter().any(|&i| ctx.fns.defs[i].self_type.as_deref() == Some(owner)))
 }
 

@@ -154,16 +154,19 @@ impl Origin {
     }
 }
 
+/// A part of a buffer, `buf[..k]` or `buf[k..]`: `k` as written, and what the part holds.
+type Part = (String, BTreeSet<Origin>);
+
 /// What a place's entries may hold, and where it was last replaced whole.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 struct Entries {
     origins: BTreeSet<Origin>,
     reset: Option<usize>,
     /// After `buf[..k].copy_from_slice(x)`: `k` as written and x's origins, what `buf[..k]` holds.
-    prefix: Option<(String, BTreeSet<Origin>)>,
+    prefix: Option<Part>,
     /// After `buf[k..].fill(v)`: `k` as written and what `buf[k..]` holds (a copy into
     /// `buf[..k]` afterwards replaces every entry).
-    suffix: Option<(String, BTreeSet<Origin>)>,
+    suffix: Option<Part>,
     /// How many entries the buffer was built with.
     len: Len,
 }
@@ -372,6 +375,8 @@ pub(crate) struct Summary {
     /// of it: a field of `self` the method read and did not write, `&self.slot_mapping` of a
     /// getter, `self.slots` of a replay).
     receiver_at: Option<usize>,
+    /// A method whose value is its receiver (`..; self` at its end): a setter of a builder.
+    returns_self: bool,
     /// What it passes to a closure it was given and calls (`f(&slots)` after `let slots =
     /// vec![0; n]`), by the closure's parameter position and the argument's: what the closure's
     /// parameters hold where a caller's closure runs ([`Analysis::bind_callback`]).
@@ -407,7 +412,7 @@ impl Summary {
         let mut joined = Summary::clone(&first);
         for other in summaries {
             let other = other?;
-            if joined.receiver_at != other.receiver_at {
+            if joined.receiver_at != other.receiver_at || joined.returns_self != other.returns_self {
                 return None;
             }
             joined.returns.join(other.returns.clone());
@@ -684,6 +689,9 @@ struct Pad<'c, 'a> {
     /// At the entry of a loop over `k..n` (by the range's position): the buffers whose first `k`
     /// entries were copied in, with what was copied (the loop's stores end that fact inside it).
     loop_prefixes: std::collections::HashMap<usize, Vec<(Place, BTreeSet<Origin>)>>,
+    /// The tails of buffers written before each loop (`buf[k..].fill(PAD)`), by the loop's
+    /// iterated expression, with where each starts ([`Pad::counter_stores`]).
+    loop_tails: std::collections::HashMap<usize, Vec<(Place, Part)>>,
     /// Counters bound to 0 and only ever stepped by one (`let mut i = 0; .. i += 1`): a `while
     /// i < n` loop over them walks the entries from the first on.
     zero_counters: std::collections::HashSet<LocalId>,
@@ -695,8 +703,8 @@ struct Pad<'c, 'a> {
 impl<'c, 'a> Pad<'c, 'a> {
     fn new(ctx: &'c FnCtx<'a>, mode: Mode, def: Option<&'c FnDef<'a>>, depth: usize) -> Self {
         let (local_types, rebound, helpers, borrows, block_tails, zero_counters, static_depth, loop_prefixes, len_inits) = Default::default();
-        let summary = Summary { receiver_at: def.filter(|d| d.has_receiver()).map(|d| dataflow::param_count(d.sig)), ..Summary::default() };
-        Pad { ctx, mode, def, depth, summary, local_types, rebound, helpers, borrows, split_parts: Default::default(), entries: Default::default(), block_tails, zero_counters, static_depth, loop_prefixes, len_inits, let_literals: Default::default(), callers_fields: false }
+        let summary = Summary { receiver_at: def.filter(|d| d.has_receiver()).map(|d| dataflow::param_count(d.sig)), returns_self: def.is_some_and(super::returns_self), ..Summary::default() };
+        Pad { ctx, mode, def, depth, summary, local_types, rebound, helpers, borrows, split_parts: Default::default(), entries: Default::default(), block_tails, zero_counters, static_depth, loop_prefixes, loop_tails: Default::default(), len_inits, let_literals: Default::default(), callers_fields: false }
     }
 
     /// A length as written, a local bound to one read as what it was bound to (`n` for `let n =
@@ -718,8 +726,9 @@ impl<'c, 'a> Pad<'c, 'a> {
     }
 
     /// The element stores at a loop's counter (`buf[i] = v;`, at the body's top level) stored `v`
-    /// into entries `0..walked`.
-    fn counter_stores(&self, scopes: &Scopes, state: &mut State, body: &syn::Block, var: &str, walked: Option<String>) {
+    /// into entries `0..walked`; `tails`: the buffers' tails written before the loop (the stores
+    /// in its body forgot them), each with where it starts.
+    fn counter_stores(&self, scopes: &Scopes, state: &mut State, body: &syn::Block, var: &str, walked: Option<String>, tails: &[(Place, Part)]) {
         for stmt in &body.stmts {
             let syn::Stmt::Expr(e, _) = stmt else { continue };
             // `buf[i] = v;`, or one such store on each branch of an `if`/`else`
@@ -748,6 +757,9 @@ impl<'c, 'a> Pad<'c, 'a> {
                     own.extend(self.eval(scopes, state, &a.right).put(&How::Put("store".into())));
                 }
                 let at = self.pos(&stores[0].right);
+                if let (Some((_, tail)), Some(entries)) = (tails.iter().find(|(p, _)| *p == place), state.map.get_mut(&place)) {
+                    entries.suffix.get_or_insert_with(|| tail.clone());
+                }
                 self.overwrite(scopes, state, &place, Val { own, fields: BTreeMap::new() }, at, walked.clone());
             }
         }
@@ -774,7 +786,7 @@ impl<'c, 'a> Pad<'c, 'a> {
                 _ => None,
             }).collect();
             if let [counter] = &counters[..] {
-                self.counter_stores(scopes, state, &inner.body, counter, Some(format!("sum({collection}.{field})")));
+                self.counter_stores(scopes, state, &inner.body, counter, Some(format!("sum({collection}.{field})")), &[]);
             }
         }
     }
@@ -1026,6 +1038,9 @@ impl Analysis for Pad<'_, '_> {
         if let Some((local, place)) = walked.and_then(|(local, b)| self.buffer_place(scopes, b).map(|p| (local, p))) {
             self.entries.insert(local, place);
         }
+        // The tails written before a loop whose stores walk the entries from the first on.
+        let tails = || state.map.iter().filter_map(|(p, e)| e.suffix.clone().map(|t| (p.clone(), t))).collect();
+        self.loop_tails.entry(self.pos(iterated)).or_insert_with(tails);
         if let Expr::Range(r) = strip(iterated) {
             if let Some(start) = r.start.as_deref().map(crate::rules::expr_text) {
                 let copied = || state.map.iter().filter_map(|(p, e)| e.prefix.as_ref().filter(|(k, _)| *k == start).map(|(_, o)| (p.clone(), o.clone()))).collect();
@@ -1153,7 +1168,8 @@ impl Analysis for Pad<'_, '_> {
             },
             _ => return,
         };
-        self.counter_stores(scopes, state, &f.body, &var, walked);
+        let tails = self.loop_tails.get(&self.pos(&f.expr)).cloned().unwrap_or_default();
+        self.counter_stores(scopes, state, &f.body, &var, walked, &tails);
     }
 
     /// `let mut i = 0; while i < n { buf[i] = v; i += 1; }`: every entry from the first on, as
@@ -1167,7 +1183,7 @@ impl Analysis for Pad<'_, '_> {
         }
         let steps = w.body.stmts.iter().any(|s| matches!(s, syn::Stmt::Expr(Expr::Binary(step), _) if steps_by_one(step) && crate::rules::expr_text(&step.left) == var));
         if steps {
-            self.counter_stores(scopes, state, &w.body, &var, Some(crate::rules::expr_text(strip(&b.right))));
+            self.counter_stores(scopes, state, &w.body, &var, Some(crate::rules::expr_text(strip(&b.right))), &[]);
         }
     }
 
@@ -1410,6 +1426,13 @@ impl<'c, 'a> Pad<'c, 'a> {
             // The first `walked` entries only: what `buf[..walked]` holds now, as after a copy
             // into that prefix (a later `buf[walked..].fill(PAD)` completes it).
             (Len::Built(built), Some(walked)) if !self.walks_all(scopes, place, built, &walked) => {
+                // The tail from there on was written before (`buf[real.len()..].fill(PAD)`, then
+                // the real rows stored one by one): every entry is one of the two.
+                let same = |k: &String| self.len_text(scopes, k.clone()) == self.len_text(scopes, walked.clone());
+                let tail = state.map.get(place).and_then(|e| e.suffix.clone()).filter(|(k, _)| same(k)).map(|(_, o)| o);
+                if self.fill_rest(scopes, state, place, tail, v.own.clone(), at) {
+                    return;
+                }
                 self.add(scopes, state, place, v.own.clone());
                 if let Some(entries) = state.map.get_mut(place) {
                     entries.prefix = Some((walked, v.own));
@@ -1803,6 +1826,10 @@ impl<'c, 'a> Pad<'c, 'a> {
                 return v;
             }
         }
+        // An integer's `i64::default()`, `u32::zero()`: 0 (`(0..n).map(|_| i64::default())`).
+        if super::zero_call(e).is_some_and(|(owner, _)| super::is_integer_type(&owner)) {
+            return Val::one(self.origin(e, Entry::Zero, How::Value));
+        }
         if name == "default" && c.args.is_empty() {
             let owner: Vec<String> = p.path.segments.iter().take(p.path.segments.len().saturating_sub(1)).map(|s| s.ident.to_string()).collect();
             if let Some(v) = (!owner.is_empty()).then(|| self.derived_default(&owner, e)).flatten() {
@@ -2030,6 +2057,26 @@ impl<'c, 'a> Pad<'c, 'a> {
         }
     }
 
+    /// `origins` written into a part of `place`'s entries (`buf[..bound]`, `buf[rest..]`) by
+    /// `receiver` (`buf[..k].copy_from_slice(real)`, `tail.fill(PAD)`).
+    fn write_part(&self, scopes: &Scopes, state: &mut State, place: &Place, (bound, rest): (Option<String>, Option<String>), origins: BTreeSet<Origin>, receiver: &Expr) {
+        // The other part written before with the same bound: `buf[..k]` copied, then
+        // `buf[k..]` filled, or the tail filled first and the head copied after.
+        let part = |e: &Entries| if rest.is_some() { e.prefix.clone() } else { e.suffix.clone() };
+        let other = rest.as_ref().or(bound.as_ref()).and_then(|k| state.map.get(place).and_then(part).filter(|(b, _)| b == k)).map(|(_, o)| o);
+        if self.fill_rest(scopes, state, place, other, origins.clone(), self.pos(receiver)) {
+            return;
+        }
+        self.add(scopes, state, place, origins.clone());
+        if let Some(entries) = state.map.get_mut(place) {
+            match (bound, rest) {
+                (Some(bound), _) => entries.prefix = Some((bound, origins)),
+                (_, Some(start)) => entries.suffix = Some((start, origins)),
+                _ => {}
+            }
+        }
+    }
+
     /// Methods that change a buffer's entries.
     fn mutation(&self, scopes: &Scopes, state: &mut State, m: &syn::ExprMethodCall) {
         let method = m.method.to_string();
@@ -2043,7 +2090,18 @@ impl<'c, 'a> Pad<'c, 'a> {
                 };
                 if let (Some(place), Some(value)) = (self.buffer_place(scopes, buffer), body) {
                     let v = Val { own: self.eval(scopes, state, value).put(&How::Put("fill".into())), fields: BTreeMap::new() };
-                    if whole {
+                    // A part of `buf.split_at_mut(k)` walked whole: that part of `buf`.
+                    let split = match &place {
+                        Place { base: Base::Local(id), fields } if fields.is_empty() && whole => self.split_parts.get(id).cloned(),
+                        _ => None,
+                    };
+                    if let Some((split_from, part)) = split {
+                        let bounds = match part {
+                            SplitPart::Head(k) => (Some(k), None),
+                            SplitPart::Tail(k) => (None, Some(k)),
+                        };
+                        self.write_part(scopes, state, &split_from, bounds, v.own, buffer);
+                    } else if whole {
                         // Through a `zip`, as far as the other side goes.
                         self.overwrite_zipped(scopes, state, &place, v, self.pos(value), zipped_len(&m.receiver));
                     } else if !self.rest_walked(scopes, state, &place, &m.receiver, v.own.clone(), self.pos(value)) {
@@ -2087,14 +2145,26 @@ impl<'c, 'a> Pad<'c, 'a> {
                 };
                 // `buf[..n]` of a buffer built with `n` entries is all of it.
                 let built = state.map.get(&place).map(|e| e.len.clone());
-                let all = whole || matches!((&bound, built), (Some(b), Some(Len::Built(len))) if self.walks_all(scopes, &place, &len, b));
-                // The other part written before with the same bound: `buf[..k]` copied, then
-                // `buf[k..]` filled, or the tail filled first and the head copied after.
-                let part = |e: &Entries| if rest.is_some() { e.prefix.clone() } else { e.suffix.clone() };
-                let other = rest.as_ref().or(bound.as_ref()).and_then(|k| state.map.get(&place).and_then(part).filter(|(b, _)| b == k)).map(|(_, o)| o);
-                if !all && self.fill_rest(scopes, state, &place, other, origins.clone(), self.pos(&m.receiver)) {
-                    return;
+                let between = match (&split, strip(&m.receiver)) {
+                    (None, Expr::Index(ix)) => range_bounds(&ix.index),
+                    _ => None,
+                };
+                // `buf[k..n]` of a buffer built with `n` entries is its tail, as `buf[k..]` is.
+                let rest = rest.or_else(|| between.as_ref().filter(|(_, end)| matches!(&built, Some(Len::Built(len)) if self.walks_all(scopes, &place, len, end))).map(|(k, _)| k.clone()));
+                // `buf[k..m]` after `buf[..k]` was written: `buf[..m]` holds the two (a batch's
+                // rows copied in, then the padding up to the captured size: `buf[..m]` is what
+                // the kernel is given).
+                if let (None, None, Some((k, end))) = (&bound, &rest, &between) {
+                    let same = |b: &String| self.len_text(scopes, b.clone()) == self.len_text(scopes, k.clone());
+                    if let Some((_, written)) = state.map.get(&place).and_then(|e| e.prefix.clone()).filter(|(b, _)| same(b)) {
+                        self.add(scopes, state, &place, origins.clone());
+                        if let Some(entries) = state.map.get_mut(&place) {
+                            entries.prefix = Some((end.clone(), written.into_iter().chain(origins).collect()));
+                        }
+                        return;
+                    }
                 }
+                let all = whole || matches!((&bound, built), (Some(b), Some(Len::Built(len))) if self.walks_all(scopes, &place, &len, b));
                 if all {
                     let at = self.ctx.expr_range(&m.receiver).start;
                     let len = state.map.get(&place).map(|e| e.len.clone()).unwrap_or_default();
@@ -2103,14 +2173,7 @@ impl<'c, 'a> Pad<'c, 'a> {
                         entries.len = len;
                     }
                 } else {
-                    self.add(scopes, state, &place, origins.clone());
-                    if let Some(entries) = state.map.get_mut(&place) {
-                        match (bound, rest) {
-                            (Some(bound), _) => entries.prefix = Some((bound, origins)),
-                            (_, Some(start)) => entries.suffix = Some((start, origins)),
-                            _ => {}
-                        }
-                    }
+                    self.write_part(scopes, state, &place, (bound, rest), origins, &m.receiver);
                 }
             }
             // `buf.clone_from(src)` is `buf = src.clone()` (clippy's `assigning_clones` writes
@@ -2224,15 +2287,17 @@ impl<'c, 'a> Pad<'c, 'a> {
     /// a helper of this file whose body calls a kernel or such a helper (a few deep), or a
     /// function of another file found to hand an index on in an earlier round.
     fn may_forward(&self, call: &Expr) -> bool {
-        let Some(name) = crate::resolve::CallSite::of(call).map(|c| c.name) else { return false };
+        let Some(site) = crate::resolve::CallSite::of(call) else { return false };
+        let name = &site.name;
         let kernels = kernel_names(self.ctx);
         if kernels.is_empty() {
             return false;
         }
-        if self.ctx.items.summaries.known_forwarders.read().is_ok_and(|known| known.contains(&name)) {
+        let known = |n: &str| self.ctx.items.summaries.known_forwarders.read().is_ok_and(|known| known.contains(n));
+        if known(name) || self.ctx.resolver.imported_name(&site).is_some_and(known) {
             return true;
         }
-        self.ctx.fns.by_name.get(&name).is_some_and(|defs| defs.iter().any(|&i| self.helper_may_forward(i, kernels, 0)))
+        self.ctx.fns.by_name.get(name).is_some_and(|defs| defs.iter().any(|&i| self.helper_may_forward(i, kernels, 0)))
     }
 
     fn helper_may_forward(&self, idx: usize, kernels: &HashSet<String>, depth: usize) -> bool {
@@ -2719,7 +2784,16 @@ impl<'c, 'a> Pad<'c, 'a> {
     fn helper_return(&self, scopes: &Scopes, state: &mut State, call: &Expr) -> Option<Val> {
         let (name, summary) = self.helper(call)?;
         let args = Self::summary_args(call, &summary);
-        Some(self.substitute(scopes, state, &summary.returns, &args, &How::Helper(name), call))
+        let mut v = self.substitute(scopes, state, &summary.returns, &args, &How::Helper(name), call);
+        // A by-value setter that returns its receiver (`fn tables(mut self, t: ..) -> Self {
+        // self.tables = t; self }`): the fields it did not set are the receiver's (`slots` of the
+        // setter before it in `B::default().slots(s).tables(t)`).
+        if let (true, Some(receiver)) = (summary.returns_self, summary.receiver_at.and_then(|at| args.get(at))) {
+            for (f, fv) in self.eval(scopes, state, receiver).fields {
+                v.fields.entry(f).or_insert(fv);
+            }
+        }
+        Some(v)
     }
 
     /// An origin of a helper of another file, brought to a call of it here: the call is where
@@ -3045,6 +3119,14 @@ fn tag_via(v: &mut Val, place: &Place, at: usize) {
 fn suffix_start(index: &Expr) -> Option<String> {
     match strip(index) {
         Expr::Range(r) if r.end.is_none() => r.start.as_deref().map(crate::rules::expr_text),
+        _ => None,
+    }
+}
+
+/// `k` and `m` of a range `k..m`, as written.
+fn range_bounds(index: &Expr) -> Option<(String, String)> {
+    match strip(index) {
+        Expr::Range(syn::ExprRange { start: Some(k), end: Some(m), limits: syn::RangeLimits::HalfOpen(_), .. }) => Some((crate::rules::expr_text(k), crate::rules::expr_text(m))),
         _ => None,
     }
 }

@@ -538,6 +538,9 @@ impl Analysis for Keys<'_, '_> {
                     self.refilled(scopes, state, &place, &a.right);
                     self.assign(scopes, state, &place, &a.right);
                     self.part_replaced(scopes, state, &place, self.ctx.expr_range(&a.left).start);
+                } else if let Expr::Index(ix) = strip(&a.left) {
+                    // `k[1] = shape;`: a key filled element by element takes in each element.
+                    self.feed_into(scopes, state, &ix.expr, std::iter::once(&*a.right));
                 }
             }
             Expr::Call(_) | Expr::MethodCall(_) => {
@@ -828,7 +831,12 @@ impl Analysis for Keys<'_, '_> {
             Base::SelfValue => true,
         };
         let kept = built.into_iter().filter(|p| nameable(p) && !holds_other_places(state, p));
-        self.returns.join(&Built(Some(kept.collect())));
+        // A `None` returned is no key (`let k = self.key_for(b)?;`): the key is what the other
+        // exits return, as an `Err(..)`'s path is no exit at all.
+        let no_value = value.is_some_and(|v| matches!(crate::resolve::strip(v), Expr::Path(p) if p.path.is_ident("None")));
+        if !no_value {
+            self.returns.join(&Built(Some(kept.collect())));
+        }
         let parts = state.built.map.iter().filter(|(p, _)| !p.fields.is_empty() && nameable(p)).map(|(p, b)| (p.clone(), b.0.iter().flatten().filter(|q| nameable(q)).cloned().collect()));
         self.parts_at_exits.push(parts.collect());
     }
@@ -1339,7 +1347,11 @@ impl<'c, 'a> Keys<'c, 'a> {
         }
         match strip(e) {
             Expr::MethodCall(m) if super::takes_guard(m) || (m.args.len() <= 1 && { let name = m.method.to_string(); super::UNWRAPS.contains(&name.as_str()) || VIEWS.contains(&name.as_str()) }) => self.caches_of(scopes, state, &m.receiver),
-            Expr::Try(t) => self.caches_of(scopes, state, &t.expr),
+            // `self.m.read().ok()?`: a poisoned lock is an early return, the guard the cache.
+            Expr::Try(t) => match strip(&t.expr) {
+                Expr::MethodCall(ok) if ok.method == "ok" && ok.args.is_empty() => self.caches_of(scopes, state, &ok.receiver),
+                _ => self.caches_of(scopes, state, &t.expr),
+            },
             // `self.kv.read().await`: tokio's locks are awaited.
             Expr::Await(a) => self.caches_of(scopes, state, &a.base),
             other => match scopes.place_of(other) {

@@ -88,6 +88,9 @@ struct Donation {
     /// A helper of this file that donates its parameter: its name, and a label at its call that
     /// does.
     helper: Option<(String, Label)>,
+    /// Made in the body of a spawned task (by range), which may run from the spawn on: its own
+    /// reads, where the task is awaited and its body walked, are no uses after it.
+    task: Option<Range<usize>>,
 }
 
 /// What a helper donates: places of its parameters (by position; `None`: of `self`), each with
@@ -146,6 +149,8 @@ struct Donate<'c, 'a> {
     /// What the place given to each `mem::replace`/`mem::take` held before (its value), by the
     /// call's range: its facts and its parts', by field path within it.
     replaced: HashMap<Range<usize>, Vec<(Vec<String>, Fact)>>,
+    /// The body of the task whose calls are being read at its spawn ([`Donation::task`]).
+    spawning: Option<Range<usize>>,
 }
 
 impl Analysis for Donate<'_, '_> {
@@ -199,7 +204,7 @@ impl Analysis for Donate<'_, '_> {
                     }
                 }
             }
-            Expr::Closure(c) => self.read_names(scopes, state, captures(c)),
+            Expr::Closure(_) => self.read_names(scopes, state, captures(e)),
             _ => {}
         }
     }
@@ -440,7 +445,7 @@ impl<'c, 'a> Donate<'c, 'a> {
     }
 
     fn new(ctx: &'c FnCtx<'a>, def: Option<&'c FnDef<'a>>, depth: usize) -> Self {
-        Donate { ctx, def, depth, donations: Vec::new(), ids: HashMap::new(), findings: Vec::new(), seen: HashSet::new(), summary: Summary::default(), handles_moved: std::cell::OnceCell::new(), replaced: HashMap::new() }
+        Donate { ctx, def, depth, donations: Vec::new(), ids: HashMap::new(), findings: Vec::new(), seen: HashSet::new(), summary: Summary::default(), handles_moved: std::cell::OnceCell::new(), replaced: HashMap::new(), spawning: None }
     }
 
     /// In a summary: a call of a parameter (a closure the helper was given) with places of
@@ -504,16 +509,19 @@ impl<'c, 'a> Donate<'c, 'a> {
             return;
         }
         // `thread::spawn(move || add_inplace(x, r))`: the closure runs on another thread, at any
-        // time from here on, so what it donates of the names it captures may be donated here.
-        if let Some(c) = spawned_closure(e) {
-            let captured: HashSet<String> = captures(c).iter().map(|i| i.to_string()).collect();
-            for inner in crate::rules::calls_in_expr(&c.body) {
+        // time from here on, so what it donates of the names it captures may be donated here;
+        // likewise a task's `async` block (`tokio::spawn(async move { .. })`).
+        if let Some(body) = spawned_body(e) {
+            let captured: HashSet<String> = captures(body).iter().map(|i| i.to_string()).collect();
+            self.spawning = Some(ctx.expr_range(body));
+            for inner in crate::rules::calls_in_expr(body) {
                 let (receiver, args) = call_args(inner);
                 let outer = |n: &String| captured.contains(n) || scopes.lookup(n).is_none();
                 if receiver.into_iter().chain(args).all(|a| dataflow::names_read(a).iter().all(outer)) {
                     self.call(scopes, state, inner);
                 }
             }
+            self.spawning = None;
             return;
         }
         if let Some((site, callee)) = ctx.callee(e) {
@@ -539,6 +547,7 @@ impl<'c, 'a> Donate<'c, 'a> {
                     call_text: call_text(ctx, &site, &callee.name),
                     returns: true,
                     helper: None,
+                    task: self.spawning.clone(),
                 };
                 self.donate(state, &place, donation);
             }
@@ -563,6 +572,7 @@ impl<'c, 'a> Donate<'c, 'a> {
                 call_text: call_text(ctx, &site, &helper),
                 returns,
                 helper: Some((helper.clone(), Label::new(&inner.file, inner.call.clone(), format!("`{helper}` donates `{}` here", inner.place)))),
+                task: self.spawning.clone(),
             };
             self.donate(state, &place, donation);
         }
@@ -645,7 +655,7 @@ impl<'c, 'a> Donate<'c, 'a> {
             return;
         }
         let Some(fact) = state.map.get(place) else { return };
-        let mut donations = fact.donated.iter().map(|i| &self.donations[*i]);
+        let mut donations = fact.donated.iter().map(|i| &self.donations[*i]).filter(|d| !d.task.as_ref().is_some_and(|t| t.contains(&range.start)));
         let Some(first) = donations.next() else { return };
         let others: Vec<&Donation> = donations.collect();
         if !self.seen.insert((range.start, range.end)) {
@@ -703,12 +713,13 @@ impl<'c, 'a> Donate<'c, 'a> {
     }
 }
 
-/// The closure a call detaches onto another thread or task (`thread::spawn(move || ..)`, a
-/// scoped thread's `s.spawn(|| ..)`).
-fn spawned_closure(e: &Expr) -> Option<&syn::ExprClosure> {
+/// The closure or `async` block a call detaches onto another thread or task (`thread::spawn(move
+/// || ..)`, a scoped thread's `s.spawn(|| ..)`, `tokio::spawn(async move { .. })`).
+fn spawned_body(e: &Expr) -> Option<&Expr> {
     let (_, args) = call_args(e);
     let spawns = dataflow::is_spawn(e) || matches!(e, Expr::MethodCall(m) if m.method == "spawn");
-    spawns.then(|| args.into_iter().find_map(dataflow::closure_of)).flatten()
+    let detached = |a: &&Expr| dataflow::closure_of(a).is_some() || matches!(crate::resolve::strip(a), Expr::Async(_));
+    spawns.then(|| args.into_iter().find(detached)).flatten()
 }
 
 /// How the help writes a call: `dev.add_inplace_async`, `kv::donate`.
@@ -733,9 +744,10 @@ fn token_names(ts: &proc_macro2::TokenStream, out: &mut Vec<proc_macro2::Ident>)
     }
 }
 
-/// The names a closure reads from around it, with where: every single-name path and macro token
-/// in its body that no pattern of the closure binds (its parameters, its `let`s, its arms).
-fn captures(c: &syn::ExprClosure) -> Vec<proc_macro2::Ident> {
+/// The names a closure (or an `async` block) reads from around it, with where: every
+/// single-name path and macro token in its body that no pattern of it binds (its parameters,
+/// its `let`s, its arms).
+fn captures(body: &Expr) -> Vec<proc_macro2::Ident> {
     #[derive(Default)]
     struct Names {
         used: Vec<proc_macro2::Ident>,
@@ -757,7 +769,7 @@ fn captures(c: &syn::ExprClosure) -> Vec<proc_macro2::Ident> {
         fn visit_item(&mut self, _: &'ast syn::Item) {}
     }
     let mut v = Names::default();
-    v.visit_expr_closure(c);
+    v.visit_expr(body);
     let Names { used, bound } = v;
     used.into_iter().filter(|i| !bound.contains(&i.to_string())).collect()
 }

@@ -71,7 +71,7 @@ use crate::index::ContractedFn;
 /// Methods that write through their receiver.
 pub(crate) const MUTATING_METHODS: &[&str] = &[
     "fill", "fill_with", "copy_from_slice", "clone_from_slice", "iter_mut", "as_mut_ptr", "as_mut_slice", "swap", "sort",
-    "sort_unstable", "reverse", "rotate_left", "rotate_right", "copy_within", "get_mut", "last_mut", "first_mut", "first_chunk_mut",
+    "sort_unstable", "reverse", "rotate_left", "rotate_right", "copy_within", "get_mut", "get_unchecked_mut", "last_mut", "first_mut", "first_chunk_mut",
     "chunks_mut", "split_at_mut", "push", "insert", "clear", "truncate", "resize", "resize_with", "extend", "extend_from_slice", "write",
     "set", "zero_", "fill_", "copy_", "as_mut",
     // The entry API borrows a map mutably to insert or change the entry.
@@ -1097,8 +1097,10 @@ impl<'c, 'a> Writes<'c, 'a> {
     /// A store through a raw pointer into a place: `count` positions from where it points.
     fn record_pointer_write(&mut self, scopes: &Scopes, state: &State, pointer: &Expr, count: Option<&Expr>, how: String) {
         let Some((targets, at)) = self.pointer_into(scopes, state, pointer) else { return };
+        // A count not known is at least one (a copy of none writes nothing): the first position
+        // is written (`copy_nonoverlapping(src, P.as_mut_ptr(), src.len())`).
         let count = match count {
-            Some(n) => self.ctx.int_value(n),
+            Some(n) => Some(self.ctx.int_value(n).unwrap_or(1)),
             None => Some(1),
         };
         let at = at.zip(count).map(|(a, n)| (a, a.saturating_add(n)));
@@ -1133,7 +1135,7 @@ impl<'c, 'a> Writes<'c, 'a> {
         let positions: Option<Vec<&Expr>> = match method.as_str() {
             "swap" => Some(m.args.iter().collect()),
             "copy_within" => Some(m.args.iter().skip(1).collect()),
-            "get_mut" => Some(m.args.iter().take(1).collect()),
+            "get_mut" | "get_unchecked_mut" => Some(m.args.iter().take(1).collect()),
             _ => None,
         };
         if let Some(positions) = positions {
