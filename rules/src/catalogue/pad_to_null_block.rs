@@ -10,7 +10,8 @@ declare_rule! {
     /// Default::default)`, `fill_with(|| 0)`), `once(0)`, `push(0)` or `buf[i] = 0` in a padding loop, `unwrap_or(0)` /
     /// `unwrap_or_default()` fallbacks, a reset to S on one branch only or only after the buffer was
     /// already used, the same through conversions (`Tensor::new(&slots, ..)`,
-    /// `into_boxed_slice()`), struct literals, the value a `loop` breaks with, a `static` or
+    /// `into_boxed_slice()`), struct literals, rows padded in place and then flattened (`for row
+    /// in rows.iter_mut() { row.resize(n, 0); }` then `rows.concat()`), the value a `loop` breaks with, a `static` or
     /// `const` array of the file (`static DUMMY_SLOTS: [i64; 8] = [0; 8];`, reported where it is
     /// passed), a constant computed from others (`PAD_SLOT_ID + 1` is 0), helpers of the same
     /// file or of another (a buffer they return, or a parameter they pad, also with the value the

@@ -916,7 +916,10 @@ impl Analysis for Pad<'_, '_> {
                 }
                 self.apply_helper_effects(scopes, state, e);
                 match e {
-                    Expr::MethodCall(m) => self.mutation(scopes, state, m),
+                    Expr::MethodCall(m) => {
+                        self.mutation(scopes, state, m);
+                        self.row_grown(scopes, state, m);
+                    }
                     Expr::Call(_) => self.replaced(scopes, state, e),
                     _ => {}
                 }
@@ -1026,7 +1029,7 @@ impl Analysis for Pad<'_, '_> {
         // An entry of a buffer walked mutably: `s` of `slots.iter_mut()`, the side of a `zip`
         // that walks it.
         let walked = match (locals, strip(iterated)) {
-            ([local], e) => entries_walked(e).map(|(b, _)| (*local, b)),
+            ([local], _) => entries_walked(iterated).map(|(b, _)| (*local, b)),
             ([first, .., last], Expr::MethodCall(m)) if m.method == "zip" && m.args.len() == 1 => {
                 entries_walked(&m.receiver).map(|(b, _)| (*first, b)).or_else(|| entries_walked(&m.args[0]).map(|(b, _)| (*last, b)))
             }
@@ -2075,6 +2078,24 @@ impl<'c, 'a> Pad<'c, 'a> {
                 _ => {}
             }
         }
+    }
+
+    /// `for row in rows.iter_mut() { row.resize(m, 0); }`: a row walked mutably grows with what
+    /// is put into it, and so do the entries of `rows` (what `rows.concat()` or `flatten()`
+    /// gives a kernel).
+    fn row_grown(&self, scopes: &Scopes, state: &mut State, m: &syn::ExprMethodCall) {
+        if !LENGTH_CHANGING.contains(&m.method.to_string().as_str()) {
+            return;
+        }
+        let Some(rows) = whole_local(scopes, &m.receiver).and_then(|id| self.entries.get(&id).map(|rows| (id, rows.clone()))) else { return };
+        let (row, rows) = rows;
+        let Some(grown) = state.map.get(&Place { base: Base::Local(row), fields: Vec::new() }).map(|e| e.origins.clone()) else { return };
+        // Held by `rows` now: the finding names what is passed.
+        let grown = grown.into_iter().map(|mut o| {
+            o.holder = None;
+            o
+        });
+        self.add(scopes, state, &rows, grown.collect());
     }
 
     /// Methods that change a buffer's entries.
