@@ -7,7 +7,8 @@ declare_rule! {
     /// `zeros(..)`, `Tensor::full(0, ..)`, candle's `pad_with_zeros` and `Tensor::cat` of a zero
     /// tail, burn's `pad(pads, 0)` and zeros brought in by `from_data(TensorData::new(..))` or
     /// `from_ints([..])`, producers (`array::from_fn(|_| 0)`, `resize_with(n,
-    /// Default::default)`, `fill_with(|| 0)`), `once(0)`, `push(0)` or `buf[i] = 0` in a padding loop, `unwrap_or(0)` /
+    /// Default::default)`, `fill_with(|| 0)`), a buffer made on first use
+    /// (`self.slots.get_or_insert_with(|| vec![0; n])`), `once(0)`, `push(0)` or `buf[i] = 0` in a padding loop, `unwrap_or(0)` /
     /// `unwrap_or_default()` fallbacks, a reset to S on one branch only or only after the buffer was
     /// already used, the same through conversions (`Tensor::new(&slots, ..)`,
     /// `into_boxed_slice()`), struct literals, rows padded in place and then flattened (`for row

@@ -1076,6 +1076,12 @@ impl Analysis for Pad<'_, '_> {
         // `let s = &mut m.slot_mapping;`, `let s = m.slot_mapping.as_mut().unwrap();`
         if let Some(field) = init.and_then(|init| borrowed_content(scopes, init)) {
             let field = self.borrowed(&field);
+            // `let s = o.get_or_insert_with(|| vec![0; n]);`: what `o` held, or the new value.
+            let inserting = init.map(dataflow::strip_parens).filter(|i| matches!(i, Expr::MethodCall(m) if m.method == "get_or_insert_with" || m.method == "get_or_insert"));
+            if let Some(call @ Expr::MethodCall(m)) = inserting {
+                let inserted = self.eval_method(scopes, state, call, m);
+                self.add(scopes, state, &field, inserted.own);
+            }
             self.borrows.insert(local, field);
             return;
         }
