@@ -158,11 +158,24 @@ impl<'a> FnCtx<'a> {
     }
 
     /// The value of an integer literal, a constant known to the index, or arithmetic of them
-    /// (`PAD_SLOT_ID + 1`).
+    /// (`PAD_SLOT_ID + 1`), or of a call of a function of this file without arguments whose
+    /// body is one of those (`null_index()` of `fn null_index() -> usize { NULL_BLOCK }`).
     pub fn int_value(&self, e: &Expr) -> Option<i128> {
         let krate = [self.resolver.crate_name];
         if let Some(v) = self.const_by_path(crate::resolve::strip(e), &krate) {
             return Some(v);
+        }
+        if let Expr::Call(c) = crate::resolve::strip(e) {
+            let named = matches!(&*c.func, Expr::Path(p) if p.path.segments.last().is_some_and(|s| self.fns.by_name.contains_key(&s.ident.to_string())));
+            if named && c.args.is_empty() {
+                if let Some((_, def)) = self.helper_of(e, None, 0) {
+                    return match def.body.stmts.as_slice() {
+                        // Not a call: a chain of helpers is not followed (nor is a recursion).
+                        [syn::Stmt::Expr(value, None)] if !matches!(crate::resolve::strip(value), Expr::Call(_)) => self.int_value(value),
+                        _ => None,
+                    };
+                }
+            }
         }
         let local = self.local_consts.get_or_init(|| local_consts(self.body));
         // A constant or static of this file the path names (`warm::DUMMY`, an array), unless the
