@@ -818,17 +818,23 @@ impl<'c, 'a> Pad<'c, 'a> {
         self.fill_rest(scopes, state, place, copied, origins, at)
     }
 
-    /// The element stores at a loop's counter that runs from `k` to `end`, the end of the buffer
-    /// (its built length or its `len()`), for the buffers whose first `k` entries were `copied`.
+    /// The element stores at a loop's counter that runs from `k` to `end`, for the buffers whose
+    /// first `k` entries were `copied`: every entry when `end` is the end of the buffer (its built
+    /// length or its `len()`), else those of `buf[..end]`.
     fn rest_stores(&self, scopes: &Scopes, state: &mut State, body: &syn::Block, var: &str, copied: &[(Place, BTreeSet<Origin>)], end: &str) {
         for stmt in &body.stmts {
             let syn::Stmt::Expr(Expr::Assign(a), _) = stmt else { continue };
             let Expr::Index(ix) = &*a.left else { continue };
             let Some(place) = scopes.place_of(&ix.expr).filter(|_| crate::rules::expr_text(strip(&ix.index)) == var) else { continue };
             let to_end = matches!(state.map.get(&place).map(|e| &e.len), Some(Len::Built(l)) if self.walks_all(scopes, &place, l, end)) || end == format!("{}.len()", crate::rules::expr_text(&ix.expr));
-            if let (true, Some((_, copied))) = (to_end, copied.iter().find(|(p, _)| *p == place)) {
-                let v = self.eval(scopes, state, &a.right).put(&How::Put("store".into()));
+            let Some((_, copied)) = copied.iter().find(|(p, _)| *p == place) else { continue };
+            let v = self.eval(scopes, state, &a.right).put(&How::Put("store".into()));
+            if to_end {
                 self.fill_rest(scopes, state, &place, Some(copied.clone()), v, self.pos(&a.right));
+            } else if let Some(entries) = state.map.get_mut(&place) {
+                // `for i in n..padded { buf[i] = PAD; }`: `buf[..padded]` holds the two (what a
+                // captured graph's kernel is given).
+                entries.prefix = Some((end.to_string(), copied.iter().cloned().chain(v).collect()));
             }
         }
     }
