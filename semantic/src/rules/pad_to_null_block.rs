@@ -718,6 +718,12 @@ impl<'c, 'a> Pad<'c, 'a> {
         text
     }
 
+    /// Whether two lengths as written are the same, through the locals bound to one
+    /// (`let n = real.len();`: `n` and `real.len()`).
+    fn same_len(&self, scopes: &Scopes, a: &str, b: &str) -> bool {
+        self.len_text(scopes, a.to_string()) == self.len_text(scopes, b.to_string())
+    }
+
     /// Whether walking `walked` entries of `place`, built with `built`, walks all of them: the
     /// same length, or the buffer's own (`for i in 0..slots.len()`: its length never changed).
     fn walks_all(&self, scopes: &Scopes, place: &Place, built: &str, walked: &str) -> bool {
@@ -813,8 +819,8 @@ impl<'c, 'a> Pad<'c, 'a> {
         if iter.method != "iter_mut" {
             return false;
         }
-        let k = self.len_text(scopes, crate::rules::expr_text(k));
-        let copied = state.map.get(place).and_then(|e| e.prefix.clone()).filter(|(b, _)| self.len_text(scopes, b.clone()) == k).map(|(_, o)| o);
+        let k = crate::rules::expr_text(k);
+        let copied = state.map.get(place).and_then(|e| e.prefix.clone()).filter(|(b, _)| self.same_len(scopes, b, &k)).map(|(_, o)| o);
         self.fill_rest(scopes, state, place, copied, origins, at)
     }
 
@@ -1443,8 +1449,7 @@ impl<'c, 'a> Pad<'c, 'a> {
             (Len::Built(built), Some(walked)) if !self.walks_all(scopes, place, built, &walked) => {
                 // The tail from there on was written before (`buf[real.len()..].fill(PAD)`, then
                 // the real rows stored one by one): every entry is one of the two.
-                let same = |k: &String| self.len_text(scopes, k.clone()) == self.len_text(scopes, walked.clone());
-                let tail = state.map.get(place).and_then(|e| e.suffix.clone()).filter(|(k, _)| same(k)).map(|(_, o)| o);
+                let tail = state.map.get(place).and_then(|e| e.suffix.clone()).filter(|(k, _)| self.same_len(scopes, k, &walked)).map(|(_, o)| o);
                 if self.fill_rest(scopes, state, place, tail, v.own.clone(), at) {
                     return;
                 }
@@ -2188,8 +2193,7 @@ impl<'c, 'a> Pad<'c, 'a> {
                 // rows copied in, then the padding up to the captured size: `buf[..m]` is what
                 // the kernel is given).
                 if let (None, None, Some((k, end))) = (&bound, &rest, &between) {
-                    let same = |b: &String| self.len_text(scopes, b.clone()) == self.len_text(scopes, k.clone());
-                    if let Some((_, written)) = state.map.get(&place).and_then(|e| e.prefix.clone()).filter(|(b, _)| same(b)) {
+                    if let Some((_, written)) = state.map.get(&place).and_then(|e| e.prefix.clone()).filter(|(b, _)| self.same_len(scopes, b, k)) {
                         self.add(scopes, state, &place, origins.clone());
                         if let Some(entries) = state.map.get_mut(&place) {
                             entries.prefix = Some((end.clone(), written.into_iter().chain(origins).collect()));
@@ -2274,8 +2278,8 @@ impl<'c, 'a> Pad<'c, 'a> {
             }
             // `truncate(k)` after `buf[..k].copy_from_slice(real)`: only what was copied is left.
             "truncate" if whole => {
-                let k = m.args.first().map(|k| self.len_text(scopes, crate::rules::expr_text(k)));
-                if let Some((_, copied)) = state.map.get(&place).and_then(|e| e.prefix.clone()).filter(|(b, _)| Some(self.len_text(scopes, b.clone())) == k) {
+                let k = m.args.first().map(crate::rules::expr_text);
+                if let Some((_, copied)) = state.map.get(&place).and_then(|e| e.prefix.clone()).filter(|(b, _)| k.as_ref().is_some_and(|k| self.same_len(scopes, b, k))) {
                     self.store(scopes, state, &place, Val { own: copied, fields: BTreeMap::new() }, self.pos(&m.receiver));
                 }
             }
@@ -2313,7 +2317,7 @@ impl<'c, 'a> Pad<'c, 'a> {
         let bound = prefix_bound(&ix.index)?;
         let place = self.borrowed(&scopes.place_of(&ix.expr)?);
         let (walked, copied) = state.map.get(&place)?.prefix.as_ref()?;
-        (self.len_text(scopes, bound) == self.len_text(scopes, walked.clone())).then(|| Val::from(copied.clone()))
+        self.same_len(scopes, &bound, walked).then(|| Val::from(copied.clone()))
     }
 
     /// Whether a call may reach a kernel that skips a sentinel through helpers, from names alone:
