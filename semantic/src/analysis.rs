@@ -169,11 +169,16 @@ impl<'a> FnCtx<'a> {
             let named = matches!(&*c.func, Expr::Path(p) if p.path.segments.last().is_some_and(|s| self.fns.by_name.contains_key(&s.ident.to_string())));
             if named && c.args.is_empty() {
                 if let Some((_, def)) = self.helper_of(e, None, 0) {
-                    return match def.body.stmts.as_slice() {
-                        // Not a call: a chain of helpers is not followed (nor is a recursion).
-                        [syn::Stmt::Expr(value, None)] if !matches!(crate::resolve::strip(value), Expr::Call(_)) => self.int_value(value),
-                        _ => None,
-                    };
+                    return constant_body(def).and_then(|value| self.int_value(value));
+                }
+            }
+            // A function of another file or crate (`kv::reserved_block()`), read in its own
+            // file: its constants are its crate's.
+            if !named && c.args.is_empty() && matches!(&*c.func, Expr::Path(_)) {
+                if let Some(path) = self.foreign_helper(crate::resolve::strip(e), None, 0) {
+                    return crate::dataflow::shared_memoized(&self.items.summaries.constant_fns, &path, 0, || {
+                        self.with_foreign_fn(&path, |theirs, def| constant_body(def).and_then(|value| theirs.int_value(value))).flatten()
+                    });
                 }
             }
         }
@@ -211,6 +216,15 @@ impl<'a> FnCtx<'a> {
         let targets = self.resolver.call_targets(&written, self.self_type);
         let value = targets.iter().find_map(|t| self.items.const_value(self.index, t))?;
         value.eval(&mut |inner| self.index.const_value_in(inner, krate))
+    }
+}
+
+/// The value a function without arguments returns, when its body is that one expression and
+/// not a call: a chain of helpers is not followed (nor is a recursion).
+fn constant_body<'d>(def: &FnDef<'d>) -> Option<&'d Expr> {
+    match def.body.stmts.as_slice() {
+        [syn::Stmt::Expr(value, None)] if !matches!(crate::resolve::strip(value), Expr::Call(_)) => Some(value),
+        _ => None,
     }
 }
 

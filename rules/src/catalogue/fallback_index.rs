@@ -4,12 +4,13 @@ declare_rule! {
     /// default: `unwrap_or(c)` (`unwrap_or(&c)` too), `unwrap_or_default()`, `map_or(c, ..)`,
     /// `map_or_else(|| c, ..)`, `unwrap_or_else(|| c)`, or a branch of a `match`, `if let` or
     /// `if`/`else` that produces a constant while another branch does not (all constant: a
-    /// table, not a fallback), for a scalar index as for the entries of an index buffer (also
+    /// table, not a fallback; a branch that gives the compared local back, `if b == NULL_BLOCK {
+    /// alloc() } else { b }`, holds only what its condition leaves it), for a scalar index as for the entries of an index buffer (also
     /// one entry at a time: `for &b in &blocks { pool.write(b, ..) }`),
     /// followed through locals (on any branch), struct fields (nested ones, `s.pos.block`) and
     /// tuple elements (`p.0`), closures bound to a local and called (`let block_of = |p|
     /// table.get(p / BS).copied().unwrap_or(0);`), and helpers that return it (of the
-    /// same file, or of another file of the workspace reached by path: reported at the call of
+    /// same file, or of another file of the workspace reached by path, `unwrap_or_else(kv::reserved_block)` too: reported at the call of
     /// the helper, with a label where the helper falls back; a helper's constant exit counts
     /// next to its others, `if t.is_empty() { return 0; }` or `None => return 0`). A helper that
     /// hands its parameter on to the writer's index (`fn put(pool, b, row) { pool.write(b, row) }`)

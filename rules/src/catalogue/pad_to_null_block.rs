@@ -37,7 +37,7 @@ declare_rule! {
     /// whole, or cut off by `truncate(k)`; `mem::replace(&mut buf, ..)` and `mem::take` as
     /// resets), and a buffer of the largest batch whose first `m` entries are passed (`&buf[..m]`)
     /// after the real rows were copied into `buf[..k]` and `buf[k..m]` was set to S (by `fill` or
-    /// by a loop `for i in k..m`). An index declared with `reads(P[IDX])` may be padded with 0. The
+    /// by a loop `for i in k..m`), or `buf[..m]` was set to S before the copy. An index declared with `reads(P[IDX])` may be padded with 0. The
     /// null block is position 0 and the callee's `forbids_write` regions of P, except in a sanctioned
     /// writer of a region (`forbids_write(P[R], except(health_check))`): there R's positions are
     /// ordinary ones, statically in the function the `except` path names and at run time while it

@@ -518,6 +518,38 @@ impl<'c, 'a> Fallbacks<'c, 'a> {
         }
     }
 
+    /// The branch of `if b == NULL_BLOCK { alloc() } else { b }` (or `if b != C { b } else {
+    /// .. }`) whose value is the compared local, where the condition rules out every constant
+    /// it may hold there: that branch gives no fallback (0 for then, 1 for else).
+    fn ruled_out_branch(&self, scopes: &Scopes, state: &State, i: &syn::ExprIf) -> Option<usize> {
+        let (_, els) = i.else_branch.as_ref()?;
+        let Expr::Block(els) = &**els else { return None };
+        let Expr::Binary(cond) = strip(&i.cond) else { return None };
+        let local = |e: &Expr| match super::strip_cast(strip(e)) {
+            Expr::Path(p) => p.path.get_ident().cloned(),
+            _ => None,
+        };
+        let (name, flipped, bound) = match (local(&cond.left), local(&cond.right)) {
+            (Some(x), _) if self.ctx.int_value(strip(&cond.right)).is_some() => (x, false, self.ctx.int_value(strip(&cond.right))?),
+            (_, Some(x)) => (x, true, self.ctx.int_value(strip(&cond.left))?),
+            _ => return None,
+        };
+        [&i.then_branch, &els.block].into_iter().enumerate().find_map(|(k, block)| {
+            let Some(syn::Stmt::Expr(tail, None)) = block.stmts.last() else { return None };
+            if local(tail).as_ref() != Some(&name) {
+                return None;
+            }
+            let mut srcs = self.eval(scopes, state, tail);
+            if let Some(id) = scopes.lookup(&name.to_string()) {
+                srcs.extend(self.const_locals.get(&id).cloned());
+            }
+            let constant = |s: &Src| matches!(s, Src::Fallback { .. } | Src::Default { .. });
+            let held = srcs.iter().filter(|s| constant(s)).count();
+            retain_possible(&mut srcs, &cond.op, flipped, bound, k == 0);
+            (held > 0 && !srcs.iter().any(constant)).then_some(k)
+        })
+    }
+
     /// The constant a block's value is through a local of its own (`{ let f = NULL_BLOCK; f }`),
     /// reported where the local was bound to it.
     fn block_local_constant(&self, e: &Expr) -> Option<Src> {
@@ -542,10 +574,14 @@ impl<'c, 'a> Fallbacks<'c, 'a> {
         if !matches!(call, Expr::Call(_) | Expr::MethodCall(_)) || !crate::analysis::call_args(call).1.is_empty() {
             return None;
         }
-        let (_, def) = self.ctx.helper_of(call, self.def, self.depth)?;
-        match def.body.stmts.as_slice() {
-            [syn::Stmt::Expr(tail, None)] => self.ctx.int_value(tail),
-            _ => None,
+        match self.ctx.helper_of(call, self.def, self.depth) {
+            Some((_, def)) => match def.body.stmts.as_slice() {
+                [syn::Stmt::Expr(tail, None)] => self.ctx.int_value(tail),
+                _ => None,
+            },
+            // A function of another file (`unwrap_or_else(kv::reserved_block)`).
+            None if matches!(call, Expr::Call(_)) => self.ctx.int_value(call),
+            None => None,
         }
     }
 
@@ -563,7 +599,12 @@ impl<'c, 'a> Fallbacks<'c, 'a> {
             Expr::Path(_) | Expr::Field(_) => scopes.place_of(e).filter(|p| !self.masks(scopes, p)).map(|p| self.read(state, &p)).unwrap_or_default(),
             Expr::Match(m) => self.branches_value(scopes, state, m.arms.iter().map(|a| (Some(&*a.body), super::pattern_names(&a.pat))).collect()),
             Expr::If(i) => match if_branches(i) {
-                Some(branches) => self.branches_value(scopes, state, branches),
+                Some(mut branches) => {
+                    if let Some(k) = self.ruled_out_branch(scopes, state, i) {
+                        branches[k].0 = None;
+                    }
+                    self.branches_value(scopes, state, branches)
+                }
                 None => BTreeSet::new(),
             },
             Expr::Binary(b) => self.arithmetic_value(scopes, state, b),

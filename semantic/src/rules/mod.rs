@@ -50,6 +50,9 @@ pub struct SharedSummaries {
     stale: dataflow::SharedMemo<std::sync::Arc<stale_key::HelperSummary>>,
     cached_params: dataflow::SharedMemo<(bool, Vec<usize>)>,
     callbacks: dataflow::SharedMemo<std::sync::Arc<callbacks::Summary>>,
+    /// The constant each function of another file without arguments returns, where its body is
+    /// one (`FnCtx::int_value`).
+    pub(crate) constant_fns: dataflow::SharedMemo<i128>,
     /// The functions found to hand a parameter on to a kernel's index (`pad_to_null_block`'s
     /// forwarders): files that call them are analysed too, though they name no contract.
     pub(crate) forwarders: std::sync::Mutex<Vec<Forwarder>>,

@@ -164,6 +164,10 @@ struct Entries {
     reset: Option<usize>,
     /// After `buf[..k].copy_from_slice(x)`: `k` as written and x's origins, what `buf[..k]` holds.
     prefix: Option<Part>,
+    /// A prefix written before `prefix` with another bound (`buf[..padded].fill(PAD)`, then
+    /// `buf[..n].copy_from_slice(real)`): what it holds now, its own entries and every later
+    /// prefix's, whichever of the two bounds is the larger.
+    outer: Option<Part>,
     /// After `buf[k..].fill(v)`: `k` as written and what `buf[k..]` holds (a copy into
     /// `buf[..k]` afterwards replaces every entry).
     suffix: Option<Part>,
@@ -202,6 +206,9 @@ impl Domain for Entries {
         self.len.join(&other.len);
         if self.prefix != other.prefix {
             self.prefix = None;
+        }
+        if self.outer != other.outer {
+            self.outer = None;
         }
         if self.suffix != other.suffix {
             self.suffix = None;
@@ -1416,7 +1423,7 @@ impl<'c, 'a> Pad<'c, 'a> {
             }
             o
         });
-        state.map.insert(place.clone(), Entries { origins: origins.collect(), reset: Some(at), prefix: None, suffix: None, len: Len::Unknown });
+        state.map.insert(place.clone(), Entries { origins: origins.collect(), reset: Some(at), prefix: None, outer: None, suffix: None, len: Len::Unknown });
         for (f, v) in val.fields {
             self.store_fields(scopes, state, &place.field(&f), v, at);
         }
@@ -1472,11 +1479,12 @@ impl<'c, 'a> Pad<'c, 'a> {
         let place = &self.borrowed(place);
         self.materialize(state, place);
         if self.is_callers(state, place) {
-            state.map.insert(place.clone(), Entries { origins: [Origin::kept()].into(), reset: None, prefix: None, suffix: None, len: Len::Unknown });
+            state.map.insert(place.clone(), Entries { origins: [Origin::kept()].into(), reset: None, prefix: None, outer: None, suffix: None, len: Len::Unknown });
         }
         let holder: Arc<str> = scopes.display(place).into();
         let entries = state.map.entry(place.clone()).or_default();
         entries.prefix = None;
+        entries.outer = None;
         entries.suffix = None;
         entries.origins.extend(origins.into_iter().map(|mut o| {
             o.holder.get_or_insert_with(|| holder.clone());
@@ -1622,8 +1630,8 @@ impl<'c, 'a> Pad<'c, 'a> {
             Expr::Index(i) if matches!(strip(&i.index), Expr::Range(_)) => {
                 let mut v = self.eval(scopes, state, &i.expr);
                 if let (Some(bound), Some(place)) = (prefix_bound(&i.index), scopes.place_of(&i.expr)) {
-                    if let Some((k, origins)) = state.map.get(&place).and_then(|e| e.prefix.as_ref()) {
-                        if *k == bound {
+                    if let Some(entries) = state.map.get(&place) {
+                        if let Some((_, origins)) = [&entries.prefix, &entries.outer].into_iter().flatten().find(|(k, _)| *k == bound) {
                             v.own = origins.clone();
                         }
                     }
@@ -2087,10 +2095,17 @@ impl<'c, 'a> Pad<'c, 'a> {
         if self.fill_rest(scopes, state, place, other, origins.clone(), self.pos(receiver)) {
             return;
         }
+        let before = state.map.get(place).map(|e| [e.outer.clone(), e.prefix.clone()]);
         self.add(scopes, state, place, origins.clone());
         if let Some(entries) = state.map.get_mut(place) {
             match (bound, rest) {
-                (Some(bound), _) => entries.prefix = Some((bound, origins)),
+                (Some(bound), _) => {
+                    // The last prefix of another bound written before is kept, with these
+                    // entries added: however the two bounds compare, it holds no other.
+                    let outer = before.into_iter().flatten().flatten().filter(|(k, _)| *k != bound).last();
+                    entries.outer = outer.map(|(k, held)| (k, held.into_iter().chain(origins.iter().cloned()).collect()));
+                    entries.prefix = Some((bound, origins));
+                }
                 (_, Some(start)) => entries.suffix = Some((start, origins)),
                 _ => {}
             }
@@ -2316,8 +2331,9 @@ impl<'c, 'a> Pad<'c, 'a> {
         let Expr::Index(ix) = strip(arg) else { return None };
         let bound = prefix_bound(&ix.index)?;
         let place = self.borrowed(&scopes.place_of(&ix.expr)?);
-        let (walked, copied) = state.map.get(&place)?.prefix.as_ref()?;
-        self.same_len(scopes, &bound, walked).then(|| Val::from(copied.clone()))
+        let entries = state.map.get(&place)?;
+        let (_, copied) = [&entries.prefix, &entries.outer].into_iter().flatten().find(|(walked, _)| self.same_len(scopes, &bound, walked))?;
+        Some(Val::from(copied.clone()))
     }
 
     /// Whether a call may reach a kernel that skips a sentinel through helpers, from names alone:
@@ -2961,7 +2977,7 @@ impl<'c, 'a> Pad<'c, 'a> {
                     o.holder.get_or_insert_with(|| holder.clone());
                     o
                 });
-                state.map.insert(place.clone(), Entries { origins: origins.collect(), reset: Some(self.pos(call)), prefix: None, suffix: None, len: Len::Unknown });
+                state.map.insert(place.clone(), Entries { origins: origins.collect(), reset: Some(self.pos(call)), prefix: None, outer: None, suffix: None, len: Len::Unknown });
             }
         }
         for (f, fv) in &v.fields {
@@ -3115,7 +3131,7 @@ fn origin_label(o: &Origin, shown: Option<&str>, written: impl FnOnce() -> Strin
 
 /// `val` into `place` and the fields inside it, where the state has nothing for them yet.
 fn insert_absent(state: &mut State, place: &Place, val: Val) {
-    state.map.entry(place.clone()).or_insert(Entries { origins: val.own, reset: None, prefix: None, suffix: None, len: Len::Unknown });
+    state.map.entry(place.clone()).or_insert(Entries { origins: val.own, reset: None, prefix: None, outer: None, suffix: None, len: Len::Unknown });
     for (f, v) in val.fields {
         insert_absent(state, &place.field(&f), v);
     }
