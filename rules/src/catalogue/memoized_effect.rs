@@ -8,7 +8,7 @@ declare_rule! {
     /// `entry(k).or_insert_with(|| f())`, `get_or_insert_with`, `OnceCell`/`OnceLock::get_or_init`,
     /// the `insert` of a vacant entry (`Entry::Vacant(v)` of `entry(k)`, in a `match` arm or an
     /// `if let`) with `f()` or a local bound to it, or a lookup on a map
-    /// (`get`, `contains_key`; through its lock guards, `memo.read().unwrap().get(..)`, or an async
+    /// (`get`, `contains_key`; through its lock guards, `memo.read().unwrap().get(..)`, `memo.read().map_err(..)?.get(..)`, or an async
     /// lock's, `memo.read().await.get(..)`) on a path to
     /// an `insert` of `f()`'s result (awaited or not) into the same map, or an `Option` field of
     /// `self` tested (`match self.last { None => .. }`, `if self.last.is_none()`, `if let

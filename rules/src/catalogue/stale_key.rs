@@ -27,7 +27,7 @@ declare_rule! {
     /// a helper of the same file covers what that helper builds it from (a `return None` of the
     /// helper gives no key: `let k = self.key_for(bs)?;` is what its other exits return). A
     /// cache behind a lock is looked up through its guard (`lock().unwrap()`, `read().ok()?`,
-    /// an awaited lock). A hit validated for a
+    /// `read().map_err(..)?`, a `match` that recovers a poisoned lock or returns, an awaited lock). A hit validated for a
     /// component counts as keyed by it: an entry stamped with the version it was built for and
     /// compared with it on the hit (`Some(e) if e.version == self.adapter_version`, `if e.version
     /// != self.adapter_version { return None; }`, `.filter(|e| e.version == self.adapter_version)`),

@@ -7,7 +7,7 @@ declare_rule! {
     /// whose value is that lookup, `let g = self.lookup(bs)?;`, in this file or in the type's `impl`
     /// in another file of the workspace, a search of a cache kept as a
     /// list, `PLACE.iter_mut().find(..)`, an `Arc` entry cloned out and its lock guard, `let g =
-    /// PLACE.get(&k)?.clone(); let g = g.lock().unwrap();` or `Arc::clone(PLACE.get(&k)?)`, or
+    /// PLACE.get(&k)?.clone(); let g = g.lock().unwrap();` (or `.ok()?`, `.map_err(..)?`) or `Arc::clone(PLACE.get(&k)?)`, or
     /// PLACE itself; a copy made by
     /// `clone`, `to_vec`, `Vec::from`, .. is a read) and is
     ///
@@ -15,7 +15,7 @@ declare_rule! {
     ///   snapshot of what an earlier call left there), or
     /// - read after E, but from a field of the entry that E does not write, when the checker can
     ///   read E's body (`g.replay(); Ok(g.captured_output.clone())` where `replay` writes only
-    ///   `self.output`). Fields inside fields count apart: `g.bufs.warm` is not written by an E that
+    ///   `self.output`; where two types have an E of that name, the one of the receiver's type). Fields inside fields count apart: `g.bufs.warm` is not written by an E that
     ///   writes `self.bufs.logits`. A getter (`g.output()`) counts as the field it returns, before
     ///   fields or after them (`g.buffers().warm`, `g.bufs.warm()`). An E that hands
     ///   `self` or its fields to code the checker cannot read (a call in an `unsafe` block, such as

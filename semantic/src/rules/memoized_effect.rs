@@ -517,11 +517,9 @@ fn is_wrapper(func: &Expr) -> bool {
 /// The map behind its lock and borrow guards: `memo.read().unwrap()` and `memo.write().unwrap()`
 /// are `memo` (the double-checked shared cache), as are tokio's `memo.read().await`.
 fn through_guards(e: &Expr) -> &Expr {
-    match strip(e) {
-        Expr::MethodCall(m) if super::takes_guard(m) || super::UNWRAPS.contains(&m.method.to_string().as_str()) => through_guards(&m.receiver),
-        Expr::Try(t) => through_guards(&t.expr),
-        Expr::Await(a) => through_guards(&a.base),
-        other => other,
+    match super::guard_step(strip(e)) {
+        Some(inner) => through_guards(inner),
+        None => strip(e),
     }
 }
 

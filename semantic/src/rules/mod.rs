@@ -652,22 +652,58 @@ pub(crate) fn takes_write_guard(m: &syn::ExprMethodCall) -> bool {
     m.args.is_empty() && WRITE_GUARDS.contains(&m.method.to_string().as_str())
 }
 
+/// One step down a chain that takes a lock's guard and the value out of what it comes in: the
+/// receiver of a guard method or of an unwrap ([`UNWRAPS`]), the operand of `?` and `.await`;
+/// and, where what it handles is the taking of a guard (`m.lock()`, `m.read().await`), the
+/// receiver of `ok()` and `map_err(..)` (`m.lock().ok()?`, `m.read().map_err(E::from)?`) and the
+/// scrutinee of a `match` that keeps the guard of `Ok(g) => g` and recovers or leaves otherwise
+/// (`Err(p) => p.into_inner()`, `Err(_) => return None`). `None`: no such step.
+pub(crate) fn guard_step(e: &Expr) -> Option<&Expr> {
+    let takes = |e: &Expr| matches!(dataflow::strip_parens(e), Expr::MethodCall(m) if takes_guard(m)) || matches!(dataflow::strip_parens(e), Expr::Await(a) if matches!(dataflow::strip_parens(&a.base), Expr::MethodCall(m) if takes_guard(m)));
+    match dataflow::strip_parens(e) {
+        Expr::MethodCall(m) if takes_guard(m) || UNWRAPS.contains(&m.method.to_string().as_str()) => Some(&m.receiver),
+        Expr::MethodCall(m) if ((m.method == "ok" && m.args.is_empty()) || (m.method == "map_err" && m.args.len() == 1)) && takes(&m.receiver) => Some(&m.receiver),
+        Expr::Await(a) => Some(&a.base),
+        Expr::Try(t) => Some(&t.expr),
+        Expr::Match(m) if takes(&m.expr) && keeps_ok_guard(m) => Some(&m.expr),
+        _ => None,
+    }
+}
+
+/// `match lock.read() { Ok(g) => g, Err(p) => p.into_inner() }` (or an `Err` arm that leaves:
+/// `return None`, a panic): the value is the guard on every path that goes on.
+fn keeps_ok_guard(m: &syn::ExprMatch) -> bool {
+    let variant = |p: &syn::Pat, name: &str| matches!(p, syn::Pat::TupleStruct(t) if t.path.segments.last().is_some_and(|s| s.ident == name) && t.elems.len() == 1);
+    let recovers = |body: &Expr| {
+        let body = match dataflow::strip_parens(body) {
+            Expr::Block(b) => match b.block.stmts.last() {
+                Some(syn::Stmt::Expr(e, _)) => e,
+                Some(syn::Stmt::Macro(s)) => return dataflow::macro_diverges(&s.mac),
+                _ => return false,
+            },
+            other => other,
+        };
+        match dataflow::strip_parens(body) {
+            Expr::Return(_) | Expr::Break(_) | Expr::Continue(_) => true,
+            Expr::Macro(mac) => dataflow::macro_diverges(&mac.mac),
+            Expr::MethodCall(c) => c.method == "into_inner" && c.args.is_empty(),
+            _ => false,
+        }
+    };
+    let kept = m.arms.iter().filter(|a| a.guard.is_none() && variant(&a.pat, "Ok") && {
+        let syn::Pat::TupleStruct(t) = &a.pat else { return false };
+        matches!((t.elems.first(), dataflow::strip_parens(&a.body)), (Some(syn::Pat::Ident(g)), Expr::Path(p)) if p.path.is_ident(&g.ident))
+    });
+    kept.count() == 1 && m.arms.iter().all(|a| variant(&a.pat, "Ok") || (variant(&a.pat, "Err") && recovers(&a.body)))
+}
+
 /// What a lock's guard guards: `m` of `m.lock().unwrap()`, `m.write().await`, `m.borrow_mut()`
 /// (else the expression itself).
 pub(crate) fn guarded(e: &Expr) -> &Expr {
     let mut inner = dataflow::strip_parens(e);
     let mut locked = false;
-    loop {
-        let next = match inner {
-            Expr::MethodCall(m) if takes_guard(m) => {
-                locked = true;
-                &m.receiver
-            }
-            Expr::MethodCall(m) if UNWRAPS.contains(&m.method.to_string().as_str()) => &m.receiver,
-            Expr::Await(a) => &a.base,
-            Expr::Try(t) => &t.expr,
-            _ => break,
-        };
+    while let Some(next) = guard_step(inner) {
+        locked |= matches!(inner, Expr::MethodCall(m) if takes_guard(m));
         inner = dataflow::strip_parens(next);
     }
     if locked {

@@ -291,11 +291,8 @@ impl<'c, 'a> Tracker<'c, 'a> {
         }
         // The entry behind its lock guard: `let mut g = g.lock().unwrap();`.
         let mut guarded = strip(e);
-        while let Expr::MethodCall(m) = guarded {
-            if !(super::takes_guard(m) || super::UNWRAPS.contains(&m.method.to_string().as_str())) {
-                break;
-            }
-            guarded = strip(&m.receiver);
+        while let Some(inner) = super::guard_step(guarded) {
+            guarded = strip(inner);
         }
         if !std::ptr::eq(guarded, strip(e)) && matches!(guarded, Expr::Path(_)) && self.is_entry(scopes, guarded) {
             return true;
@@ -485,10 +482,25 @@ fn written_fields(ctx: &FnCtx, effect: &str) -> Option<HashSet<String>> {
         return crate::analysis::self_fields_written(&bodies);
     }
     let declared = ctx.index.effects.get(effect)?;
-    // The crate's own effects of that name, where it has some (another crate's `replay` may write
-    // other fields).
+    // The effects the calls of that name in this body run, by their receivers' types (two
+    // types of the crate may each have a `replay`); else the crate's own effects of that name,
+    // where it has some (another crate's `replay` may write other fields).
+    let env = ctx.env();
+    let called: Vec<&crate::index::EffectFn> = super::calls_in(ctx.body)
+        .into_iter()
+        .filter_map(|call| match call {
+            Expr::MethodCall(m) if m.method == effect => ctx.resolver.type_of(&m.receiver, ctx.self_type, env),
+            _ => None,
+        })
+        .flat_map(|ty| ctx.resolver.owner_paths(&ty, ctx.self_type))
+        .filter_map(|owner| declared.iter().find(|e| e.path.len() == owner.len() + 1 && e.path.starts_with(&owner)))
+        .collect();
     let own: Vec<&crate::index::EffectFn> = declared.iter().filter(|e| e.path.first().is_some_and(|c| c == ctx.resolver.crate_name)).collect();
-    let declared: Vec<&crate::index::EffectFn> = if own.is_empty() { declared.iter().collect() } else { own };
+    let declared: Vec<&crate::index::EffectFn> = match (called.is_empty(), own.is_empty()) {
+        (false, _) => called,
+        (true, false) => own,
+        (true, true) => declared.iter().collect(),
+    };
     let first = declared.first()?.writes_self.as_ref()?;
     declared.iter().all(|e| e.writes_self.as_ref() == Some(first)).then(|| first.iter().cloned().collect())
 }
