@@ -27,7 +27,8 @@ declare_rule! {
     /// E (`let _check = CheckOnDrop::new();`, a type of this file or another, made where it is
     /// bound or by a helper, `let _step = self.begin_step();`, on some paths only where the helper
     /// returns an `Option` of one that may be `None`; a struct without a `Drop` of its
-    /// own whose field holds one, `StepScope { _guard: StepGuard, .. }`), runs it where the
+    /// own whose field holds one, `StepScope { _guard: StepGuard, .. }`, of this file or another, its
+    /// fields dropped in declaration order), runs it where the
     /// value is dropped: at the end of its block, at each return after the returned value is made
     /// (latest binding first), at `drop(g)`, or at once where it is discarded (`let _ = ..;`); a
     /// guard that is returned or handed on by value (`mem::forget(g)` too) runs nothing here, on

@@ -750,13 +750,30 @@ impl<'c, 'a> Effects<'c, 'a> {
         if let Some(runs) = paths.iter().find_map(|p| self.foreign_summary(&[p.as_slice(), &["drop".to_string()]].concat())) {
             return Some(runs);
         }
-        let fields = self.ctx.resolver.fields.fields_of(&ty.name).filter(|_| ty.paths.is_none() && depth < 2)?;
-        let guards: Vec<Arc<Traces>> = fields
-            .iter()
-            .filter_map(|f| self.ctx.resolver.fields.get(&ty.name, f))
-            .filter(|t| *t != ty.name)
-            .filter_map(|t| self.guard_of_type(&crate::resolve::TypeRef::here(t), here, depth + 1))
-            .collect();
+        if depth >= 2 {
+            return None;
+        }
+        // A struct of this file, or of another (its fields' types as its file names them).
+        let guards: Vec<Arc<Traces>> = match self.ctx.resolver.fields.fields_of(&ty.name).filter(|_| ty.paths.is_none()) {
+            Some(fields) => fields
+                .iter()
+                .filter_map(|f| self.ctx.resolver.fields.get(&ty.name, f))
+                .filter(|t| *t != ty.name)
+                .filter_map(|t| self.guard_of_type(&crate::resolve::TypeRef::here(t), here, depth + 1))
+                .collect(),
+            None => {
+                let (items, index) = (self.ctx.items, self.ctx.index);
+                // The one of the paths the name may have that the workspace defines as a struct.
+                let mut defined = paths.iter().filter_map(|p| Some((p, items.fields_of(index, p)?)));
+                let (Some((path, fields)), None) = (defined.next(), defined.next()) else { return None };
+                fields
+                    .iter()
+                    .filter_map(|f| items.field(index, path, f))
+                    .filter(|t| t.paths.as_ref().is_some_and(|p| !p.contains(path)))
+                    .filter_map(|t| self.guard_of_type(&t, here, depth + 1))
+                    .collect()
+            }
+        };
         if guards.is_empty() {
             return None;
         }

@@ -1574,11 +1574,16 @@ fn narrowed_iter_muts(ctx: &FnCtx, body: &syn::Block, out: &mut Vec<Narrowed>) {
         }
         fn visit_expr_method_call(&mut self, m: &'ast syn::ExprMethodCall) {
             let method = m.method.to_string();
-            if method == "for_each" {
-                if let Some(Expr::Closure(c)) = m.args.first().map(strip_parens) {
-                    if let [pat] = c.inputs.iter().collect::<Vec<_>>().as_slice() {
-                        self.read_only(&m.receiver, pat, &c.body);
-                    }
+            // The consumers whose closure is all that takes the items (`all`, `any`,
+            // `position`; a `filter` counted), as `for_each`'s is.
+            let consumer = match (method.as_str(), strip_parens(&m.receiver)) {
+                ("for_each" | "all" | "any" | "position", _) => Some((&*m.receiver, m.args.first())),
+                ("count", Expr::MethodCall(f)) if f.method == "filter" && m.args.is_empty() => Some((&*f.receiver, f.args.first())),
+                _ => None,
+            };
+            if let Some((iterated, Some(Expr::Closure(c)))) = consumer.map(|(i, c)| (i, c.map(strip_parens))) {
+                if let [pat] = c.inputs.iter().collect::<Vec<_>>().as_slice() {
+                    self.read_only(iterated, pat, &c.body);
                 }
             }
             if method == "filter" || method == "for_each" {
