@@ -4,7 +4,9 @@ declare_rule! {
     /// one on a receiver of its type, `self.rng.draw()`), whose
     /// contract `preserves` effects, or of a helper without a contract (of the same file, or of
     /// another file found by the call's path or its receiver's type) that runs effects on every
-    /// one of its paths (a method of this file where the receiver's type is known):
+    /// one of its paths (a method of this file where the receiver's type is known; an effect it
+    /// calls as a method counts by its receiver's type, `let draw = self.rng.advance();` of a
+    /// sampler in another file):
     /// `entry(k).or_insert_with(|| f())`, `get_or_insert_with`, `OnceCell`/`OnceLock::get_or_init`,
     /// the `insert` of a vacant entry (`Entry::Vacant(v)` of `entry(k)`, in a `match` arm or an
     /// `if let`) with `f()` or a local bound to it, or a lookup on a map
@@ -17,7 +19,7 @@ declare_rule! {
     /// empty slot a `match` arm binds, `slot @ None => *slot.insert(v)`; tested as
     /// `self.last.take()` and put back on a hit), or a list searched (`seen.iter().find(|(k, _)|
     /// *k == g)`, `any`, `position`, `contains`) on a path to pushing `f()`'s result
-    /// (`seen.push((g, v))`); a cache type of the workspace whose method runs a closure it is
+    /// (`seen.push((g, v))`, a `VecDeque`'s `push_back`); a cache type of the workspace whose method runs a closure it is
     /// given only on a miss (its body is such a memo of the closure's result:
     /// `cache.get_or_compute(k, || f())`); also where `f()` is
     /// called in a `macro_rules!` macro of the file. A function called on every path to a normal

@@ -396,7 +396,11 @@ fn probe<'c, 'a>(ctx: &'c FnCtx<'a>) -> Option<(Vec<String>, Effects<'c, 'a>)> {
 /// where it calls an effect and runs one on every normal path: a caller that caches its result
 /// (`memoized_effect`) need not name an effect itself.
 pub(super) fn record_effect_runner(ctx: &FnCtx, calls: &[&Expr]) {
-    let calls_effect = calls.iter().any(|c| crate::resolve::CallSite::of(c).is_some_and(|site| ctx.resolver.effect(&site, ctx.self_type).is_some()));
+    // A method named as an effect (`self.rng.advance()`) is the effect's by its receiver's type,
+    // which the summary reads.
+    let calls_effect = calls.iter().any(|c| {
+        crate::resolve::CallSite::of(c).is_some_and(|site| (site.receiver.is_some() && ctx.index.effects.contains_key(&site.name)) || ctx.resolver.effect(&site, ctx.self_type).is_some())
+    });
     if !calls_effect {
         return;
     }
@@ -784,14 +788,15 @@ impl<'c, 'a> Effects<'c, 'a> {
         Some(Arc::new(runs))
     }
 
-    /// Whether a method call named like an effect is another type's method: its receiver's type
-    /// is known (`self.cursor.advance()` of a `Cursor` field) and no effect of that name is a
-    /// method of it (`Rng::advance` is the effect). An unknown receiver may be the effect's.
+    /// Whether a method call named like an effect is the effect's, by its receiver's type: `Some(false)`
+    /// where the type is known (`self.cursor.advance()` of a `Cursor` field) and no effect of that
+    /// name is a method of it (`Rng::advance` is the effect), `Some(true)` where one is; `None`:
+    /// the type is not known (an unknown receiver may be the effect's).
     ///
     /// A call through the type's path (`Cursor::advance(self)`, in a trait impl that forwards to
     /// the inherent method) is that type's method the same way; a helper's receivers are typed by
     /// the helper's own bindings.
-    fn another_types_method(&self, call: &CallSite, here: Option<&str>) -> bool {
+    fn effects_method(&self, call: &CallSite, here: Option<&str>) -> Option<bool> {
         let resolver = self.ctx.resolver;
         // A trait's path (`Source::advance(&mut x)`) dispatches on its first argument: `x`'s type.
         let by_trait = match call.path.as_deref() {
@@ -800,7 +805,7 @@ impl<'c, 'a> Effects<'c, 'a> {
         };
         let owners = match (call.receiver.or(by_trait), call.path.as_deref()) {
             (Some(receiver), _) => {
-                let Some(ty) = self.ctx.with_env(self.def, |env| resolver.type_of(receiver, here, env)) else { return false };
+                let ty = self.ctx.with_env(self.def, |env| resolver.type_of(receiver, here, env))?;
                 resolver.owner_paths(&ty, here)
             }
             // `Type::method(..)`: a capitalised segment before the name is a type (a module's
@@ -810,14 +815,14 @@ impl<'c, 'a> Effects<'c, 'a> {
                 let paths = resolver.type_paths(&path[..path.len() - 1], here);
                 let a_type = resolver.fields.defines(owner) || paths.iter().any(|p| self.ctx.items.defines_type(self.ctx.index, p));
                 if !a_type {
-                    return false;
+                    return None;
                 }
                 paths
             }
-            _ => return false,
+            _ => return None,
         };
-        let Some(effects) = self.ctx.index.effects.get(&call.name) else { return false };
-        !owners.is_empty() && !effects.iter().any(|e| owners.iter().any(|o| e.path.len() == o.len() + 1 && e.path.starts_with(o)))
+        let effects = self.ctx.index.effects.get(&call.name)?;
+        (!owners.is_empty()).then(|| effects.iter().any(|e| owners.iter().any(|o| e.path.len() == o.len() + 1 && e.path.starts_with(o))))
     }
 
     fn position(&self, name: &str) -> Option<u8> {
@@ -838,7 +843,10 @@ impl<'c, 'a> Effects<'c, 'a> {
         let Some(call) = CallSite::of(e) else { return Runs::Nothing };
         let here = self.def.map_or(self.ctx.self_type, |d| d.self_type.as_deref());
         if let Some(i) = self.position(&call.name) {
-            if (!self.resolved && !self.another_types_method(&call, here)) || self.ctx.resolver.effect(&call, here).is_some() {
+            // Resolved for sure (a helper's summary for the rules that read it as a contract):
+            // a path that names the effect, or a method of a receiver of the effect's type.
+            let owner = self.effects_method(&call, here);
+            if (!self.resolved && owner != Some(false)) || (self.resolved && owner == Some(true)) || self.ctx.resolver.effect(&call, here).is_some() {
                 return Runs::Effects(vec![i]);
             }
         } else if let Some(i) = self.ctx.resolver.effect(&call, here).and_then(|f| self.position(f.path.last()?)) {

@@ -44,6 +44,8 @@ const LOOKUPS: &[&str] = &["get", "get_mut", "contains_key", "peek"];
 /// Searches of a list's items (`list.iter().find(|(k, _)| *k == g)`) that make a later `push` of
 /// a result a memo kept as a list.
 const SEARCHES: &[&str] = &["find", "find_map", "any", "position"];
+/// Adding an item to a list (a `Vec`, a `VecDeque` kept as a recent-items ring).
+const PUSHES: &[&str] = &["push", "push_back", "push_front"];
 
 /// The list a search looks through: `list` of `list.iter().find(..)` and of `list.contains(&x)`.
 fn searched_list(m: &syn::ExprMethodCall) -> Option<&Expr> {
@@ -97,7 +99,7 @@ pub(super) fn check<'a>(ctx: &FnCtx<'a>, calls: &[&'a Expr], out: &mut Vec<Findi
     let method_is = |c: &&Expr, names: &[&str]| matches!(c, Expr::MethodCall(m) if names.contains(&m.method.to_string().as_str()));
     let inserts = calls.iter().any(|c| matches!(c, Expr::MethodCall(m) if INSERTS.contains(&m.method.to_string().as_str()) && m.args.len() == 2));
     let option_tests = option_tests(ctx.body);
-    let pushes = calls.iter().any(|c| matches!(c, Expr::MethodCall(m) if m.method == "push" && m.args.len() == 1));
+    let pushes = calls.iter().any(|c| matches!(c, Expr::MethodCall(m) if PUSHES.contains(&m.method.to_string().as_str()) && m.args.len() == 1));
     let searches = calls.iter().any(|c| matches!(c, Expr::MethodCall(m) if searched_list(m).is_some()));
     let memoizes = calls.iter().any(|c| method_is(c, &["entry"])) || (inserts && calls.iter().any(|c| method_is(c, LOOKUPS))) || (pushes && searches) || !option_tests.is_empty();
     if !memoizes {
@@ -322,7 +324,7 @@ impl Analysis for Memo<'_, '_> {
             }
             // `list.push((g, v))` of a list searched for `g`: the result kept, in the pushed
             // value or an element of the pushed tuple.
-            Expr::MethodCall(m) if m.method == "push" && m.args.len() == 1 => {
+            Expr::MethodCall(m) if PUSHES.contains(&m.method.to_string().as_str()) && m.args.len() == 1 => {
                 let Some(list) = self.aliases.place_of(scopes, through_guards(&m.receiver)) else { return };
                 if !state.looked_up.contains(&list) {
                     return;
@@ -332,7 +334,7 @@ impl Analysis for Memo<'_, '_> {
                     one => vec![one],
                 };
                 for call in pushed.into_iter().filter_map(|v| self.value_source(scopes, v)).collect::<Vec<_>>() {
-                    self.found(call, format!("`{}.push` after a search", expr_text(&m.receiver)));
+                    self.found(call, format!("`{}.{}` after a search", expr_text(&m.receiver), m.method));
                 }
             }
             Expr::MethodCall(m) if INSERTS.contains(&m.method.to_string().as_str()) && m.args.len() == 2 => {
