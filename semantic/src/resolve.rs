@@ -698,7 +698,8 @@ impl<'ast> Visit<'ast> for TypeEnv {
                     b.written = Some(written);
                 }
                 if let (true, Some(init)) = (typed_by_value, &local.init) {
-                    if matches!(strip(&init.expr), Expr::MethodCall(_) | Expr::Call(_) | Expr::Try(_) | Expr::Await(_) | Expr::Field(_) | Expr::Index(_) | Expr::Path(_)) {
+                    // (A closure's, for what a local bound to one runs where it is handed on.)
+                    if matches!(strip(&init.expr), Expr::MethodCall(_) | Expr::Call(_) | Expr::Try(_) | Expr::Await(_) | Expr::Field(_) | Expr::Index(_) | Expr::Path(_) | Expr::Closure(_)) {
                         if let Some(b) = self.bindings.get_mut(&pi.ident.to_string()).and_then(|v| v.last_mut()) {
                             b.init = Some(std::rc::Rc::new((*init.expr).clone()));
                         }

@@ -7,15 +7,16 @@ declare_rule! {
     /// one of its paths (a method of this file where the receiver's type is known; an effect it
     /// calls as a method counts by its receiver's type, `let draw = self.rng.advance();` of a
     /// sampler in another file):
-    /// `entry(k).or_insert_with(|| f())`, `get_or_insert_with`, `OnceCell`/`OnceLock::get_or_init`,
+    /// `entry(k).or_insert_with(|| f())` (or a closure kept in a local first, `let run = || f();`
+    /// then `or_insert_with(run)`: reported at `f()`), `get_or_insert_with`, `OnceCell`/`OnceLock::get_or_init`,
     /// the `insert` of a vacant entry (`Entry::Vacant(v)` of `entry(k)`, in a `match` arm or an
     /// `if let`) with `f()` or a local bound to it, or a lookup on a map
     /// (`get`, `contains_key`; through its lock guards, `memo.read().unwrap().get(..)`, `memo.read().map_err(..)?.get(..)`, or an async
     /// lock's, `memo.read().await.get(..)`) on a path to
     /// an `insert` of `f()`'s result (awaited or not) into the same map, or an `Option` field of
-    /// `self` tested (`match self.last { None => .. }`, `if self.last.is_none()`, `if let
-    /// Some(v) = &self.last`; also through a re-borrow, `let this = &mut *self;`) on a path to
-    /// keeping `f()`'s result in it (`self.last = Some(v)`, `self.last.insert(v)`, `replace`, the
+    /// `self` tested (`match self.last { None => .. }`, `if self.last.is_none()`, `is_some_and(..)`, `if let
+    /// Some(v) = &self.last` or `self.last.as_ref().filter(..)`; also through a re-borrow, `let this = &mut *self;`) on a path to
+    /// keeping `f()`'s result in it (`self.last = Some(v)`, `Some((key, v))`, `self.last.insert(v)`, `replace`, the
     /// empty slot a `match` arm binds, `slot @ None => *slot.insert(v)`; tested as
     /// `self.last.take()` and put back on a hit), or a list searched (`seen.iter().find(|(k, _)|
     /// *k == g)`, `any`, `position`, `contains`) on a path to pushing `f()`'s result

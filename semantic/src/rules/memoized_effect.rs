@@ -44,6 +44,9 @@ const LOOKUPS: &[&str] = &["get", "get_mut", "contains_key", "peek"];
 /// Searches of a list's items (`list.iter().find(|(k, _)| *k == g)`) that make a later `push` of
 /// a result a memo kept as a list.
 const SEARCHES: &[&str] = &["find", "find_map", "any", "position"];
+/// `Option` methods whose value is the receiver's value or `None` (`filter(|v| ..)`, `copied()`):
+/// testing it tests the receiver.
+const OPTION_KEEPING: &[&str] = &["filter", "copied", "cloned"];
 /// Adding an item to a list (a `Vec`, a `VecDeque` kept as a recent-items ring).
 const PUSHES: &[&str] = &["push", "push_back", "push_front"];
 
@@ -83,6 +86,13 @@ pub(super) fn check<'a>(ctx: &FnCtx<'a>, calls: &[&'a Expr], out: &mut Vec<Findi
                     Expr::Closure(c) => report_cached_closure(ctx, &c.body, &on_hit, &format!("`{method}`"), out),
                     // An async cache's init future (`moka::future::Cache::get_with(k, async { .. })`).
                     init @ Expr::Async(_) => report_cached_closure(ctx, init, &on_hit, &format!("`{method}`"), out),
+                    // A local bound to a closure (`let run = || engine.step(g);` then
+                    // `or_insert_with(run)`): its body runs on a miss only.
+                    Expr::Path(p) if bound_closure(ctx, p, arg).is_some() => {
+                        if let Some(c) = bound_closure(ctx, p, arg) {
+                            report_cached_closure(ctx, &c.body, &on_hit, &format!("`{method}`"), out);
+                        }
+                    }
                     // A function item (`or_insert_with(warm_step)`, `get_or_init(log_step)`):
                     // called as the closure would call it.
                     Expr::Path(p) if p.qself.is_none() => {
@@ -111,6 +121,14 @@ pub(super) fn check<'a>(ctx: &FnCtx<'a>, calls: &[&'a Expr], out: &mut Vec<Findi
     };
     for (call, how) in found {
         report(ctx, call, call, &how, out);
+    }
+}
+
+/// The closure a local named by `p` is bound to where `at` uses it.
+fn bound_closure<'e>(ctx: &'e FnCtx, p: &syn::ExprPath, at: &Expr) -> Option<&'e syn::ExprClosure> {
+    match strip(ctx.env().init_at(&p.path.get_ident()?.to_string(), ctx.expr_range(at).start)?) {
+        Expr::Closure(c) => Some(c),
+        _ => None,
     }
 }
 
@@ -232,7 +250,7 @@ fn option_tests(body: &syn::Block) -> HashSet<*const Expr> {
             Expr::Index(i) => of_self(&i.expr, selves),
             Expr::Reference(r) => of_self(&r.expr, selves),
             Expr::Unary(u) => of_self(&u.expr, selves),
-            Expr::MethodCall(m) if m.args.is_empty() || super::UNWRAPS.contains(&m.method.to_string().as_str()) => of_self(&m.receiver, selves),
+            Expr::MethodCall(m) if m.args.is_empty() || super::UNWRAPS.contains(&m.method.to_string().as_str()) || OPTION_KEEPING.contains(&m.method.to_string().as_str()) => of_self(&m.receiver, selves),
             Expr::Try(t) => of_self(&t.expr, selves),
             _ => false,
         }
@@ -277,7 +295,7 @@ fn option_tests(body: &syn::Block) -> HashSet<*const Expr> {
             syn::visit::visit_local(self, l);
         }
         fn visit_expr_method_call(&mut self, m: &'ast syn::ExprMethodCall) {
-            if m.args.is_empty() && (m.method == "is_none" || m.method == "is_some") {
+            if (m.args.is_empty() && (m.method == "is_none" || m.method == "is_some")) || (m.args.len() == 1 && (m.method == "is_some_and" || m.method == "is_none_or")) {
                 self.insert(&m.receiver);
             }
             syn::visit::visit_expr_method_call(self, m);
@@ -329,11 +347,7 @@ impl Analysis for Memo<'_, '_> {
                 if !state.looked_up.contains(&list) {
                     return;
                 }
-                let pushed = match strip(&m.args[0]) {
-                    Expr::Tuple(t) => t.elems.iter().collect(),
-                    one => vec![one],
-                };
-                for call in pushed.into_iter().filter_map(|v| self.value_source(scopes, v)).collect::<Vec<_>>() {
+                for call in self.kept_sources(scopes, &m.args[0]) {
                     self.found(call, format!("`{}.{}` after a search", expr_text(&m.receiver), m.method));
                 }
             }
@@ -342,7 +356,7 @@ impl Analysis for Memo<'_, '_> {
                 if !state.looked_up.contains(&map) {
                     return;
                 }
-                if let Some(call) = self.value_source(scopes, &m.args[1]) {
+                for call in self.kept_sources(scopes, &m.args[1]) {
                     self.found(call, format!("`{}.{}` after a lookup", expr_text(&m.receiver), m.method));
                 }
             }
@@ -384,7 +398,7 @@ impl Analysis for Memo<'_, '_> {
             Expr::Assign(a) => {
                 // `self.last = Some(v)` of a field seen `None`.
                 if self.option_field(scopes, &a.left).is_some_and(|f| state.looked_up.contains(&f)) {
-                    if let Some(call) = self.value_source(scopes, &a.right) {
+                    for call in self.kept_sources(scopes, &a.right) {
                         self.found(call, format!("`{} = ..` after it was tested", expr_text(&a.left)));
                     }
                 }
@@ -441,6 +455,9 @@ impl Memo<'_, '_> {
                 Expr::Unary(u) if matches!(u.op, syn::UnOp::Deref(_)) => through_guards(&u.expr),
                 // `self.last.take()`, tested and put back on a hit: the field's value.
                 Expr::MethodCall(m) if m.args.is_empty() && ["as_ref", "as_mut", "as_deref", "take"].contains(&m.method.to_string().as_str()) => through_guards(&m.receiver),
+                // `self.last.as_ref().filter(|v| v.key == g)`: a hit of the field only where the
+                // value matches.
+                Expr::MethodCall(m) if OPTION_KEEPING.contains(&m.method.to_string().as_str()) => through_guards(&m.receiver),
                 // `self.layer_masks[layer]`: a slot of a per-layer memo is the memo's.
                 Expr::Index(i) => through_guards(&i.expr),
                 _ => break,
@@ -464,6 +481,15 @@ impl Memo<'_, '_> {
 
     /// The call whose result `value` is: the call itself, or the one the local it names was
     /// bound to.
+    /// The calls whose results a kept value holds: the value's ([`Self::value_source`]), or each
+    /// element's of a tuple (`list.push((g, v))`, `self.last = Some((key, t))`).
+    fn kept_sources(&self, scopes: &Scopes, value: &Expr) -> Vec<Range<usize>> {
+        match peel(value) {
+            Expr::Tuple(t) => t.elems.iter().filter_map(|v| self.value_source(scopes, v)).collect(),
+            _ => self.value_source(scopes, value).into_iter().collect(),
+        }
+    }
+
     fn value_source(&self, scopes: &Scopes, value: &Expr) -> Option<Range<usize>> {
         match peel(value) {
             call @ (Expr::Call(_) | Expr::MethodCall(_)) => Some(self.ctx.expr_range(call)),
