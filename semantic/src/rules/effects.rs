@@ -397,9 +397,11 @@ fn probe<'c, 'a>(ctx: &'c FnCtx<'a>) -> Option<(Vec<String>, Effects<'c, 'a>)> {
 /// (`memoized_effect`) need not name an effect itself.
 pub(super) fn record_effect_runner(ctx: &FnCtx, calls: &[&Expr]) {
     // A method named as an effect (`self.rng.advance()`) is the effect's by its receiver's type,
-    // which the summary reads.
+    // which the summary reads; a contracted call that preserves effects runs them
+    // (`self.runner.execute(g)` of a `generate` helper).
     let calls_effect = calls.iter().any(|c| {
         crate::resolve::CallSite::of(c).is_some_and(|site| (site.receiver.is_some() && ctx.index.effects.contains_key(&site.name)) || ctx.resolver.effect(&site, ctx.self_type).is_some())
+            || ctx.callee(c).is_some_and(|(_, callee)| callee.contract.preserves().is_some())
     });
     if !calls_effect {
         return;
