@@ -18,7 +18,8 @@ declare_rule! {
     /// that no longer says what the function does.
     ///
     /// An `iter_mut()` whose items the loop or the closure of `for_each`, `all`, `any`, `position`
-    /// or a counted `filter` only reads (`for x in v.iter_mut() { total += *x; }`) writes nothing; one whose items are assigned, handed to a
+    /// or a counted `filter` only reads (`for x in v.iter_mut() { total += *x; }`) writes nothing, as does
+    /// an element of `if let Some(b) = v.get_mut(k)` (`first_mut`, `last_mut`) that the branch only reads; one whose items are assigned, handed to a
     /// call or a method, borrowed mutably or bound again is a write. A closure handed to a
     /// helper that calls it with a parameter or a field of `self` (`with_buffer(scratch, |s|
     /// s.fill(0.0))`, `pad.update(|d| d.clear())`) writes that storage where the closure writes

@@ -1131,6 +1131,10 @@ impl<'c, 'a> Writes<'c, 'a> {
             }
             return;
         }
+        // An element borrowed mutably and only read (`if let Some(b) = P.get_mut(k) { b.rc }`).
+        if self.narrowed.iter().any(|n| std::ptr::eq(n.call, m) && n.ranges.is_empty()) {
+            return;
+        }
         // Methods that take the positions they write.
         let positions: Option<Vec<&Expr>> = match method.as_str() {
             "swap" => Some(m.args.iter().collect()),
@@ -1564,6 +1568,29 @@ fn narrowed_iter_muts(ctx: &FnCtx, body: &syn::Block, out: &mut Vec<Narrowed>) {
         }
     }
     impl<'ast> Visit<'ast> for Chains<'_, '_, '_> {
+        /// `if let Some(b) = P.get_mut(k) { return b.rc; }`: an element borrowed mutably and
+        /// only read writes nothing.
+        fn visit_expr_if(&mut self, i: &'ast syn::ExprIf) {
+            if let Expr::Let(l) = strip_parens(&i.cond) {
+                let bound = match &*l.pat {
+                    syn::Pat::TupleStruct(t) if t.path.is_ident("Some") && t.elems.len() == 1 => match t.elems.first() {
+                        Some(syn::Pat::Ident(b)) if b.by_ref.is_none() && b.subpat.is_none() => Some(b.ident.to_string()),
+                        _ => None,
+                    },
+                    _ => None,
+                };
+                if let (Some(name), Expr::MethodCall(m)) = (bound, strip_parens(&l.expr)) {
+                    let then = Expr::Block(syn::ExprBlock { attrs: Vec::new(), label: None, block: i.then_branch.clone() });
+                    if ["get_mut", "first_mut", "last_mut"].contains(&m.method.to_string().as_str()) && only_read_through(&name, &then) {
+                        let ptr = m as *const _;
+                        if !self.out.iter().any(|n| n.call == ptr) {
+                            self.out.push(Narrowed { call: ptr, ranges: Vec::new(), how: format!("{}()", m.method), from_param: None });
+                        }
+                    }
+                }
+            }
+            syn::visit::visit_expr_if(self, i);
+        }
         fn visit_expr_for_loop(&mut self, f: &'ast syn::ExprForLoop) {
             let body = Expr::Block(syn::ExprBlock { attrs: Vec::new(), label: None, block: f.body.clone() });
             self.read_only(&f.expr, &f.pat, &body);
