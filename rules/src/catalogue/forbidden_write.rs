@@ -27,7 +27,9 @@ declare_rule! {
     /// width `w` that is no constant, block 0 holds position 0 and the blocks from 1 on never do. At call
     /// sites: a caller that forbids a place and hands it to a writer, and any caller that passes a
     /// constant index (`pool.write(0, &row)`, `NULL_BLOCK as i64`, `reserved_block()` of a function
-    /// without arguments whose body is a constant, of the file or of another crate of the workspace) to a writer whose own contract
+    /// without arguments whose body is a constant, of the file or of another crate of the workspace; a loop variable
+    /// over a local list of block numbers that holds one, `vec![NULL_BLOCK, 1, 2]` or a list it was pushed into,
+    /// reported at the write) to a writer whose own contract
     /// forbids that position of the place it writes (`writes(self.blocks[block])` with
     /// `forbids_write(self.blocks[0])`; the `skip` sentinel is no write), and a buffer of
     /// positions that such a writer writes at every entry (vLLM's `copy_blocks(cache, &src,

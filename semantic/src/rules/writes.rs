@@ -312,6 +312,10 @@ struct Writes<'c, 'a> {
     counters: std::collections::HashMap<LocalId, Positions>,
     /// See [`Facts::counted_args`].
     counted_args: std::collections::HashMap<(usize, usize), Positions>,
+    /// Locals holding a list of block numbers among which is a constant (`vec![NULL_BLOCK, 1,
+    /// 2]`, a list a constant was pushed into): the least such constant, a position a loop over
+    /// the list takes (`for &b in &blocks { pool.write(b, row) }`).
+    listed: std::collections::HashMap<LocalId, i128>,
     /// A summarised helper's returned references: what each designates, the parameter (by
     /// name) and block size its positions are given by, and the part of a returned tuple it is.
     returned: Vec<(Target, PositionsByParam, Option<usize>)>,
@@ -354,6 +358,18 @@ impl Analysis for Writes<'_, '_> {
             }
         }
         self.writes_in(scopes, state, e);
+        // `blocks.push(NULL_BLOCK)`: the list may hold that position.
+        if let Expr::MethodCall(m) = e {
+            if ["push", "push_back", "push_front", "insert"].contains(&m.method.to_string().as_str()) {
+                let list = match scopes.place_of(&m.receiver) {
+                    Some(Place { base: Base::Local(id), fields }) if fields.is_empty() => Some(id),
+                    _ => None,
+                };
+                if let (Some(id), Some(v)) = (list, m.args.last().and_then(|v| self.ctx.int_value(v))) {
+                    self.listed.entry(id).and_modify(|least| *least = (*least).min(v)).or_insert(v);
+                }
+            }
+        }
         // A closure kept for later (or an `async` block) writes what its body writes when it
         // runs; the names it binds itself are not the ones around it.
         if let Some((body, bound)) = super::deferred_body(e) {
@@ -417,7 +433,17 @@ impl Analysis for Writes<'_, '_> {
         let place = Place { base: Base::Local(local), fields: Vec::new() };
         state.clear_under(&place);
         self.counters.remove(&local);
+        self.listed.remove(&local);
         let Some(init) = init else { return };
+        // `let targets = vec![NULL_BLOCK, 1, 2];`
+        let items = match strip_parens(init) {
+            Expr::Array(a) => Some(a.elems.iter().cloned().collect::<Vec<_>>()),
+            Expr::Macro(m) if m.mac.path.is_ident("vec") => m.mac.parse_body_with(syn::punctuated::Punctuated::<Expr, syn::Token![,]>::parse_terminated).ok().map(|p| p.into_iter().collect()),
+            _ => None,
+        };
+        if let Some(least) = items.iter().flatten().filter_map(|item| self.ctx.int_value(item)).min() {
+            self.listed.insert(local, least);
+        }
         // `let null = NULL_BLOCK;`, `let mut b = 0;` (a `while` loop's counter): the position it
         // holds until it is assigned.
         if let Some(v) = self.ctx.int_value(init) {
@@ -521,6 +547,12 @@ impl Analysis for Writes<'_, '_> {
                 self.counters.insert(*local, range);
                 return;
             }
+            // `for &b in &blocks` of a list that may hold a constant: the least one among the
+            // positions `b` takes.
+            if let Some(least) = listed_in(scopes, iterated).and_then(|id| self.listed.get(&id)) {
+                self.counters.insert(*local, (*least, least.saturating_add(1)));
+                return;
+            }
         }
         // What a `for` walks mutably, each item a part of: `&mut p`, a view of it
         // (`p.as_mut_slice()`), a local designating storage (`rest` of `[_, rest @ ..]`), a
@@ -615,7 +647,7 @@ impl<'c, 'a> Writes<'c, 'a> {
         let mut narrowed = Vec::new();
         narrowed_iter_muts(ctx, body, &mut narrowed);
         let viewed = views_written_through(body);
-        Writes { ctx, def, depth, writes: Vec::new(), seen: HashSet::new(), narrowed, masked: HashSet::new(), viewed, counters: Default::default(), counted_args: Default::default(), returned: Vec::new(), passes: Default::default() }
+        Writes { ctx, def, depth, writes: Vec::new(), seen: HashSet::new(), narrowed, masked: HashSet::new(), viewed, counters: Default::default(), counted_args: Default::default(), listed: Default::default(), returned: Vec::new(), passes: Default::default() }
     }
 
     /// What an expression designates: the places (and their positions) whose storage it is.
@@ -1954,6 +1986,20 @@ fn counted(ctx: &FnCtx, iterated: &Expr) -> Option<Positions> {
             Some((start, end))
         }
         Expr::MethodCall(m) if (m.method == "rev" && m.args.is_empty()) || m.method == "step_by" => counted(ctx, &m.receiver),
+        _ => None,
+    }
+}
+
+/// The local list a loop walks by value: `list`, `&list`, `list.iter()`, `.into_iter()`,
+/// `.iter().copied()`, `.iter().rev()`.
+fn listed_in(scopes: &Scopes, iterated: &Expr) -> Option<LocalId> {
+    match strip_parens(iterated) {
+        Expr::Reference(r) if r.mutability.is_none() => listed_in(scopes, &r.expr),
+        Expr::MethodCall(m) if m.args.is_empty() && ["iter", "into_iter", "copied", "cloned", "rev"].contains(&m.method.to_string().as_str()) => listed_in(scopes, &m.receiver),
+        e @ Expr::Path(_) => match scopes.place_of(e)? {
+            Place { base: Base::Local(id), fields } if fields.is_empty() => Some(id),
+            _ => None,
+        },
         _ => None,
     }
 }
