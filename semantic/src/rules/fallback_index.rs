@@ -529,10 +529,12 @@ impl<'c, 'a> Fallbacks<'c, 'a> {
             Expr::Path(p) => p.path.get_ident().cloned(),
             _ => None,
         };
-        let (name, flipped, bound) = match (local(&cond.left), local(&cond.right)) {
-            (Some(x), _) if self.ctx.int_value(strip(&cond.right)).is_some() => (x, false, self.ctx.int_value(strip(&cond.right))?),
-            (_, Some(x)) => (x, true, self.ctx.int_value(strip(&cond.left))?),
-            _ => return None,
+        let (name, flipped, bound) = if let (Some(x), Some(v)) = (local(&cond.left), self.ctx.int_value(strip(&cond.right))) {
+            (x, false, v)
+        } else if let (Some(x), Some(v)) = (local(&cond.right), self.ctx.int_value(strip(&cond.left))) {
+            (x, true, v)
+        } else {
+            return None;
         };
         [&i.then_branch, &els.block].into_iter().enumerate().find_map(|(k, block)| {
             let Some(syn::Stmt::Expr(tail, None)) = block.stmts.last() else { return None };

@@ -82,17 +82,19 @@ pub(super) fn check<'a>(ctx: &FnCtx<'a>, calls: &[&'a Expr], out: &mut Vec<Findi
                 _ => HashSet::new(),
             };
             for arg in &m.args {
+                // A local bound to a closure (`let run = || engine.step(g);` then
+                // `or_insert_with(run)`): its body runs on a miss only.
+                if let Some(c) = match strip(arg) {
+                    Expr::Path(p) => bound_closure(ctx, p, arg),
+                    _ => None,
+                } {
+                    report_cached_closure(ctx, &c.body, &on_hit, &format!("`{method}`"), out);
+                    continue;
+                }
                 match strip(arg) {
                     Expr::Closure(c) => report_cached_closure(ctx, &c.body, &on_hit, &format!("`{method}`"), out),
                     // An async cache's init future (`moka::future::Cache::get_with(k, async { .. })`).
                     init @ Expr::Async(_) => report_cached_closure(ctx, init, &on_hit, &format!("`{method}`"), out),
-                    // A local bound to a closure (`let run = || engine.step(g);` then
-                    // `or_insert_with(run)`): its body runs on a miss only.
-                    Expr::Path(p) if bound_closure(ctx, p, arg).is_some() => {
-                        if let Some(c) = bound_closure(ctx, p, arg) {
-                            report_cached_closure(ctx, &c.body, &on_hit, &format!("`{method}`"), out);
-                        }
-                    }
                     // A function item (`or_insert_with(warm_step)`, `get_or_init(log_step)`):
                     // called as the closure would call it.
                     Expr::Path(p) if p.qself.is_none() => {

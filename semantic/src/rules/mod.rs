@@ -659,7 +659,13 @@ pub(crate) fn takes_write_guard(m: &syn::ExprMethodCall) -> bool {
 /// scrutinee of a `match` that keeps the guard of `Ok(g) => g` and recovers or leaves otherwise
 /// (`Err(p) => p.into_inner()`, `Err(_) => return None`). `None`: no such step.
 pub(crate) fn guard_step(e: &Expr) -> Option<&Expr> {
-    let takes = |e: &Expr| matches!(dataflow::strip_parens(e), Expr::MethodCall(m) if takes_guard(m)) || matches!(dataflow::strip_parens(e), Expr::Await(a) if matches!(dataflow::strip_parens(&a.base), Expr::MethodCall(m) if takes_guard(m)));
+    fn takes(e: &Expr) -> bool {
+        match dataflow::strip_parens(e) {
+            Expr::MethodCall(m) => takes_guard(m),
+            Expr::Await(a) => takes(&a.base),
+            _ => false,
+        }
+    }
     match dataflow::strip_parens(e) {
         Expr::MethodCall(m) if takes_guard(m) || UNWRAPS.contains(&m.method.to_string().as_str()) => Some(&m.receiver),
         Expr::MethodCall(m) if ((m.method == "ok" && m.args.is_empty()) || (m.method == "map_err" && m.args.len() == 1)) && takes(&m.receiver) => Some(&m.receiver),

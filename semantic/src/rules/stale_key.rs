@@ -1355,7 +1355,7 @@ impl<'c, 'a> Keys<'c, 'a> {
             // `self.kv.read().await`: tokio's locks are awaited.
             Expr::Await(a) => self.caches_of(scopes, state, &a.base),
             // `match self.kv.read() { Ok(g) => g, Err(p) => p.into_inner() }`.
-            Expr::Match(_) if super::guard_step(strip(e)).is_some() => self.caches_of(scopes, state, super::guard_step(strip(e)).unwrap_or(e)),
+            Expr::Match(_) => super::guard_step(strip(e)).map(|guard| self.caches_of(scopes, state, guard)).unwrap_or_default(),
             other => match scopes.place_of(other) {
                 Some(p) => designated(state, &p),
                 None => self.static_named(other).into_iter().collect(),
