@@ -84,7 +84,10 @@ impl<'a> FnCtx<'a> {
         if let Some(known) = position.and_then(|p| self.resolutions.borrow().get(&p).cloned()) {
             return known;
         }
-        let resolution = self.resolver.resolve(call, self.self_type, self.env());
+        let resolution = match position {
+            Some((at, _)) => self.with_env_at(at, |env| self.resolver.resolve(call, self.self_type, env)),
+            None => self.resolver.resolve(call, self.self_type, self.env()),
+        };
         if let Resolution::One(f) = &resolution {
             self.index.mark_called(f);
         }
@@ -133,6 +136,18 @@ impl<'a> FnCtx<'a> {
     /// The local types of the function (see [`TypeEnv`]).
     pub fn env(&self) -> &TypeEnv {
         self.env_memo.get_or_init(|| TypeEnv::of(self.sig, self.outer_generics, Some(self.body)))
+    }
+
+    /// `f` given the light types of the function of this file a position is in, innermost
+    /// first: this function's, or a helper's (summaries walk helpers' bodies with the caller's
+    /// context), so that what a call in a helper resolves to does not depend on which function
+    /// asked first (a function defined in the caller's body is no name of the helper's).
+    fn with_env_at<R>(&self, at: usize, f: impl FnOnce(&TypeEnv) -> R) -> R {
+        let innermost = self.fns.defs.iter().filter(|d| d.range.contains(&at)).min_by_key(|d| d.range.len());
+        match innermost {
+            Some(def) if !std::ptr::eq(def.body, self.body) => self.with_env(Some(def), f),
+            _ => f(self.env()),
+        }
     }
 
     /// `f` given the light types of the body a call is written in: this function's (`within`:
@@ -530,10 +545,8 @@ impl<'a> FnCtx<'a> {
                 targets
             }
             (None, Some(recv)) => {
-                // In a helper, the locals are not this function's: only `self` and its fields.
-                let empty = TypeEnv::default();
-                let env = if within.is_none() { self.env() } else { &empty };
-                let ty = self.resolver.type_of(recv, here, env)?;
+                // In a helper, its own locals and parameters (`attn.forward(..)` of `fn run(attn: &Attn, ..)`).
+                let ty = self.with_env(within, |env| self.resolver.type_of(recv, here, env))?;
                 let method = std::slice::from_ref(&site.name);
                 self.resolver.owner_paths(&ty, here).iter().map(|owner| [owner.as_slice(), method].concat()).collect()
             }

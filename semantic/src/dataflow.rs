@@ -281,8 +281,9 @@ pub trait Analysis {
     /// A `while` loop has run (as [`Analysis::after_for`]).
     fn after_while(&mut self, _scopes: &Scopes, _state: &mut Self::State, _w: &syn::ExprWhile) {}
 
-    /// A block (or a `match` arm) ends with a value (`{ ..; v }`, `Ok(s) => s`), or a `break v`
-    /// leaves a loop with one ([`break_values`]), its locals still in scope: what `v` names is
+    /// A block (or a `match` arm) ends with a value (`{ ..; v }`, `Ok(s) => s`), a `break v`
+    /// leaves a loop with one ([`break_values`]), or a `return v` a closure run in place
+    /// ([`closure_return_values`]), its locals still in scope: what `v` names is
     /// known only here (the bindings end before the value is used).
     fn block_value(&mut self, _scopes: &Scopes, _state: &mut Self::State, _value: &Expr) {}
 
@@ -300,7 +301,8 @@ pub trait Analysis {
 
     /// A call runs a closure (`(|k| vec![0; k])(n)`, `make(n)` of `let make = |k| ..;`) that ends
     /// with `value` (its body, or its body block's tail): the call's value is that value, read
-    /// while the closure's parameters are in scope.
+    /// while the closure's parameters are in scope. `call` is also the name of a closure local
+    /// handed to a method that runs it (`slot_of` of `(0..n).map(slot_of)`), run there.
     fn call_value(&mut self, _scopes: &Scopes, _state: &mut Self::State, _call: &Expr, _value: &Expr) {}
 
     /// A closure run in place binds its parameters: the analysis may say what they hold.
@@ -454,6 +456,24 @@ pub fn break_values(l: &syn::ExprLoop) -> Vec<&Expr> {
     let mut b = Breaks { label: l.label.as_ref().map(|l| l.name.ident.to_string()), inner: 0, out: Vec::new() };
     b.visit_block(&l.body);
     b.out
+}
+
+/// The values the `return`s of a closure leave it with (not those of a closure, async block or
+/// item inside it): with its body's tail, what the closure can give back.
+pub fn closure_return_values(c: &syn::ExprClosure) -> Vec<&Expr> {
+    struct Returns<'e>(Vec<&'e Expr>);
+    impl<'e> Visit<'e> for Returns<'e> {
+        fn visit_expr_return(&mut self, r: &'e syn::ExprReturn) {
+            self.0.extend(r.expr.as_deref());
+            syn::visit::visit_expr_return(self, r);
+        }
+        fn visit_expr_closure(&mut self, _: &'e syn::ExprClosure) {}
+        fn visit_expr_async(&mut self, _: &'e syn::ExprAsync) {}
+        fn visit_item(&mut self, _: &'e syn::Item) {}
+    }
+    let mut r = Returns(Vec::new());
+    r.visit_expr(&c.body);
+    r.0
 }
 
 /// A call that detaches the task or thread it is handed (`tokio::spawn(fut)`,
@@ -2023,7 +2043,12 @@ impl<A: Analysis> Solver<'_, A> {
                     Some(v) => self.expr(v, state)?,
                     None => state,
                 };
-                if let Some(frame) = self.closure_returns.last_mut() {
+                if !self.closure_returns.is_empty() {
+                    let mut state = state;
+                    if let (Some(v), Some(s)) = (&r.expr, &mut state) {
+                        self.analysis.block_value(&self.scopes, s, v);
+                    }
+                    let frame = self.closure_returns.last_mut().expect("checked above");
                     frame.add(r.expr.as_deref().and_then(value_outcome), state);
                     return Ok(None);
                 }
@@ -2575,7 +2600,8 @@ impl<A: Analysis> Solver<'_, A> {
         let Some((id, closure)) = self.closure_local(named) else { return Ok(state) };
         let Some((runs, takes)) = called_back(self) else { return Ok(state) };
         self.running.push(id);
-        let ran = self.closure_at(&closure, state, runs, None, takes);
+        // The closure's value is what the name stands for where it is handed on (`map(slot_of)`).
+        let ran = self.closure_at(&closure, state, runs, Some(named), takes);
         self.running.pop();
         ran
     }
@@ -2979,6 +3005,13 @@ pub const MAX_SUMMARY_DEPTH: usize = 6;
 
 /// Memo of per-function results keyed by name, for summaries computed on demand.
 pub type Memo<K, V> = std::cell::RefCell<HashMap<K, V>>;
+
+/// Memo of the summaries of a file's helpers, keyed by the helper's index and the depth the
+/// summary is computed at: a summary follows helpers only to [`MAX_SUMMARY_DEPTH`], so what it
+/// finds depends on the depth, and keyed by both it is the same whichever caller asked first
+/// (a check of the whole file, or of one edited item). A helper that calls itself reaches the
+/// bound rather than a summary in progress.
+pub type HelperMemo<V> = Memo<(usize, usize), Option<V>>;
 
 /// The memoized result for `key`, computed once by `compute`. While it is being computed (a
 /// helper that calls itself, directly or not) it reads as `None`: nothing known.

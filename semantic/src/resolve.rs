@@ -878,6 +878,9 @@ pub fn is_scalar(ty: &Type) -> bool {
     }
 }
 
+/// Methods of `Result` (and of anyhow's, eyre's `Context`) that change the error and keep the value.
+const ERROR_ADAPTERS: &[&str] = &["map_err", "ok", "context", "with_context", "wrap_err", "wrap_err_with", "inspect_err"];
+
 /// Methods that take the content out of an `Option` or a `Result`.
 const UNWRAPS: &[&str] = &["unwrap", "expect", "unwrap_unchecked", "unwrap_or_default", "unwrap_or", "unwrap_or_else"];
 
@@ -1701,7 +1704,13 @@ impl<'a> Resolver<'a> {
                         return Some(TypeRef::here(ty));
                     }
                 }
-                self.owner_paths(&owner, self_type).iter().find_map(|o| self.items.returns(self.index, &[o.as_slice(), std::slice::from_ref(&method)].concat()))
+                let returned = self.owner_paths(&owner, self_type).iter().find_map(|o| self.items.returns(self.index, &[o.as_slice(), std::slice::from_ref(&method)].concat()));
+                // `lock().map_err(..)?`, `lock().ok()?`, `.context(..)?`: the error changes, the
+                // value's type does not (unless the type has a method of that name).
+                match returned {
+                    None if ERROR_ADAPTERS.contains(&method.as_str()) => Some(owner),
+                    returned => returned,
+                }
             }
             // `Arc::clone(&g)`, `Arc::new(g)`: a pointer that derefs to `g`'s type.
             call @ Expr::Call(_) if pointee(call).is_some() => self.type_of(pointee(call)?, self_type, env),

@@ -28,7 +28,7 @@ pub(crate) struct Summary {
 /// The file's memo of callback summaries, by position in `FileFns::defs`.
 #[derive(Default)]
 pub(super) struct Summaries {
-    helpers: dataflow::Memo<usize, Option<Arc<Summary>>>,
+    helpers: dataflow::HelperMemo<Arc<Summary>>,
 }
 
 /// How the function `call` designates runs its argument at `arg` (an index into the call's

@@ -304,7 +304,8 @@ pub struct Paths {
 pub(super) type Counted = (Arc<[String]>, bool);
 
 /// A helper (its position in `FileFns::defs`) summarised for what it counts.
-type HelperKey = (usize, Counted);
+/// A helper of the file, the depth its summary is computed at, and the effects it counts.
+type HelperKey = (usize, usize, Counted);
 
 /// Per-file memo of the effect summaries of helpers.
 #[derive(Default)]
@@ -915,7 +916,7 @@ impl<'c, 'a> Effects<'c, 'a> {
     }
 
     fn summary_of(&self, idx: usize, def: &'c FnDef<'a>) -> Option<Arc<Traces>> {
-        dataflow::memoized(&self.ctx.summaries.effects.helpers, (idx, self.counted()), || summarise(self.ctx, def, self.counted(), self.depth + 1))
+        dataflow::memoized(&self.ctx.summaries.effects.helpers, (idx, self.depth + 1, self.counted()), || summarise(self.ctx, def, self.counted(), self.depth + 1))
     }
 
     /// The summary of the function at `path` in another file, made in that file's context (its
@@ -1031,8 +1032,10 @@ mod tests {
         assert!(at("both();").is_empty());
         assert_eq!(at("some(c);"), vec![("hit_skips_effect", 4)]);
         assert_eq!(at("some(c); both();"), vec![("effect_order", 4)], "one path ran them twice");
-        // A helper that calls itself is summarised once, without its own summary: it ends.
-        assert_eq!(at("rec(3);"), vec![("hit_skips_effect", 4)]);
+        // A helper that calls itself is followed as deep as summaries go (each depth summarised
+        // once, whichever caller asks first): `rec` runs `a` again on each level, so a path
+        // runs it twice.
+        assert_eq!(at("rec(3);"), vec![("effect_order", 4), ("hit_skips_effect", 4)]);
     }
 
     /// The findings of the effect rules and `memoized_effect` in the file of module `at`, with

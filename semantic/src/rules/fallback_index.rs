@@ -72,9 +72,9 @@ type State = PlaceMap<Srcs>;
 /// Per-file memo of this rule's summaries of helpers: what each returns.
 #[derive(Default)]
 pub(super) struct Summaries {
-    helpers: dataflow::Memo<usize, Option<Arc<Summary>>>,
+    helpers: dataflow::HelperMemo<Arc<Summary>>,
     /// Whether each helper of the file calls a writer, a few helpers deep (from names).
-    reaching: std::cell::RefCell<HashMap<usize, bool>>,
+    reaching: super::ReachMemo,
 }
 
 /// What a helper returns, and what it leaves in the fields of `self` and of its parameters
@@ -150,7 +150,7 @@ pub(super) fn check(ctx: &FnCtx, calls: &[&Expr], out: &mut Vec<Finding>) -> Has
         return HashSet::new();
     }
     // The function hands a parameter on to a writer's index: the files calling it are analysed.
-    super::Forwarder::record_if(ctx, |idx, def| dataflow::param_count(def.sig) > 0 && dataflow::memoized(&ctx.summaries.fallback.helpers, idx, || summarise(ctx, def, 1)).is_some_and(|s| !s.forwards.is_empty()));
+    super::Forwarder::record_if(ctx, |idx, def| dataflow::param_count(def.sig) > 0 && dataflow::memoized(&ctx.summaries.fallback.helpers, (idx, 1), || summarise(ctx, def, 1)).is_some_and(|s| !s.forwards.is_empty()));
     let mut a = Fallbacks::new(ctx, None, 0);
     match dataflow::solve(&mut a, ctx.sig, ctx.body, State::default()) {
         Ok(()) => out.extend(a.findings),

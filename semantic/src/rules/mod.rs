@@ -134,12 +134,12 @@ pub(super) fn summarised_helper<'a, V: Clone>(
     call: &syn::Expr,
     within: Option<&crate::analysis::FnDef<'a>>,
     depth: usize,
-    local: &dataflow::Memo<usize, Option<V>>,
+    local: &dataflow::HelperMemo<V>,
     shared: &dataflow::SharedMemo<V>,
     summarise: impl for<'x> Fn(&FnCtx<'x>, &crate::analysis::FnDef<'x>, usize) -> Option<V>,
 ) -> Option<(String, V, bool)> {
     if let Some((idx, def)) = ctx.helper_of(call, within, depth) {
-        let summary = dataflow::memoized(local, idx, || summarise(ctx, def, depth + 1))?;
+        let summary = dataflow::memoized(local, (idx, depth + 1), || summarise(ctx, def, depth + 1))?;
         return Some((def.sig.ident.to_string(), summary, false));
     }
     let path = ctx.foreign_helper(call, within, depth)?;
@@ -155,22 +155,36 @@ pub(super) fn returns_self(def: &crate::analysis::FnDef) -> bool {
 
 /// Whether the helper `idx` of the file calls what `target` accepts (a call and its name), or a
 /// helper of the file that does, to [`dataflow::MAX_SUMMARY_DEPTH`]: from names alone, before
-/// any summary is computed. Memoized in `memo`; a cycle reads as no.
-pub(super) fn helper_reaches(ctx: &FnCtx, idx: usize, memo: &std::cell::RefCell<std::collections::HashMap<usize, bool>>, target: &dyn Fn(&syn::Expr, &str) -> bool, depth: usize) -> bool {
-    if depth >= dataflow::MAX_SUMMARY_DEPTH {
-        return false;
-    }
-    if let Some(known) = memo.borrow().get(&idx) {
+/// any summary is computed. A breadth-first walk of the helpers it reaches by name, so the
+/// answer depends on `idx` and `depth` alone (not on which helper was asked first, as a memo
+/// consulted in the middle of a cycle would make it); memoized by both in `memo`.
+pub(super) fn helper_reaches(ctx: &FnCtx, idx: usize, memo: &ReachMemo, target: &dyn Fn(&syn::Expr, &str) -> bool, depth: usize) -> bool {
+    if let Some(known) = memo.borrow().get(&(idx, depth)) {
         return *known;
     }
-    memo.borrow_mut().insert(idx, false);
-    let calls = calls_in(ctx.fns.defs[idx].body);
-    let named: Vec<(&syn::Expr, String)> = calls.iter().filter_map(|c| crate::resolve::CallSite::of(c).map(|site| (*c, site.name))).collect();
-    let reaches = named.iter().any(|(c, name)| target(c, name))
-        || named.iter().any(|(_, name)| ctx.fns.by_name.get(name).is_some_and(|defs| defs.iter().any(|&i| i != idx && helper_reaches(ctx, i, memo, target, depth + 1))));
-    memo.borrow_mut().insert(idx, reaches);
+    let mut seen: std::collections::HashSet<usize> = [idx].into();
+    let mut level = vec![idx];
+    let mut reaches = false;
+    for _ in depth..dataflow::MAX_SUMMARY_DEPTH {
+        let mut next = Vec::new();
+        for &i in &level {
+            for c in calls_in(ctx.fns.defs[i].body) {
+                let Some(site) = crate::resolve::CallSite::of(c) else { continue };
+                reaches |= target(c, &site.name);
+                next.extend(ctx.fns.by_name.get(&site.name).into_iter().flatten().filter(|&&j| seen.insert(j)));
+            }
+        }
+        if reaches || next.is_empty() {
+            break;
+        }
+        level = next;
+    }
+    memo.borrow_mut().insert((idx, depth), reaches);
     reaches
 }
+
+/// Memo of [`helper_reaches`], by helper and depth.
+pub(super) type ReachMemo = std::cell::RefCell<std::collections::HashMap<(usize, usize), bool>>;
 
 /// The helper of this file a call in a condition designates, when its body is one condition of
 /// its parameters (`fn is_null(b: u32) -> bool { b == NULL_BLOCK }`): what the solver assumes

@@ -456,10 +456,11 @@ impl Summary {
 /// Per-file memo of this rule's summaries (helpers by definition, types by name).
 #[derive(Default)]
 pub(super) struct Summaries {
-    helpers: dataflow::Memo<usize, Option<Arc<Summary>>>,
+    helpers: dataflow::HelperMemo<Arc<Summary>>,
     /// Whether a helper may hand an index on to a kernel, by its names ([`Pad::may_forward`]).
-    forwarding: std::cell::RefCell<std::collections::HashMap<usize, bool>>,
-    fields: dataflow::Memo<String, Option<Arc<Val>>>,
+    forwarding: super::ReachMemo,
+    /// By type, and whether the other files' functions were read (at depth 0 only).
+    fields: dataflow::Memo<(String, bool), Option<Arc<Val>>>,
     /// [`called_on_self_only`], by the method's position among the file's functions: asked at
     /// each call on `self` of each function checked, answered from the file's text once.
     on_self_only: std::cell::RefCell<std::collections::HashMap<usize, bool>>,
@@ -1292,22 +1293,54 @@ fn entries_walked(e: &Expr) -> Option<(&Expr, bool)> {
 /// `|x| (*x).into()`): an entry keeps its value through it.
 fn converts_its_argument(c: &syn::ExprClosure) -> bool {
     let [arg] = c.inputs.iter().collect::<Vec<_>>()[..] else { return false };
-    let name = match arg {
-        syn::Pat::Ident(p) => &p.ident,
-        syn::Pat::Reference(r) => match &*r.pat {
-            syn::Pat::Ident(p) => &p.ident,
-            _ => return false,
-        },
-        _ => return false,
+    binding_name(arg).is_some_and(|name| converted_name(&c.body) == Some(name))
+}
+
+/// The element of its one tuple argument that a closure returns, converted (`|(_, s)| s`,
+/// `|(i, &s)| s as i64`): its position.
+fn returned_element(c: &syn::ExprClosure) -> Option<usize> {
+    let [arg] = c.inputs.iter().collect::<Vec<_>>()[..] else { return None };
+    let syn::Pat::Tuple(t) = (match arg {
+        syn::Pat::Reference(r) => &*r.pat,
+        other => other,
+    }) else {
+        return None;
     };
-    let mut e = &*c.body;
+    let name = converted_name(&c.body)?;
+    t.elems.iter().position(|p| binding_name(p) == Some(name))
+}
+
+/// The part of a zipped iterator at a tuple position: `a.zip(b)` yields `(a's, b's)`,
+/// `a.enumerate()` yields `(count, a's)`.
+fn zipped_part(iter: &Expr, at: usize) -> Option<&Expr> {
+    match strip(iter) {
+        Expr::MethodCall(m) if m.method == "zip" && m.args.len() == 1 => [&*m.receiver, &m.args[0]].get(at).copied(),
+        Expr::MethodCall(m) if m.method == "enumerate" && m.args.is_empty() && at == 1 => Some(&m.receiver),
+        Expr::Call(c) if c.args.len() == 2 && matches!(&*c.func, Expr::Path(p) if p.path.segments.last().is_some_and(|s| s.ident == "zip")) => c.args.iter().nth(at),
+        _ => None,
+    }
+}
+
+/// The name a pattern binds whole (`x`, `&x`, `x: i64`).
+fn binding_name(p: &syn::Pat) -> Option<&syn::Ident> {
+    match p {
+        syn::Pat::Ident(p) => Some(&p.ident),
+        syn::Pat::Reference(r) => binding_name(&r.pat),
+        syn::Pat::Type(t) => binding_name(&t.pat),
+        _ => None,
+    }
+}
+
+/// The local an expression reads, through conversions that keep its value (`x as i64`,
+/// `x.into()`, `x.clone()`, `i64::from(x)`).
+fn converted_name(mut e: &Expr) -> Option<&syn::Ident> {
     loop {
         e = match strip(e) {
             Expr::Cast(cast) => &cast.expr,
             Expr::MethodCall(m) if m.args.is_empty() && (m.method == "into" || m.method == "clone") => &m.receiver,
             Expr::Call(call) if call.args.len() == 1 && matches!(&*call.func, Expr::Path(p) if p.path.segments.last().is_some_and(|s| s.ident == "from")) => &call.args[0],
-            Expr::Path(p) => return p.path.is_ident(name),
-            _ => return false,
+            Expr::Path(p) => return p.path.get_ident(),
+            _ => return None,
         };
     }
 }
@@ -1739,6 +1772,16 @@ impl<'c, 'a> Pad<'c, 'a> {
         }
     }
 
+    /// What a closure gives back: its body's value and those of its `return`s (`let Some(t) =
+    /// .. else { return vec![0; len]; };` in a `map` closure).
+    fn closure_value(&self, scopes: &Scopes, state: &mut State, c: &syn::ExprClosure) -> Val {
+        let mut v = self.eval(scopes, state, &c.body);
+        for returned in dataflow::closure_return_values(c) {
+            v.join(self.tail_value(scopes, state, returned));
+        }
+        v
+    }
+
     /// The value a block or an arm ends with, as it was while its locals were in scope.
     fn tail_value(&self, scopes: &Scopes, state: &mut State, e: &Expr) -> Val {
         match self.block_tails.get(&self.pos(e)) {
@@ -1784,7 +1827,7 @@ impl<'c, 'a> Pad<'c, 'a> {
             return v.clone();
         }
         if let Expr::Closure(closure) = strip(&c.func) {
-            return self.eval(scopes, state, &closure.body);
+            return self.closure_value(scopes, state, closure);
         }
         let Expr::Path(p) = &*c.func else { return Val::default() };
         // `Ok(slots)`, `Some(slots)`: a helper that returns its buffer in a `Result` or `Option`;
@@ -1817,7 +1860,13 @@ impl<'c, 'a> Pad<'c, 'a> {
             }
         }
         if ZEROS.contains(&name.as_str()) || ["cat", "concat", "stack"].contains(&name.as_str()) || (scalar_argument && CONVERSIONS.contains(&name.as_str())) {
-            if let Some(v) = self.helper_return(scopes, state, e).filter(|v| !v.is_unknown()) {
+            if let Some(mut v) = self.helper_return(scopes, state, e).filter(|v| !v.is_unknown()) {
+                // `Tensor::zeros(n)` of a tensor type of the workspace (`Tensor { data: vec![0;
+                // n], shape }`): its entries are zeros, as those of `Tensor::new(&slots)` are the
+                // slots, whatever fields hold them.
+                if ZEROS.contains(&name.as_str()) && v.own.is_empty() {
+                    v.own = Val::one(self.origin(e, Entry::Zero, How::Value)).put(&How::Filled);
+                }
                 return v;
             }
         }
@@ -1914,7 +1963,7 @@ impl<'c, 'a> Pad<'c, 'a> {
     /// `|_| PAD_SLOT_ID`), or 0 for `Default::default` and `i64::default`.
     fn produced(&self, scopes: &Scopes, state: &mut State, producer: &Expr) -> Val {
         match strip(producer) {
-            Expr::Closure(c) => self.eval(scopes, state, &c.body),
+            Expr::Closure(c) => self.closure_value(scopes, state, c),
             Expr::Path(p) => match super::zero_fn_path(&p.path) {
                 Some((owner, f)) if !super::owns_zero(self.ctx, &owner, &f) => Val::one(self.origin(producer, Entry::Zero, How::Producer)),
                 _ => Val::default(),
@@ -1965,7 +2014,10 @@ impl<'c, 'a> Pad<'c, 'a> {
             "slice_assign" if m.args.len() == 2 => self.one_of(scopes, state, [&*m.receiver, &m.args[1]]),
             "unwrap_or" | "map_or" => {
                 let Some(fallback) = m.args.first() else { return Val::default() };
-                let mut v = Val { own: self.eval(scopes, state, fallback).tag(&How::Fallback(method.clone())), fields: BTreeMap::new() };
+                // `unwrap_or(Tensor::zeros(n)?)`: a fallback struct keeps its fields.
+                let fallback = self.eval(scopes, state, fallback);
+                let fields = fallback.fields.clone();
+                let mut v = Val { own: fallback.tag(&How::Fallback(method.clone())), fields };
                 if method == "unwrap_or" {
                     v.join(self.eval(scopes, state, &m.receiver));
                 }
@@ -1978,14 +2030,14 @@ impl<'c, 'a> Pad<'c, 'a> {
             // `map.entry(id).or_insert_with(|| vec![0; n])`: the entry already there (not known
             // here) or the one inserted.
             "or_insert_with" | "get_or_insert_with" => match m.args.first().map(strip) {
-                Some(Expr::Closure(c)) => self.eval(scopes, state, &c.body),
+                Some(Expr::Closure(c)) => self.closure_value(scopes, state, c),
                 _ => Val::default(),
             },
             "or_insert" | "get_or_insert" if m.args.len() == 1 => self.eval(scopes, state, &m.args[0]),
             "unwrap_or_else" => {
                 let mut v = self.eval(scopes, state, &m.receiver);
                 if let Some(Expr::Closure(c)) = m.args.first().map(strip) {
-                    v.own.extend(self.eval(scopes, state, &c.body).tag(&How::Fallback(method.clone())));
+                    v.own.extend(self.closure_value(scopes, state, c).tag(&How::Fallback(method.clone())));
                 }
                 v
             }
@@ -1993,15 +2045,23 @@ impl<'c, 'a> Pad<'c, 'a> {
             _ if yielding.is_some() => match yielding {
                 // `.map(|&x| x as i64)`, `.map(|x| i64::from(*x))`: the receiver's entries, converted.
                 Some(Expr::Closure(c)) if method == "map" && converts_its_argument(c) => self.eval(scopes, state, &m.receiver),
+                // `(0..bs).zip(real.chain(repeat(0))).map(|(_, s)| s)`: the entries of that part.
+                Some(Expr::Closure(c)) if method == "map" && returned_element(c).and_then(|at| zipped_part(&m.receiver, at)).is_some() => {
+                    let part = returned_element(c).and_then(|at| zipped_part(&m.receiver, at)).expect("checked in the guard");
+                    self.eval(scopes, state, part)
+                }
                 // `flat_map` yields the entries of the collections the closure returns: a
                 // value that is not in one (`unwrap_or_default()` of an `Option<Vec<_>>`, an
                 // empty collection) yields nothing.
                 Some(Expr::Closure(c)) if method == "flat_map" => {
-                    let mut v = self.eval(scopes, state, &c.body);
+                    let mut v = self.closure_value(scopes, state, c);
                     v.own.retain(|o| o.in_buffer);
                     Val { own: v.put(&How::Every), fields: BTreeMap::new() }
                 }
-                Some(Expr::Closure(c)) => Val { own: self.eval(scopes, state, &c.body).put(&How::Every), fields: BTreeMap::new() },
+                Some(Expr::Closure(c)) => Val { own: self.closure_value(scopes, state, c).put(&How::Every), fields: BTreeMap::new() },
+                // `let slot_of = |p| ..; (0..n).map(slot_of)`: what the closure returned where
+                // the solver ran it in place of the name.
+                Some(named @ Expr::Path(_)) if self.block_tails.contains_key(&self.pos(named)) => Val { own: self.block_tails[&self.pos(named)].clone().put(&How::Every), fields: BTreeMap::new() },
                 // `.map(i64::from)`, `.map(Into::into)`.
                 Some(Expr::Path(p)) if method == "map" && p.path.segments.last().is_some_and(|s| s.ident == "from" || s.ident == "into") => self.eval(scopes, state, &m.receiver),
                 // `.map(Option::unwrap_or_default)`: the closure `|s| s.unwrap_or_default()` as a path.
@@ -2013,7 +2073,7 @@ impl<'c, 'a> Pad<'c, 'a> {
             },
             "unzip" => match dataflow::unzipped(e) {
                 Some(c) => {
-                    let pair = self.eval(scopes, state, &c.body);
+                    let pair = self.closure_value(scopes, state, c);
                     Val { own: BTreeSet::new(), fields: pair.fields.into_iter().map(|(at, v)| (at, v.put(&How::Every).into())).collect() }
                 }
                 None => Val::default(),
@@ -2548,13 +2608,21 @@ impl<'c, 'a> Pad<'c, 'a> {
         }
         let (buffer, label) = origin_label(o, shown, || self.text(buffer_of(arg)));
         let (primary, elsewhere) = self.origin_labels(o, &buffer, label);
+        // The buffer passed, named where the entries came from another one (`let tail = vec![0;
+        // pad]; let slots = [real, tail].concat();`: `slots` is passed, holding `tail`'s); a
+        // view of the holder (`rows.concat()`) is the holder.
+        let passed = shown.map(str::to_string).unwrap_or_else(|| self.text(buffer_of(arg)));
+        let subject = match &o.holder {
+            Some(holder) if **holder != *passed && !holder.starts_with(&format!("{passed}.")) && !passed.contains('(') && !matches!(o.how, How::Helper(_)) => format!("`{passed}`, which holds the entries of `{holder}`,"),
+            _ => format!("`{buffer}`"),
+        };
         let message = match &w.via {
             Some(via) => format!(
-                "`{buffer}` reaches `{}` as `{}` through `{}` (its `{}`), whose padding must be {}; {} maps a row into the null block",
+                "{subject} reaches `{}` as `{}` through `{}` (its `{}`), whose padding must be {}; {} maps a row into the null block",
                 w.callee.name, w.param, via.helper, via.handed, w.sentinel_text, o.text
             ),
             None => format!(
-                "`{buffer}` is passed as `{}` of `{}`, whose padding must be {}; {} maps a row into the null block",
+                "{subject} is passed as `{}` of `{}`, whose padding must be {}; {} maps a row into the null block",
                 w.param, w.callee.name, w.sentinel_text, o.text
             ),
         };
@@ -2827,7 +2895,7 @@ impl<'c, 'a> Pad<'c, 'a> {
     }
 
     fn summary(&self, idx: usize, def: &'c FnDef<'a>) -> Option<Arc<Summary>> {
-        dataflow::memoized(&self.ctx.summaries.pad.helpers, idx, || {
+        dataflow::memoized(&self.ctx.summaries.pad.helpers, (idx, self.depth + 1), || {
             let mut inner = Pad::new(self.ctx, Mode::Summarise, Some(def), self.depth + 1);
             dataflow::solve(&mut inner, def.sig, def.body, State::summary(dataflow::param_count(def.sig))).ok().map(|()| Arc::new(inner.summary))
         })
@@ -2891,7 +2959,12 @@ impl<'c, 'a> Pad<'c, 'a> {
     fn param_value(&self, scopes: &Scopes, state: &mut State, o: &Origin, args: &[&Expr]) -> BTreeSet<Origin> {
         let Entry::Param(i, fields) = &o.entry else { return BTreeSet::new() };
         let Some(arg) = args.get(*i) else { return BTreeSet::new() };
-        let arg_val = self.eval(scopes, state, buffer_of(arg)).project(fields);
+        // A parameter the helper puts into a buffer is an entry there (`pad_to(&mut s, n,
+        // Default::default())`: an index's default is 0).
+        let arg_val = match o.in_buffer && fields.is_empty() {
+            true => self.entry_value(scopes, state, buffer_of(arg)),
+            false => self.eval(scopes, state, buffer_of(arg)).project(fields),
+        };
         arg_val
             .own
             .into_iter()
@@ -2990,7 +3063,7 @@ impl<'c, 'a> Pad<'c, 'a> {
     /// files of the crate that implement it (a constructor in `lib.rs` zero-fills the buffer a
     /// method in `replay.rs` hands to a kernel), each in its own file's context.
     fn field_summary(&self, ty: &str) -> Option<Arc<Val>> {
-        dataflow::memoized(&self.ctx.summaries.pad.fields, ty.to_string(), || {
+        dataflow::memoized(&self.ctx.summaries.pad.fields, (ty.to_string(), self.depth == 0), || {
             let mut val = self.fields_left(ty);
             // The other files' functions are read in their own context, once: not again from
             // there (each would come back here).

@@ -125,7 +125,7 @@ fn current_entry(key: &Expr, component: &str) -> String {
 /// fields of `self`) the returned value is built from on every path.
 #[derive(Default)]
 pub(super) struct Summaries {
-    helpers: dataflow::Memo<usize, Option<Arc<HelperSummary>>>,
+    helpers: dataflow::HelperMemo<Arc<HelperSummary>>,
 }
 
 /// What a helper does to the values a key is built from (a helper of the file, or of another

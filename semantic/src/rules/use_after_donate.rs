@@ -108,7 +108,7 @@ pub(crate) struct Summary {
 /// donates at all.
 #[derive(Default)]
 pub(super) struct Summaries {
-    helpers: dataflow::Memo<usize, Option<Arc<Summary>>>,
+    helpers: dataflow::HelperMemo<Arc<Summary>>,
     any_donor: std::cell::OnceCell<bool>,
 }
 
@@ -123,7 +123,7 @@ pub(super) fn check(ctx: &FnCtx, calls: &[&Expr], out: &mut Vec<Finding>) {
     }
     // A function that donates its parameter is checked at its calls as a contract is: the files
     // that call it are analysed too (a forwarder, in the check's later rounds).
-    super::Forwarder::record_if(ctx, |idx, def| dataflow::memoized(&ctx.summaries.donate.helpers, idx, || summarise(ctx, def, 1)).is_some_and(|s| !s.donates.is_empty()));
+    super::Forwarder::record_if(ctx, |idx, def| dataflow::memoized(&ctx.summaries.donate.helpers, (idx, 1), || summarise(ctx, def, 1)).is_some_and(|s| !s.donates.is_empty()));
     match dataflow::solve(&mut donate, ctx.sig, ctx.body, State::default()) {
         Ok(()) => out.extend(donate.findings),
         Err(dataflow::TooComplex) => out.push(super::analysis_limit(ctx, "dataflow", dataflow::MAX_STEPS, "its donations are")),
@@ -477,7 +477,7 @@ impl<'c, 'a> Donate<'c, 'a> {
     fn helper_summary(&self, call: &Expr) -> Option<(String, bool, Arc<Summary>)> {
         let returns = |sig: &syn::Signature| !matches!(sig.output, syn::ReturnType::Default);
         if let Some((idx, def)) = self.ctx.helper_of(call, self.def, self.depth) {
-            let summary = dataflow::memoized(&self.ctx.summaries.donate.helpers, idx, || summarise(self.ctx, def, self.depth + 1))?;
+            let summary = dataflow::memoized(&self.ctx.summaries.donate.helpers, (idx, self.depth + 1), || summarise(self.ctx, def, self.depth + 1))?;
             return Some((def.sig.ident.to_string(), returns(def.sig), summary));
         }
         let path = self.ctx.foreign_helper(call, self.def, self.depth)?;

@@ -253,7 +253,7 @@ struct HelperWrite {
 /// Per-file memo of the helpers' summaries, by definition.
 #[derive(Default)]
 pub(super) struct Summaries {
-    helpers: dataflow::Memo<usize, Option<Arc<Summary>>>,
+    helpers: dataflow::HelperMemo<Arc<Summary>>,
 }
 
 /// The writes of one function, computed on first use and shared by the rules that read them.
@@ -569,7 +569,9 @@ impl Analysis for Writes<'_, '_> {
         if !walks_mutably {
             return;
         }
-        let targets = self.designated(scopes, state, iterated, false);
+        // Each round the item is one element among the positions walked: a write anywhere in it
+        // (`c.in_use = false`, `row[0] = x`) writes the walked place there.
+        let targets = MaySet(self.designated(scopes, state, iterated, false).0.into_iter().map(|t| Target { element: true, ..t }).collect());
         if !targets.0.is_empty() {
             state.map.insert(Place { base: Base::Local(*local), fields: Vec::new() }, targets);
         }
