@@ -12,7 +12,9 @@ declare_rule! {
     /// `unwrap_or_default()` fallbacks, a reset to S on one branch only or only after the buffer was
     /// already used, the same through conversions (`Tensor::new(&slots, ..)`,
     /// `into_boxed_slice()`), struct literals, rows padded in place and then flattened (`for row
-    /// in rows.iter_mut() { row.resize(n, 0); }` then `rows.concat()`), the value a `loop` breaks with, a `static` or
+    /// in rows.iter_mut() { row.resize(n, 0); }` then `rows.concat()`), one buffer of a collection of them (`&self.by_size[&bs]`, `bufs.get(&bs)`, of a
+    /// map collected from `(bs, vec![0; bs])` pairs or filled by `insert`; not followed where the function writes
+    /// one of them through a borrow, `get_mut`, `iter_mut`, `coll[k].fill(..)`), the value a `loop` breaks with, a `static` or
     /// `const` array of the file (`static DUMMY_SLOTS: [i64; 8] = [0; 8];`, reported where it is
     /// passed), a constant computed from others (`PAD_SLOT_ID + 1` is 0), helpers of the same
     /// file or of another (a buffer they return, or a parameter they pad, also with the value the

@@ -687,6 +687,9 @@ struct Pad<'c, 'a> {
     /// The struct literals of the checked body bound whole to a local by a `let` (by position;
     /// read on the first literal met).
     let_literals: std::cell::OnceCell<HashSet<usize>>,
+    /// The collections of buffers (as written) one buffer of which the body writes through a
+    /// mutable borrow of it ([`element_written`]): what one of their buffers holds is not known.
+    elements_written: std::cell::OnceCell<HashSet<String>>,
     /// The value of each block's tail, by the tail's position, taken while the block's locals
     /// were in scope (`let slots = { let mut v = ..; v.resize(n, 0); v };` reads `v` there).
     block_tails: std::collections::HashMap<usize, Val>,
@@ -712,7 +715,7 @@ impl<'c, 'a> Pad<'c, 'a> {
     fn new(ctx: &'c FnCtx<'a>, mode: Mode, def: Option<&'c FnDef<'a>>, depth: usize) -> Self {
         let (local_types, rebound, helpers, borrows, block_tails, zero_counters, static_depth, loop_prefixes, len_inits) = Default::default();
         let summary = Summary { receiver_at: def.filter(|d| d.has_receiver()).map(|d| dataflow::param_count(d.sig)), returns_self: def.is_some_and(super::returns_self), ..Summary::default() };
-        Pad { ctx, mode, def, depth, summary, local_types, rebound, helpers, borrows, split_parts: Default::default(), entries: Default::default(), block_tails, zero_counters, static_depth, loop_prefixes, loop_tails: Default::default(), len_inits, let_literals: Default::default(), callers_fields: false }
+        Pad { ctx, mode, def, depth, summary, local_types, rebound, helpers, borrows, split_parts: Default::default(), entries: Default::default(), block_tails, zero_counters, static_depth, loop_prefixes, loop_tails: Default::default(), len_inits, let_literals: Default::default(), elements_written: Default::default(), callers_fields: false }
     }
 
     /// A length as written, a local bound to one read as what it was bound to (`n` for `let n =
@@ -1671,6 +1674,10 @@ impl<'c, 'a> Pad<'c, 'a> {
                 }
                 v
             }
+            // `rows[i]`, `by_bs[&bs]`: one buffer of a collection of them holds what their entries
+            // may (one entry of a flat buffer, likewise), unless the body writes one of them
+            // through a borrow (`by_bs.get_mut(&bs).unwrap().fill(PAD)`), which is not followed.
+            Expr::Index(i) => self.element_of(scopes, state, &i.expr),
             Expr::Macro(m) if m.mac.path.is_ident("vec") => self.vec_macro(scopes, state, &m.mac),
             Expr::Repeat(r) => self.filled(scopes, state, &r.expr),
             // `(slots, n)`: its elements as fields named by position, as places name them.
@@ -1763,6 +1770,16 @@ impl<'c, 'a> Pad<'c, 'a> {
             })
             .collect();
         v
+    }
+
+    /// One buffer of the collection `coll` (or one entry of a flat buffer): what the entries may
+    /// hold; nothing known where the body writes one of its buffers through a borrow.
+    fn element_of(&self, scopes: &Scopes, state: &mut State, coll: &Expr) -> Val {
+        let body = self.def.map_or(self.ctx.body, |d| d.body);
+        if self.elements_written.get_or_init(|| element_written(body)).contains(&crate::rules::expr_text(strip(coll))) {
+            return Val::default();
+        }
+        Val { own: self.eval(scopes, state, coll).own, fields: BTreeMap::new() }
     }
 
     fn block_value(&self, scopes: &Scopes, state: &mut State, b: &syn::Block) -> Val {
@@ -1992,6 +2009,9 @@ impl<'c, 'a> Pad<'c, 'a> {
                 v.own.insert(zeros);
                 v
             }
+            // `by_bs.get(&bs)`, `rows.get_mut(i)`: one buffer of a collection of them, as
+            // `by_bs[&bs]` is.
+            "get" | "get_mut" if m.args.len() == 1 => self.element_of(scopes, state, &m.receiver),
             // itertools' `pad_using(n, |_| 0)`: the receiver's entries, then what the closure
             // gives for each missing one.
             "pad_using" if m.args.len() == 2 => {
@@ -2058,7 +2078,13 @@ impl<'c, 'a> Pad<'c, 'a> {
                     v.own.retain(|o| o.in_buffer);
                     Val { own: v.put(&How::Every), fields: BTreeMap::new() }
                 }
-                Some(Expr::Closure(c)) => Val { own: self.closure_value(scopes, state, c).put(&How::Every), fields: BTreeMap::new() },
+                // (Pairs keep their elements apart, for a map collected from them.)
+                Some(Expr::Closure(c)) => {
+                    let item = self.closure_value(scopes, state, c);
+                    let pair = matches!(strip(super::tail(&c.body)), Expr::Tuple(t) if t.elems.len() == 2);
+                    let fields = if pair { item.fields.iter().map(|(at, v)| (at.clone(), v.clone().put(&How::Every).into())).collect() } else { BTreeMap::new() };
+                    Val { own: item.put(&How::Every), fields }
+                }
                 // `let slot_of = |p| ..; (0..n).map(slot_of)`: what the closure returned where
                 // the solver ran it in place of the name.
                 Some(named @ Expr::Path(_)) if self.block_tails.contains_key(&self.pos(named)) => Val { own: self.block_tails[&self.pos(named)].clone().put(&How::Every), fields: BTreeMap::new() },
@@ -2090,6 +2116,15 @@ impl<'c, 'a> Pad<'c, 'a> {
             // the entries of the receiver.
             "repeat" if m.args.len() == 1 => self.eval(scopes, state, &m.receiver),
             "concat" | "flatten" if m.args.is_empty() => self.eval(scopes, state, &m.receiver),
+            // Pairs collected (`sizes.iter().map(|&b| (b, vec![0; b])).collect()` into a map):
+            // its buffers are the second elements.
+            "collect" => {
+                let mut v = self.eval(scopes, state, &m.receiver);
+                if let (true, Some(second)) = (v.own.is_empty(), v.fields.get("1")) {
+                    v.own = second.own.clone();
+                }
+                v
+            }
             _ if CONVERSIONS.contains(&method.as_str()) => self.eval(scopes, state, &m.receiver),
             _ => self.helper_return(scopes, state, e).unwrap_or_default(),
         }
@@ -2557,7 +2592,7 @@ impl<'c, 'a> Pad<'c, 'a> {
             return;
         }
         let val = whole.project(fields);
-        let shown = scopes.place_of(buffer_of(arg)).map(|p| scopes.display(&p.fields_then(fields)));
+        let shown = scopes.place_of(collection_of(buffer_of(arg))).map(|p| scopes.display(&p.fields_then(fields)));
         // An index field that a helper padded (`pad(&mut meta, n)`) is the helper's finding.
         let index_field = match (scopes.place_of(buffer_of(arg)), fields) {
             (Some(p), [.., last]) if p.fields.is_empty() => self.base_type(scopes, &p.base).is_some_and(|ty| self.ctx.index_field(&ty, last).is_some()),
@@ -2587,7 +2622,7 @@ impl<'c, 'a> Pad<'c, 'a> {
         let contract_label = clause_label(w.callee, w.clause, format!("`{}` skips only entries equal to {}", w.callee.name, w.sentinel_text));
         // A field of `self`, or of another object whose kernel reads its own field.
         let receiver_field = matches!(&w.clause.kind, ClauseKind::Writes { target, .. } if target.index.root == PlaceRoot::SelfField);
-        let persistent = receiver_field || scopes.place_of(buffer_of(arg)).is_some_and(|p| p.base == Base::SelfValue);
+        let persistent = receiver_field || scopes.place_of(collection_of(buffer_of(arg))).is_some_and(|p| p.base == Base::SelfValue);
         if let (Some(function), true) = (&o.function, persistent) {
             // A persistent field: what another function of the type left in it.
             let field = shown.unwrap_or("the buffer").to_string();
@@ -3334,6 +3369,58 @@ fn borrowed_content(scopes: &Scopes, e: &Expr) -> Option<Place> {
 
 /// Methods that lend an option's content mutably.
 const OPTION_CONTENT: &[&str] = &["as_mut", "as_deref_mut"];
+
+/// The collections (as written) a body writes one element of through a borrow: the receiver of
+/// `get_mut`, `iter_mut`, `values_mut`, `entry`, and `coll` of `coll[k]` borrowed mutably,
+/// assigned into or given a method call (`coll[k].fill(PAD)`, `coll[k][..n].copy_from_slice(..)`).
+fn element_written(body: &syn::Block) -> HashSet<String> {
+    use syn::visit::Visit;
+    struct Written(HashSet<String>);
+    impl Written {
+        fn element(&mut self, e: &Expr) {
+            match strip(e) {
+                Expr::Index(i) if matches!(strip(&i.index), Expr::Range(_)) => self.element(&i.expr),
+                Expr::Index(i) => _ = self.0.insert(crate::rules::expr_text(strip(&i.expr))),
+                _ => {}
+            }
+        }
+    }
+    impl<'ast> Visit<'ast> for Written {
+        fn visit_expr_method_call(&mut self, m: &'ast syn::ExprMethodCall) {
+            if ["get_mut", "iter_mut", "values_mut", "entry", "get_many_mut"].contains(&m.method.to_string().as_str()) {
+                self.0.insert(crate::rules::expr_text(strip(&m.receiver)));
+            }
+            self.element(&m.receiver);
+            syn::visit::visit_expr_method_call(self, m);
+        }
+        fn visit_expr_assign(&mut self, a: &'ast syn::ExprAssign) {
+            self.element(&a.left);
+            syn::visit::visit_expr_assign(self, a);
+        }
+        fn visit_expr_reference(&mut self, r: &'ast syn::ExprReference) {
+            if r.mutability.is_some() {
+                self.element(&r.expr);
+            }
+            syn::visit::visit_expr_reference(self, r);
+        }
+    }
+    let mut w = Written(HashSet::new());
+    w.visit_block(body);
+    w.0
+}
+
+/// The collection one of whose buffers `e` is (`self.by_bs` of `self.by_bs[&bs]`, of
+/// `self.by_bs.get(&bs).unwrap()`), else `e`.
+fn collection_of(e: &Expr) -> &Expr {
+    match strip(e) {
+        Expr::Index(i) if !matches!(strip(&i.index), Expr::Range(_)) => collection_of(&i.expr),
+        Expr::MethodCall(m) if (m.method == "unwrap" || m.method == "expect") && matches!(strip(&m.receiver), Expr::MethodCall(g) if (g.method == "get" || g.method == "get_mut") && g.args.len() == 1) => match strip(&m.receiver) {
+            Expr::MethodCall(g) => collection_of(&g.receiver),
+            _ => e,
+        },
+        _ => e,
+    }
+}
 
 fn buffer_of(e: &Expr) -> &Expr {
     // What a lock's or a cell's guard guards (`shared.lock().unwrap().resize(n, 0)`): that buffer.
