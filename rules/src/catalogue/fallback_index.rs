@@ -6,13 +6,15 @@ declare_rule! {
     /// `if`/`else` that produces a constant while another branch does not (all constant: a
     /// table, not a fallback; a branch that gives the compared local back, `if b == NULL_BLOCK {
     /// alloc() } else { b }`, holds only what its condition leaves it), for a scalar index as for the entries of an index buffer (also
-    /// one entry at a time: `for &b in &blocks { pool.write(b, ..) }`),
+    /// one entry at a time: `for &b in &blocks { pool.write(b, ..) }`; a fallback pushed into a
+    /// buffer or written in a list literal, `copy_blocks(c, &[src], &[dst])`, `vec![dst]`),
     /// followed through locals (on any branch), struct fields (nested ones, `s.pos.block`) and
     /// tuple elements (`p.0`), closures bound to a local and called (`let block_of = |p|
     /// table.get(p / BS).copied().unwrap_or(0);`), and helpers that return it (of the
     /// same file, or of another file of the workspace reached by path, `unwrap_or_else(kv::reserved_block)` too: reported at the call of
     /// the helper, with a label where the helper falls back; a helper's constant exit counts
-    /// next to its others, `if t.is_empty() { return 0; }` or `None => return 0`). A helper that
+    /// next to its others, `if t.is_empty() { return 0; }` or `None => return 0`; where the
+    /// writer also forbids that block, this is the one finding, not a second `forbidden_write`). A helper that
     /// hands its parameter on to the writer's index (`fn put(pool, b, row) { pool.write(b, row) }`)
     /// writes what its caller passes there, also from another file or crate and under another
     /// name (`use sched::rows::write_row as put_row;`) in a file that calls no writer itself; a method that hands on a field of `self` (`fn

@@ -13,7 +13,9 @@ declare_rule! {
     /// `if let`) with `f()` or a local bound to it, or a lookup on a map
     /// (`get`, `contains_key`; through its lock guards, `memo.read().unwrap().get(..)`, `memo.read().map_err(..)?.get(..)`, or an async
     /// lock's, `memo.read().await.get(..)`) on a path to
-    /// an `insert` of `f()`'s result (awaited or not) into the same map, or an `Option` field of
+    /// an `insert` of `f()`'s result (awaited or not; shared, `Arc::clone(&v)`; the value of an
+    /// `Option` result, `if let Some(o) = &out`; with a fallback, `f()?.unwrap_or_else(..)`)
+    /// into the same map, or an `Option` field of
     /// `self` tested (`match self.last { None => .. }`, `if self.last.is_none()`, `is_some_and(..)`, `if let
     /// Some(v) = &self.last` or `self.last.as_ref().filter(..)`; also through a re-borrow, `let this = &mut *self;`) on a path to
     /// keeping `f()`'s result in it (`self.last = Some(v)`, `Some((key, v))`, `self.last.insert(v)`, `replace`, the

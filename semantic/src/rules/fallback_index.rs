@@ -610,12 +610,26 @@ impl<'c, 'a> Fallbacks<'c, 'a> {
                 None => BTreeSet::new(),
             },
             Expr::Binary(b) => self.arithmetic_value(scopes, state, b),
-            Expr::Macro(m) if m.mac.path.is_ident("vec") => [Src::Buffer].into(),
-            Expr::Array(_) | Expr::Repeat(_) => [Src::Buffer].into(),
+            // A buffer built of indexes (`&[b]`, `vec![first, b]`, `[b; n]`): its entries are
+            // what the items may be.
+            Expr::Macro(m) => match super::vec_items(&m.mac) {
+                Some(super::VecItems::List(items)) => self.buffer_of_items(scopes, state, items.iter()),
+                Some(super::VecItems::Repeat(r)) => self.buffer_of_items(scopes, state, std::iter::once(&*r.expr)),
+                None => BTreeSet::new(),
+            },
+            Expr::Array(a) => self.buffer_of_items(scopes, state, a.elems.iter()),
+            Expr::Repeat(r) => self.buffer_of_items(scopes, state, std::iter::once(&*r.expr)),
             Expr::Call(c) => self.eval_call(scopes, state, e, c),
             Expr::MethodCall(m) => self.eval_method(scopes, state, e, m),
             _ => BTreeSet::new(),
         }
+    }
+
+    /// A buffer whose entries are `items`.
+    fn buffer_of_items<'e>(&self, scopes: &Scopes, state: &State, items: impl Iterator<Item = &'e Expr>) -> BTreeSet<Src> {
+        let mut srcs: BTreeSet<Src> = items.flat_map(|item| entries(self.eval(scopes, state, item))).collect();
+        srcs.insert(Src::Buffer);
+        srcs
     }
 
     /// The value of a `match` or an `if`/`else` chain from its branches (each its tail value, the

@@ -423,8 +423,14 @@ impl Analysis for Memo<'_, '_> {
         self.vacant.remove(&local);
     }
 
-    /// `slot @ None` of `match &mut self.last`: the name is the field.
+    /// `slot @ None` of `match &mut self.last`: the name is the field. `if let Some(o) = &out` of
+    /// a call's result `out`: `o` holds (a part of) that result.
     fn bind_parts(&mut self, scopes: &Scopes, _state: &mut MemoState, parts: &[(LocalId, Vec<String>)], scrutinee: &Expr) {
+        if let Some(call) = self.value_source(scopes, scrutinee) {
+            for (local, _) in parts {
+                self.results.insert(*local, call.clone());
+            }
+        }
         if self.option_field(scopes, scrutinee).is_none() {
             return;
         }
@@ -522,6 +528,9 @@ fn peel(e: &Expr) -> &Expr {
         Expr::MethodCall(m) if m.method == "clone" && m.args.is_empty() => peel(&m.receiver),
         // What the call gave, on the path that goes on (`try_step(g).expect("..")`, as `?`).
         Expr::MethodCall(m) if (m.method == "unwrap" && m.args.is_empty()) || (m.method == "expect" && m.args.len() == 1) => peel(&m.receiver),
+        // Or a fallback where it gave nothing (`run_captured(bs)?.unwrap_or_else(|| eager(x))`):
+        // what is kept may be the call's result.
+        Expr::MethodCall(m) if ["unwrap_or", "unwrap_or_else", "unwrap_or_default"].contains(&m.method.to_string().as_str()) && m.args.len() <= 1 => peel(&m.receiver),
         // Wrapped to be shared or returned (`Arc::new(p)`, `Some(p)`): the same result.
         Expr::Call(c) if c.args.len() == 1 && is_wrapper(&c.func) => peel(&c.args[0]),
         // Converted on the way (`step(n).map(Arc::new)?`, `.map_err(..)?`, anyhow's `.context(..)?`):
@@ -533,13 +542,14 @@ fn peel(e: &Expr) -> &Expr {
     }
 }
 
-/// `Arc::new`, `Rc::new`, `Box::new`, `Some`, `Ok`: a value wrapped, not computed.
+/// `Arc::new`, `Rc::new`, `Box::new`, `Some`, `Ok`: a value wrapped, not computed; `Arc::clone(&p)`,
+/// `Rc::clone(&p)`, `Clone::clone(&p)`: the same value shared.
 fn is_wrapper(func: &Expr) -> bool {
     let Expr::Path(p) = strip(func) else { return false };
     let names: Vec<String> = p.path.segments.iter().map(|s| s.ident.to_string()).collect();
     match names.as_slice() {
         [one] => one == "Some" || one == "Ok",
-        [.., ty, new] => new == "new" && ["Arc", "Rc", "Box"].contains(&ty.as_str()),
+        [.., ty, f] => (f == "new" && ["Arc", "Rc", "Box"].contains(&ty.as_str())) || (f == "clone" && ["Arc", "Rc", "Clone"].contains(&ty.as_str())),
         _ => false,
     }
 }

@@ -147,6 +147,25 @@ pub(super) fn summarised_helper<'a, V: Clone>(
     Some((path.last()?.clone(), summary, true))
 }
 
+/// What a `vec![..]` is built from, its tokens parsed as an array expression: its items, or
+/// the item it repeats and how many times (`vec![x; n]`). The spans are the source's.
+pub(super) enum VecItems {
+    List(Vec<syn::Expr>),
+    Repeat(syn::ExprRepeat),
+}
+
+/// The items of a `vec!` macro call (`None`: another macro, or tokens that are no array).
+pub(super) fn vec_items(mac: &syn::Macro) -> Option<VecItems> {
+    if !mac.path.is_ident("vec") {
+        return None;
+    }
+    let tokens = &mac.tokens;
+    if let Ok(r) = syn::parse2::<syn::ExprRepeat>(quote::quote!([#tokens])) {
+        return Some(VecItems::Repeat(r));
+    }
+    syn::parse2::<syn::ExprArray>(quote::quote!([#tokens])).ok().map(|a| VecItems::List(a.elems.into_iter().collect()))
+}
+
 /// Whether a method's value is its receiver, `self` at the end of its body (a builder's setter,
 /// `fn block(mut self, b: usize) -> Self { self.block = b; self }`).
 pub(super) fn returns_self(def: &crate::analysis::FnDef) -> bool {
@@ -243,7 +262,14 @@ pub fn check_fn(ctx: &FnCtx, out: &mut Vec<Finding>) {
     effects::record_effect_runner(ctx, calls);
     memoized_effect::check(ctx, calls, out);
     pad_to_null_block::check(ctx, calls, out);
+    let first_fallback = out.len();
     let fell_back = fallback_index::check(ctx, calls, out);
+    // A fallback to the forbidden block is one bug, `fallback_index`'s: the padding analysis's
+    // `forbidden_write` of the same entry (a helper's `None => 0` in a buffer of positions) goes.
+    let fallbacks: std::collections::HashSet<(std::path::PathBuf, std::ops::Range<usize>)> = out[first_fallback..].iter().filter(|f| f.rule.name == reuse_rules::catalogue::FALLBACK_INDEX.name).map(|f| (f.primary.file.path.clone(), f.primary.range.clone())).collect();
+    if !fallbacks.is_empty() {
+        out.retain(|f| f.rule.name != reuse_rules::catalogue::FORBIDDEN_WRITE.name || !fallbacks.contains(&(f.primary.file.path.clone(), f.primary.range.clone())));
+    }
     forbidden_write::check_calls(ctx, calls, &writes, &fell_back, out);
     use_after_donate::check(ctx, calls, out);
     ambiguous_call::check(ctx, calls, out);

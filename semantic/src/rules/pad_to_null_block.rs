@@ -1356,10 +1356,10 @@ fn unwrap_or_default_origin(r: Range<usize>, text: &str) -> Origin {
 /// How many entries a buffer is built with, as written: `vec![x; n]`, `[x; N]`.
 fn built_len(init: &Expr) -> Option<String> {
     match strip(init) {
-        Expr::Macro(m) if m.mac.path.is_ident("vec") => {
-            let tokens = &m.mac.tokens;
-            syn::parse2::<syn::ExprRepeat>(quote::quote!([#tokens])).ok().map(|r| crate::rules::expr_text(&r.len))
-        }
+        Expr::Macro(m) => match super::vec_items(&m.mac)? {
+            super::VecItems::Repeat(r) => Some(crate::rules::expr_text(&r.len)),
+            super::VecItems::List(_) => None,
+        },
         Expr::Repeat(r) => Some(crate::rules::expr_text(&r.len)),
         _ => None,
     }
@@ -1828,13 +1828,10 @@ impl<'c, 'a> Pad<'c, 'a> {
     }
 
     fn vec_macro(&self, scopes: &Scopes, state: &mut State, mac: &syn::Macro) -> Val {
-        let tokens = &mac.tokens;
-        if let Ok(r) = syn::parse2::<syn::ExprRepeat>(quote::quote!([#tokens])) {
-            return self.filled(scopes, state, &r.expr);
-        }
-        match syn::parse2::<syn::ExprArray>(quote::quote!([#tokens])) {
-            Ok(a) => self.eval(scopes, state, &Expr::Array(a)),
-            Err(_) => Val::default(),
+        match super::vec_items(mac) {
+            Some(super::VecItems::Repeat(r)) => self.filled(scopes, state, &r.expr),
+            Some(super::VecItems::List(items)) => self.eval(scopes, state, &Expr::Array(syn::ExprArray { attrs: Vec::new(), bracket_token: Default::default(), elems: items.into_iter().collect() })),
+            None => Val::default(),
         }
     }
 

@@ -394,7 +394,10 @@ fn share_parts(scopes: &Scopes, state: &mut State, place: &Place, init: &Expr) {
     let parts: Vec<(String, &Expr)> = match dataflow::strip_parens(init) {
         Expr::Array(a) => a.elems.iter().enumerate().map(|(i, e)| (format!("[{i}]"), e)).collect(),
         Expr::Macro(m) if m.mac.path.is_ident("vec") => {
-            items = m.mac.parse_body_with(syn::punctuated::Punctuated::<Expr, syn::Token![,]>::parse_terminated).map(|p| p.into_iter().collect()).unwrap_or_default();
+            items = match super::vec_items(&m.mac) {
+                Some(super::VecItems::List(items)) => items,
+                _ => Vec::new(),
+            };
             items.iter().enumerate().map(|(i, e)| (format!("[{i}]"), e)).collect()
         }
         Expr::Struct(st) => st

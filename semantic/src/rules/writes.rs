@@ -438,7 +438,10 @@ impl Analysis for Writes<'_, '_> {
         // `let targets = vec![NULL_BLOCK, 1, 2];`
         let items = match strip_parens(init) {
             Expr::Array(a) => Some(a.elems.iter().cloned().collect::<Vec<_>>()),
-            Expr::Macro(m) if m.mac.path.is_ident("vec") => m.mac.parse_body_with(syn::punctuated::Punctuated::<Expr, syn::Token![,]>::parse_terminated).ok().map(|p| p.into_iter().collect()),
+            Expr::Macro(m) => match super::vec_items(&m.mac) {
+                Some(super::VecItems::List(items)) => Some(items),
+                _ => None,
+            },
             _ => None,
         };
         if let Some(least) = items.iter().flatten().filter_map(|item| self.ctx.int_value(item)).min() {
