@@ -52,7 +52,9 @@ declare_rule! {
     /// `as_ref`, `clone`, a pattern that takes the value apart: `if let Some((len, m)) =
     /// &self.last`). Such a lookup is keyed by the components the value's stamps are compared
     /// with before it is served (`if *len == seq_len`; a stamp that bounds the component, `if
-    /// *len >= max_pos`, a table that grows, counts too), or by a slot emptied whenever a
+    /// *len >= max_pos`, a table that grows, counts too, in a combinator as well: `filter(|(len,
+    /// _)| *len >= n)`, `map_or(true, |(len, _)| *len < n)`; a staleness test joins its stamps
+    /// with `||`, `len != n || heads != h`), or by a slot emptied whenever a
     /// component changed (`if self.len != seq_len { self.mask = None; .. }`, `take()`). A slot
     /// given a value built from the components holds their value on that path: reading it back
     /// serves it (`let stale = self.last.as_ref().map_or(true, |e| e.seq_len != seq_len); if

@@ -1156,6 +1156,7 @@ impl Analysis for Pad<'_, '_> {
             let len = self.len_text(scopes, len);
             state.map.entry(place.clone()).or_default().len = Len::Built(len);
         }
+        self.field_lens(scopes, state, &place, init);
         if state.map.keys().all(|k| k.base != Base::Local(local)) {
             self.bind_object(state, local, || self.ctx.resolver.type_of(init, self.ctx.self_type, self.ctx.env()).map(|t| t.name));
         }
@@ -1462,6 +1463,26 @@ impl<'c, 'a> Pad<'c, 'a> {
         state.map.insert(place.clone(), Entries { origins: origins.collect(), reset: Some(at), prefix: None, outer: None, suffix: None, len: Len::Unknown });
         for (f, v) in val.fields {
             self.store_fields(scopes, state, &place.field(&f), v, at);
+        }
+    }
+
+    /// The lengths the buffers of a struct literal are built with (`Meta { slot_mapping: vec![0;
+    /// padded], .. }`), as a `let` of each would have them: a loop over fewer entries leaves the
+    /// rest as built.
+    fn field_lens(&self, scopes: &Scopes, state: &mut State, place: &Place, init: &Expr) {
+        let Expr::Struct(s) = strip(init) else { return };
+        for f in &s.fields {
+            let syn::Member::Named(name) = &f.member else { continue };
+            let field = place.field(&name.to_string());
+            match built_len(&f.expr) {
+                Some(len) => {
+                    let len = self.len_text(scopes, len);
+                    if let Some(entries) = state.map.get_mut(&field) {
+                        entries.len = Len::Built(len);
+                    }
+                }
+                None => self.field_lens(scopes, state, &field, &f.expr),
+            }
         }
     }
 

@@ -920,16 +920,25 @@ impl<'c, 'a> Keys<'c, 'a> {
 
     /// A test of what a single slot holds (see [`Keys::slot_tested`]) known to give `holds`.
     fn slot_test(&self, scopes: &Scopes, state: &mut State, receiver: &Expr, t: SlotTest<'_>, holds: bool) {
-        // Whether the test says "built for them" by returning true (`==`, joined by `&&`) or
-        // false (`!=`, joined by `||`, or `!` of the first).
-        fn polarity(e: &Expr) -> Option<bool> {
+        // Whether the test says "built for them" by returning true (`==`, a stamp at least the
+        // component, `*len >= n`, joined by `&&`) or false (`!=`, a stamp below it, `*len < n`,
+        // joined by `||`, or `!` of the first).
+        fn polarity(e: &Expr, is_entry: &dyn Fn(&Expr) -> bool) -> Option<bool> {
             match strip(e) {
-                Expr::Unary(u) if matches!(u.op, syn::UnOp::Not(_)) => polarity(&u.expr).map(|p| !p),
+                Expr::Unary(u) if matches!(u.op, syn::UnOp::Not(_)) => polarity(&u.expr, is_entry).map(|p| !p),
                 Expr::Binary(b) => match b.op {
                     syn::BinOp::Eq(_) => Some(true),
                     syn::BinOp::Ne(_) => Some(false),
-                    syn::BinOp::And(_) => (polarity(&b.left)? && polarity(&b.right)?).then_some(true),
-                    syn::BinOp::Or(_) => (!polarity(&b.left)? && !polarity(&b.right)?).then_some(false),
+                    syn::BinOp::Lt(_) | syn::BinOp::Le(_) | syn::BinOp::Gt(_) | syn::BinOp::Ge(_) => {
+                        let below = matches!(b.op, syn::BinOp::Lt(_) | syn::BinOp::Le(_));
+                        match (is_entry(&b.left), is_entry(&b.right)) {
+                            (true, false) => Some(!below),
+                            (false, true) => Some(below),
+                            _ => None,
+                        }
+                    }
+                    syn::BinOp::And(_) => (polarity(&b.left, is_entry)? && polarity(&b.right, is_entry)?).then_some(true),
+                    syn::BinOp::Or(_) => (!polarity(&b.left, is_entry)? && !polarity(&b.right, is_entry)?).then_some(false),
                     _ => None,
                 },
                 _ => None,
@@ -947,7 +956,8 @@ impl<'c, 'a> Keys<'c, 'a> {
             }
         }
         let test = self.inline_predicates(super::tail(t.test));
-        let Some(equal_when) = polarity(&test) else { return };
+        let entry = EntryParam::of(t.param);
+        let Some(equal_when) = polarity(&test, &|e| entry.part(e) && is_stamp(e)) else { return };
         if holds == t.empty || holds != equal_when {
             return;
         }
@@ -1063,16 +1073,29 @@ impl<'c, 'a> Keys<'c, 'a> {
         }
     }
 
-    /// The components that a condition compares a part of the closure's parameter with.
+    /// The components that a condition compares a part of the closure's parameter with: for
+    /// equality, or bounded by (`*len >= n`: a larger table serves a smaller request, as in an
+    /// `if`); each of `a == x && b == y`, and of the staleness test `a != x || b != y`.
     fn compared(&self, scopes: &Scopes, state: &State, e: &Expr, param: &EntryParam, masked: &HashSet<String>, found: &mut BTreeSet<String>) {
+        /// A test that the entry differs: `!=`, an ordering, or `||` of them.
+        fn differs(e: &Expr) -> bool {
+            match strip(e) {
+                Expr::Binary(b) if matches!(b.op, syn::BinOp::Or(_)) => differs(&b.left) && differs(&b.right),
+                Expr::Binary(b) => matches!(b.op, syn::BinOp::Ne(_) | syn::BinOp::Lt(_) | syn::BinOp::Le(_) | syn::BinOp::Gt(_) | syn::BinOp::Ge(_)),
+                _ => false,
+            }
+        }
         match strip(e) {
-            Expr::Binary(b) if matches!(b.op, syn::BinOp::And(_)) => {
+            Expr::Binary(b) if matches!(b.op, syn::BinOp::And(_)) || (matches!(b.op, syn::BinOp::Or(_)) && differs(e)) => {
                 self.compared(scopes, state, &b.left, param, masked, found);
                 self.compared(scopes, state, &b.right, param, masked, found);
             }
-            Expr::Binary(b) if matches!(b.op, syn::BinOp::Eq(_) | syn::BinOp::Ne(_)) => {
+            Expr::Binary(b) if matches!(b.op, syn::BinOp::Eq(_) | syn::BinOp::Ne(_) | syn::BinOp::Lt(_) | syn::BinOp::Le(_) | syn::BinOp::Gt(_) | syn::BinOp::Ge(_)) => {
+                // A bound is a stamp's (`*len >= n`), not a value computed from the entry
+                // (`e.tokens.len() as u64 <= v` checks no stamp).
+                let ordered = !matches!(b.op, syn::BinOp::Eq(_) | syn::BinOp::Ne(_));
                 for (entry, other) in [(&b.left, &b.right), (&b.right, &b.left)] {
-                    if !param.part(entry) {
+                    if !param.part(entry) || (ordered && !is_stamp(entry)) {
                         continue;
                     }
                     let built = self.built_from(scopes, state, other, masked);
@@ -2116,3 +2139,13 @@ fn self_fields_read(body: &syn::Block) -> Option<Vec<String>> {
 }
 
 
+
+/// A stored field or element as it is (`*len`, `e.seq_len`, `e.0`): a stamp, not a value
+/// computed from one.
+fn is_stamp(e: &Expr) -> bool {
+    match strip(e) {
+        Expr::Path(_) => true,
+        Expr::Field(f) => is_stamp(&f.base),
+        _ => false,
+    }
+}
