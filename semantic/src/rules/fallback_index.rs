@@ -245,8 +245,7 @@ impl Analysis for Fallbacks<'_, '_> {
                 if let Expr::MethodCall(m) = e {
                     if m.method == "push" {
                         if let (Some(place), Some(v)) = (scopes.place_of(&m.receiver), m.args.first()) {
-                            let mut srcs = entries(self.eval(scopes, state, v));
-                            srcs.insert(Src::Buffer);
+                            let srcs = self.buffer_of_items(scopes, state, std::iter::once(v));
                             state.map.entry(place).or_default().0.extend(srcs);
                         }
                     }

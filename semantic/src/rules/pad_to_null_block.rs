@@ -2010,6 +2010,11 @@ impl<'c, 'a> Pad<'c, 'a> {
     fn eval_method(&self, scopes: &Scopes, state: &mut State, e: &Expr, m: &syn::ExprMethodCall) -> Val {
         let method = m.method.to_string();
         let yielding = dataflow::yielding_fn(m);
+        // The part of a zipped receiver a `map` closure keeps (`.map(|(_, s)| s)`).
+        let zipped = match yielding {
+            Some(Expr::Closure(c)) if method == "map" => returned_element(c).and_then(|at| zipped_part(&m.receiver, at)),
+            _ => None,
+        };
         // `let meta: InputMetadata = seqs.into();` runs the file's `From` impl for the type of
         // `seqs` (a receiver of a type not known may be any buffer: it converts as itself).
         if let Some((idx, def)) = self.ctx.into_impl(e, self.def, true) {
@@ -2084,10 +2089,7 @@ impl<'c, 'a> Pad<'c, 'a> {
                 // `.map(|&x| x as i64)`, `.map(|x| i64::from(*x))`: the receiver's entries, converted.
                 Some(Expr::Closure(c)) if method == "map" && converts_its_argument(c) => self.eval(scopes, state, &m.receiver),
                 // `(0..bs).zip(real.chain(repeat(0))).map(|(_, s)| s)`: the entries of that part.
-                Some(Expr::Closure(c)) if method == "map" && returned_element(c).and_then(|at| zipped_part(&m.receiver, at)).is_some() => {
-                    let part = returned_element(c).and_then(|at| zipped_part(&m.receiver, at)).expect("checked in the guard");
-                    self.eval(scopes, state, part)
-                }
+                Some(Expr::Closure(_)) if zipped.is_some() => self.eval(scopes, state, zipped.expect("checked in the guard")),
                 // `flat_map` yields the entries of the collections the closure returns: a
                 // value that is not in one (`unwrap_or_default()` of an `Option<Vec<_>>`, an
                 // empty collection) yields nothing.
