@@ -425,6 +425,19 @@ impl<'a> FnCtx<'a> {
                 return same_name.iter().map(|&i| (i, &fns.defs[i])).filter(|(_, d)| d.has_receiver() && d.self_type.as_deref() == Some(ty.as_str())).collect();
             }
         }
+        // `LocalEnd::on_step_end(&mut x)` of a trait of the workspace: the method of `x`'s type
+        // (its override, or the default it keeps), as `x.on_step_end()` names it.
+        if let (Expr::Call(c), false) = (call, renamed) {
+            // (A trait this file implements or gives a default body: its functions are here.)
+            let is_trait = |owner: &[String]| owner.last().is_some_and(|t| fns.impls.iter().any(|(_, tr)| tr == t) || fns.defs.iter().any(|d| d.trait_default && d.self_type.as_ref() == Some(t)));
+            if let Some(ty) = self.trait_path_receiver(c, within, here, &is_trait) {
+                if self.callee(call).is_some() {
+                    return Vec::new();
+                }
+                let with_receiver = same_name.iter().map(|&i| (i, &fns.defs[i])).filter(|(_, d)| d.has_receiver()).collect();
+                return trait_aware(fns, with_receiver, &ty.name);
+            }
+        }
         // A path through a type or a module (`Vec::new()`, `mem::take()`) names one of this
         // file's functions only where one of that name is in such a type or module: most are std's.
         if let (Expr::Call(c), false) = (call, renamed) {
@@ -540,8 +553,10 @@ impl<'a> FnCtx<'a> {
                         }
                     }
                 }
-                let mut targets = self.resolver.call_targets(path, here);
-                targets.extend(self.trait_call_targets(call, path, within, here));
+                // `StepEnd::on_step_end(&mut x)`: the method of `x`'s type first (its override),
+                // then what the path names (the trait's default, which a type may keep).
+                let mut targets = self.trait_call_targets(call, path, within, here);
+                targets.extend(self.resolver.call_targets(path, here));
                 targets
             }
             (None, Some(recv)) => {
@@ -595,7 +610,11 @@ impl<'a> FnCtx<'a> {
                 }
             } else if self.items.defines_type(self.index, &owner) && !self.items.has_fn(self.index, &path) {
                 // A default's path ends with its trait and the method.
-                let kept = self.items.trait_defaults(self.index, &method).into_iter().filter(|d| self.items.implements_trait(&owner, &d[d.len() - 2]) && self.in_other_file(d));
+                let mut kept: Vec<Vec<String>> = self.items.trait_defaults(self.index, &method).into_iter().filter(|d| self.items.implements_trait(&owner, &d[d.len() - 2]) && self.in_other_file(d)).collect();
+                // Traits of one name in several crates: those the type's crate can implement.
+                if kept.len() > 1 {
+                    kept.retain(|d| self.items.reaches(&owner[0], &d[0]));
+                }
                 out.extend(kept);
             }
         }
@@ -608,17 +627,25 @@ impl<'a> FnCtx<'a> {
     /// the method of `T`, or of the type of `x`, as `x.m(..)` names it (the path itself names the
     /// trait's declaration, which has no body to follow).
     fn trait_call_targets(&self, call: &Expr, path: &[String], within: Option<&FnDef>, here: Option<&str>) -> Vec<Vec<String>> {
-        let (Expr::Call(c), [owner @ .., method]) = (call, path) else { return Vec::new() };
-        let Expr::Path(p) = &*c.func else { return Vec::new() };
-        if owner.is_empty() || !self.resolver.type_paths(owner, here).iter().any(|t| self.items.defines_trait(self.index, t)) {
-            return Vec::new();
+        let (Expr::Call(c), [.., method]) = (call, path) else { return Vec::new() };
+        let is_trait = |owner: &[String]| self.resolver.type_paths(owner, here).iter().any(|t| self.items.defines_trait(self.index, t));
+        let Some(ty) = self.trait_path_receiver(c, within, here, &is_trait) else { return Vec::new() };
+        self.resolver.owner_paths(&ty, here).into_iter().filter(|o| !self.items.defines_trait(self.index, o)).map(|o| [o.as_slice(), std::slice::from_ref(method)].concat()).collect()
+    }
+
+    /// The type whose method a call by a trait's path runs (`StepHook::on_step(&x)`: `x`'s;
+    /// `<T as StepHook>::on_step(..)`: `T`), where the path's owner is a trait of the workspace.
+    fn trait_path_receiver(&self, c: &syn::ExprCall, within: Option<&FnDef>, here: Option<&str>, is_trait: &dyn Fn(&[String]) -> bool) -> Option<crate::resolve::TypeRef> {
+        let Expr::Path(p) = &*c.func else { return None };
+        let written: Vec<String> = p.path.segments.iter().map(|s| s.ident.to_string()).collect();
+        let [owner @ .., _] = written.as_slice() else { return None };
+        if owner.is_empty() || owner == ["Self"] || !is_trait(owner) {
+            return None;
         }
-        let ty = match &p.qself {
+        match &p.qself {
             Some(q) => self.resolver.type_ref(&q.ty, here, &[]),
             None => c.args.first().and_then(|x| self.with_env(within, |env| self.resolver.type_of(x, here, env))),
-        };
-        let Some(ty) = ty else { return Vec::new() };
-        self.resolver.owner_paths(&ty, here).into_iter().filter(|o| !self.items.defines_trait(self.index, o)).map(|o| [o.as_slice(), std::slice::from_ref(method)].concat()).collect()
+        }
     }
 
     /// Whether a definition path is a function with a body and no contract in another file of
@@ -1488,10 +1515,7 @@ pub fn self_fields_written(bodies: &[&syn::Block]) -> Option<std::collections::H
     fn self_field(e: &Expr) -> Option<String> {
         match strip(e) {
             Expr::Field(f) => {
-                let member = match &f.member {
-                    syn::Member::Named(n) => n.to_string(),
-                    syn::Member::Unnamed(i) => i.index.to_string(),
-                };
+                let member = crate::dataflow::member_name(&f.member);
                 match strip(&f.base) {
                     Expr::Path(p) if p.path.is_ident("self") => Some(member),
                     _ => self_field(&f.base).map(|outer| format!("{outer}.{member}")),

@@ -53,6 +53,7 @@ use std::collections::HashMap;
 use proc_macro2::Span;
 use syn::punctuated::Punctuated;
 use syn::{Expr, Pat, Stmt};
+use quote::ToTokens;
 use syn::visit::Visit;
 
 use crate::source::expr_span;
@@ -169,10 +170,7 @@ impl Scopes {
             }
             Expr::Field(f) => {
                 // A tuple element (`key.0`) is a field named by its position.
-                let name = match &f.member {
-                    syn::Member::Named(name) => name.to_string(),
-                    syn::Member::Unnamed(i) => i.index.to_string(),
-                };
+                let name = member_name(&f.member);
                 Some(self.place_of(&f.base)?.field(&name))
             }
             _ => None,
@@ -831,8 +829,9 @@ fn one_of_two(m: &syn::ExprMethodCall) -> Option<OneOfTwo<'_>> {
 /// every closure runs once if the chain's base holds a value.
 struct Chain<'e> {
     base: &'e Expr,
-    /// Innermost first: each call, its closure (none for a conversion), its receiver.
-    links: Vec<(&'e Expr, Option<&'e syn::ExprClosure>, &'e Expr)>,
+    /// Innermost first: each call, its closure argument (inline, or a local bound to a closure;
+    /// none for a conversion), its receiver.
+    links: Vec<(&'e Expr, Option<&'e Expr>, &'e Expr)>,
 }
 
 impl Chain<'_> {
@@ -842,7 +841,9 @@ impl Chain<'_> {
     }
 }
 
-fn combinator(e: &Expr) -> Option<Chain<'_>> {
+/// `named`: whether an argument is a local bound to a closure (`map(served)` of `let served =
+/// |p| ..;`), run where the combinator runs as an inline one is.
+fn combinator<'e>(e: &'e Expr, named: &dyn Fn(&Expr) -> bool) -> Option<Chain<'e>> {
     let mut links = Vec::new();
     let mut at = e;
     while let Expr::MethodCall(m) = strip_parens(at) {
@@ -850,9 +851,10 @@ fn combinator(e: &Expr) -> Option<Chain<'_>> {
             break;
         }
         let method = m.method.to_string();
+        let inline = |arg: &'e Expr| closure_of(arg).map(|_| arg);
         let closure = match (method.as_str(), m.args.len()) {
-            ("map" | "inspect", 1) => Some(closure_of(&m.args[0])),
-            ("and_then", 1) if links.is_empty() => Some(closure_of(&m.args[0])),
+            ("map" | "inspect", 1) => Some(inline(&m.args[0]).or_else(|| named(&m.args[0]).then_some(&m.args[0]))),
+            ("and_then", 1) if links.is_empty() => Some(inline(&m.args[0])),
             ("copied" | "cloned" | "as_ref" | "as_deref" | "as_mut" | "as_deref_mut", 0) => None,
             _ => break,
         };
@@ -873,6 +875,25 @@ fn combinator(e: &Expr) -> Option<Chain<'_>> {
     }
     links.reverse();
     Some(Chain { base: at, links })
+}
+
+/// A field's name as a place writes it (`adapter`, `0` of a tuple element).
+pub fn member_name(m: &syn::Member) -> String {
+    match m {
+        syn::Member::Named(n) => n.to_string(),
+        syn::Member::Unnamed(i) => i.index.to_string(),
+    }
+}
+
+/// Whether `cond` is negated (an odd number of `!`s around it), and what they negate.
+fn negations(cond: &Expr) -> (bool, &Expr) {
+    match strip_parens(cond) {
+        Expr::Unary(u) if matches!(u.op, syn::UnOp::Not(_)) => {
+            let (negated, inner) = negations(&u.expr);
+            (!negated, inner)
+        }
+        other => (false, other),
+    }
 }
 
 /// The parts of `matches!(scrutinee, PAT)` or `matches!(scrutinee, PAT if guard)`.
@@ -1165,10 +1186,7 @@ fn pattern_parts(pat: &Pat, at: &mut Vec<String>, out: &mut Vec<Option<Vec<Strin
         }
         Pat::Struct(s) => {
             for f in &s.fields {
-                at.push(match &f.member {
-                    syn::Member::Named(n) => n.to_string(),
-                    syn::Member::Unnamed(i) => i.index.to_string(),
-                });
+                at.push(member_name(&f.member));
                 pattern_parts(&f.pat, at, out);
                 at.pop();
             }
@@ -1515,9 +1533,9 @@ impl<A: Analysis> Solver<'_, A> {
             }
             // `lookup.map(|g| ..)`: the path where the closure ran leaves with its value, the one
             // where it did not with the receiver's `None`/`Err`.
-            _ if combinator(e).is_some() => {
+            _ if self.chain_of(e).is_some() => {
                 self.step()?;
-                let chain = combinator(e).expect("a combinator");
+                let chain = self.chain_of(e).expect("a combinator");
                 let state = self.expr(chain.base, state)?;
                 if let Some(s) = &state {
                     self.exit(s, &Exit { kind, value: Some(e), span: expr_span(e), unrun: true, branch_of: whole })?;
@@ -1527,7 +1545,7 @@ impl<A: Analysis> Solver<'_, A> {
                 if chain.ends_with_and_then() {
                     let (links, last) = chain.links.split_at(chain.links.len() - 1);
                     let (_, closure, receiver) = last[0];
-                    let closure = closure.expect("and_then's closure");
+                    let closure = closure.and_then(closure_of).expect("and_then's inline closure");
                     let ran = self.chain_ran(links, state, false)?;
                     let st = self.enter_closure(closure, ran, Some(e), Some(Takes::Content(receiver)));
                     let frames = std::mem::take(&mut self.loops);
@@ -1563,6 +1581,12 @@ impl<A: Analysis> Solver<'_, A> {
         }
         if let Some(cond) = compared(&arm.pat) {
             s = self.assumed(&cond, true, s);
+        }
+        // An earlier arm of the same pattern was left by its guard: the guard fails here, of
+        // the same names (`Some(e) if !e.fits(n) => refill, Some(e) => serve(e)`).
+        let same_pattern = |before: &syn::Arm| before.pat.to_token_stream().to_string() == arm.pat.to_token_stream().to_string();
+        for (_, guard) in earlier.iter().filter(|a| same_pattern(a)).filter_map(|a| a.guard.as_ref()) {
+            s = self.assumed(guard, false, s);
         }
         match &arm.guard {
             Some((_, guard)) => {
@@ -2062,7 +2086,7 @@ impl<A: Analysis> Solver<'_, A> {
             }
             // `e?`: the error path leaves (an error exit, not reported); the rest goes on. After
             // `compile(g).map(|p| ..)?` the closure ran: the path where it did not is the error's.
-            Expr::Try(t) => match combinator(&t.expr) {
+            Expr::Try(t) => match self.chain_of(&t.expr) {
                 Some(chain) => {
                     self.step()?;
                     let state = self.expr(chain.base, state)?;
@@ -2293,10 +2317,15 @@ impl<A: Analysis> Solver<'_, A> {
     /// The links of a [`Chain`] run where its base holds a value: each closure once, on what
     /// its receiver holds, each call but the last (`last`: the caller's to transfer) told to the
     /// analysis after its closure.
-    fn chain_ran(&mut self, links: &[(&Expr, Option<&syn::ExprClosure>, &Expr)], mut state: Option<A::State>, last: bool) -> Flow<A::State> {
+    fn chain_ran(&mut self, links: &[(&Expr, Option<&Expr>, &Expr)], mut state: Option<A::State>, last: bool) -> Flow<A::State> {
         for (i, &(call, closure, receiver)) in links.iter().enumerate() {
-            if let Some(c) = closure {
+            if let Some(c) = closure.and_then(closure_of) {
                 state = self.closure_at(c, state, Runs::Once, Some(call), Some(Takes::Content(receiver)))?;
+            } else if let Some((id, c)) = closure.and_then(|named| self.closure_local(named)) {
+                self.running.push(id);
+                let ran = self.closure_at(&c, state, Runs::Once, Some(call), Some(Takes::Content(receiver)));
+                self.running.pop();
+                state = ran?;
             }
             if !(last && i + 1 == links.len()) {
                 state = self.transfer(call, state);
@@ -2311,12 +2340,16 @@ impl<A: Analysis> Solver<'_, A> {
     /// not (`and_then`'s closure may also have failed it).
     fn condition(&mut self, cond: &Expr, state: Option<A::State>) -> Result<Split<A::State>, TooComplex> {
         let matched = match strip_parens(cond) {
-            Expr::Let(l) if matches!(&*l.pat, Pat::TupleStruct(t) if t.path.segments.last().is_some_and(|v| v.ident == "Some" || v.ident == "Ok")) => combinator(&l.expr).map(|chain| (l, chain)),
+            Expr::Let(l) if matches!(&*l.pat, Pat::TupleStruct(t) if t.path.segments.last().is_some_and(|v| v.ident == "Some" || v.ident == "Ok")) => self.chain_of(&l.expr).map(|chain| (l, chain)),
             _ => None,
         };
-        if let Some((scrutinee, pat, guard)) = matches_macro(cond) {
+        // `matches!(..)` under any number of `!`s (`if !matches!(&self.last, Some((n, _)) if *n
+        // == len) { refill }`): the pattern's test, its branches swapped once per `!`.
+        let (negated, tested) = negations(cond);
+        if let Some((scrutinee, pat, guard)) = matches_macro(tested) {
             let (matched, failed) = self.matches_condition(&scrutinee, &pat, guard.as_ref(), state)?;
-            return Ok((self.assumed(cond, true, matched), self.assumed(cond, false, failed)));
+            let (matched, failed) = (self.assumed(tested, true, matched), self.assumed(tested, false, failed));
+            return Ok(if negated { (failed, matched) } else { (matched, failed) });
         }
         // `if let Some(p) = (|| ..)()`, `if let Some(p) = lookup()` of `let lookup = || ..;`:
         // the closure's paths that end with a value match, those that end without one do not.
@@ -2560,6 +2593,11 @@ impl<A: Analysis> Solver<'_, A> {
     /// The `async` block an awaited local was bound to (not one being walked).
     fn async_local(&self, base: &Expr) -> Option<(LocalId, std::rc::Rc<syn::ExprAsync>)> {
         self.bound_body(&self.async_blocks, base)
+    }
+
+    /// The combinator chain `e` is ([`combinator`]), its closures inline or bound to locals.
+    fn chain_of<'e>(&self, e: &'e Expr) -> Option<Chain<'e>> {
+        combinator(e, &|a| self.closure_local(a).is_some())
     }
 
     /// The closure a callee names when it is a local bound to one (not one being walked).

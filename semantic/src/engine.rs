@@ -1052,7 +1052,7 @@ fn analyze(jobs: &[FileJob], index: &Index, index_findings: &HashMap<String, Vec
         if forwarders.is_empty() {
             break;
         }
-        let filter = AnalysisFilter::of_forwarders(&forwarders);
+        let filter = AnalysisFilter::of_forwarders(&forwarders, index);
         let next: Vec<(usize, Vec<Finding>)> = jobs
             .par_iter()
             .enumerate()
@@ -1138,10 +1138,13 @@ impl AnalysisFilter {
     }
 
     /// A filter for the files that call these functions ([`crate::rules::Forwarder`]).
-    fn of_forwarders(forwarders: &[crate::rules::Forwarder]) -> AnalysisFilter {
-        let patterns: Vec<&str> = forwarders.iter().map(|f| f.name.as_str()).collect();
-        let owners = forwarders.iter().map(|f| Some(vec![Some(f.krate.clone())])).collect();
-        let free_only = forwarders.iter().map(|f| !f.method).collect();
+    /// Also by the second names re-exports give them (`pub use rows::write_row as put_row;`).
+    fn of_forwarders(forwarders: &[crate::rules::Forwarder], index: &Index) -> AnalysisFilter {
+        let names: Vec<String> = forwarders.iter().map(|f| f.name.clone()).collect();
+        let renamed = index.renamed_reexports(&names);
+        let patterns: Vec<&str> = names.iter().map(String::as_str).chain(renamed.iter().map(|(name, _)| name.as_str())).collect();
+        let owners = forwarders.iter().map(|f| Some(vec![Some(f.krate.clone())])).chain(renamed.iter().map(|(_, krate)| Some(vec![Some(krate.clone())]))).collect();
+        let free_only = forwarders.iter().map(|f| !f.method).chain(renamed.iter().map(|_| true)).collect();
         let automaton = AhoCorasick::builder().build(&patterns).expect("plain string patterns");
         AnalysisFilter { automaton, owners, free_only, external: Vec::new(), trait_methods: Vec::new() }
     }

@@ -265,7 +265,9 @@ fn item_binds(item: &syn::Item, out: &mut Vec<(String, String)>) {
         syn::Item::Struct(st) => {
             let name = st.ident.to_string();
             let fields: Vec<String> = st.fields.iter().enumerate().map(|(i, f)| f.ident.as_ref().map_or(i.to_string(), |n| n.to_string())).collect();
-            out.push((name.clone(), format!("{:?} {}", std::mem::discriminant(&st.fields), fields.join(","))));
+            // (With the fields a derived `Default` zeroes: deleting the derive changes them.)
+            let zeroed = crate::resolve::zeroed_by_derived_default(st);
+            out.push((name.clone(), format!("{:?} {} {zeroed:?}", std::mem::discriminant(&st.fields), fields.join(","))));
             for (field, f) in fields.iter().zip(&st.fields) {
                 out.push((field.clone(), format!("{name}.{field}: {}", f.ty.to_token_stream())));
             }

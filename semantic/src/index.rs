@@ -119,12 +119,14 @@ impl ContractedFn {
     }
 
     /// Whether the function defined at `here` is a sanctioned writer of `clause` (one of its
-    /// `except(..)` paths names it, through re-exports too).
+    /// `except(..)` paths names it, through re-exports too). The clause's paths are matched by
+    /// their text, not their position: `clause` may be of a copy of this contract in an edited
+    /// text, where the editor checks items before the index moves with the edit.
     pub fn sanctions(&self, clause: &reuse_rules::contract::Clause<Range<usize>>, here: &[String], index: &Index) -> bool {
-        let range = self.clause_range(clause);
+        let written: Vec<String> = clause.except().iter().map(ToString::to_string).collect();
         self.excepts
             .iter()
-            .filter(|e| range.start <= e.range.start && e.range.end <= range.end)
+            .filter(|e| written.contains(&e.text))
             .any(|e| e.candidates.iter().any(|c| index.aliases(c).iter().any(|a| a == here)))
     }
 }

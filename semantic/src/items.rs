@@ -21,6 +21,8 @@ pub struct ItemFile {
     pub crate_name: String,
     /// Module path, crate name first.
     pub module: Vec<String>,
+    /// The crates the file's crate reaches through its dependencies (`None`: unknown, any).
+    pub reach: Option<Arc<std::collections::HashSet<String>>>,
 }
 
 /// The files of a check, what is known of their items, and the rules' summaries of functions
@@ -143,6 +145,7 @@ impl WorkspaceItems {
             },
             crate_name: j.crate_name.clone(),
             module: j.module.clone(),
+            reach: j.reach.clone(),
         }));
         WorkspaceItems { crate_renames, ..items }
     }
@@ -292,6 +295,12 @@ impl WorkspaceItems {
     pub fn implements_trait(&self, ty: &[String], trait_name: &str) -> bool {
         let (Some(krate), Some(name)) = (ty.first(), ty.last()) else { return false };
         self.files.iter().filter(|f| f.crate_name == *krate).any(|f| implements_trait_for(&f.file.text, trait_name, name))
+    }
+
+    /// Whether crate `krate` may name items of crate `other`: itself, or a crate its
+    /// dependencies reach (a crate implements only its own traits and those of such crates).
+    pub fn reaches(&self, krate: &str, other: &str) -> bool {
+        krate == other || self.files.iter().filter(|f| f.crate_name == krate).any(|f| f.reach.as_ref().is_none_or(|r| r.contains(other)))
     }
 
     /// The methods named `method` with a body that the `impl`s of the trait defined at

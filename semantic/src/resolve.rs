@@ -879,7 +879,7 @@ pub fn is_scalar(ty: &Type) -> bool {
 }
 
 /// Methods of `Result` (and of anyhow's, eyre's `Context`) that change the error and keep the value.
-const ERROR_ADAPTERS: &[&str] = &["map_err", "ok", "context", "with_context", "wrap_err", "wrap_err_with", "inspect_err"];
+pub(crate) const ERROR_ADAPTERS: &[&str] = &["map_err", "ok", "context", "with_context", "wrap_err", "wrap_err_with", "inspect_err"];
 
 /// Methods that take the content out of an `Option` or a `Result`.
 const UNWRAPS: &[&str] = &["unwrap", "expect", "unwrap_unchecked", "unwrap_or_default", "unwrap_or", "unwrap_or_else"];
@@ -1159,6 +1159,9 @@ pub fn writes_through_shared_in(ty: &Type, imports: &Imports) -> bool {
     if is_interior_in(ty, imports) {
         return true;
     }
+    if let Type::Array(syn::TypeArray { elem, .. }) | Type::Slice(syn::TypeSlice { elem, .. }) = ty {
+        return writes_through_shared_in(elem, imports);
+    }
     let Type::Path(p) = ty else { return false };
     let Some(last) = p.path.segments.last() else { return false };
     let name = imports.imported_as(&last.ident.to_string());
@@ -1166,7 +1169,8 @@ pub fn writes_through_shared_in(ty: &Type, imports: &Imports) -> bool {
         return true;
     }
     let syn::PathArguments::AngleBracketed(a) = &last.arguments else { return false };
-    (name == "Arc" || name == "Rc") && a.args.iter().any(|g| matches!(g, syn::GenericArgument::Type(t) if writes_through_shared_in(t, imports)))
+    // (A collection of them too: `Vec<AtomicU64>`, each written by its own `store`.)
+    ["Arc", "Rc", "Vec", "VecDeque", "Box"].contains(&name.as_str()) && a.args.iter().any(|g| matches!(g, syn::GenericArgument::Type(t) if writes_through_shared_in(t, imports)))
 }
 
 /// Whether a type holds at most one cached value and no key: `Option<T>`, `OnceCell<T>`,
@@ -1189,6 +1193,15 @@ impl FieldTypes {
     pub fn of(items: &[syn::Item]) -> FieldTypes {
         let mut out = FieldTypes::default();
         out.collect(items);
+        // A field of a struct of the file that has such fields (`stats: Stats` with `hits:
+        // AtomicU64`) is written through a shared reference too, a few structs deep.
+        for _ in 0..3 {
+            let nested: Vec<(String, String)> = out.types.iter().filter(|(key, ty)| !out.interior.contains(*key) && out.has_interior(ty)).map(|(key, _)| key.clone()).collect();
+            if nested.is_empty() {
+                break;
+            }
+            out.interior.extend(nested);
+        }
         reuse_rules::external::walk_fns(items, &mut |f| {
             if let Some(ty) = return_type_name(&f.sig.output, f.self_type) {
                 out.returns.insert((f.self_type.map(str::to_string), f.sig.ident.to_string()), ty);

@@ -547,6 +547,22 @@ impl Analysis for Effects<'_, '_> {
             }
             None => self.guard_of(i),
         });
+        // `let scope = Scope { _guard: step, .. }`, `let held = (step, bs);`: the guards put into
+        // the value by name are moved into it, and run where it is dropped.
+        let parts: Vec<&Expr> = match init.map(strip_parens) {
+            Some(Expr::Struct(st)) => st.fields.iter().map(|f| &f.expr).collect(),
+            Some(Expr::Tuple(t)) => t.elems.iter().collect(),
+            Some(Expr::Array(a)) => a.elems.iter().collect(),
+            _ => Vec::new(),
+        };
+        let mut guard = guard;
+        let moved_in: Vec<LocalId> = parts.into_iter().filter_map(|p| self.guard_local(scopes, p)).collect();
+        for from in moved_in {
+            self.move_guard(state, from);
+            if guard.is_none() {
+                guard = self.guards.get(&from).cloned();
+            }
+        }
         match guard {
             Some(runs) => self.guards.insert(local, runs),
             None => self.guards.remove(&local),

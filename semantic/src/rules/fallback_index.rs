@@ -144,7 +144,7 @@ pub(super) fn check(ctx: &FnCtx, calls: &[&Expr], out: &mut Vec<Finding>) -> Has
     let known = |name: &str| ctx.items.summaries.known_forwarders.read().is_ok_and(|k| k.contains(name));
     let forwards = |c: &Expr| {
         let Some(site) = crate::resolve::CallSite::of(c) else { return false };
-        !call_args(c).1.is_empty() && (known(&site.name) || ctx.resolver.imported_name(&site).is_some_and(known) || ctx.fns.by_name.get(&site.name).is_some_and(|defs| defs.iter().any(|&i| super::helper_reaches(ctx, i, &ctx.summaries.fallback.reaching, &writes, 0))))
+        !call_args(c).1.is_empty() && (super::may_call_forwarder(ctx, &site, &known) || ctx.fns.by_name.get(&site.name).is_some_and(|defs| defs.iter().any(|&i| super::helper_reaches(ctx, i, &ctx.summaries.fallback.reaching, &writes, 0))))
     };
     if !calls.iter().any(|c| writes(c, "") || forwards(c)) {
         return HashSet::new();
@@ -814,9 +814,11 @@ impl<'c, 'a> Fallbacks<'c, 'a> {
             // The entries of a mapped iterator are what the closure returns.
             _ if yielding.is_some() => match (yielding.and_then(dataflow::closure_of), dataflow::maps_to_default(m)) {
                 (Some(c), _) => entries(self.closure_value(scopes, state, c)),
+                // `let block_of = |i| ..; (0..n).map(block_of)`: what the closure returned where
+                // the solver ran it in place of the name.
+                (None, None) => yielding.and_then(|named| self.call_values.get(&range_key(self.ctx.expr_range(named)))).map(|v| entries(v.clone())).unwrap_or_default(),
                 // `.map(Option::unwrap_or_default)`: 0 where an entry is missing.
                 (None, Some(path)) => entries([Src::Default { at: At::new(self.ctx.expr_range(path)) }].into()),
-                _ => BTreeSet::new(),
             },
             _ if PASS_THROUGH.contains(&method.as_str()) => self.eval(scopes, state, &m.receiver),
             _ => self.helper_return(scopes, state, e).unwrap_or_default(),
@@ -1097,3 +1099,7 @@ fn if_branches(i: &syn::ExprIf) -> Option<Vec<(Option<&Expr>, HashSet<String>)>>
     }
 }
 
+/// A byte range as a map key.
+fn range_key(r: Range<usize>) -> (usize, usize) {
+    (r.start, r.end)
+}

@@ -88,7 +88,8 @@ pub(super) fn check_calls<'a>(ctx: &FnCtx<'a>, calls: &[&syn::Expr], memo: &writ
             let (values, counter) = match ctx.int_value(arg) {
                 Some(value) if skip.is_some_and(|s| ctx.sentinel_value(s, callee) == Some(value)) => continue,
                 Some(value) => ((value, value.saturating_add(1)), false),
-                None if matches!(crate::resolve::strip(arg), syn::Expr::Path(_)) => {
+                // A local, or a part of one (`w.block` of `let w = Warm { block: NULL_BLOCK, .. }`).
+                None if matches!(crate::resolve::strip(arg), syn::Expr::Path(_) | syn::Expr::Field(_)) => {
                     let range = ctx.expr_range(arg);
                     let stripped = ctx.expr_range(crate::resolve::strip(arg));
                     if fell_back.contains(&(stripped.start, stripped.end)) {

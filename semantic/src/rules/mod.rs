@@ -172,6 +172,17 @@ pub(super) fn returns_self(def: &crate::analysis::FnDef) -> bool {
     def.has_receiver() && matches!(def.body.stmts.last(), Some(syn::Stmt::Expr(e, None)) if matches!(crate::resolve::strip(e), syn::Expr::Path(p) if p.path.is_ident("self")))
 }
 
+/// Whether a call may be of a function the workspace found to forward (`known`): by the name it
+/// is called, the name a `use .. as` renamed, or the name of a function its path leads to
+/// through re-exports (`use sched::put_row as store;` of `pub use rows::write_row as put_row;`).
+pub(super) fn may_call_forwarder(ctx: &FnCtx, site: &crate::resolve::CallSite, known: &dyn Fn(&str) -> bool) -> bool {
+    if known(&site.name) || ctx.resolver.imported_name(site).is_some_and(known) {
+        return true;
+    }
+    let Some(path) = site.path.as_deref() else { return false };
+    ctx.resolver.call_targets(path, ctx.self_type).iter().filter_map(|t| t.last()).any(|n| known(n))
+}
+
 /// Whether the helper `idx` of the file calls what `target` accepts (a call and its name), or a
 /// helper of the file that does, to [`dataflow::MAX_SUMMARY_DEPTH`]: from names alone, before
 /// any summary is computed. A breadth-first walk of the helpers it reaches by name, so the

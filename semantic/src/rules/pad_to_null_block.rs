@@ -1061,8 +1061,16 @@ impl Analysis for Pad<'_, '_> {
         for local in locals {
             self.entries.remove(local);
         }
-        if let Some((local, place)) = walked.and_then(|(local, b)| self.buffer_place(scopes, b).map(|p| (local, p))) {
+        if let Some((local, place, buffer)) = walked.and_then(|(local, b)| self.buffer_place(scopes, b).map(|p| (local, p, b))) {
             self.entries.insert(local, place);
+            // `for m in &mut self.metas`: an element, of the buffer's element type (whose index
+            // fields are checked at the exits, as a `&mut StepMeta` parameter's are).
+            if !self.ctx.index.index_fields.is_empty() {
+                let element: Expr = syn::parse_quote!(#buffer[0]);
+                if let Some(ty) = self.ctx.resolver.type_of(&element, self.ctx.self_type, self.ctx.env()) {
+                    self.local_types.insert(local, ty);
+                }
+            }
         }
         // The tails written before a loop whose stores walk the entries from the first on.
         let tails = || state.map.iter().filter_map(|(p, e)| e.suffix.clone().map(|t| (p.clone(), t))).collect();
@@ -1096,6 +1104,17 @@ impl Analysis for Pad<'_, '_> {
     fn bind(&mut self, scopes: &Scopes, state: &mut State, local: LocalId, init: Option<&Expr>) {
         let place = Place { base: Base::Local(local), fields: Vec::new() };
         self.borrows.remove(&local);
+        self.split_parts.remove(&local);
+        // `let tail = &mut slots[k..];`: a part of `slots`, as `split_at_mut(k)` gives it.
+        if let Some(Expr::Reference(r)) = init.map(dataflow::strip_parens) {
+            if let (Some(_), Expr::Index(ix)) = (r.mutability, dataflow::strip_parens(&r.expr)) {
+                let part = prefix_bound(&ix.index).map(SplitPart::Head).or_else(|| suffix_start(&ix.index).map(SplitPart::Tail));
+                if let (Some(part), Some(buffer)) = (part, self.buffer_place(scopes, &ix.expr)) {
+                    self.split_parts.insert(local, (self.borrowed(&buffer), part));
+                    return;
+                }
+            }
+        }
         // `let s = &mut m.slot_mapping;`, `let s = m.slot_mapping.as_mut().unwrap();`
         if let Some(field) = init.and_then(|init| borrowed_content(scopes, init)) {
             let field = self.borrowed(&field);
@@ -1174,12 +1193,7 @@ impl Analysis for Pad<'_, '_> {
                     (syn::Pat::Tuple(t), Expr::MethodCall(m)) if m.method == "zip" && m.args.len() == 1 && matches!(t.elems.iter().nth(1), Some(syn::Pat::Ident(src)) if src.ident == crate::rules::expr_text(strip(value))) => buffer_of(&m.args[0]),
                     _ => value,
                 };
-                let v = Val { own: self.eval(scopes, state, value).put(&How::Put("fill".into())), fields: BTreeMap::new() };
-                if whole {
-                    self.overwrite_zipped(scopes, state, &place, v, self.pos(value), zipped_len(&f.expr));
-                } else if !self.rest_walked(scopes, state, &place, &f.expr, v.own.clone(), self.pos(value)) {
-                    self.add(scopes, state, &place, v.own);
-                }
+                self.walked_stored(scopes, state, place, whole, value, &f.expr, buffer);
             }
         }
         // `for i in k..n { buf[i] = v; }` after `buf[..k].copy_from_slice(real)`, to the end.
@@ -1282,6 +1296,9 @@ fn entries_walked(e: &Expr) -> Option<(&Expr, bool)> {
     let m = match dataflow::strip_parens(e) {
         // `for s in &mut buf`, `for s in &mut buf[k..]`: `buf.iter_mut()`, `buf[k..].iter_mut()`.
         Expr::Reference(r) if r.mutability.is_some() => return Some((&r.expr, true)),
+        // `for s in tail`, a part of `split_at_mut` or a `&mut [i64]`: its entries, mutably
+        // where the body stores through them.
+        Expr::Path(_) => return Some((e, true)),
         Expr::MethodCall(m) => m,
         _ => return None,
     };
@@ -2245,6 +2262,83 @@ impl<'c, 'a> Pad<'c, 'a> {
         self.add(scopes, state, &rows, grown.collect());
     }
 
+    /// `value` stored into each entry `walked` gives of `buffer` (at `place`), by a `for` loop or
+    /// a `for_each`: `whole` when every entry is walked.
+    #[allow(clippy::too_many_arguments)]
+    fn walked_stored(&self, scopes: &Scopes, state: &mut State, place: Place, whole: bool, value: &Expr, walked: &Expr, buffer: &Expr) {
+        let v = Val { own: self.eval(scopes, state, value).put(&How::Put("fill".into())), fields: BTreeMap::new() };
+        // A part of `buf.split_at_mut(k)` walked whole: that part of `buf`.
+        let split = match &place {
+            Place { base: Base::Local(id), fields } if fields.is_empty() && whole => self.split_parts.get(id).cloned(),
+            _ => None,
+        };
+        if let Some((split_from, part)) = split {
+            self.put_into(scopes, state, &Written { place: split_from.clone(), split: Some((split_from, part)), whole: false }, buffer, v.own);
+        } else if whole {
+            // Through a `zip`, as far as the other side goes.
+            self.overwrite_zipped(scopes, state, &place, v, self.pos(value), zipped_len(walked));
+        } else if !self.rest_walked(scopes, state, &place, walked, v.own.clone(), self.pos(value)) {
+            self.add(scopes, state, &place, v.own);
+        }
+    }
+
+    /// `origins` put into every entry of `receiver`, a buffer or a part of one (`buf[..k]`,
+    /// `buf[k..]`, a part of `split_at_mut`): `fill`, `copy_from_slice`, a helper that
+    /// overwrites the entries of its parameter (`fill_pad(tail)`).
+    fn put_into(&self, scopes: &Scopes, state: &mut State, w: &Written, receiver: &Expr, origins: BTreeSet<Origin>) {
+        let (bound, rest) = match (&w.split, strip(receiver)) {
+            (Some((_, SplitPart::Head(k))), _) => (Some(k.clone()), None),
+            (Some((_, SplitPart::Tail(k))), _) => (None, Some(k.clone())),
+            (None, Expr::Index(ix)) => (prefix_bound(&ix.index), suffix_start(&ix.index)),
+            _ => (None, None),
+        };
+        // `buf[..n]` of a buffer built with `n` entries is all of it.
+        let built = state.map.get(&w.place).map(|e| e.len.clone());
+        let between = match (&w.split, strip(receiver)) {
+            (None, Expr::Index(ix)) => range_bounds(&ix.index),
+            _ => None,
+        };
+        // `buf[k..n]` of a buffer built with `n` entries is its tail, as `buf[k..]` is.
+        let rest = rest.or_else(|| between.as_ref().filter(|(_, end)| matches!(&built, Some(Len::Built(len)) if self.walks_all(scopes, &w.place, len, end))).map(|(k, _)| k.clone()));
+        // `buf[k..m]` after `buf[..k]` was written: `buf[..m]` holds the two (a batch's
+        // rows copied in, then the padding up to the captured size: `buf[..m]` is what
+        // the kernel is given).
+        if let (None, None, Some((k, end))) = (&bound, &rest, &between) {
+            if let Some((_, written)) = state.map.get(&w.place).and_then(|e| e.prefix.clone()).filter(|(b, _)| self.same_len(scopes, b, k)) {
+                self.add(scopes, state, &w.place, origins.clone());
+                if let Some(entries) = state.map.get_mut(&w.place) {
+                    entries.prefix = Some((end.clone(), written.into_iter().chain(origins).collect()));
+                }
+                return;
+            }
+        }
+        let all = w.whole || matches!((&bound, built), (Some(b), Some(Len::Built(len))) if self.walks_all(scopes, &w.place, &len, b));
+        if all {
+            let at = self.ctx.expr_range(receiver).start;
+            let len = state.map.get(&w.place).map(|e| e.len.clone()).unwrap_or_default();
+            self.store(scopes, state, &w.place, Val { own: origins, fields: BTreeMap::new() }, at);
+            if let Some(entries) = state.map.get_mut(&w.place) {
+                entries.len = len;
+            }
+        } else {
+            self.write_part(scopes, state, &w.place, (bound, rest), origins, receiver);
+        }
+    }
+
+    /// The buffer a method or a helper writes through `receiver` (`buf`, `buf[..k]`, `head` of
+    /// `buf.split_at_mut(k)`), and whether all of it.
+    fn written(&self, scopes: &Scopes, receiver: &Expr) -> Option<Written> {
+        let place = scopes.place_of(receiver).or_else(|| self.buffer_place(scopes, receiver))?;
+        // A part (`buf[..k].fill(v)`, or `head` of `buf.split_at_mut(k)`): only that part.
+        let split = match &place {
+            Place { base: Base::Local(id), fields } if fields.is_empty() => self.split_parts.get(id).cloned(),
+            _ => None,
+        };
+        let whole = split.is_none() && (scopes.place_of(receiver).is_some() || !sliced(receiver));
+        let place = split.as_ref().map_or(place, |(buffer, _)| buffer.clone());
+        Some(Written { place, split, whole })
+    }
+
     /// Methods that change a buffer's entries.
     fn mutation(&self, scopes: &Scopes, state: &mut State, m: &syn::ExprMethodCall) {
         let method = m.method.to_string();
@@ -2257,37 +2351,12 @@ impl<'c, 'a> Pad<'c, 'a> {
                     _ => None,
                 };
                 if let (Some(place), Some(value)) = (self.buffer_place(scopes, buffer), body) {
-                    let v = Val { own: self.eval(scopes, state, value).put(&How::Put("fill".into())), fields: BTreeMap::new() };
-                    // A part of `buf.split_at_mut(k)` walked whole: that part of `buf`.
-                    let split = match &place {
-                        Place { base: Base::Local(id), fields } if fields.is_empty() && whole => self.split_parts.get(id).cloned(),
-                        _ => None,
-                    };
-                    if let Some((split_from, part)) = split {
-                        let bounds = match part {
-                            SplitPart::Head(k) => (Some(k), None),
-                            SplitPart::Tail(k) => (None, Some(k)),
-                        };
-                        self.write_part(scopes, state, &split_from, bounds, v.own, buffer);
-                    } else if whole {
-                        // Through a `zip`, as far as the other side goes.
-                        self.overwrite_zipped(scopes, state, &place, v, self.pos(value), zipped_len(&m.receiver));
-                    } else if !self.rest_walked(scopes, state, &place, &m.receiver, v.own.clone(), self.pos(value)) {
-                        self.add(scopes, state, &place, v.own);
-                    }
+                    self.walked_stored(scopes, state, place, whole, value, &m.receiver, buffer);
                 }
             }
             return;
         }
-        let Some(place) = scopes.place_of(&m.receiver).or_else(|| self.buffer_place(scopes, &m.receiver)) else { return };
-        // A method on a part (`buf[..k].fill(v)`, or on `head` of `buf.split_at_mut(k)`) changes
-        // only that part.
-        let split = match &place {
-            Place { base: Base::Local(id), fields } if fields.is_empty() => self.split_parts.get(id).cloned(),
-            _ => None,
-        };
-        let whole = split.is_none() && (scopes.place_of(&m.receiver).is_some() || !sliced(&m.receiver));
-        let place = split.as_ref().map_or(place, |(buffer, _)| buffer.clone());
+        let Some(Written { place, split, whole }) = self.written(scopes, &m.receiver) else { return };
         // `resize(n, v)` of a buffer of a known length `k` keeps its entries as the first `k`: a
         // `truncate(k)` later leaves only them.
         let kept_prefix = match state.map.get(&place) {
@@ -2305,43 +2374,7 @@ impl<'c, 'a> Pad<'c, 'a> {
                 let Some(arg) = m.args.first() else { return };
                 let v = if method == "fill_with" { self.produced(scopes, state, arg) } else { self.eval(scopes, state, arg) };
                 let origins = if method.starts_with("fill") { v.put(&how) } else { v.own };
-                let (bound, rest) = match (&split, strip(&m.receiver)) {
-                    (Some((_, SplitPart::Head(k))), _) => (Some(k.clone()), None),
-                    (Some((_, SplitPart::Tail(k))), _) => (None, Some(k.clone())),
-                    (None, Expr::Index(ix)) => (prefix_bound(&ix.index), suffix_start(&ix.index)),
-                    _ => (None, None),
-                };
-                // `buf[..n]` of a buffer built with `n` entries is all of it.
-                let built = state.map.get(&place).map(|e| e.len.clone());
-                let between = match (&split, strip(&m.receiver)) {
-                    (None, Expr::Index(ix)) => range_bounds(&ix.index),
-                    _ => None,
-                };
-                // `buf[k..n]` of a buffer built with `n` entries is its tail, as `buf[k..]` is.
-                let rest = rest.or_else(|| between.as_ref().filter(|(_, end)| matches!(&built, Some(Len::Built(len)) if self.walks_all(scopes, &place, len, end))).map(|(k, _)| k.clone()));
-                // `buf[k..m]` after `buf[..k]` was written: `buf[..m]` holds the two (a batch's
-                // rows copied in, then the padding up to the captured size: `buf[..m]` is what
-                // the kernel is given).
-                if let (None, None, Some((k, end))) = (&bound, &rest, &between) {
-                    if let Some((_, written)) = state.map.get(&place).and_then(|e| e.prefix.clone()).filter(|(b, _)| self.same_len(scopes, b, k)) {
-                        self.add(scopes, state, &place, origins.clone());
-                        if let Some(entries) = state.map.get_mut(&place) {
-                            entries.prefix = Some((end.clone(), written.into_iter().chain(origins).collect()));
-                        }
-                        return;
-                    }
-                }
-                let all = whole || matches!((&bound, built), (Some(b), Some(Len::Built(len))) if self.walks_all(scopes, &place, &len, b));
-                if all {
-                    let at = self.ctx.expr_range(&m.receiver).start;
-                    let len = state.map.get(&place).map(|e| e.len.clone()).unwrap_or_default();
-                    self.store(scopes, state, &place, Val { own: origins, fields: BTreeMap::new() }, at);
-                    if let Some(entries) = state.map.get_mut(&place) {
-                        entries.len = len;
-                    }
-                } else {
-                    self.write_part(scopes, state, &place, (bound, rest), origins, &m.receiver);
-                }
+                self.put_into(scopes, state, &Written { place, split, whole }, &m.receiver, origins);
             }
             // `buf.clone_from(src)` is `buf = src.clone()` (clippy's `assigning_clones` writes
             // the one as the other): the whole buffer is replaced.
@@ -2462,7 +2495,7 @@ impl<'c, 'a> Pad<'c, 'a> {
             return false;
         }
         let known = |n: &str| self.ctx.items.summaries.known_forwarders.read().is_ok_and(|known| known.contains(n));
-        if known(name) || self.ctx.resolver.imported_name(&site).is_some_and(known) {
+        if super::may_call_forwarder(self.ctx, &site, &known) {
             return true;
         }
         self.ctx.fns.by_name.get(name).is_some_and(|defs| defs.iter().any(|&i| self.helper_may_forward(i, kernels, 0)))
@@ -2826,6 +2859,11 @@ impl<'c, 'a> Pad<'c, 'a> {
         places.push(Place { base: Base::SelfValue, fields: Vec::new() });
         places.extend(self.rebound.keys().map(|&id| Place { base: Base::Local(id), fields: Vec::new() }));
         places.extend(value.and_then(|v| scopes.place_of(strip(v))).filter(|p| p.fields.is_empty()));
+        // The items of a collection walked mutably (`for m in &mut self.metas`): elements of
+        // the caller's value.
+        let mut walked: Vec<LocalId> = self.entries.keys().copied().collect();
+        walked.sort_unstable();
+        places.extend(walked.into_iter().map(|id| Place { base: Base::Local(id), fields: Vec::new() }));
         for place in places {
             for (decl, field, v) in self.index_fields_of(scopes, state, &place) {
                 self.report_index_field(decl, &v, &scopes.display(&field));
@@ -3040,17 +3078,17 @@ impl<'c, 'a> Pad<'c, 'a> {
         let Some((function, summary)) = self.helper(call) else { return };
         let (receiver, _) = call_args(call);
         let args = Self::summary_args(call, &summary);
-        let mut targets: Vec<(Place, &Val)> = Vec::new();
+        let mut targets: Vec<(Place, Option<&Expr>, &Val)> = Vec::new();
         for (i, v) in &summary.params {
-            if let Some(place) = args.get(*i).and_then(|a| self.buffer_place(scopes, a)) {
-                targets.push((place, v));
+            if let Some((place, arg)) = args.get(*i).and_then(|a| Some((self.buffer_place(scopes, a)?, *a))) {
+                targets.push((place, Some(arg), v));
             }
         }
         if let Some(place) = receiver.and_then(|r| self.receiver_place(scopes, r)) {
-            targets.push((place, &summary.self_value));
+            targets.push((place, None, &summary.self_value));
         }
-        for (place, v) in targets {
-            self.add_val(scopes, state, &place, v, &function, call, &args);
+        for (place, arg, v) in targets {
+            self.add_val(scopes, state, &place, arg, v, &function, call, &args);
         }
     }
 
@@ -3073,7 +3111,9 @@ impl<'c, 'a> Pad<'c, 'a> {
     }
 
     #[allow(clippy::too_many_arguments)]
-    fn add_val(&self, scopes: &Scopes, state: &mut State, place: &Place, v: &Val, function: &str, call: &Expr, args: &[&Expr]) {
+    /// What a helper left in `place` (`v`, of its summary), which the caller passed it as `arg`.
+    #[allow(clippy::too_many_arguments)]
+    fn add_val(&self, scopes: &Scopes, state: &mut State, place: &Place, arg: Option<&Expr>, v: &Val, function: &str, call: &Expr, args: &[&Expr]) {
         // Through a local that borrows a field (`let inputs = &mut self.inputs; inputs.load(..)`),
         // the field.
         let place = &self.borrowed(place);
@@ -3096,8 +3136,13 @@ impl<'c, 'a> Pad<'c, 'a> {
             .collect();
             // A helper that replaced the entries on every path (no origin stands for what they
             // held before) leaves only what it put there.
+            // A helper that overwrote a part it was given (`fill_pad(tail)` of `split_at_mut`,
+            // `fill_pad(&mut buf[k..])`): that part.
+            let part = arg.and_then(|a| self.written(scopes, a)).filter(|w| !w.whole);
             if v.own.iter().any(|o| o.entry == Entry::Kept) {
                 self.add(scopes, state, place, own);
+            } else if let (Some(w), Some(arg)) = (part, arg) {
+                self.put_into(scopes, state, &w, arg, own);
             } else {
                 self.materialize(state, place);
                 let holder: Arc<str> = scopes.display(place).into();
@@ -3109,7 +3154,7 @@ impl<'c, 'a> Pad<'c, 'a> {
             }
         }
         for (f, fv) in &v.fields {
-            self.add_val(scopes, state, &place.field(f), fv, function, call, args);
+            self.add_val(scopes, state, &place.field(f), None, fv, function, call, args);
         }
     }
 
@@ -3310,6 +3355,14 @@ fn range_bounds(index: &Expr) -> Option<(String, String)> {
         Expr::Range(syn::ExprRange { start: Some(k), end: Some(m), limits: syn::RangeLimits::HalfOpen(_), .. }) => Some((crate::rules::expr_text(k), crate::rules::expr_text(m))),
         _ => None,
     }
+}
+
+/// What a write through an expression reaches ([`Pad::written`]): the buffer, the part of
+/// `split_at_mut` the expression is, and whether the whole buffer.
+struct Written {
+    place: Place,
+    split: Option<(Place, SplitPart)>,
+    whole: bool,
 }
 
 /// A part of a buffer `split_at_mut(k)` gives, with `k` as written.

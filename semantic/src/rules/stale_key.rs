@@ -1150,9 +1150,9 @@ impl<'c, 'a> Keys<'c, 'a> {
                         at.pop();
                     }
                 }
-                s.fields.iter().map(|f| (member_name(&f.member), &f.expr)).collect()
+                s.fields.iter().map(|f| (dataflow::member_name(&f.member), &f.expr)).collect()
             }
-            Expr::Struct(s) => s.fields.iter().map(|f| (member_name(&f.member), &f.expr)).collect(),
+            Expr::Struct(s) => s.fields.iter().map(|f| (dataflow::member_name(&f.member), &f.expr)).collect(),
             _ => return,
         };
         for (name, part) in parts {
@@ -1181,7 +1181,7 @@ impl<'c, 'a> Keys<'c, 'a> {
         let base = scopes.place_of(rest)?;
         let ty = st.path.segments.last()?.ident.to_string();
         let fields = self.ctx.resolver.fields.fields_of(&ty)?;
-        let written: Vec<String> = st.fields.iter().map(|f| member_name(&f.member)).collect();
+        let written: Vec<String> = st.fields.iter().map(|f| dataflow::member_name(&f.member)).collect();
         Some(fields.iter().filter(|f| !written.contains(f)).map(|f| base.field(f)).collect())
     }
 
@@ -1370,9 +1370,10 @@ impl<'c, 'a> Keys<'c, 'a> {
         }
         match strip(e) {
             Expr::MethodCall(m) if super::takes_guard(m) || (m.args.len() <= 1 && { let name = m.method.to_string(); super::UNWRAPS.contains(&name.as_str()) || VIEWS.contains(&name.as_str()) }) => self.caches_of(scopes, state, &m.receiver),
-            // `self.m.read().ok()?`: a poisoned lock is an early return, the guard the cache.
+            // `self.m.read().ok()?`, `self.m.read().map_err(..)?`: a poisoned lock is an early
+            // return, the guard the cache.
             Expr::Try(t) => match strip(&t.expr) {
-                Expr::MethodCall(ok) if ok.method == "ok" && ok.args.is_empty() => self.caches_of(scopes, state, &ok.receiver),
+                Expr::MethodCall(adapted) if crate::resolve::ERROR_ADAPTERS.contains(&adapted.method.to_string().as_str()) => self.caches_of(scopes, state, &adapted.receiver),
                 _ => self.caches_of(scopes, state, &t.expr),
             },
             // `self.kv.read().await`: tokio's locks are awaited.
@@ -2078,14 +2079,6 @@ fn inline_format_args(literal: &str) -> Vec<Vec<String>> {
         rest = &rest[end..];
     }
     out
-}
-
-/// A field's name as a place writes it (`adapter`, `0`).
-fn member_name(m: &syn::Member) -> String {
-    match m {
-        syn::Member::Named(n) => n.to_string(),
-        syn::Member::Unnamed(i) => i.index.to_string(),
-    }
 }
 
 /// What `def`, a helper `depth` calls down, builds its returned value from and the parts of its

@@ -6,7 +6,8 @@
 //! that writes its argument, through a contracted writer), compared as the parameter's local, so
 //! a `let` that shadows the parameter is another local. The parameters that can be written are
 //! `&mut` ones, `Option<&mut T>` ones, those behind a lock or a cell (`&Mutex<T>`, `&RwLock<T>`,
-//! `&RefCell<T>`, in an `Arc` or not; `&Cell<T>` and the atomics, `&AtomicUsize`) and `&mut self`. The write set is a set of places: a write
+//! `&RefCell<T>`, in an `Arc` or not; `&Cell<T>` and the atomics, `&AtomicUsize`, and lists of
+//! them; a struct with such fields, a few structs deep) and `&mut self`. The write set is a set of places: a write
 //! to a field path that neither contains nor lies inside a declared place is outside it
 //! (`writes(kv.key_cache[slots])` declares `kv.key_cache`, not `kv.value_cache`; `self` is
 //! checked where the write set names a field of `self`). One finding per parameter field, at

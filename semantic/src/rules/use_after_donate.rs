@@ -313,10 +313,7 @@ fn place_in(ctx: &FnCtx, scopes: &Scopes, e: &Expr) -> Option<Place> {
             Some(place_in(ctx, scopes, &ix.expr)?.field(&format!("[{k}]")))
         }
         Expr::Field(f) => {
-            let name = match &f.member {
-                syn::Member::Named(name) => name.to_string(),
-                syn::Member::Unnamed(i) => i.index.to_string(),
-            };
+            let name = crate::dataflow::member_name(&f.member);
             Some(place_in(ctx, scopes, &f.base)?.field(&name))
         }
         // `*cell.borrow()`, `*slot.lock().unwrap()`: what the guard guards.
@@ -404,10 +401,7 @@ fn share_parts(scopes: &Scopes, state: &mut State, place: &Place, init: &Expr) {
             .fields
             .iter()
             .map(|f| {
-                let name = match &f.member {
-                    syn::Member::Named(n) => n.to_string(),
-                    syn::Member::Unnamed(i) => i.index.to_string(),
-                };
+                let name = crate::dataflow::member_name(&f.member);
                 (name, &f.expr)
             })
             .collect(),

@@ -57,7 +57,7 @@
 //! || scratch.clear();`) writes what its body writes, where it is created (it is made to be
 //! called).
 
-use std::collections::{BTreeSet, HashSet};
+use std::collections::{BTreeSet, HashMap, HashSet};
 use std::ops::Range;
 use std::sync::Arc;
 
@@ -310,6 +310,10 @@ struct Writes<'c, 'a> {
     /// Loop counters over a range from a constant (`for b in 0..n`), and locals bound to a
     /// constant until they are assigned: the positions they take.
     counters: std::collections::HashMap<LocalId, Positions>,
+    /// The constant positions a local's fields or tuple elements hold (`let w = Warm { block:
+    /// NULL_BLOCK, .. }`, `let w = (NULL_BLOCK, row)`), until they are assigned or the local is
+    /// lent mutably (`fill(&mut w)`, a method of `w`).
+    parts: std::collections::HashMap<Place, Positions>,
     /// See [`Facts::counted_args`].
     counted_args: std::collections::HashMap<(usize, usize), Positions>,
     /// Locals holding a list of block numbers among which is a constant (`vec![NULL_BLOCK, 1,
@@ -386,9 +390,24 @@ impl Analysis for Writes<'_, '_> {
             Expr::Binary(b) if is_compound(&b.op) => Some(&*b.left),
             _ => None,
         };
-        if let Some(Place { base: Base::Local(id), fields }) = assigned.and_then(|t| scopes.place_of(strip_parens(t))) {
-            if fields.is_empty() {
+        if let Some(place @ Place { base: Base::Local(id), .. }) = assigned.and_then(|t| scopes.place_of(strip_parens(t))) {
+            if place.fields.is_empty() {
                 self.counters.remove(&id);
+            }
+            self.parts.retain(|p, _| !p.starts_with(&place));
+        }
+        // A local lent mutably to a call, or the receiver of a method, may have its parts changed.
+        let (receiver, args) = match e {
+            Expr::Call(_) | Expr::MethodCall(_) => crate::analysis::call_args(e),
+            _ => (None, Vec::new()),
+        };
+        let lent = args.into_iter().filter_map(|a| match strip_parens(a) {
+            Expr::Reference(r) if r.mutability.is_some() => Some(&*r.expr),
+            _ => None,
+        });
+        for lent in receiver.into_iter().chain(lent) {
+            if let Some(place) = scopes.place_of(strip_parens(lent)) {
+                self.parts.retain(|p, _| !p.starts_with(&place));
             }
         }
         if let Expr::Assign(a) = e {
@@ -434,7 +453,19 @@ impl Analysis for Writes<'_, '_> {
         state.clear_under(&place);
         self.counters.remove(&local);
         self.listed.remove(&local);
+        self.parts.retain(|p, _| !p.starts_with(&place));
         let Some(init) = init else { return };
+        // `let w = Warm { block: NULL_BLOCK, .. }`, `let w = (NULL_BLOCK, row)`.
+        let parts: Vec<(String, &Expr)> = match strip_parens(init) {
+            Expr::Struct(st) => st.fields.iter().map(|f| (crate::dataflow::member_name(&f.member), &f.expr)).collect(),
+            Expr::Tuple(t) => t.elems.iter().enumerate().map(|(i, e)| (i.to_string(), e)).collect(),
+            _ => Vec::new(),
+        };
+        for (field, value) in parts {
+            if let Some(v) = self.ctx.int_value(value) {
+                self.parts.insert(place.field(&field), (v, v.saturating_add(1)));
+            }
+        }
         // `let targets = vec![NULL_BLOCK, 1, 2];`
         let items = match strip_parens(init) {
             Expr::Array(a) => Some(a.elems.iter().cloned().collect::<Vec<_>>()),
@@ -652,7 +683,7 @@ impl<'c, 'a> Writes<'c, 'a> {
         let mut narrowed = Vec::new();
         narrowed_iter_muts(ctx, body, &mut narrowed);
         let viewed = views_written_through(body);
-        Writes { ctx, def, depth, writes: Vec::new(), seen: HashSet::new(), narrowed, masked: HashSet::new(), viewed, counters: Default::default(), counted_args: Default::default(), listed: Default::default(), returned: Vec::new(), passes: Default::default() }
+        Writes { ctx, def, depth, writes: Vec::new(), seen: HashSet::new(), narrowed, masked: HashSet::new(), viewed, counters: Default::default(), parts: Default::default(), counted_args: Default::default(), listed: Default::default(), returned: Vec::new(), passes: Default::default() }
     }
 
     /// What an expression designates: the places (and their positions) whose storage it is.
@@ -791,10 +822,7 @@ impl<'c, 'a> Writes<'c, 'a> {
                 let mut inner = BTreeSet::new();
                 tail(&f.base, by_ref, &mut inner);
                 let through_guard = super::guard_content(&f.base).is_some();
-                let name = match &f.member {
-                    syn::Member::Named(n) => n.to_string(),
-                    syn::Member::Unnamed(i) => i.index.to_string(),
-                };
+                let name = crate::dataflow::member_name(&f.member);
                 out.extend(inner.into_iter().filter_map(|t| match (t.element, through_guard) {
                     (true, _) => Some(t),
                     (false, true) => Some(Target { place: t.place.field(&name), window: Some(ALL), element: false }),
@@ -921,6 +949,8 @@ impl<'c, 'a> Writes<'c, 'a> {
     fn counter(&self, scopes: &Scopes, index: &Expr) -> Option<Positions> {
         match scopes.place_of(strip_parens(index)) {
             Some(Place { base: Base::Local(id), fields }) if fields.is_empty() && matches!(strip_parens(index), Expr::Path(_)) => self.counters.get(&id).copied(),
+            // `w.block` of `let w = Warm { block: NULL_BLOCK, .. }`.
+            Some(place @ Place { base: Base::Local(_), .. }) if matches!(strip_parens(index), Expr::Field(_)) => self.parts.get(&place).copied(),
             _ => None,
         }
     }
@@ -1271,7 +1301,11 @@ impl<'c, 'a> Writes<'c, 'a> {
             .inputs
             .iter()
             .filter_map(|a| match a {
-                syn::FnArg::Typed(t) => Some(matches!(&*t.ty, syn::Type::Reference(r) if r.mutability.is_some())),
+                // (`c: &AtomicU64`, `rows: &Mutex<Vec<f32>>`, `stats: &Stats` of a struct with
+                // such fields: written through a shared reference.)
+                syn::FnArg::Typed(t) => Some(matches!(&*t.ty, syn::Type::Reference(r) if r.mutability.is_some()
+                    || crate::resolve::writes_through_shared_in(&r.elem, &self.ctx.resolver.imports)
+                    || crate::resolve::type_name(&r.elem).is_some_and(|owner| self.ctx.resolver.fields.has_interior(&owner)))),
                 syn::FnArg::Receiver(_) => None,
             })
             .collect();
@@ -1492,11 +1526,14 @@ struct Narrowed {
 /// on, `.take(k)` the first `k`, `.nth(k)` the one at `k` (`.next()` the first), through
 /// adapters that keep positions.
 fn narrowed_iter_muts(ctx: &FnCtx, body: &syn::Block, out: &mut Vec<Narrowed>) {
-    struct Chains<'c, 'a, 'o> {
+    struct Chains<'c, 'a, 'o, 'ast> {
         ctx: &'c FnCtx<'a>,
         out: &'o mut Vec<Narrowed>,
+        /// The closures bound to names so far (`let add = |x: &mut f32| ..;`), handed to a
+        /// consumer by name (`for_each(add)`); `None` for a name bound more than once.
+        named: HashMap<String, Option<&'ast syn::ExprClosure>>,
     }
-    impl Chains<'_, '_, '_> {
+    impl Chains<'_, '_, '_, '_> {
         /// `P.iter_mut().enumerate()` whose index `i` is kept to some positions: the others are
         /// not written (`.filter(|(i, _)| *i != NULL_BLOCK)`, `*i > 0`, a loop body that starts
         /// with `if i == NULL_BLOCK { continue; }` or is one `if i != NULL_BLOCK { .. }`).
@@ -1592,7 +1629,7 @@ fn narrowed_iter_muts(ctx: &FnCtx, body: &syn::Block, out: &mut Vec<Narrowed>) {
             _ => None,
         }
     }
-    impl Chains<'_, '_, '_> {
+    impl Chains<'_, '_, '_, '_> {
         /// An `iter_mut()` whose items the code that takes them only reads (`for x in
         /// v.iter_mut() { total += *x; }`: a habit, not a write) writes no position.
         fn read_only(&mut self, iterated: &Expr, pat: &syn::Pat, body: &Expr) {
@@ -1604,7 +1641,14 @@ fn narrowed_iter_muts(ctx: &FnCtx, body: &syn::Block, out: &mut Vec<Narrowed>) {
             }
         }
     }
-    impl<'ast> Visit<'ast> for Chains<'_, '_, '_> {
+    impl<'ast> Visit<'ast> for Chains<'_, '_, '_, 'ast> {
+        fn visit_local(&mut self, l: &'ast syn::Local) {
+            if let (syn::Pat::Ident(name), Some(Expr::Closure(c))) = (&l.pat, l.init.as_ref().map(|i| strip_parens(&i.expr))) {
+                let seen = self.named.contains_key(&name.ident.to_string());
+                self.named.insert(name.ident.to_string(), (!seen).then_some(c));
+            }
+            syn::visit::visit_local(self, l);
+        }
         /// `if let Some(b) = P.get_mut(k) { return b.rc; }`: an element borrowed mutably and
         /// only read writes nothing.
         fn visit_expr_if(&mut self, i: &'ast syn::ExprIf) {
@@ -1645,7 +1689,12 @@ fn narrowed_iter_muts(ctx: &FnCtx, body: &syn::Block, out: &mut Vec<Narrowed>) {
                 ("count", Expr::MethodCall(f)) if f.method == "filter" && m.args.is_empty() => Some((&*f.receiver, f.args.first())),
                 _ => None,
             };
-            if let Some((iterated, Some(Expr::Closure(c)))) = consumer.map(|(i, c)| (i, c.map(strip_parens))) {
+            let closure = |arg: &'ast Expr| match strip_parens(arg) {
+                Expr::Closure(c) => Some(c),
+                Expr::Path(p) => p.path.get_ident().and_then(|name| self.named.get(&name.to_string()).copied().flatten()),
+                _ => None,
+            };
+            if let Some((iterated, Some(c))) = consumer.map(|(i, c)| (i, c.and_then(closure))) {
                 if let [pat] = c.inputs.iter().collect::<Vec<_>>().as_slice() {
                     self.read_only(iterated, pat, &c.body);
                 }
@@ -1712,7 +1761,7 @@ fn narrowed_iter_muts(ctx: &FnCtx, body: &syn::Block, out: &mut Vec<Narrowed>) {
         }
         fn visit_item(&mut self, _: &'ast syn::Item) {}
     }
-    Chains { ctx, out }.visit_block(body);
+    Chains { ctx, out, named: HashMap::new() }.visit_block(body);
 }
 
 /// The `iter_mut()` call of `iterated` (through adapters that keep its items: `skip`, `take`,
@@ -1749,6 +1798,8 @@ fn iter_mut_of_items<'e>(iterated: &'e Expr, pat: &syn::Pat, body: &Expr) -> Opt
             }
             (syn::Pat::Tuple(t), Shape::Elem(k, inner)) if t.elems.len() == 2 => item_names(&t.elems[*k], inner, out),
             (syn::Pat::Paren(p), _) => item_names(&p.pat, shape, out),
+            // A closure's parameter with its type written (`|x: &mut f32| ..`).
+            (syn::Pat::Type(t), _) => item_names(&t.pat, shape, out),
             _ => false,
         }
     }
