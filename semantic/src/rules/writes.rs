@@ -362,17 +362,33 @@ impl Analysis for Writes<'_, '_> {
             }
         }
         self.writes_in(scopes, state, e);
-        // `blocks.push(NULL_BLOCK)`: the list may hold that position.
-        if let Expr::MethodCall(m) = e {
-            if ["push", "push_back", "push_front", "insert"].contains(&m.method.to_string().as_str()) {
-                let list = match scopes.place_of(&m.receiver) {
-                    Some(Place { base: Base::Local(id), fields }) if fields.is_empty() => Some(id),
-                    _ => None,
-                };
-                if let (Some(id), Some(v)) = (list, m.args.last().and_then(|v| self.ctx.int_value(v))) {
-                    self.listed.entry(id).and_modify(|least| *least = (*least).min(v)).or_insert(v);
+        // `blocks.push(NULL_BLOCK)`: the list may hold that position; `blocks.clear()`,
+        // `truncate(0)` or `blocks = vec![free]` leave none of what it held (as for counters, a
+        // list emptied on one path forgets its positions on every path: only a finding is lost).
+        let whole_local = |e: &Expr| match scopes.place_of(strip_parens(e)) {
+            Some(Place { base: Base::Local(id), fields }) if fields.is_empty() => Some(id),
+            _ => None,
+        };
+        match e {
+            Expr::MethodCall(m) => {
+                let method = m.method.to_string();
+                let emptied = method == "clear" || (method == "truncate" && m.args.first().and_then(|k| self.ctx.int_value(k)) == Some(0));
+                if let (Some(id), true) = (whole_local(&m.receiver), emptied) {
+                    self.listed.remove(&id);
+                }
+                if ["push", "push_back", "push_front", "insert"].contains(&method.as_str()) {
+                    if let (Some(id), Some(v)) = (whole_local(&m.receiver), m.args.last().and_then(|v| self.ctx.int_value(v))) {
+                        self.listed.entry(id).and_modify(|least| *least = (*least).min(v)).or_insert(v);
+                    }
                 }
             }
+            Expr::Assign(a) => {
+                if let Some(id) = whole_local(&a.left) {
+                    self.listed.remove(&id);
+                    self.list_items(id, &a.right);
+                }
+            }
+            _ => {}
         }
         // A closure kept for later (or an `async` block) writes what its body writes when it
         // runs; the names it binds itself are not the ones around it.
@@ -466,18 +482,7 @@ impl Analysis for Writes<'_, '_> {
                 self.parts.insert(place.field(&field), (v, v.saturating_add(1)));
             }
         }
-        // `let targets = vec![NULL_BLOCK, 1, 2];`
-        let items = match strip_parens(init) {
-            Expr::Array(a) => Some(a.elems.iter().cloned().collect::<Vec<_>>()),
-            Expr::Macro(m) => match super::vec_items(&m.mac) {
-                Some(super::VecItems::List(items)) => Some(items),
-                _ => None,
-            },
-            _ => None,
-        };
-        if let Some(least) = items.iter().flatten().filter_map(|item| self.ctx.int_value(item)).min() {
-            self.listed.insert(local, least);
-        }
+        self.list_items(local, init);
         // `let null = NULL_BLOCK;`, `let mut b = 0;` (a `while` loop's counter): the position it
         // holds until it is assigned.
         if let Some(v) = self.ctx.int_value(init) {
@@ -918,6 +923,22 @@ impl<'c, 'a> Writes<'c, 'a> {
     fn param_type(&self, id: LocalId) -> Option<&'a syn::Type> {
         let sig: &'a syn::Signature = self.def.map_or(self.ctx.sig, |d| d.sig);
         sig.inputs.iter().filter_map(|a| if let syn::FnArg::Typed(t) = a { Some(&*t.ty) } else { None }).nth(id as usize)
+    }
+
+    /// `let targets = vec![NULL_BLOCK, 1, 2];` (or `targets = [..]`): the least constant the list
+    /// holds, for the loops over it ([`Writes::listed`]).
+    fn list_items(&mut self, list: LocalId, value: &Expr) {
+        let items = match strip_parens(value) {
+            Expr::Array(a) => Some(a.elems.iter().cloned().collect::<Vec<_>>()),
+            Expr::Macro(m) => match super::vec_items(&m.mac) {
+                Some(super::VecItems::List(items)) => Some(items),
+                _ => None,
+            },
+            _ => None,
+        };
+        if let Some(least) = items.iter().flatten().filter_map(|item| self.ctx.int_value(item)).min() {
+            self.listed.insert(list, least);
+        }
     }
 
     /// The places an assigned expression writes, at which positions: `p[i][j]` and `p[i].x`
