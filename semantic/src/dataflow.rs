@@ -885,6 +885,31 @@ pub fn member_name(m: &syn::Member) -> String {
     }
 }
 
+/// The values a struct literal, tuple or array initializer puts into the value it makes, each
+/// with the field it fills (`Scope { guard: g, .. }`: `guard`; `(g, n)`: `0` and `1`; an array's
+/// items by position). Empty for any other expression.
+pub fn literal_parts(init: &Expr) -> Vec<(String, &Expr)> {
+    match strip_parens(init) {
+        Expr::Struct(st) => st.fields.iter().map(|f| (member_name(&f.member), &f.expr)).collect(),
+        Expr::Tuple(t) => t.elems.iter().enumerate().map(|(i, e)| (i.to_string(), e)).collect(),
+        Expr::Array(a) => a.elems.iter().enumerate().map(|(i, e)| (i.to_string(), e)).collect(),
+        _ => Vec::new(),
+    }
+}
+
+/// Whether an expression holds a macro call.
+fn contains_macro(e: &Expr) -> bool {
+    struct Finds(bool);
+    impl<'ast> Visit<'ast> for Finds {
+        fn visit_macro(&mut self, _: &'ast syn::Macro) {
+            self.0 = true;
+        }
+    }
+    let mut f = Finds(false);
+    f.visit_expr(e);
+    f.0
+}
+
 /// Whether `cond` is negated (an odd number of `!`s around it), and what they negate.
 fn negations(cond: &Expr) -> (bool, &Expr) {
     match strip_parens(cond) {
@@ -1745,7 +1770,7 @@ impl<A: Analysis> Solver<'_, A> {
                 if let Pat::Wild(_) = &l.pat {
                     state = self.discard(init_expr, state)?;
                 }
-                let reads = is_condition(init_expr).then(|| self.locals_read(init_expr));
+                let reads = is_condition(init_expr).then(|| self.condition_reads(init_expr));
                 // `let g = guard(.., |_| ..);` holds a scope guard; `let h = g;` moves it to `h`.
                 let guard = match self.guard_local(init_expr) {
                     Some(from) => {
@@ -1893,7 +1918,20 @@ impl<A: Analysis> Solver<'_, A> {
                 }
             }
             Pat::TupleStruct(t) => t.elems.iter().for_each(|p| self.collect_bindings(p, None, out)),
-            Pat::Struct(s) => s.fields.iter().for_each(|f| self.collect_bindings(&f.pat, None, out)),
+            // `let SlotPos { block, off } = SlotPos { block: b, off: p % 16 }`: each field's
+            // pattern takes that field's initializer (a struct literal with `..base` gives no
+            // initializer to the fields it does not name).
+            Pat::Struct(s) => {
+                let fields = match init.map(crate::resolve::strip) {
+                    Some(lit @ Expr::Struct(_)) => literal_parts(lit),
+                    _ => Vec::new(),
+                };
+                for f in &s.fields {
+                    let name = member_name(&f.member);
+                    let value = fields.iter().find(|(n, _)| *n == name).map(|(_, e)| *e);
+                    self.collect_bindings(&f.pat, value, out);
+                }
+            }
             Pat::Slice(s) => s.elems.iter().for_each(|p| self.collect_bindings(p, None, out)),
             Pat::Or(o) => {
                 // Every alternative binds the same names: the first one's are enough.
@@ -2346,6 +2384,12 @@ impl<A: Analysis> Solver<'_, A> {
         // `matches!(..)` under any number of `!`s (`if !matches!(&self.last, Some((n, _)) if *n
         // == len) { refill }`): the pattern's test, its branches swapped once per `!`.
         let (negated, tested) = negations(cond);
+        // `let fresh = matches!(..); if !fresh { refill }`: the test the local holds.
+        let held = self.held_test(tested);
+        let (tested, state) = match &held {
+            Some(test) => (&**test, self.expr(cond, state)?),
+            None => (tested, state),
+        };
         if let Some((scrutinee, pat, guard)) = matches_macro(tested) {
             let (matched, failed) = self.matches_condition(&scrutinee, &pat, guard.as_ref(), state)?;
             let (matched, failed) = (self.assumed(tested, true, matched), self.assumed(tested, false, failed));
@@ -2519,10 +2563,8 @@ impl<A: Analysis> Solver<'_, A> {
     /// `if valid` where `let valid = b != NULL_BLOCK;`, `if !is_null(b)`: the condition the local
     /// holds or the predicate helper tests, assumed where it is still the same condition.
     fn assume_through(&mut self, atom: &Expr, holds: bool, state: &mut A::State) {
-        if let Expr::Path(p) = atom {
-            let Some(id) = p.path.get_ident().and_then(|i| self.scopes.lookup(&i.to_string())) else { return };
-            let Some((cond, reads)) = self.conditions.get(&id).cloned() else { return };
-            if reads.iter().all(|(name, r)| self.scopes.lookup(name) == Some(*r)) {
+        if let Expr::Path(_) = atom {
+            if let Some(cond) = self.held_condition(atom) {
                 self.assume_in(&cond, holds, state);
             }
             return;
@@ -2561,6 +2603,37 @@ impl<A: Analysis> Solver<'_, A> {
         self.assume_in(&pred.cond, holds, state);
         self.foreign_self = foreign_self;
         self.scopes.pop();
+    }
+
+    /// The condition a local named by `atom` holds (`let valid = b != NULL_BLOCK;`), while the
+    /// locals it reads are still those it read.
+    fn held_condition(&self, atom: &Expr) -> Option<std::rc::Rc<Expr>> {
+        let Expr::Path(p) = strip_parens(atom) else { return None };
+        let id = self.scopes.lookup(&p.path.get_ident()?.to_string())?;
+        let (cond, reads) = self.conditions.get(&id)?;
+        reads.iter().all(|(name, r)| self.scopes.lookup(name) == Some(*r)).then(|| cond.clone())
+    }
+
+    /// The `matches!(..)` test a local holds (`let fresh = matches!(&self.last, Some((n, _)) if
+    /// *n == len);`), to be matched again where the local is tested: only a test that calls
+    /// nothing with arguments and no macro (walked twice, a call would run twice).
+    fn held_test(&self, atom: &Expr) -> Option<std::rc::Rc<Expr>> {
+        let cond = self.held_condition(atom)?;
+        let (scrutinee, _, guard) = matches_macro(&cond)?;
+        let pure = |e: &Expr| crate::rules::calls_in_expr(e).iter().all(|c| matches!(c, Expr::MethodCall(m) if m.args.is_empty())) && !contains_macro(e);
+        (pure(&scrutinee) && guard.as_ref().is_none_or(pure)).then_some(cond)
+    }
+
+    /// The locals a condition kept in a local reads: of a `matches!`, its scrutinee and guard.
+    fn condition_reads(&self, cond: &Expr) -> LocalsRead {
+        match matches_macro(cond) {
+            Some((scrutinee, _, guard)) => {
+                let mut reads = self.locals_read(&scrutinee);
+                reads.extend(guard.map(|g| self.locals_read(&g)).unwrap_or_default());
+                reads
+            }
+            None => self.locals_read(cond),
+        }
     }
 
     /// The locals of the caller an expression names (plain names bound here), with their ids.
@@ -2899,7 +2972,8 @@ pub fn names_read(e: &Expr) -> Vec<String> {
 }
 
 /// An expression that is a condition, worth remembering in the local it is bound to: a
-/// comparison, `&&`, `||` or `!` of them, or a test of what an `Option` or `Result` holds.
+/// comparison, `&&`, `||` or `!` of them, a test of what an `Option` or `Result` holds, or a
+/// `matches!`.
 pub fn is_condition(e: &Expr) -> bool {
     use syn::BinOp::*;
     match strip_parens(e) {
@@ -2913,6 +2987,7 @@ pub fn is_condition(e: &Expr) -> bool {
             _ => false,
         },
         Expr::Match(m) => is_test_match(m),
+        Expr::Macro(_) => matches_macro(e).is_some(),
         _ => false,
     }
 }

@@ -512,6 +512,9 @@ enum Item<'e> {
     Element(&'e Expr),
     /// A pair: `enumerate`'s index and item, `zip`'s two sides.
     Pair(Box<Item<'e>>, Box<Item<'e>>),
+    /// What this `Option` holds (`self.drafts.first_mut()` of `.map(|d| ..)`; a `for` over an
+    /// `Option` takes its content too).
+    Content(&'e Expr),
     Unknown,
 }
 
@@ -523,6 +526,9 @@ impl<'e> Item<'e> {
             Expr::MethodCall(m) => match (m.method.to_string().as_str(), m.args.len()) {
                 ("iter" | "iter_mut" | "into_iter" | "copied" | "cloned" | "rev" | "by_ref" | "peekable", 0) | ("skip" | "take" | "step_by" | "filter" | "inspect" | "skip_while" | "take_while", 1) => Item::of(&m.receiver),
                 ("enumerate", 0) => Item::Pair(Box::new(Item::Unknown), Box::new(Item::of(&m.receiver))),
+                // A map's values (`HashMap::values_mut` hands out what `map[&k]` is).
+                ("values" | "values_mut" | "into_values", 0) => Item::of(&m.receiver),
+                ("first" | "first_mut" | "last" | "last_mut", 0) | ("get" | "get_mut", 1) => Item::Content(iterated),
                 ("zip", 1) => Item::Pair(Box::new(Item::of(&m.receiver)), Box::new(Item::of(&m.args[0]))),
                 _ => Item::Unknown,
             },
@@ -539,11 +545,13 @@ impl TypeEnv {
             (Pat::Ident(pi), _) if pi.subpat.is_none() => {
                 let name = pi.ident.to_string();
                 self.bind(name.clone(), None, None, from, scope_end);
-                if let Item::Element(collection) = item {
-                    let element: Expr = syn::parse_quote!(#collection[0]);
-                    if let Some(b) = self.bindings.get_mut(&name).and_then(|v| v.last_mut()) {
-                        b.init = Some(std::rc::Rc::new(element));
-                    }
+                let init: Option<Expr> = match item {
+                    Item::Element(collection) => Some(syn::parse_quote!(#collection[0])),
+                    Item::Content(option) => Some(syn::parse_quote!(#option.unwrap())),
+                    _ => None,
+                };
+                if let (Some(init), Some(b)) = (init, self.bindings.get_mut(&name).and_then(|v| v.last_mut())) {
+                    b.init = Some(std::rc::Rc::new(init));
                 }
             }
             (Pat::Type(pt), _) => match &*pt.pat {
@@ -622,6 +630,8 @@ impl<'ast> Visit<'ast> for TypeEnv {
         let method = m.method.to_string();
         let item_at = match method.as_str() {
             "map" | "for_each" | "filter" | "filter_map" | "flat_map" | "any" | "all" | "find" | "find_map" | "position" | "try_for_each" | "inspect" | "take_while" | "skip_while" | "map_while" => Some(0),
+            // `Option`'s combinators: their closure takes the content (the last argument).
+            "and_then" | "map_or" | "map_or_else" | "is_some_and" | "is_none_or" | "is_ok_and" => Some(0),
             "fold" | "try_fold" => Some(1),
             _ => None,
         };
@@ -638,7 +648,12 @@ impl<'ast> Visit<'ast> for TypeEnv {
             self.visit_expr(arg);
         }
         let body = crate::source::byte_range(syn::spanned::Spanned::span(&*c.body));
-        let item = Item::of(&m.receiver);
+        // (`self.main.as_mut().map_or(0, |p| ..)`: a combinator of the `Option` itself, where a
+        // `for` over `rows.as_ref()` walks a collection.)
+        let item = match strip(&m.receiver) {
+            Expr::MethodCall(r) if r.args.is_empty() && ["as_ref", "as_mut", "as_deref", "as_deref_mut"].contains(&r.method.to_string().as_str()) => Item::Content(&m.receiver),
+            _ => Item::of(&m.receiver),
+        };
         for (i, input) in c.inputs.iter().enumerate() {
             if i == at {
                 self.bind_item(input, &item, body.start, body.end);
@@ -656,6 +671,23 @@ impl<'ast> Visit<'ast> for TypeEnv {
         // Visible past the scrutinee: `if let Some(x) = x.next()` reads the `x` before it.
         let from = crate::source::byte_range(syn::spanned::Spanned::span(&*l.expr)).end;
         self.bind_content(&l.pat, &l.expr, from);
+    }
+
+    /// `match self.list.get_mut(0) { Some(p) => p.execute(1), .. }`: an arm's `Some(x)` /
+    /// `Ok(x)` takes what the scrutinee holds, as `if let` does; in the arm only.
+    fn visit_expr_match(&mut self, m: &'ast syn::ExprMatch) {
+        self.visit_expr(&m.expr);
+        for arm in &m.arms {
+            let arm_start = crate::source::byte_range(syn::spanned::Spanned::span(&arm.pat)).end;
+            let arm_end = crate::source::byte_range(syn::spanned::Spanned::span(&*arm.body)).end;
+            self.blocks.push(arm_end);
+            self.bind_content(&arm.pat, &m.expr, arm_start);
+            if let Some((_, guard)) = &arm.guard {
+                self.visit_expr(guard);
+            }
+            self.visit_expr(&arm.body);
+            self.blocks.pop();
+        }
     }
 
     /// A closure's parameters: of the type written (`|v: &HostView| ..`), else not known.

@@ -28,7 +28,10 @@ declare_rule! {
     ///
     /// `unwrap_or_default()` of a whole index buffer (`tables.get(&seq).cloned()
     /// .unwrap_or_default()` passed as a `&[usize]` index) is an empty buffer: no write, no
-    /// finding; of one index, or of an entry put into a buffer, it is 0.
+    /// finding (walked by a `for`, directly or through a local bound to it, it yields no entry);
+    /// of one index, or of an entry put into a buffer, it is 0. A branch of an `if` or `match`
+    /// value is read where it ends, under what its test told (`if block == PAD { PAD } else {
+    /// block * BS + off }` scales no `PAD` fallback).
     ///
     /// Index arithmetic carries the fallback of the operand that holds the block id: in a
     /// product, each factor that is not a constant (`block * BS`; none when a factor is 0); in a

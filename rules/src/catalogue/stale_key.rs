@@ -60,8 +60,10 @@ declare_rule! {
     /// serves it (`let stale = self.last.as_ref().map_or(true, |e| e.seq_len != seq_len); if
     /// stale { self.last = Some(Entry { seq_len, .. }); } &self.last.as_ref().unwrap().bias`,
     /// `is_some_and(|e| e.seq_len == seq_len)` likewise, and a `match` that answers the same
-    /// question, `match &self.last { Some(e) => !e.fits(seq_len, heads), None => true }`, with a
-    /// predicate method of the entry written out). A read only tested (`is_none()`, a `match`
+    /// question, `match &self.last { Some(e) => !e.fits(seq_len, heads), None => true }` or with
+    /// the test in the filled arm's guard (`Some((len, _)) if *len == n => true, _ => false`),
+    /// with a predicate method of the entry written out; a `matches!(..)` kept in a local, `let
+    /// fresh = matches!(&self.last, Some((len, _)) if *len >= n); if !fresh { .. }`, as well). A read only tested (`is_none()`, a `match`
     /// whose arms give a `bool`) serves nothing. A loop that feeds each item of a collection into a hasher feeds the collection,
     /// however many items it has, also where the hasher's type is of the file (`h.write_u64(w as
     /// u64)` of `fn write_u64(&mut self, v: u64) { self.0 ^= v }`).

@@ -8,7 +8,8 @@ declare_rule! {
     /// ones, those behind a `Mutex`, `RwLock` or `RefCell` (through the guard of `lock()`,
     /// `write()`, `borrow_mut()` or their `try_` forms, also taken in an `if let Ok(g) = ..`), a
     /// `&Cell<T>` (`set`) or an atomic (`store`, `fetch_add`, ..), a list of them (`Vec<AtomicU64>`),
-    /// a field of a struct that holds one (`self.stats.hits`), and `&mut self` where the write set
+    /// a field of a struct that holds one (`self.stats.hits`; each item of such a list walked by
+    /// `for c in self.counters.iter()` or `for_each`), and `&mut self` where the write set
     /// names a field of `self`. The write set is a set of places: `writes(kv.key_cache[slots])`
     /// declares `kv.key_cache`, so a write to `kv.value_cache` (or `self.value_cache` in a method
     /// that declares `self.key_cache`) is outside it.
@@ -18,8 +19,8 @@ declare_rule! {
     /// (another request's blocks, a shared prefix). A write outside it is either a bug or a contract
     /// that no longer says what the function does.
     ///
-    /// An `iter_mut()` whose items the loop or the closure of `for_each`, `all`, `any`, `position`
-    /// or a counted `filter` (written inline or bound to a name before) only reads (`for x in v.iter_mut() { total += *x; }`) writes nothing, as does
+    /// An `iter_mut()` whose items the loop or the closure of `for_each`, `all`, `any`, `position`,
+    /// `map` (`v.iter_mut().map(|x| *x).sum()`) or a counted `filter` (written inline or bound to a name before) only reads (`for x in v.iter_mut() { total += *x; }`) writes nothing, as does
     /// an element of `if let Some(b) = v.get_mut(k)` (`first_mut`, `last_mut`) that the branch only reads; one whose items are assigned, handed to a
     /// call or a method, borrowed mutably or bound again is a write. A closure handed to a
     /// helper that calls it with a parameter or a field of `self` (`with_buffer(scratch, |s|

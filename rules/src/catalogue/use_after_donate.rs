@@ -15,7 +15,9 @@ declare_rule! {
     /// `let view = &x;`) is donated with it. A helper of the same file without a contract that
     /// donates its parameter or a field of `self` donates the argument at each call, as if it had
     /// the contract (one that writes the output back through `&mut` does not). A closure run where
-    /// it is written (`(|| f(x))()`, `for_each`, `cond.then(|| f(x))`) donates there; a closure
+    /// it is written (`(|| f(x))()`, `for_each`, `cond.then(|| f(x))`) donates there, as does a
+    /// donating function handed by its path to a combinator of a value made there
+    /// (`Some(x).map(DevBuf::relu_)`, `on.then_some(x).map(relu)`); a closure
     /// created after the donation that names `x` reads it. A thread or task spawned with a closure
     /// or an `async` block that donates a name it captures (`tokio::spawn(async move { f(x) })`)
     /// may donate it from the spawn on: a read after the spawn races with it. Not seen: a read of a whole value one of whose fields was

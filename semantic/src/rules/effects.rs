@@ -549,14 +549,9 @@ impl Analysis for Effects<'_, '_> {
         });
         // `let scope = Scope { _guard: step, .. }`, `let held = (step, bs);`: the guards put into
         // the value by name are moved into it, and run where it is dropped.
-        let parts: Vec<&Expr> = match init.map(strip_parens) {
-            Some(Expr::Struct(st)) => st.fields.iter().map(|f| &f.expr).collect(),
-            Some(Expr::Tuple(t)) => t.elems.iter().collect(),
-            Some(Expr::Array(a)) => a.elems.iter().collect(),
-            _ => Vec::new(),
-        };
+        let parts = init.map(crate::dataflow::literal_parts).unwrap_or_default();
         let mut guard = guard;
-        let moved_in: Vec<LocalId> = parts.into_iter().filter_map(|p| self.guard_local(scopes, p)).collect();
+        let moved_in: Vec<LocalId> = parts.into_iter().filter_map(|(_, p)| self.guard_local(scopes, p)).collect();
         for from in moved_in {
             self.move_guard(state, from);
             if guard.is_none() {

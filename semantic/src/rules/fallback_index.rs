@@ -178,6 +178,15 @@ struct Fallbacks<'c, 'a> {
     closure_constants: HashMap<LocalId, Src>,
     /// Locals bound to a constant (until assigned), by the constant as written there.
     const_locals: HashMap<LocalId, Src>,
+    /// Locals bound to a whole value's `unwrap_or_default()` (`let table =
+    /// tables.get(&s).cloned().unwrap_or_default();`), by where that default is written: walked
+    /// by a `for`, the default is an empty collection, no entry.
+    defaulted: HashMap<LocalId, (usize, usize)>,
+    /// The value each branch of an `if`/`match` ends with, read where the branch ends (what
+    /// its condition or pattern told holds there: `if b == PAD { PAD } else { b * BS + off }`
+    /// takes no fallback `PAD` into the product), by the value's range.
+    /// Taken when read, so that a branch not walked on a later pass is read as written.
+    branch_tails: std::cell::RefCell<HashMap<(usize, usize), BTreeSet<Src>>>,
     /// The value of each call of a closure bound to a local (`block_of(p)` of `let block_of =
     /// |pos| table.get(pos).copied().unwrap_or(0);`), by the call's byte range: read where the
     /// closure ran, with its parameters bound.
@@ -276,7 +285,11 @@ impl Analysis for Fallbacks<'_, '_> {
         state.clear_under(&place);
         self.closure_constants.remove(&local);
         self.const_locals.remove(&local);
+        self.defaulted.remove(&local);
         let Some(init) = init else { return };
+        if let Some(at) = self.whole_default(scopes, init) {
+            self.defaulted.insert(local, at);
+        }
         if let Some(constant) = dataflow::closure_of(init).and_then(|c| self.constant(super::tail(&c.body))) {
             self.closure_constants.insert(local, constant);
         }
@@ -324,6 +337,12 @@ impl Analysis for Fallbacks<'_, '_> {
         }
     }
 
+    /// A branch's value where the branch ends (see `branch_tails`).
+    fn block_value(&mut self, scopes: &Scopes, state: &mut State, value: &Expr) {
+        let ended = self.eval(scopes, state, value);
+        self.branch_tails.borrow_mut().insert(range_key(self.ctx.expr_range(value)), ended);
+    }
+
     /// `for &b in &blocks { pool.write(b, ..) }`: each round's block is an entry of the buffer,
     /// with the fallbacks its entries may hold.
     fn bind_each(&mut self, scopes: &Scopes, state: &mut State, locals: &[LocalId], iterated: &Expr) {
@@ -334,7 +353,8 @@ impl Analysis for Fallbacks<'_, '_> {
             _ => return,
         };
         for (local, side) in sides {
-            let entries: BTreeSet<Src> = self.eval(scopes, state, side).into_iter().filter(|s| *s != Src::Buffer).collect();
+            let empty = self.whole_default(scopes, side);
+            let entries: BTreeSet<Src> = self.eval(scopes, state, side).into_iter().filter(|s| *s != Src::Buffer && !matches!(s, Src::Default { at } if empty == Some((at.start, at.end)))).collect();
             if !entries.is_empty() {
                 state.map.insert(Place { base: Base::Local(local), fields: Vec::new() }, MaySet(entries));
             }
@@ -391,6 +411,19 @@ impl Analysis for Fallbacks<'_, '_> {
 }
 
 impl<'c, 'a> Fallbacks<'c, 'a> {
+    /// Where the `unwrap_or_default()` is written whose value a collection walked whole is
+    /// (`tables.get(&s).map(Vec::as_slice).unwrap_or_default()`, `&table` of a local bound to
+    /// one, through `iter()`, `into_iter()`, `copied()`, `cloned()`), as [`Src::Default`] has it.
+    fn whole_default(&self, scopes: &Scopes, e: &Expr) -> Option<(usize, usize)> {
+        match strip(e) {
+            Expr::Reference(r) => self.whole_default(scopes, &r.expr),
+            Expr::MethodCall(m) if m.args.is_empty() && ["iter", "into_iter", "copied", "cloned"].contains(&m.method.to_string().as_str()) => self.whole_default(scopes, &m.receiver),
+            Expr::MethodCall(m) if m.args.is_empty() && m.method == "unwrap_or_default" => Some((self.ctx.range(m.method.span()).start, self.ctx.expr_range(e).end)),
+            p @ Expr::Path(_) => super::whole_local(scopes, p).and_then(|id| self.defaulted.get(&id).copied()),
+            _ => None,
+        }
+    }
+
     /// The analysis of the function checked (`def`: `None`) or of a helper summarised.
     fn new(ctx: &'c FnCtx<'a>, def: Option<&'c FnDef<'a>>, depth: usize) -> Self {
         Fallbacks {
@@ -404,6 +437,8 @@ impl<'c, 'a> Fallbacks<'c, 'a> {
             reported_args: HashSet::new(),
             closure_constants: HashMap::new(),
             const_locals: HashMap::new(),
+            defaulted: HashMap::new(),
+            branch_tails: Default::default(),
             call_values: HashMap::new(),
             helpers: Default::default(),
             constant_exits: BTreeSet::new(),
@@ -654,7 +689,10 @@ impl<'c, 'a> Fallbacks<'c, 'a> {
         for ((value, bound), constant) in branches.into_iter().zip(constants) {
             match (constant, value) {
                 (Some(c), _) => _ = out.insert(c),
-                (None, Some(v)) => out.extend(self.eval_masked(scopes, state, v, bound)),
+                (None, Some(v)) => match self.branch_tails.borrow_mut().remove(&range_key(self.ctx.expr_range(super::tail(v)))) {
+                    Some(ended) => out.extend(ended),
+                    None => out.extend(self.eval_masked(scopes, state, v, bound)),
+                },
                 (None, None) => {}
             }
         }

@@ -172,6 +172,14 @@ pub(super) fn returns_self(def: &crate::analysis::FnDef) -> bool {
     def.has_receiver() && matches!(def.body.stmts.last(), Some(syn::Stmt::Expr(e, None)) if matches!(crate::resolve::strip(e), syn::Expr::Path(p) if p.path.is_ident("self")))
 }
 
+/// The local `e` names whole (`i`, not `m.i`).
+pub(super) fn whole_local(scopes: &dataflow::Scopes, e: &syn::Expr) -> Option<dataflow::LocalId> {
+    match scopes.place_of(dataflow::strip_parens(e))? {
+        dataflow::Place { base: dataflow::Base::Local(id), fields } if fields.is_empty() => Some(id),
+        _ => None,
+    }
+}
+
 /// Whether a call may be of a function the workspace found to forward (`known`): by the name it
 /// is called, the name a `use .. as` renamed, or the name of a function its path leads to
 /// through re-exports (`use sched::put_row as store;` of `pub use rows::write_row as put_row;`).

@@ -735,6 +735,18 @@ impl<'c, 'a> Pad<'c, 'a> {
         self.len_text(scopes, a.to_string()) == self.len_text(scopes, b.to_string())
     }
 
+    /// Whether a tail from `start` begins at or before `end` (the head written up to it): the
+    /// same length, or the smaller of it and another (`let k = real.len().min(n);
+    /// slots[k..].fill(PAD)` after the rows of `real` were copied in).
+    fn starts_before(&self, scopes: &Scopes, start: &str, end: &str) -> bool {
+        if self.same_len(scopes, start, end) {
+            return true;
+        }
+        let (start, end) = (self.len_text(scopes, start.to_string()), self.len_text(scopes, end.to_string()));
+        let Ok(Expr::MethodCall(m)) = syn::parse_str::<Expr>(&start) else { return false };
+        m.method == "min" && m.args.len() == 1 && [&*m.receiver, &m.args[0]].iter().any(|side| self.len_text(scopes, crate::rules::expr_text(side)) == end)
+    }
+
     /// Whether walking `walked` entries of `place`, built with `built`, walks all of them: the
     /// same length, or the buffer's own (`for i in 0..slots.len()`: its length never changed).
     fn walks_all(&self, scopes: &Scopes, place: &Place, built: &str, walked: &str) -> bool {
@@ -799,7 +811,7 @@ impl<'c, 'a> Pad<'c, 'a> {
                 continue;
             }
             let counters: Vec<String> = inner.body.stmts.iter().filter_map(|s| match s {
-                syn::Stmt::Expr(Expr::Binary(step), _) if steps_by_one(step) && whole_local(scopes, &step.left).is_some_and(|id| self.zero_counters.contains(&id)) => Some(crate::rules::expr_text(&step.left)),
+                syn::Stmt::Expr(Expr::Binary(step), _) if steps_by_one(step) && super::whole_local(scopes, &step.left).is_some_and(|id| self.zero_counters.contains(&id)) => Some(crate::rules::expr_text(&step.left)),
                 _ => None,
             }).collect();
             if let [counter] = &counters[..] {
@@ -890,7 +902,7 @@ impl<'c, 'a> Pad<'c, 'a> {
 
     /// A counter changed otherwise than by one.
     fn forget_counter(&mut self, scopes: &Scopes, target: &Expr) {
-        if let Some(id) = whole_local(scopes, target) {
+        if let Some(id) = super::whole_local(scopes, target) {
             self.zero_counters.remove(&id);
         }
     }
@@ -1140,7 +1152,7 @@ impl Analysis for Pad<'_, '_> {
         if crate::index::int_value(strip(init)) == Some(0) {
             self.zero_counters.insert(local);
         }
-        if matches!(strip(init), Expr::MethodCall(m) if m.method == "len" && m.args.is_empty()) || matches!(strip(init), Expr::Path(p) if p.path.get_ident().is_some()) {
+        if matches!(strip(init), Expr::MethodCall(m) if (m.method == "len" && m.args.is_empty()) || (m.method == "min" && m.args.len() == 1)) || matches!(strip(init), Expr::Path(p) if p.path.get_ident().is_some()) {
             self.len_inits.insert(local, crate::rules::expr_text(strip(init)));
         } else if let Some(sum) = summed_field(init) {
             self.len_inits.insert(local, sum);
@@ -1225,7 +1237,7 @@ impl Analysis for Pad<'_, '_> {
         let Expr::Binary(b) = strip(&w.cond) else { return };
         let (syn::BinOp::Lt(_), Expr::Path(p)) = (&b.op, strip(&b.left)) else { return };
         let Some(var) = p.path.get_ident().map(|i| i.to_string()) else { return };
-        if !whole_local(scopes, &b.left).is_some_and(|id| self.zero_counters.contains(&id)) {
+        if !super::whole_local(scopes, &b.left).is_some_and(|id| self.zero_counters.contains(&id)) {
             return;
         }
         let steps = w.body.stmts.iter().any(|s| matches!(s, syn::Stmt::Expr(Expr::Binary(step), _) if steps_by_one(step) && crate::rules::expr_text(&step.left) == var));
@@ -2190,7 +2202,7 @@ impl<'c, 'a> Pad<'c, 'a> {
     fn assign(&self, scopes: &Scopes, state: &mut State, left: &Expr, right: &Expr, at: usize) {
         // `*s = v` of an entry walked mutably: v is put into the buffer (on this path).
         if let Expr::Unary(u) = dataflow::strip_parens(left) {
-            if let (syn::UnOp::Deref(_), Some(id)) = (u.op, whole_local(scopes, &u.expr)) {
+            if let (syn::UnOp::Deref(_), Some(id)) = (u.op, super::whole_local(scopes, &u.expr)) {
                 if let Some(place) = self.entries.get(&id).cloned() {
                     let v = self.eval(scopes, state, right).put(&How::Put("store".into()));
                     // A part written before (`buf[..k]` copied) stays known for what is done to
@@ -2223,7 +2235,7 @@ impl<'c, 'a> Pad<'c, 'a> {
         // The other part written before with the same bound: `buf[..k]` copied, then
         // `buf[k..]` filled, or the tail filled first and the head copied after.
         let part = |e: &Entries| if rest.is_some() { e.prefix.clone() } else { e.suffix.clone() };
-        let other = rest.as_ref().or(bound.as_ref()).and_then(|k| state.map.get(place).and_then(part).filter(|(b, _)| b == k)).map(|(_, o)| o);
+        let other = rest.as_ref().or(bound.as_ref()).and_then(|k| state.map.get(place).and_then(part).filter(|(b, _)| b == k || (rest.is_some() && self.starts_before(scopes, k, b)))).map(|(_, o)| o);
         if self.fill_rest(scopes, state, place, other, origins.clone(), self.pos(receiver)) {
             return;
         }
@@ -2251,7 +2263,7 @@ impl<'c, 'a> Pad<'c, 'a> {
         if !LENGTH_CHANGING.contains(&m.method.to_string().as_str()) {
             return;
         }
-        let Some(rows) = whole_local(scopes, &m.receiver).and_then(|id| self.entries.get(&id).map(|rows| (id, rows.clone()))) else { return };
+        let Some(rows) = super::whole_local(scopes, &m.receiver).and_then(|id| self.entries.get(&id).map(|rows| (id, rows.clone()))) else { return };
         let (row, rows) = rows;
         let Some(grown) = state.map.get(&Place { base: Base::Local(row), fields: Vec::new() }).map(|e| e.origins.clone()) else { return };
         // Held by `rows` now: the finding names what is passed.
@@ -2273,7 +2285,7 @@ impl<'c, 'a> Pad<'c, 'a> {
             _ => None,
         };
         if let Some((split_from, part)) = split {
-            self.put_into(scopes, state, &Written { place: split_from.clone(), split: Some((split_from, part)), whole: false }, buffer, v.own);
+            self.put_into(scopes, state, &Written { place: split_from, split: Some(part), whole: false }, buffer, v.own);
         } else if whole {
             // Through a `zip`, as far as the other side goes.
             self.overwrite_zipped(scopes, state, &place, v, self.pos(value), zipped_len(walked));
@@ -2287,8 +2299,8 @@ impl<'c, 'a> Pad<'c, 'a> {
     /// overwrites the entries of its parameter (`fill_pad(tail)`).
     fn put_into(&self, scopes: &Scopes, state: &mut State, w: &Written, receiver: &Expr, origins: BTreeSet<Origin>) {
         let (bound, rest) = match (&w.split, strip(receiver)) {
-            (Some((_, SplitPart::Head(k))), _) => (Some(k.clone()), None),
-            (Some((_, SplitPart::Tail(k))), _) => (None, Some(k.clone())),
+            (Some(SplitPart::Head(k)), _) => (Some(k.clone()), None),
+            (Some(SplitPart::Tail(k)), _) => (None, Some(k.clone())),
             (None, Expr::Index(ix)) => (prefix_bound(&ix.index), suffix_start(&ix.index)),
             _ => (None, None),
         };
@@ -2335,8 +2347,10 @@ impl<'c, 'a> Pad<'c, 'a> {
             _ => None,
         };
         let whole = split.is_none() && (scopes.place_of(receiver).is_some() || !sliced(receiver));
-        let place = split.as_ref().map_or(place, |(buffer, _)| buffer.clone());
-        Some(Written { place, split, whole })
+        Some(match split {
+            Some((buffer, part)) => Written { place: buffer, split: Some(part), whole },
+            None => Written { place, split: None, whole },
+        })
     }
 
     /// Methods that change a buffer's entries.
@@ -2675,7 +2689,8 @@ impl<'c, 'a> Pad<'c, 'a> {
         let contract_label = clause_label(w.callee, w.clause, format!("`{}` skips only entries equal to {}", w.callee.name, w.sentinel_text));
         // A field of `self`, or of another object whose kernel reads its own field.
         let receiver_field = matches!(&w.clause.kind, ClauseKind::Writes { target, .. } if target.index.root == PlaceRoot::SelfField);
-        let persistent = receiver_field || scopes.place_of(collection_of(buffer_of(arg))).is_some_and(|p| p.base == Base::SelfValue);
+        // (Through a re-borrow of `self` too: `let this = &mut *self;` .. `&this.slots`.)
+        let persistent = receiver_field || scopes.place_of(collection_of(buffer_of(arg))).is_some_and(|p| p.base == Base::SelfValue || (!p.fields.is_empty() && self.borrowed(&p).base == Base::SelfValue));
         if let (Some(function), true) = (&o.function, persistent) {
             // A persistent field: what another function of the type left in it.
             let field = shown.unwrap_or("the buffer").to_string();
@@ -3361,7 +3376,7 @@ fn range_bounds(index: &Expr) -> Option<(String, String)> {
 /// `split_at_mut` the expression is, and whether the whole buffer.
 struct Written {
     place: Place,
-    split: Option<(Place, SplitPart)>,
+    split: Option<SplitPart>,
     whole: bool,
 }
 
@@ -3557,10 +3572,3 @@ fn steps_by_one(b: &syn::ExprBinary) -> bool {
     matches!(b.op, syn::BinOp::AddAssign(_)) && crate::index::int_value(&b.right) == Some(1)
 }
 
-/// The local `e` names whole (`i`, not `m.i`).
-fn whole_local(scopes: &Scopes, e: &Expr) -> Option<LocalId> {
-    match scopes.place_of(e)? {
-        Place { base: Base::Local(id), fields } if fields.is_empty() => Some(id),
-        _ => None,
-    }
-}

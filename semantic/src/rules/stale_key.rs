@@ -748,8 +748,9 @@ impl Analysis for Keys<'_, '_> {
             }
         }
         // A stamp bounded by the component (`if *len >= max_pos { return t.clone(); }`: a larger
-        // table serves a smaller request, as rotary tables grow) is checked against it too; only
-        // equality says the slot holds the component's own value.
+        // table serves a smaller request, as rotary tables grow) is checked against it too, as
+        // the catalogue says; for a single slot, equality, or a bound that holds the way a
+        // covering test reads (`covers_here`), says the one value it holds serves the component.
         let ordered = matches!(b.op, syn::BinOp::Lt(_) | syn::BinOp::Le(_) | syn::BinOp::Gt(_) | syn::BinOp::Ge(_));
         if !ordered && !matches!(b.op, syn::BinOp::Eq(_) | syn::BinOp::Ne(_)) {
             return;
@@ -762,10 +763,16 @@ impl Analysis for Keys<'_, '_> {
             Some(Place { base: Base::Local(id), .. }) => self.entries.get(&id).copied(),
             _ => None,
         };
-        let (key, other) = match (entry_of(&b.left), entry_of(&b.right)) {
-            (Some(k), None) => (k, &*b.right),
-            (None, Some(k)) => (k, &*b.left),
+        let (key, other, entry_left) = match (entry_of(&b.left), entry_of(&b.right)) {
+            (Some(k), None) => (k, &*b.right, true),
+            (None, Some(k)) => (k, &*b.left, false),
             _ => return,
+        };
+        // `*len >= n` known to hold (or `*len < n` to fail): the slot's value covers the
+        // component, as a test of the slot by `is_some_and(|(len, _)| *len >= n)` says.
+        let covers_here = ordered && {
+            let below = matches!(b.op, syn::BinOp::Lt(_) | syn::BinOp::Le(_));
+            (below != entry_left) == holds
         };
         let compared = self.built_from(scopes, state, other, &HashSet::new());
         let Some(stale) = self.stale.get(&key) else { return };
@@ -776,7 +783,7 @@ impl Analysis for Keys<'_, '_> {
         for (k, text) in &reuse.key {
             if compared.iter().any(|m| k.starts_with(m) || m.starts_with(k)) {
                 self.validated.entry(key).or_default().insert(text.clone());
-                if reuse.single && equal_here {
+                if reuse.single && (equal_here || covers_here) {
                     state.flushed.0.insert(text.clone());
                 }
             }
@@ -914,8 +921,26 @@ impl<'c, 'a> Keys<'c, 'a> {
             (syn::Pat::Ident(_) | syn::Pat::Wild(_) | syn::Pat::Path(_), Expr::Lit(syn::ExprLit { lit: syn::Lit::Bool(b), .. })) if arm.guard.is_none() => Some(b.value),
             _ => None,
         };
-        let Some(((param, test), empty)) = filled(a).zip(empty(b)).or_else(|| filled(b).zip(empty(a))) else { return };
-        self.slot_test(scopes, state, &m.expr, SlotTest { empty, param, test, masked: &super::pattern_names(param) }, holds);
+        if let Some(((param, test), empty)) = filled(a).zip(empty(b)).or_else(|| filled(b).zip(empty(a))) {
+            return self.slot_test(scopes, state, &m.expr, SlotTest { empty, param, test, masked: &super::pattern_names(param) }, holds);
+        }
+        // `Some((len, _)) if *len == n => true, _ => false`: the guard is the test (its negation
+        // where the arm answers `false`); the other arm answers for an empty slot and for a
+        // filled one the guard turned away.
+        let guarded = |arm: &'m syn::Arm| match (&arm.pat, &arm.guard, strip(&arm.body)) {
+            (syn::Pat::TupleStruct(t), Some((_, guard)), Expr::Lit(syn::ExprLit { lit: syn::Lit::Bool(answer), .. }))
+                if t.path.segments.last().is_some_and(|s| s.ident == "Some") && t.elems.len() == 1 =>
+            {
+                Some((&t.elems[0], &**guard, answer.value))
+            }
+            _ => None,
+        };
+        let Some(((param, guard, answer), empty)) = guarded(a).zip(empty(b)) else { return };
+        if answer == empty {
+            return;
+        }
+        let test: Expr = if answer { guard.clone() } else { syn::parse_quote!(!(#guard)) };
+        self.slot_test(scopes, state, &m.expr, SlotTest { empty, param, test: &test, masked: &super::pattern_names(param) }, holds);
     }
 
     /// A test of what a single slot holds (see [`Keys::slot_tested`]) known to give `holds`.

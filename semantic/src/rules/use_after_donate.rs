@@ -183,7 +183,11 @@ impl Analysis for Donate<'_, '_> {
                 if let Some(def) = self.def {
                     self.note_passed(scopes, def, e);
                 }
-                self.call(scopes, state, e)
+                self.call(scopes, state, e);
+                // (A local closure handed so runs where the solver walks it.)
+                if let Some(applied) = applied_call(e).filter(|a| !matches!(a, Expr::Call(c) if matches!(&*c.func, Expr::Path(p) if p.path.get_ident().is_some_and(|i| scopes.lookup(&i.to_string()).is_some())))) {
+                    self.call(scopes, state, &applied);
+                }
             }
             Expr::Assign(a) => {
                 let places = dataflow::assigned_places(&a.left);
@@ -463,6 +467,9 @@ impl<'c, 'a> Donate<'c, 'a> {
     /// Whether a call may donate an argument: its contract aliases an input to an output, or it
     /// is a helper of this file that donates.
     fn donates(&self, call: &Expr) -> bool {
+        if let Some(applied) = applied_call(call) {
+            return self.donates(&applied);
+        }
         if let Some((_, callee)) = self.ctx.callee(call) {
             return callee.contract.aliases().next().is_some();
         }
@@ -717,6 +724,26 @@ fn spawned_body(e: &Expr) -> Option<&Expr> {
     let spawns = dataflow::is_spawn(e) || matches!(e, Expr::MethodCall(m) if m.method == "spawn");
     let detached = |a: &&Expr| dataflow::closure_of(a).is_some() || matches!(crate::resolve::strip(a), Expr::Async(_));
     spawns.then(|| args.into_iter().find(detached)).flatten()
+}
+
+/// A function named by its path and handed to a combinator of a value made where it is
+/// handed (`Some(h).map(DevBuf::relu_)`, `on.then_some(h).map(relu)`): the call it makes of
+/// the value (`DevBuf::relu_(h)`), written where the path is.
+fn applied_call(e: &Expr) -> Option<Expr> {
+    let Expr::MethodCall(m) = e else { return None };
+    if !["map", "and_then", "is_some_and", "map_or", "map_or_else"].contains(&m.method.to_string().as_str()) {
+        return None;
+    }
+    let Some(Expr::Path(f)) = m.args.last().map(dataflow::strip_parens) else { return None };
+    if f.path.segments.last().is_none_or(|s| s.ident.to_string().starts_with(char::is_uppercase)) {
+        return None;
+    }
+    let content = match dataflow::strip_parens(&m.receiver) {
+        Expr::Call(c) if matches!(&*c.func, Expr::Path(p) if p.path.is_ident("Some") || p.path.is_ident("Ok")) && c.args.len() == 1 => c.args.first()?,
+        Expr::MethodCall(t) if t.method == "then_some" && t.args.len() == 1 => t.args.first()?,
+        _ => return None,
+    };
+    Some(Expr::Call(syn::ExprCall { attrs: Vec::new(), func: Box::new(Expr::Path(f.clone())), paren_token: m.paren_token, args: std::iter::once(content.clone()).collect() }))
 }
 
 /// How the help writes a call: `dev.add_inplace_async`, `kv::donate`.

@@ -265,7 +265,7 @@ pub(super) struct Facts<'a> {
     pub writes: Vec<Write<'a>>,
     /// The arguments of contracted calls that are loop counters (`pool.zero_block(b)` in `for b
     /// in 0..n`), by byte range, with the positions they take.
-    pub counted_args: std::collections::HashMap<(usize, usize), Positions>,
+    pub counted_args: HashMap<(usize, usize), Positions>,
 }
 
 /// The writes of the body of `ctx`'s function. `None`: past the solver's bound, reported (once)
@@ -309,17 +309,17 @@ struct Writes<'c, 'a> {
     viewed: HashSet<*const syn::ExprMethodCall>,
     /// Loop counters over a range from a constant (`for b in 0..n`), and locals bound to a
     /// constant until they are assigned: the positions they take.
-    counters: std::collections::HashMap<LocalId, Positions>,
+    counters: HashMap<LocalId, Positions>,
     /// The constant positions a local's fields or tuple elements hold (`let w = Warm { block:
     /// NULL_BLOCK, .. }`, `let w = (NULL_BLOCK, row)`), until they are assigned or the local is
     /// lent mutably (`fill(&mut w)`, a method of `w`).
-    parts: std::collections::HashMap<Place, Positions>,
+    parts: HashMap<Place, Positions>,
     /// See [`Facts::counted_args`].
-    counted_args: std::collections::HashMap<(usize, usize), Positions>,
+    counted_args: HashMap<(usize, usize), Positions>,
     /// Locals holding a list of block numbers among which is a constant (`vec![NULL_BLOCK, 1,
     /// 2]`, a list a constant was pushed into): the least such constant, a position a loop over
     /// the list takes (`for &b in &blocks { pool.write(b, row) }`).
-    listed: std::collections::HashMap<LocalId, i128>,
+    listed: HashMap<LocalId, i128>,
     /// A summarised helper's returned references: what each designates, the parameter (by
     /// name) and block size its positions are given by, and the part of a returned tuple it is.
     returned: Vec<(Target, PositionsByParam, Option<usize>)>,
@@ -365,10 +365,7 @@ impl Analysis for Writes<'_, '_> {
         // `blocks.push(NULL_BLOCK)`: the list may hold that position; `blocks.clear()`,
         // `truncate(0)` or `blocks = vec![free]` leave none of what it held (as for counters, a
         // list emptied on one path forgets its positions on every path: only a finding is lost).
-        let whole_local = |e: &Expr| match scopes.place_of(strip_parens(e)) {
-            Some(Place { base: Base::Local(id), fields }) if fields.is_empty() => Some(id),
-            _ => None,
-        };
+        let whole_local = |e: &Expr| super::whole_local(scopes, e);
         match e {
             Expr::MethodCall(m) => {
                 let method = m.method.to_string();
@@ -472,12 +469,13 @@ impl Analysis for Writes<'_, '_> {
         self.parts.retain(|p, _| !p.starts_with(&place));
         let Some(init) = init else { return };
         // `let w = Warm { block: NULL_BLOCK, .. }`, `let w = (NULL_BLOCK, row)`.
-        let parts: Vec<(String, &Expr)> = match strip_parens(init) {
-            Expr::Struct(st) => st.fields.iter().map(|f| (crate::dataflow::member_name(&f.member), &f.expr)).collect(),
-            Expr::Tuple(t) => t.elems.iter().enumerate().map(|(i, e)| (i.to_string(), e)).collect(),
-            _ => Vec::new(),
-        };
-        for (field, value) in parts {
+        // `let w2 = w;`: what the parts of `w` held.
+        if let Some(from) = super::whole_local(scopes, init) {
+            let from = Place { base: Base::Local(from), fields: Vec::new() };
+            let copied: Vec<(Place, Positions)> = self.parts.iter().filter(|(p, _)| p.starts_with(&from)).map(|(p, v)| (place.fields_then(&p.fields), *v)).collect();
+            self.parts.extend(copied);
+        }
+        for (field, value) in crate::dataflow::literal_parts(init) {
             if let Some(v) = self.ctx.int_value(value) {
                 self.parts.insert(place.field(&field), (v, v.saturating_add(1)));
             }
@@ -487,6 +485,9 @@ impl Analysis for Writes<'_, '_> {
         // holds until it is assigned.
         if let Some(v) = self.ctx.int_value(init) {
             self.counters.insert(local, (v, v.saturating_add(1)));
+        } else if let Some(held) = super::whole_local(scopes, init).and_then(|id| self.counters.get(&id).copied()) {
+            // `let b = b;`, `let slot = null;`: a copy holds what the local held.
+            self.counters.insert(local, held);
         } else if let Some(v) = constant_branch(self.ctx, strip_parens(init)) {
             // `let b = if dummy { NULL_BLOCK } else { next };`: on the path of that branch, the
             // position it names (the others' are not known).
@@ -506,6 +507,20 @@ impl Analysis for Writes<'_, '_> {
         // `let KvCache { key_cache, value_cache } = kv;` of a `kv: &mut KvCache`: each name is
         // the field of the storage `kv` designates.
         if !matches!(strip_parens(scrutinee), Expr::MethodCall(_) | Expr::Try(_) | Expr::Call(_)) {
+            // `let Warm { block, .. } = Warm { block: NULL_BLOCK, .. };`, `let (b, r) = w;` of a
+            // `w` whose part holds a constant: the name holds it.
+            let literal = crate::dataflow::literal_parts(scrutinee);
+            let whole = scopes.place_of(scrutinee);
+            for (local, path) in parts {
+                let held = match (path.as_slice(), &whole) {
+                    ([field], _) if !literal.is_empty() => literal.iter().find(|(f, _)| f == field).and_then(|(_, v)| self.ctx.int_value(v)).map(|v| (v, v.saturating_add(1))),
+                    (_, Some(w)) => self.parts.get(&w.fields_then(path)).copied(),
+                    _ => None,
+                };
+                if let Some(held) = held {
+                    self.counters.insert(*local, held);
+                }
+            }
             let targets = self.designated(scopes, state, scrutinee, false);
             for (local, path) in parts.iter().filter(|(_, path)| !path.is_empty()) {
                 let fields: BTreeSet<Target> = targets.0.iter().filter(|t| !t.element && t.window.is_none_or(|w| w == ALL)).map(|t| Target { place: t.place.fields_then(path), window: Some(ALL), element: false }).collect();
@@ -605,12 +620,14 @@ impl Analysis for Writes<'_, '_> {
             }),
             _ => false,
         };
-        if !walks_mutably {
-            return;
-        }
+        let (iterated, by_ref) = match self.walks_interior(iterated) {
+            Some(field) => (field, true),
+            None if walks_mutably => (iterated, false),
+            None => return,
+        };
         // Each round the item is one element among the positions walked: a write anywhere in it
         // (`c.in_use = false`, `row[0] = x`) writes the walked place there.
-        let targets = MaySet(self.designated(scopes, state, iterated, false).0.into_iter().map(|t| Target { element: true, ..t }).collect());
+        let targets = MaySet(self.designated(scopes, state, iterated, by_ref).0.into_iter().map(|t| Target { element: true, ..t }).collect());
         if !targets.0.is_empty() {
             state.map.insert(Place { base: Base::Local(*local), fields: Vec::new() }, targets);
         }
@@ -629,6 +646,14 @@ impl Analysis for Writes<'_, '_> {
     /// of `pool`.
     fn bind_from(&mut self, scopes: &Scopes, state: &mut State, locals: &[LocalId], scrutinee: &Expr) {
         let [local] = locals else { return };
+        // `while let Some(b) = free.pop()` of a list that may hold a constant: one of its items,
+        // the least among them (as `for &b in &free` takes).
+        if let Expr::MethodCall(m) = strip_parens(scrutinee) {
+            let taken = ["pop", "pop_front", "pop_back"].contains(&m.method.to_string().as_str());
+            if let Some(least) = listed_in(scopes, &m.receiver).filter(|_| taken).and_then(|id| self.listed.get(&id)) {
+                self.counters.insert(*local, (*least, least.saturating_add(1)));
+            }
+        }
         let guard = matches!(strip_parens(scrutinee), Expr::MethodCall(m) if super::takes_write_guard(m));
         let mutable_access = match strip_parens(scrutinee) {
             Expr::MethodCall(m) => m.args.is_empty() && MUT_VIEWS.iter().any(|v| m.method == v),
@@ -689,6 +714,26 @@ impl<'c, 'a> Writes<'c, 'a> {
         narrowed_iter_muts(ctx, body, &mut narrowed);
         let viewed = views_written_through(body);
         Writes { ctx, def, depth, writes: Vec::new(), seen: HashSet::new(), narrowed, masked: HashSet::new(), viewed, counters: Default::default(), parts: Default::default(), counted_args: Default::default(), listed: Default::default(), returned: Vec::new(), passes: Default::default() }
+    }
+
+    /// Whether a `for` walks a field of `self` whose items are written through a shared
+    /// reference (`for c in self.counters.iter() { c.store(0, ..) }` of a `Vec<AtomicU64>`):
+    /// each item is then a part of the field, as in a mutable walk.
+    /// The field walked, then.
+    fn walks_interior<'e>(&self, iterated: &'e Expr) -> Option<&'e Expr> {
+        let walked = match strip_parens(iterated) {
+            Expr::Reference(r) if r.mutability.is_none() => &*r.expr,
+            Expr::MethodCall(m) if m.args.is_empty() && ["iter", "values"].contains(&m.method.to_string().as_str()) => &*m.receiver,
+            _ => return None,
+        };
+        let Expr::Field(f) = strip_parens(walked) else { return None };
+        // (In a helper's summary, `self` is of the helper's type.)
+        let owner = match self.def {
+            Some(d) => d.self_type.as_deref(),
+            None => self.ctx.self_type,
+        };
+        let (Expr::Path(base), syn::Member::Named(field), Some(owner)) = (strip_parens(&f.base), &f.member, owner) else { return None };
+        (base.path.is_ident("self") && self.ctx.resolver.fields.is_interior(owner, &field.to_string())).then_some(walked)
     }
 
     /// What an expression designates: the places (and their positions) whose storage it is.
@@ -1704,9 +1749,10 @@ fn narrowed_iter_muts(ctx: &FnCtx, body: &syn::Block, out: &mut Vec<Narrowed>) {
         fn visit_expr_method_call(&mut self, m: &'ast syn::ExprMethodCall) {
             let method = m.method.to_string();
             // The consumers whose closure is all that takes the items (`all`, `any`,
-            // `position`; a `filter` counted), as `for_each`'s is.
+            // `position`; a `filter` counted), as `for_each`'s is; and `map`, whose closure's
+            // values are what the rest of the chain sees (`iter_mut().map(|v| *v).sum()`).
             let consumer = match (method.as_str(), strip_parens(&m.receiver)) {
-                ("for_each" | "all" | "any" | "position", _) => Some((&*m.receiver, m.args.first())),
+                ("for_each" | "all" | "any" | "position" | "map" | "filter_map", _) => Some((&*m.receiver, m.args.first())),
                 ("count", Expr::MethodCall(f)) if f.method == "filter" && m.args.is_empty() => Some((&*f.receiver, f.args.first())),
                 _ => None,
             };
