@@ -507,18 +507,14 @@ impl Analysis for Writes<'_, '_> {
         // `let KvCache { key_cache, value_cache } = kv;` of a `kv: &mut KvCache`: each name is
         // the field of the storage `kv` designates.
         if !matches!(strip_parens(scrutinee), Expr::MethodCall(_) | Expr::Try(_) | Expr::Call(_)) {
-            // `let Warm { block, .. } = Warm { block: NULL_BLOCK, .. };`, `let (b, r) = w;` of a
-            // `w` whose part holds a constant: the name holds it.
-            let literal = crate::dataflow::literal_parts(scrutinee);
-            let whole = scopes.place_of(scrutinee);
-            for (local, path) in parts {
-                let held = match (path.as_slice(), &whole) {
-                    ([field], _) if !literal.is_empty() => literal.iter().find(|(f, _)| f == field).and_then(|(_, v)| self.ctx.int_value(v)).map(|v| (v, v.saturating_add(1))),
-                    (_, Some(w)) => self.parts.get(&w.fields_then(path)).copied(),
-                    _ => None,
-                };
-                if let Some(held) = held {
-                    self.counters.insert(*local, held);
+            // `let (b, r) = w;`, `let Warm { block, .. } = w;` of a `w` whose part holds a
+            // constant: the name holds it (a pattern over a literal binds each name to its
+            // initializer: `bind`).
+            if let Some(whole) = scopes.place_of(scrutinee) {
+                for (local, path) in parts {
+                    if let Some(held) = self.parts.get(&whole.fields_then(path)).copied() {
+                        self.counters.insert(*local, held);
+                    }
                 }
             }
             let targets = self.designated(scopes, state, scrutinee, false);
@@ -718,8 +714,7 @@ impl<'c, 'a> Writes<'c, 'a> {
 
     /// Whether a `for` walks a field of `self` whose items are written through a shared
     /// reference (`for c in self.counters.iter() { c.store(0, ..) }` of a `Vec<AtomicU64>`):
-    /// each item is then a part of the field, as in a mutable walk.
-    /// The field walked, then.
+    /// each item is then a part of the field, as in a mutable walk. Returns the field walked.
     fn walks_interior<'e>(&self, iterated: &'e Expr) -> Option<&'e Expr> {
         let walked = match strip_parens(iterated) {
             Expr::Reference(r) if r.mutability.is_none() => &*r.expr,
