@@ -45,13 +45,15 @@ pub struct FnCtx<'a> {
     /// Computed once per function, on first use: every rule and every call site reads the same
     /// ones (per call site, a function with thousands of calls was quadratic).
     pub calls_memo: std::cell::OnceCell<Vec<&'a Expr>>,
+    /// The calls within the expansions of the file's macros called in the body, on first use.
+    pub macro_calls_memo: std::cell::OnceCell<Vec<Expr>>,
     /// The light types of the helpers' bodies this analysis reads (their receivers typed as
     /// this function's are: `for layer in &mut self.layers { layer.forward(..) }` in a helper),
     /// by the helper's start in the file.
     pub helper_envs: std::cell::RefCell<HashMap<usize, std::rc::Rc<TypeEnv>>>,
     /// Every call's resolution, by where the call is written ([`crate::resolve::call_position`]):
     /// a call is resolved once, whichever rule, solver pass or helper summary asks.
-    pub resolutions: std::cell::RefCell<HashMap<(usize, usize), Resolution<'a>>>,
+    pub resolutions: std::cell::RefCell<HashMap<crate::resolve::CallPosition, Resolution<'a>>>,
     /// The integer constants declared inside the body (`const SENT: i64 = -1;` in a block), on
     /// first use: they shadow the module's of the same name.
     pub local_consts: std::cell::OnceCell<HashMap<String, crate::index::ConstExpr>>,
@@ -65,6 +67,17 @@ impl<'a> FnCtx<'a> {
     pub fn expr_range(&self, e: &Expr) -> Range<usize> {
         let (a, b) = expr_span(e);
         self.file.join(a, b)
+    }
+
+    /// How an expression is written, for a message: its text in the file, or its tokens where
+    /// it comes from another file's macro (whose tokens stand at the call's name).
+    pub fn source_text(&self, e: &Expr) -> String {
+        let r = self.expr_range(e);
+        if self.fns.macros.in_foreign_call(&r) {
+            quote::ToTokens::to_token_stream(e).to_string()
+        } else {
+            self.file.text[r].to_string()
+        }
     }
 
     pub fn label(&self, e: &Expr, message: impl Into<String>) -> Label {
@@ -85,7 +98,7 @@ impl<'a> FnCtx<'a> {
             return known;
         }
         let resolution = match position {
-            Some((at, _)) => self.with_env_at(at, |env| self.resolver.resolve(call, self.self_type, env)),
+            Some(at) => self.with_env_at(at.start, |env| self.resolver.resolve(call, self.self_type, env)),
             None => self.resolver.resolve(call, self.self_type, self.env()),
         };
         if let Resolution::One(f) = &resolution {
@@ -369,6 +382,12 @@ impl<'a> FnCtx<'a> {
     /// Every call and method call of the body, in source order (see [`crate::rules::calls_in`]).
     pub fn calls(&self) -> &[&'a Expr] {
         self.calls_memo.get_or_init(|| crate::rules::calls_in(self.body))
+    }
+
+    /// Every call within the expansions of the file's `macro_rules!` macros that the body calls
+    /// (see [`crate::rules::expanded_calls`]): what a `launch!(..)` wrapping a kernel runs.
+    pub fn macro_calls(&self) -> &[Expr] {
+        self.macro_calls_memo.get_or_init(|| crate::rules::expanded_calls(&self.fns.macros, |v| v.visit_block(self.body)))
     }
 }
 
@@ -685,7 +704,7 @@ impl<'a> FnCtx<'a> {
         let (i, item) = self.items.fn_file_of(self.index, path)?;
         let ast = self.parsed.get(i, &item.file)?;
         let scope = FileScope::of(&ast, &item.crate_name, &item.module, self.items);
-        let fns = FileFns::of(&item.file, &ast);
+        let fns = FileFns::of(&item.file, &ast).with_crate_macros(self.items, &item.file, &item.module);
         let summaries = rules::Summaries::default();
         let mut f = Some(f);
         let mut out = None;
@@ -709,6 +728,7 @@ impl<'a> FnCtx<'a> {
                 fns: &fns,
                 summaries: &summaries,
                 calls_memo: Default::default(),
+                macro_calls_memo: Default::default(),
                 helper_envs: Default::default(),
                 resolutions: Default::default(),
                 local_consts: Default::default(),
@@ -957,6 +977,13 @@ impl<'a> FileFns<'a> {
         (!bodies.is_empty()).then_some(bodies)
     }
 
+    /// These functions, with the macros of other files of the crate that the file calls
+    /// ([`crate::macros::FileMacros::resolve_foreign`]); `module` is the file's, crate first.
+    pub fn with_crate_macros(mut self, items: &WorkspaceItems, file: &FileRef, module: &[String]) -> FileFns<'a> {
+        self.macros.resolve_foreign(|name| items.crate_macro(&file.path, module, name));
+        self
+    }
+
     pub fn of(file: &FileRef, ast: &'a syn::File) -> FileFns<'a> {
         struct Defs<'f, 'a> {
             file: &'f FileRef,
@@ -1045,6 +1072,9 @@ impl<'a> FileFns<'a> {
             fn visit_item_macro(&mut self, m: &'a syn::ItemMacro) {
                 let range = self.file.join(m.mac.path.segments[0].ident.span(), m.mac.delimiter.span().close());
                 self.macros.define(m, range);
+            }
+            fn visit_macro(&mut self, m: &'a syn::Macro) {
+                self.macros.invoked(m);
             }
             fn visit_trait_item_fn(&mut self, f: &'a syn::TraitItemFn) {
                 if let (Some(tr), Some(r)) = (&self.self_type, f.sig.receiver()) {
@@ -1207,7 +1237,7 @@ impl Claims {
 /// [`analyze_file`] of the items `share` takes.
 pub fn analyze_items(file: &FileRef, ast: &syn::File, crate_name: &str, module: &[String], index: &Index, items: &WorkspaceItems, share: Share) -> Vec<Finding> {
     let scope = FileScope::of(ast, crate_name, module, items);
-    let fns = FileFns::of(file, ast);
+    let fns = FileFns::of(file, ast).with_crate_macros(items, file, module);
     let summaries = rules::Summaries::default();
     let parsed = ParsedFiles::default();
     let imports_reuse = file.text.contains("use reuse::");
@@ -1237,6 +1267,7 @@ pub fn analyze_items(file: &FileRef, ast: &syn::File, crate_name: &str, module: 
             fns: &fns,
             summaries: &summaries,
             calls_memo: Default::default(),
+            macro_calls_memo: Default::default(),
                 helper_envs: Default::default(),
             resolutions: Default::default(),
             local_consts: Default::default(),
@@ -1675,6 +1706,7 @@ pub mod local {
                 fns: &fns,
                 summaries: &summaries,
                 calls_memo: Default::default(),
+                macro_calls_memo: Default::default(),
                 helper_envs: Default::default(),
                 resolutions: Default::default(),
                 local_consts: Default::default(),

@@ -1029,6 +1029,7 @@ fn forget_spans() {
 /// Phases 2 and 3.
 fn analyze(jobs: &[FileJob], index: &Index, index_findings: &HashMap<String, Vec<Finding>>, items: &WorkspaceItems, options: &CheckOptions) -> (Vec<Finding>, usize) {
     let filter = AnalysisFilter::new(index);
+    let through_macros = MacroFilter::new(jobs, items, |j| filter.wants(j));
     let mut per_file: Vec<(Vec<Finding>, bool)> = jobs
         .par_iter()
         .map(|j| {
@@ -1036,7 +1037,7 @@ fn analyze(jobs: &[FileJob], index: &Index, index_findings: &HashMap<String, Vec
             if !j.report {
                 return (Vec::new(), false);
             }
-            let parsed = options.all_files || filter.wants(j);
+            let parsed = options.all_files || filter.wants(j) || through_macros.wants(j);
             let findings = if parsed { check_parsed(j, index, items, index_findings) } else { finish(j, index_findings_for(index_findings, &j.file.rel_path)) };
             (findings, parsed)
         })
@@ -1174,6 +1175,48 @@ impl AnalysisFilter {
             };
             word && reachable && call_like(&j.file.text, m.start(), m.end()) && !(self.free_only[m.pattern().as_usize()] && method_syntax())
         })
+    }
+}
+
+/// What makes a file worth parsing for the macros of its crate: a call (`launch!(..)`) of a
+/// `macro_rules!` that another file of the crate defines and whose definition's file calls
+/// what [`AnalysisFilter`] looks for (or such a macro, a few deep): the checker expands it
+/// there ([`crate::macros::FileMacros::resolve_foreign`]).
+struct MacroFilter {
+    /// The names of such macros, with their crates.
+    macros: Vec<(String, String)>,
+    automaton: Option<AhoCorasick>,
+}
+
+impl MacroFilter {
+    fn new(jobs: &[FileJob], items: &WorkspaceItems, wants: impl Fn(&FileJob) -> bool) -> MacroFilter {
+        let defining: Vec<&FileJob> = jobs.iter().filter(|j| !j.external && memchr::memmem::find(j.file.text.as_bytes(), b"macro_rules").is_some()).collect();
+        let mut taken = vec![false; defining.len()];
+        let mut filter = MacroFilter { macros: Vec::new(), automaton: None };
+        for _ in 0..crate::macros::MAX_EXPANSION_DEPTH {
+            let mut added = false;
+            for (i, j) in defining.iter().enumerate() {
+                if taken[i] || !(wants(j) || filter.wants(j)) {
+                    continue;
+                }
+                taken[i] = true;
+                for name in items.macros_defined_in(&j.file.path, &j.module) {
+                    filter.macros.push((name, j.crate_name.clone()));
+                    added = true;
+                }
+            }
+            if !added {
+                break;
+            }
+            filter.automaton = AhoCorasick::builder().build(filter.macros.iter().map(|(name, _)| name)).ok();
+        }
+        filter
+    }
+
+    fn wants(&self, j: &FileJob) -> bool {
+        let Some(automaton) = &self.automaton else { return false };
+        let text = j.file.text.as_bytes();
+        automaton.find_overlapping_iter(&j.file.text).any(|m| self.macros[m.pattern().as_usize()].1 == j.crate_name && whole_word(text, m.start(), m.end()) && j.file.text[m.end()..].trim_start().starts_with('!'))
     }
 }
 

@@ -1571,6 +1571,33 @@ mod equivalence {
         let _ = std::fs::remove_dir_all(&dir);
     }
 
+    /// A `macro_rules!` of another file (`#[macro_use] mod macros;`) pads with 0 after an edit:
+    /// another open file that calls it finds that at its next check, as a fresh check does; and
+    /// back.
+    #[test]
+    fn an_edited_macro_of_another_file_changes_the_findings_of_its_callers() {
+        let lib = "#[macro_use]\nmod macros;\npub mod user;\n\npub const PAD_SLOT_ID: i64 = -1;\n\n#[reuse::contract(writes(cache[slots], skip = PAD_SLOT_ID))]\npub fn write_kv(cache: &mut [f32], slots: &[i64]) {\n    let _ = (cache, slots);\n}\n";
+        let macros = "macro_rules! padded {\n    ($real:expr, $n:expr) => {{\n        let mut v: Vec<i64> = $real.to_vec();\n        v.resize($n, crate::PAD_SLOT_ID);\n        v\n    }};\n}\n";
+        let user = "pub fn padded_rows(cache: &mut [f32], real: &[i64], n: usize) {\n    let slots = padded!(real, n);\n    crate::write_kv(cache, &slots);\n}\n\npub fn counted(n: usize) -> usize {\n    n + 1\n}\n";
+        let dir = workspace("macro-elsewhere", &[("src/lib.rs", lib), ("src/macros.rs", macros), ("src/user.rs", user)]);
+        let (macros_path, user_path) = (dir.join("src/macros.rs"), dir.join("src/user.rs"));
+        let mut live = session(&dir);
+        live.update(&macros_path, macros.to_string());
+        let before = live.update(&user_path, user.to_string());
+        assert!(before.is_empty(), "{:#?}", keys(&before));
+        let zeroed = macros.replace("crate::PAD_SLOT_ID", "0");
+        for (text, findings) in [(zeroed.as_str(), 1), (macros, 0)] {
+            live.edit(&macros_path, text.to_string());
+            let got = live.edit(&user_path, user.to_string());
+            let mut fresh = session(&dir);
+            fresh.update(&macros_path, text.to_string());
+            let want = fresh.update(&user_path, user.to_string());
+            assert_eq!(keys(&got.findings), keys(&want), "the caller after the macro became\n{text}");
+            assert_eq!(got.findings.len(), findings, "{:#?}", keys(&got.findings));
+        }
+        let _ = std::fs::remove_dir_all(&dir);
+    }
+
     /// An edit in one method's body moves the contract of a method after it in the same `impl`:
     /// the label a finding takes from that contract moves too (found by the random fixture edits).
     #[test]

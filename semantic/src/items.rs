@@ -45,6 +45,33 @@ pub struct WorkspaceItems {
     implementations: std::sync::Mutex<HashMap<TraitMethod, Vec<Vec<String>>>>,
     /// [`Self::trait_defaults`], by method name.
     trait_defaults: std::sync::Mutex<HashMap<String, Vec<Vec<String>>>>,
+    /// The files whose text may define a `macro_rules!` or declare `#[macro_use]` modules, read
+    /// on the first call of a macro that its own file does not define.
+    macro_files: OnceLock<Vec<usize>>,
+    /// Per file, what it declares of `macro_rules!`, parsed on first ask.
+    macro_defs: Vec<OnceLock<Arc<FileMacroDefs>>>,
+}
+
+/// What a file declares of `macro_rules!`: its definitions outside function bodies, and the
+/// file modules it declares `#[macro_use]`.
+#[derive(Debug, Default)]
+struct FileMacroDefs {
+    defs: Vec<MacroDef>,
+    /// `#[macro_use] mod name;`: the macros of that module stay in scope after the declaration.
+    macro_use_mods: std::collections::HashSet<String>,
+}
+
+#[derive(Debug)]
+struct MacroDef {
+    name: String,
+    /// Its rules (`(matcher) => { transcriber };` each) as text: tokens cannot leave the thread
+    /// that parsed them.
+    rules: String,
+    /// `#[macro_export]`: at the crate root, callable from every module of the crate.
+    exported: bool,
+    /// Written outside the file's inline modules, or in `#[macro_use]` ones only: in scope
+    /// after them, in the rest of its module and in the modules declared later.
+    escapes: bool,
 }
 
 /// A trait's definition path and the name of one of its methods.
@@ -123,7 +150,8 @@ impl WorkspaceItems {
         }
         let types = files.iter().map(|_| OnceLock::new()).collect();
         let fn_names = files.iter().map(|_| OnceLock::new()).collect();
-        WorkspaceItems { files, by_module, types, fn_names, summaries: Default::default(), crate_renames: HashMap::new(), called: OnceLock::new(), asked: Default::default(), implementations: Default::default(), trait_defaults: Default::default() }
+        let macro_defs = files.iter().map(|_| OnceLock::new()).collect();
+        WorkspaceItems { files, by_module, types, fn_names, summaries: Default::default(), crate_renames: HashMap::new(), called: OnceLock::new(), asked: Default::default(), implementations: Default::default(), trait_defaults: Default::default(), macro_files: OnceLock::new(), macro_defs }
     }
 
     /// The items of the engine's jobs.
@@ -421,6 +449,53 @@ impl WorkspaceItems {
         self.fn_names[i].get_or_init(|| fn_names(&self.files[i].file.text).map(str::to_string).collect()).contains(name)
     }
 
+    /// The rules (as text) of the `macro_rules!` named `name` that a call in the file at `here`,
+    /// of module `module` (crate first), reaches in another file of its crate: one exported
+    /// (`#[macro_export]`), one of a module whose declarations from the crate root down are all
+    /// `#[macro_use]` (`#[macro_use] mod macros;` in `lib.rs`), or one of an enclosing module's
+    /// file (`lib.rs` defining it before its `mod` items). `None`: none, or several (which one a
+    /// call reaches is textual order, not followed). Only the files whose text names a
+    /// definition are parsed.
+    pub fn crate_macro(&self, here: &std::path::Path, module: &[String], name: &str) -> Option<String> {
+        let krate = module.first()?;
+        let files = self.macro_files.get_or_init(|| {
+            let finder = memchr::memmem::Finder::new(b"macro_rules");
+            (0..self.files.len()).filter(|&i| finder.find(self.files[i].file.text.as_bytes()).is_some()).collect()
+        });
+        let mut found: Vec<String> = Vec::new();
+        for &i in files {
+            let f = &self.files[i];
+            if f.crate_name != *krate || f.file.path == here || !has_word(&f.file.text, name) {
+                continue;
+            }
+            let visible = |d: &MacroDef| d.exported || (d.escapes && (module.starts_with(&f.module) || self.macro_use_chain(&f.module)));
+            found.extend(self.macro_defs(i).defs.iter().filter(|d| d.name == name && visible(d)).map(|d| d.rules.clone()));
+        }
+        let one = found.pop();
+        one.filter(|_| found.is_empty())
+    }
+
+    /// The names of the `macro_rules!` that the file at `path` (of module `module`) defines
+    /// outside its functions: those other files of its crate may call.
+    pub fn macros_defined_in(&self, path: &std::path::Path, module: &[String]) -> Vec<String> {
+        match self.by_module.get(module) {
+            Some(&i) if self.files[i].file.path == path => self.macro_defs(i).defs.iter().map(|d| d.name.clone()).collect(),
+            _ => Vec::new(),
+        }
+    }
+
+    /// Whether every module from the crate root down to `module` is declared `#[macro_use]`:
+    /// the macros of `module` are in scope in the whole crate after them.
+    fn macro_use_chain(&self, module: &[String]) -> bool {
+        (2..=module.len()).all(|k| {
+            self.by_module.get(&module[..k - 1]).is_some_and(|&parent| self.files[parent].file.text.contains("macro_use") && self.macro_defs(parent).macro_use_mods.contains(&module[k - 1]))
+        })
+    }
+
+    fn macro_defs(&self, i: usize) -> Arc<FileMacroDefs> {
+        self.macro_defs[i].get_or_init(|| Arc::new(file_macro_defs(&self.files[i].file))).clone()
+    }
+
     fn table(&self, index: &Index, i: usize) -> Arc<FileTypes> {
         self.types[i].get_or_init(|| Arc::new(file_types(index, &self.files[i]))).clone()
     }
@@ -482,6 +557,35 @@ pub fn fn_names(text: &str) -> impl Iterator<Item = &str> {
         let end = name.find(|c: char| !ident(c)).unwrap_or(name.len());
         (end > 0).then(|| &name[..end])
     })
+}
+
+/// What a file declares of `macro_rules!` ([`FileMacroDefs`]); nothing if it does not parse.
+fn file_macro_defs(file: &FileRef) -> FileMacroDefs {
+    fn walk(items: &[syn::Item], escapes: bool, out: &mut FileMacroDefs) {
+        let has = |attrs: &[syn::Attribute], name: &str| attrs.iter().any(|a| a.path().is_ident(name));
+        for item in items {
+            match item {
+                syn::Item::Macro(m) if m.mac.path.is_ident("macro_rules") => {
+                    if let Some(name) = &m.ident {
+                        out.defs.push(MacroDef { name: name.to_string(), rules: m.mac.tokens.to_string(), exported: has(&m.attrs, "macro_export"), escapes });
+                    }
+                }
+                syn::Item::Mod(m) => match &m.content {
+                    Some((_, inner)) => walk(inner, escapes && has(&m.attrs, "macro_use"), out),
+                    None if has(&m.attrs, "macro_use") => {
+                        out.macro_use_mods.insert(m.ident.to_string());
+                    }
+                    None => {}
+                },
+                _ => {}
+            }
+        }
+    }
+    let mut out = FileMacroDefs::default();
+    if let Ok(ast) = crate::source::parse_shared(file) {
+        walk(&ast.items, true, &mut out);
+    }
+    out
 }
 
 /// What a file declares, parsed on this thread (a file that does not parse declares nothing here:

@@ -47,7 +47,20 @@ pub struct FileMacros {
     expanded: RefCell<HashMap<u64, Option<Rc<syn::Expr>>>>,
     /// Each statement macro (`tokio::join!(..);`) as the expression it stands for, built once.
     statements: RefCell<HashMap<u64, Rc<syn::Expr>>>,
+    /// The names the file calls as macros (and its definitions call), whatever defines them.
+    invoked: std::collections::HashSet<String>,
+    /// The definitions of other files of the crate that the file's calls reach
+    /// ([`Self::resolve_foreign`]), by name; their tokens take the span of each call's name.
+    foreign: HashMap<String, MacroRules>,
+    /// The names of the calls of those, where their expansions' tokens point: a fix there
+    /// would rewrite the call's name.
+    foreign_calls: RefCell<Vec<std::ops::Range<usize>>>,
 }
+
+/// The macros of the standard library, never looked for in other files.
+const STD_MACROS: &[&str] = &[
+    "assert", "assert_eq", "assert_ne", "cfg", "column", "compile_error", "concat", "dbg", "debug_assert", "debug_assert_eq", "debug_assert_ne", "env", "eprint", "eprintln", "file", "format", "format_args", "include", "include_bytes", "include_str", "line", "matches", "module_path", "option_env", "panic", "print", "println", "stringify", "thread_local", "todo", "unimplemented", "unreachable", "vec", "write", "writeln",
+];
 
 impl FileMacros {
     /// Adds `item` (if it is a `macro_rules!`), found at `range` of the file.
@@ -56,11 +69,51 @@ impl FileMacros {
         let rules = MacroRules::parse(item.mac.tokens.clone());
         self.by_name.entry(name.to_string()).and_modify(|r| *r = None).or_insert(rules);
         self.ranges.push(range);
+        called_in(item.mac.tokens.clone(), &mut self.invoked);
     }
 
-    /// Whether `range` lies in a definition: a fix there would change every call of the macro.
+    /// Notes a call of a macro (`name!(..)`, `crate::name!(..)`) written in the file.
+    pub fn invoked(&mut self, mac: &syn::Macro) {
+        if let Some(name) = name_called(mac) {
+            self.invoked.insert(name.to_string());
+        }
+    }
+
+    /// Takes from `lookup` (other files of the crate: [`crate::items::WorkspaceItems::crate_macro`])
+    /// the definitions of the macros the file calls but does not define, and of those their
+    /// definitions call in turn.
+    pub fn resolve_foreign(&mut self, lookup: impl Fn(&str) -> Option<String>) {
+        let mut asked: std::collections::HashSet<String> = std::collections::HashSet::new();
+        let mut todo: Vec<String> = self.invoked.iter().cloned().collect();
+        while let Some(name) = todo.pop() {
+            if self.by_name.contains_key(&name) || STD_MACROS.contains(&name.as_str()) || !asked.insert(name.clone()) {
+                continue;
+            }
+            let Some(rules) = lookup(&name).and_then(|text| text.parse::<TokenStream>().ok()) else { continue };
+            let mut called = std::collections::HashSet::new();
+            called_in(rules.clone(), &mut called);
+            todo.extend(called);
+            if let Some(rules) = MacroRules::parse(rules) {
+                self.foreign.insert(name, rules);
+            }
+        }
+    }
+
+    /// Whether the file defines no macro.
+    pub fn is_empty(&self) -> bool {
+        self.by_name.is_empty() && self.foreign.is_empty()
+    }
+
+    /// Whether `range` lies in a definition (a fix there would change every call of the macro),
+    /// or in the name of a call of another file's (where its expansion's tokens point).
     pub fn defines(&self, range: &std::ops::Range<usize>) -> bool {
-        self.ranges.iter().any(|d| d.start <= range.start && range.end <= d.end)
+        self.ranges.iter().chain(self.foreign_calls.borrow().iter()).any(|d| d.start <= range.start && range.end <= d.end)
+    }
+
+    /// Whether a range starts or ends in the name of a call of another file's macro: it holds
+    /// tokens of that macro's expansion, which stand there.
+    pub fn in_foreign_call(&self, range: &std::ops::Range<usize>) -> bool {
+        self.foreign_calls.borrow().iter().any(|d| d.contains(&range.start) || (d.start < range.end && range.end <= d.end))
     }
 
     /// `mac` as [`crate::dataflow::lower_macro`] lowers it, lowered once per invocation.
@@ -84,12 +137,26 @@ impl FileMacros {
     /// The expansion of a call of one of the file's definitions, as a block whose braces span the
     /// call's delimiters (`None`: it names none, or no arm expands it), expanded once per call.
     pub fn expansion(&self, mac: &syn::Macro) -> Option<Rc<syn::Expr>> {
-        let rules = self.of(mac)?;
+        let local = self.of(mac);
+        let foreign = if local.is_none() { self.foreign.get(name_called(mac)?.to_string().as_str()) } else { None };
+        if local.is_none() && foreign.is_none() {
+            return None;
+        }
         let key = invocation_key(mac);
         if let Some(known) = self.expanded.borrow().get(&key) {
             return known.clone();
         }
-        let expanded = rules.expand(&mac.tokens).map(|stmts| {
+        let stmts = match (local, foreign) {
+            (Some(rules), _) => rules.expand(&mac.tokens),
+            (None, Some(rules)) => {
+                // Its tokens have no place in this file: they take the call's name's.
+                let at = mac.path.segments.last()?.ident.span();
+                self.foreign_calls.borrow_mut().push(crate::source::byte_range(at));
+                rules.respanned(at).expand(&mac.tokens)
+            }
+            (None, None) => None,
+        };
+        let expanded = stmts.map(|stmts| {
             let block = syn::Block { brace_token: syn::token::Brace { span: *mac.delimiter.span() }, stmts };
             Rc::new(syn::Expr::Block(syn::ExprBlock { attrs: Vec::new(), label: None, block }))
         });
@@ -97,15 +164,39 @@ impl FileMacros {
         expanded
     }
 
-    /// The definition a call names: `name!(..)`, or `crate::name!(..)` of an exported one.
+    /// The file's definition a call names: `name!(..)`, or `crate::name!(..)` of an exported one.
     pub fn of(&self, mac: &syn::Macro) -> Option<&MacroRules> {
-        let segs = &mac.path.segments;
-        let name = match segs.len() {
-            1 => &segs[0].ident,
-            2 if segs[0].ident == "crate" || segs[0].ident == "self" => &segs[1].ident,
-            _ => return None,
-        };
-        self.by_name.get(&name.to_string())?.as_ref()
+        self.by_name.get(&name_called(mac)?.to_string())?.as_ref()
+    }
+}
+
+/// The name of the macro a call names, if it may be a `macro_rules!` of the crate: `name!(..)`,
+/// `crate::name!(..)`, `self::name!(..)` (`$crate::name!` in an expansion reads so too).
+fn name_called(mac: &syn::Macro) -> Option<&Ident> {
+    let segs = &mac.path.segments;
+    match segs.len() {
+        1 => Some(&segs[0].ident),
+        2 if segs[0].ident == "crate" || segs[0].ident == "self" => Some(&segs[1].ident),
+        _ => None,
+    }
+}
+
+/// Adds the names that tokens call as macros (`name !`, `crate :: name !`) to `out`.
+fn called_in(tokens: TokenStream, out: &mut std::collections::HashSet<String>) {
+    let mut last: Option<String> = None;
+    for tt in tokens {
+        match tt {
+            TokenTree::Group(g) => {
+                called_in(g.stream(), out);
+                last = None;
+            }
+            TokenTree::Ident(i) => last = Some(i.to_string()),
+            TokenTree::Punct(p) if p.as_char() == '!' => {
+                out.extend(last.take());
+            }
+            TokenTree::Punct(p) if p.as_char() == ':' => {}
+            _ => last = None,
+        }
     }
 }
 
@@ -123,6 +214,9 @@ fn invocation_key(mac: &syn::Macro) -> u64 {
                     (g.delimiter() as u8).hash(h);
                     tokens(g.stream(), h);
                 }
+                // Tokens of another file's definition share the position of the call's name.
+                TokenTree::Ident(i) => i.hash(h),
+                TokenTree::Punct(p) => p.as_char().hash(h),
                 other if range.is_empty() => other.to_string().hash(h),
                 _ => {}
             }
@@ -174,6 +268,34 @@ impl MacroRules {
             }
         }
         Some(MacroRules { arms })
+    }
+
+    /// The definition with every token at `span` (a definition of another file, whose
+    /// positions mean nothing in the file of the call).
+    fn respanned(&self, span: Span) -> MacroRules {
+        fn token(t: &TokenTree, span: Span) -> TokenTree {
+            let mut t = match t {
+                TokenTree::Group(g) => TokenTree::Group(Group::new(g.delimiter(), g.stream().into_iter().map(|t| token(&t, span)).collect())),
+                other => other.clone(),
+            };
+            t.set_span(span);
+            t
+        }
+        fn parts(ps: &[Part], span: Span) -> Vec<Part> {
+            ps.iter()
+                .map(|p| match p {
+                    Part::Var(name, kind) => {
+                        let mut name = name.clone();
+                        name.set_span(span);
+                        Part::Var(name, kind.clone())
+                    }
+                    Part::Repeat(inner, sep) => Part::Repeat(parts(inner, span), sep.as_ref().map(|t| token(t, span))),
+                    Part::Group(d, _, inner) => Part::Group(*d, span, parts(inner, span)),
+                    Part::Token(t) => Part::Token(token(t, span)),
+                })
+                .collect()
+        }
+        MacroRules { arms: self.arms.iter().map(|(m, t)| (parts(m, span), parts(t, span))).collect() }
     }
 
     /// The statements a call with `input` expands to, from the first arm that matches it.

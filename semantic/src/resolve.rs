@@ -305,7 +305,7 @@ impl<'e> CallSite<'e> {
     }
 
     /// Where the call is written (see [`call_position`]).
-    pub fn position(&self) -> Option<(usize, usize)> {
+    pub fn position(&self) -> Option<CallPosition> {
         call_position(self.expr)
     }
 
@@ -328,20 +328,32 @@ impl<'e> CallSite<'e> {
 }
 
 /// A call's identity across passes: the byte range of its callee's name (the last segment of a
-/// path call, the method of a method call). Spans of the source are stable, and unique to a
-/// call even inside a macro's arguments, which are parsed again (so new expressions, at new
-/// addresses) each time a rule reads them. `None`: not a call, or a name without a position.
-pub fn call_position(e: &Expr) -> Option<(usize, usize)> {
+/// path call, the method of a method call), and the name. Spans of the source are stable, and
+/// unique to a call even inside a macro's arguments, which are parsed again (so new
+/// expressions, at new addresses) each time a rule reads them. The name tells apart the calls
+/// of an expansion of another file's macro, whose tokens all stand at the call's name
+/// ([`crate::macros::FileMacros::expansion`]). `None`: not a call, or a name without a position.
+pub fn call_position(e: &Expr) -> Option<CallPosition> {
     let name = match e {
         Expr::Call(c) => match strip(&c.func) {
-            Expr::Path(p) => p.path.segments.last()?.ident.span(),
+            Expr::Path(p) => &p.path.segments.last()?.ident,
             _ => return None,
         },
-        Expr::MethodCall(m) => m.method.span(),
+        Expr::MethodCall(m) => &m.method,
         _ => return None,
     };
-    let range = crate::source::byte_range(name);
-    (range.start < range.end).then_some((range.start, range.end))
+    let range = crate::source::byte_range(name.span());
+    let mut h = std::collections::hash_map::DefaultHasher::new();
+    std::hash::Hash::hash(name, &mut h);
+    (range.start < range.end).then(|| CallPosition { start: range.start, end: range.end, name: std::hash::Hasher::finish(&h) })
+}
+
+/// Where a call is written ([`call_position`]).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct CallPosition {
+    pub start: usize,
+    pub end: usize,
+    name: u64,
 }
 
 #[derive(Clone)]

@@ -21,7 +21,8 @@ declare_rule! {
     /// that is dropped (`let _ = flush();`, `drop(flush())`) runs nothing; a task spawned with
     /// an `async` block (`tokio::spawn(async { log_step() })`) has run where its handle is
     /// awaited, and not before. A `macro_rules!` macro
-    /// of the file runs what its expansion runs; a `log` or `tracing` event (`info!(..)`,
+    /// of the file, or of another file of the crate where Rust scopes it (`#[macro_use] mod
+    /// macros;`, `#[macro_export]`), runs what its expansion runs; a `log` or `tracing` event (`info!(..)`,
     /// `tracing::debug!(step = ?log_step())`) and `debug_assert!` evaluate their arguments only
     /// where the level, or debug assertions, are enabled: an effect called there may not run. A *drop guard*, a value whose type's `Drop` runs
     /// E (`let _check = CheckOnDrop::new();`, a type of this file or another, made where it is

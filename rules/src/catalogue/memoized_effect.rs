@@ -25,7 +25,7 @@ declare_rule! {
     /// (`seen.push((g, v))`, a `VecDeque`'s `push_back`); a cache type of the workspace whose method runs a closure it is
     /// given only on a miss (its body is such a memo of the closure's result:
     /// `cache.get_or_compute(k, || f())`); also where `f()` is
-    /// called in a `macro_rules!` macro of the file. A function called on every path to a normal
+    /// called in a `macro_rules!` macro of the file or of its crate. A function called on every path to a normal
     /// exit is not cached (the lookup only counted hits, or a hit computes it again).
     ///
     /// ## Why it matters

@@ -33,7 +33,9 @@ declare_rule! {
     /// path in one) on to such a kernel's index, as given or added to, is checked as if it had the
     /// kernel's `writes` clause: `layer.forward(&key, &meta)` where `forward` passes
     /// `&meta.slot_mapping` to `reshape_and_cache`, through helpers, files and crates, and in files
-    /// that never name the kernel. Not flagged: zeros every entry of which is then replaced (a fill or
+    /// that never name the kernel; also where a `macro_rules!` macro of the file, or of another
+    /// file of the crate where Rust scopes it (`#[macro_use] mod macros;`), builds the buffer
+    /// (`padded_slots!(real, n, 0)`) or wraps the kernel's call (`launch!(cache, &slots)`). Not flagged: zeros every entry of which is then replaced (a fill or
     /// loop over the whole buffer; the real rows copied into `buf[..k]` and `buf[k..]` set to S by
     /// `fill` or a loop to the end, in either order, also as the tail of `split_at_mut(k)` walked
     /// whole, or cut off by `truncate(k)`; `mem::replace(&mut buf, ..)` and `mem::take` as

@@ -442,13 +442,13 @@ struct Effects<'c, 'a> {
     resolved: bool,
     /// What each call runs, by where its name is written: loops revisit calls, and calls in
     /// macros are parsed again on each visit (their addresses change, their spans do not).
-    calls: HashMap<(usize, usize), Runs>,
+    calls: HashMap<crate::resolve::CallPosition, Runs>,
     exits: Vec<Exit>,
     fresh: Option<stale_result::Tracker<'c, 'a>>,
     /// What the futures of calls of `async` helpers run when driven, by the call's position.
-    futures: HashMap<(usize, usize), Arc<Traces>>,
+    futures: HashMap<crate::resolve::CallPosition, Arc<Traces>>,
     /// Locals bound to such a future (`let f = self.flush();`), with the call's position.
-    future_locals: HashMap<LocalId, (usize, usize)>,
+    future_locals: HashMap<LocalId, crate::resolve::CallPosition>,
     bound: HashMap<LocalId, Traces>,
     /// Locals holding a `Drop` guard, with what its `drop` runs (its summary) where the local's
     /// scope ends.

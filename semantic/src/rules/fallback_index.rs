@@ -999,7 +999,7 @@ impl<'c, 'a> Fallbacks<'c, 'a> {
         }
         let call_range = ctx.expr_range(call);
         // A chain written over lines (`BlockWrite::new(row)\n    .block(b)`) on one.
-        let shown: String = ctx.file.text[ctx.expr_range(strip(arg))].lines().map(str::trim).collect();
+        let shown: String = ctx.source_text(strip(arg)).lines().map(str::trim).collect();
         for s in &sources {
             let (at, text, value, scaled) = match s {
                 Src::Fallback { at, text, value, scaled } => (at, &**text, *value, *scaled),

@@ -105,7 +105,7 @@ pub(super) fn check_calls<'a>(ctx: &FnCtx<'a>, calls: &[&syn::Expr], memo: &writ
                 if !inside || ctx.sanctioned_by(callee, clause) {
                     continue;
                 }
-                let written = &ctx.file.text[ctx.expr_range(crate::resolve::strip(arg))];
+                let written = ctx.source_text(crate::resolve::strip(arg));
                 let subject = if counter { format!("`{written}`, which can be {} here,", values.0) } else { format!("`{written}`") };
                 let forbidden = format!("{place}[{}]", region.index);
                 let sanctioned = if clause.except().is_empty() { String::new() } else { ", and this function is not one of the writers it sanctions".to_string() };

@@ -206,11 +206,13 @@ pub(super) fn helper_reaches(ctx: &FnCtx, idx: usize, memo: &ReachMemo, target: 
     for _ in depth..dataflow::MAX_SUMMARY_DEPTH {
         let mut next = Vec::new();
         for &i in &level {
-            for c in calls_in(ctx.fns.defs[i].body) {
-                let Some(site) = crate::resolve::CallSite::of(c) else { continue };
-                reaches |= target(c, &site.name);
-                next.extend(ctx.fns.by_name.get(&site.name).into_iter().flatten().filter(|&&j| seen.insert(j)));
-            }
+            any_call(ctx, ctx.fns.defs[i].body, |c| {
+                if let Some(site) = crate::resolve::CallSite::of(c) {
+                    reaches |= target(c, &site.name);
+                    next.extend(ctx.fns.by_name.get(&site.name).into_iter().flatten().filter(|&&j| seen.insert(j)));
+                }
+                false
+            });
         }
         if reaches || next.is_empty() {
             break;
@@ -280,17 +282,20 @@ pub fn check_fn(ctx: &FnCtx, out: &mut Vec<Finding>) {
     let calls = ctx.calls();
     effects::record_effect_runner(ctx, calls);
     memoized_effect::check(ctx, calls, out);
-    pad_to_null_block::check(ctx, calls, out);
+    // The rules that look for their calls before solving also look into the file's macros
+    // (`launch!(key, cache, &slots)` wrapping the kernel): the solver walks the expansions.
+    let with_expanded: Vec<&Expr> = calls.iter().copied().chain(ctx.macro_calls()).collect();
+    pad_to_null_block::check(ctx, &with_expanded, out);
     let first_fallback = out.len();
-    let fell_back = fallback_index::check(ctx, calls, out);
+    let fell_back = fallback_index::check(ctx, &with_expanded, out);
     // A fallback to the forbidden block is one bug, `fallback_index`'s: the padding analysis's
     // `forbidden_write` of the same entry (a helper's `None => 0` in a buffer of positions) goes.
     let fallbacks: std::collections::HashSet<(std::path::PathBuf, std::ops::Range<usize>)> = out[first_fallback..].iter().filter(|f| f.rule.name == reuse_rules::catalogue::FALLBACK_INDEX.name).map(|f| (f.primary.file.path.clone(), f.primary.range.clone())).collect();
     if !fallbacks.is_empty() {
         out.retain(|f| f.rule.name != reuse_rules::catalogue::FORBIDDEN_WRITE.name || !fallbacks.contains(&(f.primary.file.path.clone(), f.primary.range.clone())));
     }
-    forbidden_write::check_calls(ctx, calls, &writes, &fell_back, out);
-    use_after_donate::check(ctx, calls, out);
+    forbidden_write::check_calls(ctx, &with_expanded, &writes, &fell_back, out);
+    use_after_donate::check(ctx, &with_expanded, out);
     ambiguous_call::check(ctx, calls, out);
 }
 
@@ -360,6 +365,12 @@ pub fn calls_in(body: &syn::Block) -> Vec<&Expr> {
     v.0
 }
 
+/// Whether `pred` holds for a call of a body of `ctx`'s file or of the file's macros it calls
+/// ([`calls_in`], then [`expanded_calls`]), asked in that order until it does.
+pub fn any_call(ctx: &FnCtx, body: &syn::Block, mut pred: impl FnMut(&Expr) -> bool) -> bool {
+    calls_in(body).into_iter().any(&mut pred) || expanded_calls(&ctx.fns.macros, |v| v.visit_block(body)).iter().any(pred)
+}
+
 /// Every call and method call within an expression, itself included.
 pub fn calls_in_expr(e: &Expr) -> Vec<&Expr> {
     let mut v = Calls(Vec::new());
@@ -370,29 +381,49 @@ pub fn calls_in_expr(e: &Expr) -> Vec<&Expr> {
 struct Calls<'ast>(Vec<&'ast Expr>);
 
 /// The calls that the file's `macro_rules!` macros called within an expression expand to
-/// (nested expansions too, to [`crate::macros::MAX_EXPANSION_DEPTH`]), each with the outermost
-/// macro call it comes from: for the rules that read a closure's calls where it is written (the
-/// solver walks expansions itself).
+/// ([`expanded_calls`]), each with the outermost macro call it comes from: for the rules that
+/// read a closure's calls where it is written (the solver walks expansions itself).
 pub fn calls_in_expansions<'e>(ctx: &FnCtx, e: &'e Expr) -> Vec<(Expr, &'e Expr)> {
-    fn expand(ctx: &FnCtx, e: &Expr, depth: usize, out: &mut Vec<Expr>) {
-        if depth >= crate::macros::MAX_EXPANSION_DEPTH {
-            return;
-        }
-        for inner in exprs_in(e) {
-            let Expr::Macro(m) = inner else { continue };
-            let Some(stmts) = ctx.fns.macros.of(&m.mac).and_then(|r| r.expand(&m.mac.tokens)) else { continue };
-            let block = Expr::Block(syn::ExprBlock { attrs: Vec::new(), label: None, block: syn::Block { brace_token: Default::default(), stmts } });
-            out.extend(calls_in_expr(&block).into_iter().cloned());
-            expand(ctx, &block, depth + 1, out);
-        }
-    }
     let mut out = Vec::new();
     for at in exprs_in(e).into_iter().filter(|x| matches!(x, Expr::Macro(_))) {
-        let mut calls = Vec::new();
-        expand(ctx, at, 0, &mut calls);
-        out.extend(calls.into_iter().map(|c| (c, at)));
+        out.extend(expanded_calls(&ctx.fns.macros, |v| v.visit_expr(at)).into_iter().map(|c| (c, at)));
     }
     out
+}
+
+/// The calls within the expansions of the file's `macro_rules!` macros called in what `walk`
+/// visits (expression and statement macros alike; nested expansions too, to
+/// [`crate::macros::MAX_EXPANSION_DEPTH`]), in source order: the kernels, writers and donations
+/// a rule looks for before it solves a body, which a `launch!(..)` wrapping the call hides from
+/// [`calls_in`]. Their spans are the expansion's (the definition's tokens, the call's fragments).
+pub fn expanded_calls(macros: &crate::macros::FileMacros, walk: impl FnOnce(&mut ExpandedCalls)) -> Vec<Expr> {
+    if macros.is_empty() {
+        return Vec::new();
+    }
+    let mut v = ExpandedCalls { macros, depth: 0, out: Vec::new() };
+    walk(&mut v);
+    v.out
+}
+
+/// The visitor of [`expanded_calls`].
+pub struct ExpandedCalls<'m> {
+    macros: &'m crate::macros::FileMacros,
+    depth: usize,
+    out: Vec<Expr>,
+}
+
+impl<'ast> Visit<'ast> for ExpandedCalls<'_> {
+    fn visit_macro(&mut self, mac: &'ast syn::Macro) {
+        if self.depth >= crate::macros::MAX_EXPANSION_DEPTH {
+            return;
+        }
+        let Some(expansion) = self.macros.expansion(mac) else { return };
+        self.out.extend(calls_in_expr(&expansion).into_iter().cloned());
+        self.depth += 1;
+        self.visit_expr(&expansion);
+        self.depth -= 1;
+    }
+    fn visit_item(&mut self, _: &'ast syn::Item) {}
 }
 
 /// Every expression within an expression, itself included, in source order (the body of a

@@ -1440,7 +1440,7 @@ impl<'c, 'a> Pad<'c, 'a> {
         self.ctx.expr_range(e).start
     }
     fn text(&self, e: &Expr) -> String {
-        self.ctx.file.text[self.ctx.expr_range(e)].to_string()
+        self.ctx.source_text(e)
     }
     fn origin(&self, e: &Expr, entry: Entry, how: How) -> Origin {
         let r = self.ctx.expr_range(e);
@@ -1694,6 +1694,13 @@ impl<'c, 'a> Pad<'c, 'a> {
             Expr::MethodCall(m) if m.method == "fold" || m.method == "try_fold" => {
                 if let Some(v) = self.block_tails.get(&self.pos(e)) {
                     return v.clone();
+                }
+            }
+            // `write(&padded_slots!(real, n, 0))`: what the expansion of a macro of the crate
+            // ends with (the solver walked it where it is called).
+            Expr::Macro(m) => {
+                if let Some(expanded) = self.ctx.fns.macros.expansion(&m.mac) {
+                    return self.eval(scopes, state, &expanded);
                 }
             }
             _ => {}

@@ -296,7 +296,7 @@ impl Analysis for Donate<'_, '_> {
 /// What a helper donates (`def`, a function of `ctx`'s file, `depth` helpers down).
 fn summarise<'a>(ctx: &FnCtx<'a>, def: &FnDef<'a>, depth: usize) -> Option<Arc<Summary>> {
     let mut inner = Donate::new(ctx, Some(def), depth);
-    if !super::callbacks::calls_a_param(def.sig, def.body) && !crate::rules::calls_in(def.body).iter().any(|c| inner.donates(c)) {
+    if !super::callbacks::calls_a_param(def.sig, def.body) && !crate::rules::any_call(ctx, def.body, |c| inner.donates(c)) {
         return Some(Arc::new(Summary::default()));
     }
     dataflow::solve(&mut inner, def.sig, def.body, State::default()).ok().map(|()| Arc::new(inner.summary))
@@ -749,7 +749,7 @@ fn applied_call(e: &Expr) -> Option<Expr> {
 /// How the help writes a call: `dev.add_inplace_async`, `kv::donate`.
 fn call_text(ctx: &FnCtx, site: &CallSite, name: &str) -> String {
     match site.receiver {
-        Some(r) => format!("{}.{name}", &ctx.file.text[ctx.expr_range(r)]),
+        Some(r) => format!("{}.{name}", ctx.source_text(r)),
         None => site.path.as_ref().map_or_else(|| name.to_string(), |p| p.join("::")),
     }
 }
