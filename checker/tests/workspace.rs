@@ -148,9 +148,11 @@ fn a_lib_name_and_a_renamed_dependency_name_the_contracted_crate() {
 
 /// The `macro_rules!` of another file of the crate, where Rust puts them in scope: a
 /// `#[macro_use] mod macros;` (its macros expanded in every later module, which need name no
-/// kernel to be analysed), a macro of an enclosing module's file, an exported one by `crate::`
-/// path. A macro of a module declared without `#[macro_use]` is not in scope by its bare name,
-/// nor is one that two files define: neither is expanded (the call there is another macro's).
+/// kernel to be analysed), a macro of an enclosing module's file defined before the module, an
+/// exported one by `crate::` path, one of a `#[macro_use]` chain through an inline module. A
+/// macro of a module declared without `#[macro_use]` is not in scope by its bare name, nor is
+/// one defined after the module, nor one that two files define by path, nor one whose name the
+/// file imports from another crate: none is expanded (the call there is another macro's).
 #[test]
 fn macros_of_other_files_of_the_crate_are_expanded_where_rust_scopes_them() {
     let root = std::env::temp_dir().join(format!("reuse-check-ws-macros-{}", std::process::id()));
@@ -160,7 +162,7 @@ fn macros_of_other_files_of_the_crate_are_expanded_where_rust_scopes_them() {
     write(
         &root,
         "engine/src/lib.rs",
-        "#[macro_use]\nmod macros;\nmod hidden;\nmod twice_a;\nmod twice_b;\npub mod run;\npub mod nested;\n\nmacro_rules! root_launch {\n    ($c:expr, $s:expr) => {\n        crate::write_kv($c, $s)\n    };\n}\n\n#[reuse::contract(writes(cache[slots], skip = -1))]\npub fn write_kv(cache: &mut [f32], slots: &[i64]) {}\n",
+        "#[macro_use]\nmod macros;\n#[macro_use]\nmod reg {\n    #[macro_use]\n    mod defs;\n}\nmod imported;\nmacro_rules! root_launch {\n    ($c:expr, $s:expr) => {\n        crate::write_kv($c, $s)\n    };\n}\nmod hidden;\nmod twice_a;\nmod twice_b;\npub mod run;\npub mod nested;\nmacro_rules! late_launch {\n    ($c:expr, $s:expr) => {\n        crate::write_kv($c, $s)\n    };\n}\n\n#[reuse::contract(writes(cache[slots], skip = -1))]\npub fn write_kv(cache: &mut [f32], slots: &[i64]) {}\n",
     );
     write(&root, "engine/src/macros.rs", "macro_rules! launch {\n    ($c:expr, $s:expr) => {\n        crate::write_kv($c, $s)\n    };\n}\n\n#[macro_export]\nmacro_rules! exported_launch {\n    ($c:expr, $s:expr) => {\n        $crate::write_kv($c, $s)\n    };\n}\n");
     write(&root, "engine/src/hidden.rs", "macro_rules! hidden_launch {\n    ($c:expr, $s:expr) => {\n        crate::write_kv($c, $s)\n    };\n}\n");
@@ -169,11 +171,14 @@ fn macros_of_other_files_of_the_crate_are_expanded_where_rust_scopes_them() {
     write(
         &root,
         "engine/src/run.rs",
-        "pub fn through_macro_use(cache: &mut [f32], n: usize) {\n    let slots = vec![0i64; n];\n    launch!(cache, &slots);\n}\n\npub fn through_export(cache: &mut [f32], n: usize) {\n    let slots = vec![0i64; n];\n    crate::exported_launch!(cache, &slots);\n}\n\npub fn through_root(cache: &mut [f32], n: usize) {\n    let slots = vec![0i64; n];\n    root_launch!(cache, &slots);\n}\n\npub fn not_in_scope(cache: &mut [f32], n: usize) {\n    let slots = vec![0i64; n];\n    hidden_launch!(cache, &slots);\n    twice!(cache, &slots);\n}\n\npub fn padded(cache: &mut [f32], n: usize) {\n    let slots = vec![-1i64; n];\n    launch!(cache, &slots);\n}\n",
+        "pub fn through_macro_use(cache: &mut [f32], n: usize) {\n    let slots = vec![0i64; n];\n    launch!(cache, &slots);\n}\n\npub fn through_export(cache: &mut [f32], n: usize) {\n    let slots = vec![0i64; n];\n    crate::exported_launch!(cache, &slots);\n}\n\npub fn through_root(cache: &mut [f32], n: usize) {\n    let slots = vec![0i64; n];\n    root_launch!(cache, &slots);\n}\n\npub fn not_in_scope(cache: &mut [f32], n: usize) {\n    let slots = vec![0i64; n];\n    hidden_launch!(cache, &slots);\n    twice!(cache, &slots);\n    late_launch!(cache, &slots);\n}\n\npub fn padded(cache: &mut [f32], n: usize) {\n    let slots = vec![-1i64; n];\n    launch!(cache, &slots);\n}\n",
     );
-    write(&root, "engine/src/nested.rs", "pub fn nested(cache: &mut [f32], n: usize) {\n    let slots = vec![0i64; n];\n    exported_launch!(cache, &slots);\n}\n");
+    write(&root, "engine/src/reg/defs.rs", "macro_rules! reg_launch {\n    ($c:expr, $s:expr) => {\n        crate::write_kv($c, $s)\n    };\n}\n");
+    // Imported from elsewhere: not the crate's `launch`.
+    write(&root, "engine/src/imported.rs", "use other::launch;\n\npub fn elsewhere(cache: &mut [f32], n: usize) {\n    let slots = vec![0i64; n];\n    launch!(cache, &slots);\n}\n");
+    write(&root, "engine/src/nested.rs", "pub fn nested(cache: &mut [f32], n: usize) {\n    let slots = vec![0i64; n];\n    exported_launch!(cache, &slots);\n    crate::twice!(cache, &slots);\n}\n\npub fn through_inline_chain(cache: &mut [f32], n: usize) {\n    let slots = vec![0i64; n];\n    reg_launch!(cache, &slots);\n}\n");
     assert_eq!(
         findings(&root, &CheckOptions::default()),
-        vec!["engine/src/nested.rs:2 pad_to_null_block", "engine/src/run.rs:2 pad_to_null_block", "engine/src/run.rs:7 pad_to_null_block", "engine/src/run.rs:12 pad_to_null_block"]
+        vec!["engine/src/nested.rs:2 pad_to_null_block", "engine/src/nested.rs:8 pad_to_null_block", "engine/src/run.rs:2 pad_to_null_block", "engine/src/run.rs:7 pad_to_null_block", "engine/src/run.rs:12 pad_to_null_block"]
     );
 }

@@ -74,7 +74,7 @@ impl<'a> FnCtx<'a> {
     pub fn source_text(&self, e: &Expr) -> String {
         let r = self.expr_range(e);
         if self.fns.macros.in_foreign_call(&r) {
-            quote::ToTokens::to_token_stream(e).to_string()
+            crate::source::unparsed(e)
         } else {
             self.file.text[r].to_string()
         }
@@ -704,7 +704,7 @@ impl<'a> FnCtx<'a> {
         let (i, item) = self.items.fn_file_of(self.index, path)?;
         let ast = self.parsed.get(i, &item.file)?;
         let scope = FileScope::of(&ast, &item.crate_name, &item.module, self.items);
-        let fns = FileFns::of(&item.file, &ast).with_crate_macros(self.items, &item.file, &item.module);
+        let fns = FileFns::of(&item.file, &ast).with_crate_macros(self.items, &item.file, &scope);
         let summaries = rules::Summaries::default();
         let mut f = Some(f);
         let mut out = None;
@@ -978,9 +978,15 @@ impl<'a> FileFns<'a> {
     }
 
     /// These functions, with the macros of other files of the crate that the file calls
-    /// ([`crate::macros::FileMacros::resolve_foreign`]); `module` is the file's, crate first.
-    pub fn with_crate_macros(mut self, items: &WorkspaceItems, file: &FileRef, module: &[String]) -> FileFns<'a> {
-        self.macros.resolve_foreign(|name| items.crate_macro(&file.path, module, name));
+    /// ([`crate::macros::FileMacros::resolve_foreign`]), by their bare names, or by the paths its
+    /// imports give them (`use crate::kmacros::launch;`, `use kv::fill;`) or its calls write.
+    pub fn with_crate_macros(mut self, items: &WorkspaceItems, file: &FileRef, scope: &FileScope) -> FileFns<'a> {
+        let module = scope.module;
+        self.macros.resolve_foreign(|name, written| {
+            let imported = scope.imports.get(&Vec::new()).and_then(|i| i.get(name)).cloned();
+            let path = imported.or_else(|| written.map(|w| crate::resolve::expand_anchor(w, scope.crate_name, module).0));
+            items.crate_macro(&file.path, module, name, path.as_deref())
+        });
         self
     }
 
@@ -1237,7 +1243,7 @@ impl Claims {
 /// [`analyze_file`] of the items `share` takes.
 pub fn analyze_items(file: &FileRef, ast: &syn::File, crate_name: &str, module: &[String], index: &Index, items: &WorkspaceItems, share: Share) -> Vec<Finding> {
     let scope = FileScope::of(ast, crate_name, module, items);
-    let fns = FileFns::of(file, ast).with_crate_macros(items, file, module);
+    let fns = FileFns::of(file, ast).with_crate_macros(items, file, &scope);
     let summaries = rules::Summaries::default();
     let parsed = ParsedFiles::default();
     let imports_reuse = file.text.contains("use reuse::");

@@ -1054,10 +1054,11 @@ fn analyze(jobs: &[FileJob], index: &Index, index_findings: &HashMap<String, Vec
             break;
         }
         let filter = AnalysisFilter::of_forwarders(&forwarders, index);
+        let through_macros = MacroFilter::new(jobs, items, |j| filter.wants(j));
         let next: Vec<(usize, Vec<Finding>)> = jobs
             .par_iter()
             .enumerate()
-            .filter(|(_, j)| j.report && filter.wants(j))
+            .filter(|(_, j)| j.report && (filter.wants(j) || through_macros.wants(j)))
             .map(|(i, j)| (i, check_parsed(j, index, items, index_findings)))
             .collect();
         for (i, findings) in next {

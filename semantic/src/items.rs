@@ -58,7 +58,17 @@ pub struct WorkspaceItems {
 struct FileMacroDefs {
     defs: Vec<MacroDef>,
     /// `#[macro_use] mod name;`: the macros of that module stay in scope after the declaration.
-    macro_use_mods: std::collections::HashSet<String>,
+    /// By path from the file's module (`["reg", "defs"]` of `#[macro_use] mod reg { #[macro_use]
+    /// mod defs; }`), inline modules too.
+    macro_use_mods: std::collections::HashSet<Vec<String>>,
+    /// Each module the file declares (`mod name;`, `mod name { .. }`), by path from the file's
+    /// module, with its position among the file's items (that of the outermost inline module
+    /// it is in): a macro is in textual scope in the modules declared after it.
+    mods: HashMap<Vec<String>, usize>,
+    /// The names the file gives its items by a `use` of its own (`pub(crate) use launch;`, `pub
+    /// use pad_fill as fill;`), with the item's: a macro of it is reached so by path
+    /// (`crate::kmacros::launch!`, or imported).
+    reexported: HashMap<String, String>,
 }
 
 #[derive(Debug)]
@@ -67,11 +77,13 @@ struct MacroDef {
     /// Its rules (`(matcher) => { transcriber };` each) as text: tokens cannot leave the thread
     /// that parsed them.
     rules: String,
-    /// `#[macro_export]`: at the crate root, callable from every module of the crate.
+    /// `#[macro_export]`: at the crate root, reached by path (`crate::name!`, or imported).
     exported: bool,
     /// Written outside the file's inline modules, or in `#[macro_use]` ones only: in scope
     /// after them, in the rest of its module and in the modules declared later.
     escapes: bool,
+    /// Its position among the file's items (that of the inline module it is in).
+    order: usize,
 }
 
 /// A trait's definition path and the name of one of its methods.
@@ -450,29 +462,72 @@ impl WorkspaceItems {
     }
 
     /// The rules (as text) of the `macro_rules!` named `name` that a call in the file at `here`,
-    /// of module `module` (crate first), reaches in another file of its crate: one exported
-    /// (`#[macro_export]`), one of a module whose declarations from the crate root down are all
-    /// `#[macro_use]` (`#[macro_use] mod macros;` in `lib.rs`), or one of an enclosing module's
-    /// file (`lib.rs` defining it before its `mod` items). `None`: none, or several (which one a
-    /// call reaches is textual order, not followed). Only the files whose text names a
-    /// definition are parsed.
-    pub fn crate_macro(&self, here: &std::path::Path, module: &[String], name: &str) -> Option<String> {
+    /// of module `module` (crate first), reaches in another file of its crate. By its bare name,
+    /// a macro in textual scope there: one of an enclosing module's file defined before the
+    /// module that leads to the call (`lib.rs` defining it before its `mod` items), or of a
+    /// module declared `#[macro_use]` (from the deepest module the two share down to it) before
+    /// that one (`#[macro_use] mod macros;` first in `lib.rs`). Through `path` (an import, `use
+    /// crate::kmacros::launch;`, or a call by path, `crate::launch!`): also one exported
+    /// (`#[macro_export]`) or re-exported by its file (`pub(crate) use launch;`); a path into
+    /// another crate names none of these. `None`: none, or several (which one a call reaches
+    /// is not followed further). Only the files whose text names a definition are parsed.
+    pub fn crate_macro(&self, here: &std::path::Path, module: &[String], name: &str, path: Option<&[String]>) -> Option<String> {
         let krate = module.first()?;
+        if path.is_some_and(|p| p.first() != Some(krate)) {
+            return None;
+        }
         let files = self.macro_files.get_or_init(|| {
             let finder = memchr::memmem::Finder::new(b"macro_rules");
             (0..self.files.len()).filter(|&i| finder.find(self.files[i].file.text.as_bytes()).is_some()).collect()
         });
-        let mut found: Vec<String> = Vec::new();
+        let mut found: std::collections::BTreeMap<(usize, usize), String> = Default::default();
         for &i in files {
             let f = &self.files[i];
             if f.crate_name != *krate || f.file.path == here || !has_word(&f.file.text, name) {
                 continue;
             }
-            let visible = |d: &MacroDef| d.exported || (d.escapes && (module.starts_with(&f.module) || self.macro_use_chain(&f.module)));
-            found.extend(self.macro_defs(i).defs.iter().filter(|d| d.name == name && visible(d)).map(|d| d.rules.clone()));
+            let defs = self.macro_defs(i);
+            // By path: exported at the crate root, or given this name by a `use` of its module.
+            let reached = |d: &MacroDef| match path {
+                Some([_, only]) if only == name && d.exported => d.name == name,
+                Some([.., last]) if last == name && path.is_some_and(|p| p[..p.len() - 1] == f.module[..]) => defs.reexported.get(name) == Some(&d.name),
+                _ => false,
+            };
+            let in_scope = |d: &MacroDef| d.name == name && d.escapes && self.in_textual_scope(i, d.order, module);
+            found.extend(defs.defs.iter().enumerate().filter(|(_, d)| reached(d) || in_scope(d)).map(|(k, d)| ((i, k), d.rules.clone())));
         }
-        let one = found.pop();
-        one.filter(|_| found.is_empty())
+        let one = found.pop_first();
+        one.filter(|_| found.is_empty()).map(|(_, rules)| rules)
+    }
+
+    /// Whether a macro defined at item `order` of file `def` is in textual scope in module
+    /// `module`: below the deepest module the two share, every module down to the definition's
+    /// is declared `#[macro_use]`, and in the shared module's file the definition (or the
+    /// module that holds it) comes before the module that leads to `module` (when `module` is
+    /// the shared one, its calls are taken to follow its declarations).
+    fn in_textual_scope(&self, def: usize, order: usize, module: &[String]) -> bool {
+        let at = &self.files[def].module;
+        let shared = at.iter().zip(module).take_while(|(a, b)| a == b).count();
+        if shared == 0 {
+            return false;
+        }
+        let declared_by_macro_use = (shared + 1..=at.len()).all(|k| {
+            self.declaring_file(&at[..k]).is_some_and(|(parent, rel)| self.files[parent].file.text.contains("macro_use") && self.macro_defs(parent).macro_use_mods.contains(rel))
+        });
+        if !declared_by_macro_use || module.len() == shared {
+            return declared_by_macro_use;
+        }
+        let Some((common, rel)) = self.declaring_file(&module[..=shared]) else { return false };
+        let decls = self.macro_defs(common);
+        let toward_def: Vec<String> = rel[..rel.len() - 1].iter().chain(at.get(shared)).cloned().collect();
+        let before = if at.len() == shared { Some(order) } else { decls.mods.get(&toward_def).copied() };
+        matches!((before, decls.mods.get(rel)), (Some(b), Some(&after)) if b < after)
+    }
+
+    /// The file that declares `module` (the nearest enclosing module with a file of its own,
+    /// through inline modules), and the module's path from that file's.
+    fn declaring_file<'m>(&self, module: &'m [String]) -> Option<(usize, &'m [String])> {
+        (1..module.len()).rev().find_map(|j| self.by_module.get(&module[..j]).map(|&i| (i, &module[j..])))
     }
 
     /// The names of the `macro_rules!` that the file at `path` (of module `module`) defines
@@ -482,14 +537,6 @@ impl WorkspaceItems {
             Some(&i) if self.files[i].file.path == path => self.macro_defs(i).defs.iter().map(|d| d.name.clone()).collect(),
             _ => Vec::new(),
         }
-    }
-
-    /// Whether every module from the crate root down to `module` is declared `#[macro_use]`:
-    /// the macros of `module` are in scope in the whole crate after them.
-    fn macro_use_chain(&self, module: &[String]) -> bool {
-        (2..=module.len()).all(|k| {
-            self.by_module.get(&module[..k - 1]).is_some_and(|&parent| self.files[parent].file.text.contains("macro_use") && self.macro_defs(parent).macro_use_mods.contains(&module[k - 1]))
-        })
     }
 
     fn macro_defs(&self, i: usize) -> Arc<FileMacroDefs> {
@@ -561,29 +608,52 @@ pub fn fn_names(text: &str) -> impl Iterator<Item = &str> {
 
 /// What a file declares of `macro_rules!` ([`FileMacroDefs`]); nothing if it does not parse.
 fn file_macro_defs(file: &FileRef) -> FileMacroDefs {
-    fn walk(items: &[syn::Item], escapes: bool, out: &mut FileMacroDefs) {
-        let has = |attrs: &[syn::Attribute], name: &str| attrs.iter().any(|a| a.path().is_ident(name));
-        for item in items {
+    fn has(attrs: &[syn::Attribute], name: &str) -> bool {
+        attrs.iter().any(|a| a.path().is_ident(name))
+    }
+    fn walk(items: &[syn::Item], escapes: bool, order: Option<usize>, inline: &mut Vec<String>, out: &mut FileMacroDefs) {
+        for (i, item) in items.iter().enumerate() {
+            let order = order.unwrap_or(i);
             match item {
                 syn::Item::Macro(m) if m.mac.path.is_ident("macro_rules") => {
                     if let Some(name) = &m.ident {
-                        out.defs.push(MacroDef { name: name.to_string(), rules: m.mac.tokens.to_string(), exported: has(&m.attrs, "macro_export"), escapes });
+                        out.defs.push(MacroDef { name: name.to_string(), rules: m.mac.tokens.to_string(), exported: has(&m.attrs, "macro_export"), escapes, order });
                     }
                 }
-                syn::Item::Mod(m) => match &m.content {
-                    Some((_, inner)) => walk(inner, escapes && has(&m.attrs, "macro_use"), out),
-                    None if has(&m.attrs, "macro_use") => {
-                        out.macro_use_mods.insert(m.ident.to_string());
+                syn::Item::Mod(m) => {
+                    inline.push(m.ident.to_string());
+                    out.mods.entry(inline.clone()).or_insert(order);
+                    let macro_use = has(&m.attrs, "macro_use");
+                    if macro_use {
+                        out.macro_use_mods.insert(inline.clone());
                     }
-                    None => {}
-                },
+                    if let Some((_, inner)) = &m.content {
+                        walk(inner, escapes && macro_use, Some(order), inline, out);
+                    }
+                    inline.pop();
+                }
+                // `pub(crate) use launch;`, `pub use self::launch as start;`: a name of the file.
+                syn::Item::Use(u) => {
+                    let mut tree = &u.tree;
+                    while let syn::UseTree::Path(p) = tree {
+                        if p.ident != "self" {
+                            break;
+                        }
+                        tree = &p.tree;
+                    }
+                    match tree {
+                        syn::UseTree::Name(n) => _ = out.reexported.insert(n.ident.to_string(), n.ident.to_string()),
+                        syn::UseTree::Rename(r) => _ = out.reexported.insert(r.rename.to_string(), r.ident.to_string()),
+                        _ => {}
+                    }
+                }
                 _ => {}
             }
         }
     }
     let mut out = FileMacroDefs::default();
     if let Ok(ast) = crate::source::parse_shared(file) {
-        walk(&ast.items, true, &mut out);
+        walk(&ast.items, true, None, &mut Vec::new(), &mut out);
     }
     out
 }

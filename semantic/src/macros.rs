@@ -49,6 +49,9 @@ pub struct FileMacros {
     statements: RefCell<HashMap<u64, Rc<syn::Expr>>>,
     /// The names the file calls as macros (and its definitions call), whatever defines them.
     invoked: std::collections::HashSet<String>,
+    /// Those called by a path into the crate too (`crate::launch!`, `$crate::kmacros::launch!`),
+    /// with the path as written.
+    invoked_by_path: HashMap<String, Vec<String>>,
     /// The definitions of other files of the crate that the file's calls reach
     /// ([`Self::resolve_foreign`]), by name; their tokens take the span of each call's name.
     foreign: HashMap<String, MacroRules>,
@@ -76,20 +79,26 @@ impl FileMacros {
     pub fn invoked(&mut self, mac: &syn::Macro) {
         if let Some(name) = name_called(mac) {
             self.invoked.insert(name.to_string());
+            if mac.path.segments.len() > 1 {
+                self.invoked_by_path.insert(name.to_string(), mac.path.segments.iter().map(|s| s.ident.to_string()).collect());
+            }
         }
+        // `launch!(cache, &zeros!(n))`: the macros its tokens call.
+        called_in(mac.tokens.clone(), &mut self.invoked);
     }
 
     /// Takes from `lookup` (other files of the crate: [`crate::items::WorkspaceItems::crate_macro`])
     /// the definitions of the macros the file calls but does not define, and of those their
-    /// definitions call in turn.
-    pub fn resolve_foreign(&mut self, lookup: impl Fn(&str) -> Option<String>) {
+    /// definitions call in turn; `lookup` is told the path into the crate the file calls the
+    /// name by, as written (`crate::kmacros::launch`), if it does.
+    pub fn resolve_foreign(&mut self, lookup: impl Fn(&str, Option<&[String]>) -> Option<String>) {
         let mut asked: std::collections::HashSet<String> = std::collections::HashSet::new();
         let mut todo: Vec<String> = self.invoked.iter().cloned().collect();
         while let Some(name) = todo.pop() {
             if self.by_name.contains_key(&name) || STD_MACROS.contains(&name.as_str()) || !asked.insert(name.clone()) {
                 continue;
             }
-            let Some(rules) = lookup(&name).and_then(|text| text.parse::<TokenStream>().ok()) else { continue };
+            let Some(rules) = lookup(&name, self.invoked_by_path.get(&name).map(Vec::as_slice)).and_then(|text| text.parse::<TokenStream>().ok()) else { continue };
             let mut called = std::collections::HashSet::new();
             called_in(rules.clone(), &mut called);
             todo.extend(called);
@@ -97,11 +106,6 @@ impl FileMacros {
                 self.foreign.insert(name, rules);
             }
         }
-    }
-
-    /// Whether the file defines no macro.
-    pub fn is_empty(&self) -> bool {
-        self.by_name.is_empty() && self.foreign.is_empty()
     }
 
     /// Whether `range` lies in a definition (a fix there would change every call of the macro),
@@ -171,31 +175,39 @@ impl FileMacros {
 }
 
 /// The name of the macro a call names, if it may be a `macro_rules!` of the crate: `name!(..)`,
-/// `crate::name!(..)`, `self::name!(..)` (`$crate::name!` in an expansion reads so too).
+/// or a path into the crate, `crate::name!(..)`, `self::name!(..)`, `crate::kmacros::name!(..)`
+/// (`$crate::name!` in an expansion reads so too).
 fn name_called(mac: &syn::Macro) -> Option<&Ident> {
     let segs = &mac.path.segments;
     match segs.len() {
         1 => Some(&segs[0].ident),
-        2 if segs[0].ident == "crate" || segs[0].ident == "self" => Some(&segs[1].ident),
+        _ if ["crate", "self", "super"].iter().any(|a| segs[0].ident == a) => segs.last().map(|s| &s.ident),
         _ => None,
     }
 }
 
-/// Adds the names that tokens call as macros (`name !`, `crate :: name !`) to `out`.
+/// Adds the names that tokens call as macros (`name !`, `crate :: name !`) to `out`; a path
+/// from another crate (`tracing :: info !`) names none.
 fn called_in(tokens: TokenStream, out: &mut std::collections::HashSet<String>) {
     let mut last: Option<String> = None;
+    let mut foreign_path = false;
     for tt in tokens {
         match tt {
             TokenTree::Group(g) => {
                 called_in(g.stream(), out);
-                last = None;
+                (last, foreign_path) = (None, false);
             }
-            TokenTree::Ident(i) => last = Some(i.to_string()),
+            TokenTree::Ident(i) => {
+                if let Some(first) = last.replace(i.to_string()) {
+                    foreign_path |= !["crate", "self", "super"].contains(&first.as_str());
+                }
+            }
             TokenTree::Punct(p) if p.as_char() == '!' => {
-                out.extend(last.take());
+                out.extend(last.take().filter(|_| !foreign_path));
+                foreign_path = false;
             }
-            TokenTree::Punct(p) if p.as_char() == ':' => {}
-            _ => last = None,
+            TokenTree::Punct(p) if p.as_char() == ':' || p.as_char() == '$' => {}
+            _ => (last, foreign_path) = (None, false),
         }
     }
 }

@@ -682,6 +682,29 @@ pub fn byte_range(span: Span) -> Range<usize> {
     known.unwrap_or_else(|| span.byte_range())
 }
 
+/// An expression as Rust is written (`zeros!(n)`, not the token spelling `zeros ! (n)`), on one
+/// line: for messages about code whose text is not in the file (an expansion of another
+/// file's macro).
+pub fn unparsed(e: &syn::Expr) -> String {
+    let body = syn::Block { brace_token: Default::default(), stmts: vec![syn::Stmt::Expr(e.clone(), None)] };
+    let item = syn::ItemFn { attrs: Vec::new(), vis: syn::Visibility::Inherited, sig: syn::parse_quote!(fn f()), block: Box::new(body) };
+    let file = syn::File { shebang: None, attrs: Vec::new(), items: vec![syn::Item::Fn(item)] };
+    let text = prettyplease::unparse(&file);
+    let inner = text.split_once('{').and_then(|(_, rest)| rest.rsplit_once('}')).map_or(text.as_str(), |(inner, _)| inner);
+    inner.lines().map(str::trim).filter(|l| !l.is_empty()).collect::<Vec<_>>().join(" ")
+}
+
+#[cfg(test)]
+mod unparsed_tests {
+    #[test]
+    fn an_expression_is_written_as_rust_on_one_line() {
+        let e: syn::Expr = syn::parse_str("zeros ! ( n )").unwrap();
+        assert_eq!(super::unparsed(&e), "zeros!(n)");
+        let e: syn::Expr = syn::parse_str("crate :: kv :: write ( & cache , & [ 0 ; 4 ] )").unwrap();
+        assert_eq!(super::unparsed(&e), "crate::kv::write(&cache, &[0; 4])");
+    }
+}
+
 #[cfg(test)]
 mod byte_range_tests {
     use super::*;

@@ -530,8 +530,7 @@ impl<'c, 'a> Fallbacks<'c, 'a> {
         // `unwrap_or(usize::default())`, `unwrap_or(Default::default())`, `unwrap_or(T::zero())`.
         let zero = || super::zero_call(e).filter(|(owner, f)| !super::owns_zero(self.ctx, owner, f)).map(|_| 0);
         let value = self.ctx.int_value(e).or_else(|| self.returned_constant(e)).or_else(zero)?;
-        let r = self.ctx.expr_range(e);
-        Some(self.fallback(r.clone(), &self.ctx.file.text[r], value))
+        Some(self.fallback(self.ctx.expr_range(e), &self.ctx.source_text(e), value))
     }
 
     /// `|&b| b != NULL_BLOCK`, `|b| *b > 0`: a predicate that compares its one item with a
@@ -649,7 +648,12 @@ impl<'c, 'a> Fallbacks<'c, 'a> {
             Expr::Macro(m) => match super::vec_items(&m.mac) {
                 Some(super::VecItems::List(items)) => self.buffer_of_items(scopes, state, items.iter()),
                 Some(super::VecItems::Repeat(r)) => self.buffer_of_items(scopes, state, std::iter::once(&*r.expr)),
-                None => BTreeSet::new(),
+                // `slot_of!(table, i)` of the file's or the crate's macros: what its expansion
+                // ends with (the solver walked it where it is called).
+                None => match self.ctx.fns.macros.expansion(&m.mac) {
+                    Some(expanded) => self.eval(scopes, state, &expanded),
+                    None => BTreeSet::new(),
+                },
             },
             Expr::Array(a) => self.buffer_of_items(scopes, state, a.elems.iter()),
             Expr::Repeat(r) => self.buffer_of_items(scopes, state, std::iter::once(&*r.expr)),
@@ -816,8 +820,7 @@ impl<'c, 'a> Fallbacks<'c, 'a> {
                     if bound.is_none() {
                         let call = Expr::Call(syn::ExprCall { attrs: Vec::new(), func: Box::new(Expr::Path(p.clone())), paren_token: Default::default(), args: Default::default() });
                         if let Some(value) = self.returned_constant(&call) {
-                            let r = self.ctx.expr_range(&m.args[0]);
-                            out.insert(self.fallback(r.clone(), &self.ctx.file.text[r], value));
+                            out.insert(self.fallback(self.ctx.expr_range(&m.args[0]), &self.ctx.source_text(&m.args[0]), value));
                         }
                     }
                 }

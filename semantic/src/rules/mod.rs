@@ -391,15 +391,14 @@ pub fn calls_in_expansions<'e>(ctx: &FnCtx, e: &'e Expr) -> Vec<(Expr, &'e Expr)
     out
 }
 
-/// The calls within the expansions of the file's `macro_rules!` macros called in what `walk`
-/// visits (expression and statement macros alike; nested expansions too, to
-/// [`crate::macros::MAX_EXPANSION_DEPTH`]), in source order: the kernels, writers and donations
-/// a rule looks for before it solves a body, which a `launch!(..)` wrapping the call hides from
-/// [`calls_in`]. Their spans are the expansion's (the definition's tokens, the call's fragments).
+/// The calls within the expansions of the file's (and crate's) `macro_rules!` macros called in
+/// what `walk` visits, and within the arguments other macros evaluate (`assert!(..)`,
+/// `println!(..)`, as [`dataflow::lower_macro`] reads them): expression and statement macros
+/// alike, nested ones too, to [`crate::macros::MAX_EXPANSION_DEPTH`], in source order. These
+/// are the kernels, writers and donations a rule looks for before it solves a body, which a
+/// `launch!(..)` wrapping the call hides from [`calls_in`]. An expansion's spans are its own
+/// (the definition's tokens, the call's fragments).
 pub fn expanded_calls(macros: &crate::macros::FileMacros, walk: impl FnOnce(&mut ExpandedCalls)) -> Vec<Expr> {
-    if macros.is_empty() {
-        return Vec::new();
-    }
     let mut v = ExpandedCalls { macros, depth: 0, out: Vec::new() };
     walk(&mut v);
     v.out
@@ -417,10 +416,23 @@ impl<'ast> Visit<'ast> for ExpandedCalls<'_> {
         if self.depth >= crate::macros::MAX_EXPANSION_DEPTH {
             return;
         }
-        let Some(expansion) = self.macros.expansion(mac) else { return };
-        self.out.extend(calls_in_expr(&expansion).into_iter().cloned());
         self.depth += 1;
-        self.visit_expr(&expansion);
+        match self.macros.expansion(mac) {
+            Some(expansion) => {
+                self.out.extend(calls_in_expr(&expansion).into_iter().cloned());
+                self.visit_expr(&expansion);
+            }
+            // `assert!(write_kv(..).is_ok())`, `println!("{}", launch(..))`: the arguments it
+            // evaluates, as the solver lowers them.
+            None => {
+                if let dataflow::LoweredMacro::Evaluates(args) | dataflow::LoweredMacro::Tokens(args) = &*self.macros.lowered(mac) {
+                    for arg in args {
+                        self.out.extend(calls_in_expr(arg).into_iter().cloned());
+                        self.visit_expr(arg);
+                    }
+                }
+            }
+        }
         self.depth -= 1;
     }
     fn visit_item(&mut self, _: &'ast syn::Item) {}
