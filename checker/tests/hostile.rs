@@ -273,6 +273,21 @@ fn deep_nesting_is_checked_or_reported_never_a_crash() {
     assert!(code == 0 || code == 1, "{out}");
 }
 
+/// A macro that calls itself ten times, in a file of its own that the other files call through
+/// `#[macro_use]`: expanded a bounded number of times, the check ends (quickly) with the
+/// buggy caller's finding, never hangs nor runs out of memory.
+#[test]
+fn a_macro_that_calls_itself_many_times_is_expanded_a_bounded_number_of_times() {
+    let ws = Ws::new();
+    ws.write("src/lib.rs", "#[macro_use]\nmod macros;\npub mod kernel;\npub mod step;\npub mod storm;\n");
+    let calls = "crate::kernel::write(c, &[0]); r!(c); ".repeat(10);
+    ws.write("src/macros.rs", &format!("macro_rules! r {{\n    ($c:expr) => {{ {calls} }};\n}}\n"));
+    ws.write("src/storm.rs", "pub fn storm(c: &mut [f32]) {\n    r!(c);\n}\n");
+    let (code, out) = ws.check(&["--no-cache"]);
+    assert_eq!(code, 1, "{out}");
+    assert!(out.contains("src/step.rs"), "{out}");
+}
+
 /// Sets a file's modification time back to what it was: edits that keep mtimes (`touch -r`,
 /// `cp -p`, pinned-mtime checkouts).
 fn keep_mtime(path: &Path, edit: impl FnOnce()) {

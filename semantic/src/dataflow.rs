@@ -1040,8 +1040,9 @@ fn format_captures(e: &Expr) -> Vec<Expr> {
         let end = rest.find(['}', ':']).unwrap_or(rest.len());
         let name = rest[..end].trim();
         // An identifier (not a keyword, not a position): what `syn` accepts as one.
-        if let Ok(ident) = syn::parse_str::<syn::Ident>(name) {
-            let ident = syn::Ident::new(&ident.to_string(), s.span());
+        if let Ok(mut ident) = syn::parse_str::<syn::Ident>(name) {
+            // `{r#fn}`: a raw identifier keeps its `r#` (`Ident::new` panics on it).
+            ident.set_span(s.span());
             out.push(Expr::Path(syn::ExprPath { attrs: Vec::new(), qself: None, path: ident.into() }));
         }
         rest = &rest[end..];
@@ -3168,6 +3169,16 @@ pub fn shared_memoized_for<V: Clone, K: std::hash::Hash + Eq>(memo: &SharedMemo<
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// `{r#fn}` captures the raw identifier `r#fn` (a crate in the registry writes it; making an
+    /// `Ident` of the text panicked).
+    #[test]
+    fn a_format_string_capturing_a_raw_identifier_is_lowered() {
+        let mac: syn::Macro = syn::parse_str("println!(\"{r#fn} {x:?} {0}\", y)").unwrap();
+        let LoweredMacro::Evaluates(args) = lower_macro(&mac) else { panic!("a format macro evaluates its arguments") };
+        let names: Vec<String> = args.iter().map(|a| quote::ToTokens::to_token_stream(a).to_string()).collect();
+        assert_eq!(names, ["\"{r#fn} {x:?} {0}\"", "y", "r#fn", "x"]);
+    }
 
     /// A summary is computed once per function and depth: a caller at another depth (which sees
     /// helpers to another bound) gets its own.

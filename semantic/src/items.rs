@@ -480,20 +480,24 @@ impl WorkspaceItems {
             let finder = memchr::memmem::Finder::new(b"macro_rules");
             (0..self.files.len()).filter(|&i| finder.find(self.files[i].file.text.as_bytes()).is_some()).collect()
         });
+        // The name the path gives it where it is defined (`use crate::m::launch as go;`: `launch`).
+        let exposed = path.and_then(<[String]>::last).map_or(name, String::as_str);
         let mut found: std::collections::BTreeMap<(usize, usize), String> = Default::default();
         for &i in files {
             let f = &self.files[i];
-            if f.crate_name != *krate || f.file.path == here || !has_word(&f.file.text, name) {
+            if f.crate_name != *krate || f.file.path == here || !(has_word(&f.file.text, name) || has_word(&f.file.text, exposed)) {
                 continue;
             }
             let defs = self.macro_defs(i);
             // By path: exported at the crate root, or given this name by a `use` of its module.
             let reached = |d: &MacroDef| match path {
-                Some([_, only]) if only == name && d.exported => d.name == name,
-                Some([.., last]) if last == name && path.is_some_and(|p| p[..p.len() - 1] == f.module[..]) => defs.reexported.get(name) == Some(&d.name),
+                Some([_, only]) if d.exported && d.name == *only => true,
+                Some([.., last]) if path.is_some_and(|p| p[..p.len() - 1] == f.module[..]) => defs.reexported.get(last) == Some(&d.name),
                 _ => false,
             };
-            let in_scope = |d: &MacroDef| d.name == name && d.escapes && self.in_textual_scope(i, d.order, module);
+            // Two files of one module (`lib.rs` and `main.rs`): the other one's are another crate's.
+            let owns_module = self.by_module.get(&f.module) == Some(&i);
+            let in_scope = |d: &MacroDef| d.name == name && d.escapes && owns_module && self.in_textual_scope(i, d.order, module);
             found.extend(defs.defs.iter().enumerate().filter(|(_, d)| reached(d) || in_scope(d)).map(|(k, d)| ((i, k), d.rules.clone())));
         }
         let one = found.pop_first();
@@ -633,7 +637,7 @@ fn file_macro_defs(file: &FileRef) -> FileMacroDefs {
                     inline.pop();
                 }
                 // `pub(crate) use launch;`, `pub use self::launch as start;`: a name of the file.
-                syn::Item::Use(u) => {
+                syn::Item::Use(u) if inline.is_empty() && !matches!(u.vis, syn::Visibility::Inherited) => {
                     let mut tree = &u.tree;
                     while let syn::UseTree::Path(p) = tree {
                         if p.ident != "self" {

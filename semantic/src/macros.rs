@@ -186,36 +186,45 @@ fn name_called(mac: &syn::Macro) -> Option<&Ident> {
     }
 }
 
-/// Adds the names that tokens call as macros (`name !`, `crate :: name !`) to `out`; a path
-/// from another crate (`tracing :: info !`) names none.
+/// Adds the names that tokens call as macros (`name !`, `crate :: name !`, after `&mut`,
+/// `return`, `in` as anywhere) to `out`; a path from another crate (`tracing :: info !`) names
+/// none.
 fn called_in(tokens: TokenStream, out: &mut std::collections::HashSet<String>) {
-    let mut last: Option<String> = None;
-    let mut foreign_path = false;
+    // The path being read: its first segment and its last, and the colons since the last.
+    let (mut first, mut last, mut colons): (Option<String>, Option<String>, usize) = (None, None, 0);
     for tt in tokens {
         match tt {
             TokenTree::Group(g) => {
                 called_in(g.stream(), out);
-                (last, foreign_path) = (None, false);
+                (first, last, colons) = (None, None, 0);
             }
             TokenTree::Ident(i) => {
-                if let Some(first) = last.replace(i.to_string()) {
-                    foreign_path |= !["crate", "self", "super"].contains(&first.as_str());
+                let name = i.to_string();
+                if last.is_none() || colons != 2 {
+                    first = Some(name.clone());
                 }
+                (last, colons) = (Some(name), 0);
             }
+            TokenTree::Punct(p) if p.as_char() == ':' => colons += 1,
+            TokenTree::Punct(p) if p.as_char() == '$' => {}
             TokenTree::Punct(p) if p.as_char() == '!' => {
-                out.extend(last.take().filter(|_| !foreign_path));
-                foreign_path = false;
+                if let (Some(first), Some(name)) = (first.take(), last.take()) {
+                    if first == name || ["crate", "self", "super"].contains(&first.as_str()) {
+                        out.insert(name);
+                    }
+                }
+                colons = 0;
             }
-            TokenTree::Punct(p) if p.as_char() == ':' || p.as_char() == '$' => {}
-            _ => (last, foreign_path) = (None, false),
+            _ => (first, last, colons) = (None, None, 0),
         }
     }
 }
 
-/// An invocation by the positions of its tokens: the same text of the same parse (each parse has
-/// positions of its own). Inside an expansion the transcriber's tokens keep the definition's
-/// positions and the fragments the call's, so two expansions of one definition with different
-/// fragments differ here too; a token without a position is taken by its text.
+/// An invocation by the positions and the text of its tokens: the same text of the same parse
+/// (each parse has positions of its own). Inside an expansion the transcriber's tokens keep the
+/// definition's positions and the fragments the call's, so two expansions of one definition with
+/// different fragments differ here too; the tokens of another file's definition all stand at
+/// the call's name, and differ by their text.
 fn invocation_key(mac: &syn::Macro) -> u64 {
     fn tokens(ts: TokenStream, h: &mut impl Hasher) {
         for tt in ts {
@@ -226,11 +235,11 @@ fn invocation_key(mac: &syn::Macro) -> u64 {
                     (g.delimiter() as u8).hash(h);
                     tokens(g.stream(), h);
                 }
-                // Tokens of another file's definition share the position of the call's name.
+                // Tokens of another file's definition share the position of the call's name:
+                // their text tells them apart.
                 TokenTree::Ident(i) => i.hash(h),
                 TokenTree::Punct(p) => p.as_char().hash(h),
-                other if range.is_empty() => other.to_string().hash(h),
-                _ => {}
+                TokenTree::Literal(l) => l.to_string().hash(h),
             }
         }
     }
@@ -530,6 +539,16 @@ mod tests {
         let mac: syn::Macro = syn::parse_str(call).expect("a macro call");
         let stmts = file.of(&mac)?.expand(&mac.tokens)?;
         Some(stmts.iter().map(|s| s.to_token_stream().to_string()).collect::<Vec<_>>().join(" "))
+    }
+
+    #[test]
+    fn the_macros_tokens_call_are_read_after_keywords_and_through_crate_paths() {
+        let tokens: TokenStream = "f(&mut zeros!(n)); return m!(); in_k!(); tracing::info!(\"x\"); crate::a::pad!(1); $crate::b!(); x.y(); Foo { s: padded!(r) }".parse().unwrap();
+        let mut called = std::collections::HashSet::new();
+        called_in(tokens, &mut called);
+        let mut called: Vec<String> = called.into_iter().collect();
+        called.sort();
+        assert_eq!(called, ["b", "in_k", "m", "pad", "padded", "zeros"]);
     }
 
     #[test]

@@ -331,8 +331,9 @@ impl<'e> CallSite<'e> {
 /// path call, the method of a method call), and the name. Spans of the source are stable, and
 /// unique to a call even inside a macro's arguments, which are parsed again (so new
 /// expressions, at new addresses) each time a rule reads them. The name tells apart the calls
-/// of an expansion of another file's macro, whose tokens all stand at the call's name
-/// ([`crate::macros::FileMacros::expansion`]). `None`: not a call, or a name without a position.
+/// of different functions in an expansion of another file's macro, whose tokens all stand at
+/// the call's name ([`crate::macros::FileMacros::expansion`]); two calls of one name there are
+/// one call here. `None`: not a call, or a name without a position.
 pub fn call_position(e: &Expr) -> Option<CallPosition> {
     let name = match e {
         Expr::Call(c) => match strip(&c.func) {

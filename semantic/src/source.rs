@@ -689,7 +689,8 @@ pub fn unparsed(e: &syn::Expr) -> String {
     let body = syn::Block { brace_token: Default::default(), stmts: vec![syn::Stmt::Expr(e.clone(), None)] };
     let item = syn::ItemFn { attrs: Vec::new(), vis: syn::Visibility::Inherited, sig: syn::parse_quote!(fn f()), block: Box::new(body) };
     let file = syn::File { shebang: None, attrs: Vec::new(), items: vec![syn::Item::Fn(item)] };
-    let text = prettyplease::unparse(&file);
+    // prettyplease panics on what it cannot print (`Expr::Verbatim`): the tokens then.
+    let Ok(text) = std::panic::catch_unwind(|| prettyplease::unparse(&file)) else { return quote::ToTokens::to_token_stream(e).to_string() };
     let inner = text.split_once('{').and_then(|(_, rest)| rest.rsplit_once('}')).map_or(text.as_str(), |(inner, _)| inner);
     inner.lines().map(str::trim).filter(|l| !l.is_empty()).collect::<Vec<_>>().join(" ")
 }

@@ -392,46 +392,64 @@ pub fn calls_in_expansions<'e>(ctx: &FnCtx, e: &'e Expr) -> Vec<(Expr, &'e Expr)
 }
 
 /// The calls within the expansions of the file's (and crate's) `macro_rules!` macros called in
-/// what `walk` visits, and within the arguments other macros evaluate (`assert!(..)`,
-/// `println!(..)`, as [`dataflow::lower_macro`] reads them): expression and statement macros
-/// alike, nested ones too, to [`crate::macros::MAX_EXPANSION_DEPTH`], in source order. These
-/// are the kernels, writers and donations a rule looks for before it solves a body, which a
-/// `launch!(..)` wrapping the call hides from [`calls_in`]. An expansion's spans are its own
-/// (the definition's tokens, the call's fragments).
+/// what `walk` visits, and within the arguments that the macros known to evaluate theirs
+/// (`assert!(..)`, `println!(..)`, `tracing::info!(..)`: [`EVALUATING_MACROS`]) hold, as
+/// [`dataflow::lower_macro`] reads them: expression and statement macros alike, nested ones too,
+/// to [`crate::macros::MAX_EXPANSION_DEPTH`], each expansion once, at most
+/// [`MAX_EXPANSIONS_READ`] of them, in source order. These are the kernels, writers and
+/// donations a rule looks for before it solves a body, which a `launch!(..)` wrapping the call
+/// hides from [`calls_in`]. The spans of an expansion of the file's macro are the definition's
+/// tokens and the call's fragments; another file's macro's tokens stand at the call's name.
 pub fn expanded_calls(macros: &crate::macros::FileMacros, walk: impl FnOnce(&mut ExpandedCalls)) -> Vec<Expr> {
-    let mut v = ExpandedCalls { macros, depth: 0, out: Vec::new() };
+    let mut v = ExpandedCalls { macros, depth: 0, read: std::collections::HashSet::new(), out: Vec::new() };
     walk(&mut v);
     v.out
 }
+
+/// How many expansions [`expanded_calls`] reads for one body: a macro that calls itself ten
+/// times, eight deep, is not walked a hundred million times.
+pub const MAX_EXPANSIONS_READ: usize = 4096;
+
+/// The macros whose arguments are expressions that run where they are called (a macro of
+/// another crate whose body parses as expressions, `quote!(..)`, `stringify!(..)`, runs none).
+pub const EVALUATING_MACROS: &[&str] = &[
+    "assert", "assert_eq", "assert_ne", "debug_assert", "debug_assert_eq", "debug_assert_ne", "dbg", "format", "format_args", "print", "println", "eprint", "eprintln", "write", "writeln", "panic", "vec", "matches", "trace", "debug", "info", "warn", "error", "event", "ensure", "anyhow", "bail",
+];
 
 /// The visitor of [`expanded_calls`].
 pub struct ExpandedCalls<'m> {
     macros: &'m crate::macros::FileMacros,
     depth: usize,
+    /// The expansions and lowered arguments read (by address: each invocation's is built once).
+    read: std::collections::HashSet<usize>,
     out: Vec<Expr>,
 }
 
 impl<'ast> Visit<'ast> for ExpandedCalls<'_> {
     fn visit_macro(&mut self, mac: &'ast syn::Macro) {
-        if self.depth >= crate::macros::MAX_EXPANSION_DEPTH {
+        if self.depth >= crate::macros::MAX_EXPANSION_DEPTH || self.read.len() >= MAX_EXPANSIONS_READ {
             return;
         }
         self.depth += 1;
         match self.macros.expansion(mac) {
             Some(expansion) => {
-                self.out.extend(calls_in_expr(&expansion).into_iter().cloned());
-                self.visit_expr(&expansion);
+                if self.read.insert(std::rc::Rc::as_ptr(&expansion) as usize) {
+                    self.out.extend(calls_in_expr(&expansion).into_iter().cloned());
+                    self.visit_expr(&expansion);
+                }
             }
             // `assert!(write_kv(..).is_ok())`, `println!("{}", launch(..))`: the arguments it
             // evaluates, as the solver lowers them.
-            None => {
-                if let dataflow::LoweredMacro::Evaluates(args) | dataflow::LoweredMacro::Tokens(args) = &*self.macros.lowered(mac) {
+            None if mac.path.segments.last().is_some_and(|s| EVALUATING_MACROS.iter().any(|m| s.ident == m)) => {
+                let lowered = self.macros.lowered(mac);
+                if let (true, dataflow::LoweredMacro::Evaluates(args) | dataflow::LoweredMacro::Tokens(args)) = (self.read.insert(std::rc::Rc::as_ptr(&lowered) as usize), &*lowered) {
                     for arg in args {
                         self.out.extend(calls_in_expr(arg).into_iter().cloned());
                         self.visit_expr(arg);
                     }
                 }
             }
+            None => {}
         }
         self.depth -= 1;
     }
