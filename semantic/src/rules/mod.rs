@@ -432,12 +432,11 @@ impl<'ast> Visit<'ast> for ExpandedCalls<'_> {
         }
         self.depth += 1;
         match self.macros.expansion(mac) {
-            Some(expansion) => {
-                if self.read.insert(std::rc::Rc::as_ptr(&expansion) as usize) {
-                    self.out.extend(calls_in_expr(&expansion).into_iter().cloned());
-                    self.visit_expr(&expansion);
-                }
+            Some(expansion) if self.read.insert(std::rc::Rc::as_ptr(&expansion) as usize) => {
+                self.out.extend(calls_in_expr(&expansion).into_iter().cloned());
+                self.visit_expr(&expansion);
             }
+            Some(_) => {}
             // `assert!(write_kv(..).is_ok())`, `println!("{}", launch(..))`: the arguments it
             // evaluates, as the solver lowers them.
             None if mac.path.segments.last().is_some_and(|s| EVALUATING_MACROS.iter().any(|m| s.ident == m)) => {
